@@ -1,0 +1,144 @@
+"""The HTTP API (FastAPI). Every route but /healthz needs a bearer token.
+
+app = create_app(services=services)
+uvicorn.run(app, host=settings.host, port=settings.port)
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import __version__
+from app.api import devices, records
+from app.api.deps import DocsUserDep, ServicesDep, UserDep
+from app.errors import (
+    AuthError,
+    DatabaseError,
+    InvalidInputError,
+    NotFoundError,
+    TimeTraceError,
+    UnknownDeviceError,
+)
+from app.services import Services
+
+log = logging.getLogger("timetrace.api")
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    parts = list(loc[1:] if loc and loc[0] in ("body", "query", "path") else loc)
+    name = ""
+    for part in parts:
+        if isinstance(part, int):
+            name += f"[{part}]"
+        else:
+            name += ("." if name else "") + str(part)
+    return name or "body"
+
+
+def _validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
+    details = []
+    for error in exc.errors():
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        details.append({"field": _field_name(tuple(error.get("loc", ()))), "message": message})
+    return details
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        details = _validation_errors(exc)
+        summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5])
+        return _error(422, f"invalid input: {summary}", detail=details)
+
+    @app.exception_handler(TimeTraceError)
+    async def on_domain(_: Request, exc: TimeTraceError) -> JSONResponse:
+        if isinstance(exc, UnknownDeviceError):
+            return _error(
+                422,
+                f"invalid input: device_id: {exc.message}",
+                detail=[{"field": "device_id", "message": exc.message}],
+            )
+        status = 400
+        if isinstance(exc, AuthError):
+            status = 401
+        elif isinstance(exc, NotFoundError):
+            status = 404
+        elif isinstance(exc, InvalidInputError):
+            status = 422
+        elif isinstance(exc, DatabaseError):
+            log.error("database error: %s", exc.message)
+            return _error(503, "the database is not available, try again shortly")
+        return _error(status, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def on_crash(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error")  # the traceback stays in the server log
+        return _error(500, "internal error")
+
+
+health = APIRouter(tags=["health"])
+
+
+@health.get("/healthz")
+def healthz(services: ServicesDep) -> dict[str, str]:
+    """Liveness and database reachability; the only route without a token."""
+    try:
+        with services.pool.connection(timeout=2) as conn:
+            conn.execute("SELECT 1")
+    except Exception:
+        return {"status": "degraded", "database": "unreachable"}
+    return {"status": "ok", "database": "ok", "version": __version__}
+
+
+me = APIRouter(prefix="/api/v1", tags=["account"])
+
+
+@me.get("/me")
+def whoami(user: UserDep) -> dict[str, Any]:
+    return {"user": user.name, "time_zone": user.time_zone, "day_cut_hour": user.day_cut_hour}
+
+
+def create_app(*, services: Services) -> FastAPI:
+    app = FastAPI(
+        title="TimeTrace",
+        version=__version__,
+        summary="Activity memory: records -> episodes -> digests -> signals",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.state.services = services
+    _install_error_handlers(app)
+    app.include_router(health)
+    app.include_router(me)
+    app.include_router(records.router)
+    app.include_router(devices.router)
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi(_: DocsUserDep) -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.get("/docs", include_in_schema=False)
+    def docs(_: DocsUserDep, request: Request) -> HTMLResponse:
+        token = request.query_params.get("token", "")
+        return get_swagger_ui_html(
+            openapi_url=f"/openapi.json?token={token}", title="TimeTrace API"
+        )
+
+    return app

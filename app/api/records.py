@@ -1,0 +1,61 @@
+"""Records (L0): ingest and deletion."""
+
+from __future__ import annotations
+
+from typing import Annotated, Self
+
+from fastapi import APIRouter
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+from app.api.deps import ServicesDep, UserDep
+from app.ingest import DEVICE_ID_PATTERN, IngestResult, RecordBatch, ingest_batch
+
+router = APIRouter(prefix="/api/v1/records", tags=["records"])
+
+
+@router.post("", response_model=IngestResult)
+def post_records(batch: RecordBatch, services: ServicesDep, user: UserDep) -> IngestResult:
+    """Ingest up to 5,000 records of one device. Replaying a batch adds nothing:
+    records are keyed by (device_id, client_record_id)."""
+    return ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
+
+
+class DeleteRequest(BaseModel):
+    """Either record ids, or a time range [ts_from, ts_to) optionally of one device."""
+
+    model_config = ConfigDict(extra="forbid")
+    record_ids: Annotated[list[int], Field(min_length=1, max_length=100_000)] | None = None
+    device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
+    ts_from: AwareDatetime | None = None
+    ts_to: AwareDatetime | None = None
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> Self:
+        has_range = self.ts_from is not None or self.ts_to is not None
+        if self.record_ids is None and not has_range:
+            raise ValueError("give record_ids, or ts_from and ts_to")
+        if self.record_ids is not None and has_range:
+            raise ValueError("give record_ids or a time range, not both")
+        if has_range and (self.ts_from is None or self.ts_to is None):
+            raise ValueError("a time range needs both ts_from and ts_to")
+        if self.ts_from and self.ts_to and self.ts_to <= self.ts_from:
+            raise ValueError("ts_to must be after ts_from")
+        return self
+
+
+class DeleteResult(BaseModel):
+    deleted: int
+
+
+@router.delete("", response_model=DeleteResult)
+def delete_records(request: DeleteRequest, services: ServicesDep, user: UserDep) -> DeleteResult:
+    """Delete records: their captured text is erased at once and every layer built
+    from them is rebuilt without them."""
+    deleted = services.store.delete_records(
+        user_id=user.user_id,
+        record_ids=request.record_ids,
+        device_id=request.device_id,
+        ts_from=request.ts_from,
+        ts_to=request.ts_to,
+    )
+    return DeleteResult(deleted=deleted)

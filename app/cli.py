@@ -1,0 +1,191 @@
+"""The `timetrace` command: a thin shell over functions that live elsewhere.
+
+timetrace migrate
+timetrace token create --user me
+timetrace device add laptop --kind laptop
+timetrace serve --worker
+timetrace demo
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from datetime import date
+from typing import Any, TypeVar
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+
+from app.db.embedded import install_sigterm_exit
+from app.errors import TimeTraceError
+from app.settings import Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
+console = Console(width=max(Console().width, 100))
+
+
+def _settings(**overrides: Any) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"TIMETRACE_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise click.ClickException(f"bad configuration: {problems}") from exc
+
+
+def _edge(func: F) -> F:
+    """Translate TimeTrace errors into one-line CLI errors."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TimeTraceError as exc:
+            raise click.ClickException(exc.message) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(package_name="timetrace")
+def main() -> None:
+    """TimeTrace: a self-hosted activity memory in PostgreSQL."""
+    install_sigterm_exit()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+@main.command()
+@_edge
+def migrate() -> None:
+    """Create or upgrade the database schema (a no-op when up to date)."""
+    from app.db.connection import database_url
+    from app.services import migrate_url
+
+    settings = _settings()
+    applied = migrate_url(database_url(settings), settings=settings)
+    console.print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
+
+
+@main.command()
+@click.option("--host", envvar="TIMETRACE_HOST", help="Address to bind (default 127.0.0.1).")
+@click.option("--port", type=int, envvar="TIMETRACE_PORT", help="Port (default 8787).")
+@click.option("--worker", is_flag=True, help="Also run the job worker in this process.")
+@_edge
+def serve(host: str | None, port: int | None, worker: bool) -> None:
+    """Serve the HTTP API."""
+    from app.server import serve as run
+    from app.services import open_services
+
+    settings = _settings(host=host, port=port)
+    with open_services(settings) as services:
+        run(services, host=settings.host, port=settings.port, with_worker=worker)
+
+
+@main.command()
+@click.option("--concurrency", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option("--once", is_flag=True, help="Stop when the queues are empty.")
+@_edge
+def worker(concurrency: int, once: bool) -> None:
+    """Run the background job worker."""
+    from app.jobs import run_worker
+    from app.services import open_services
+
+    settings = _settings()
+    with open_services(settings) as services:
+        asyncio.run(
+            run_worker(services.url, settings=settings, concurrency=concurrency, wait=not once)
+        )
+
+
+@main.group()
+def token() -> None:
+    """API tokens."""
+
+
+@token.command("create")
+@click.option(
+    "--user", "user_name", default="me", show_default=True, help="User the token acts for."
+)
+@click.option("--name", default="", help="A label to recognise the token by.")
+@_edge
+def token_create(user_name: str, name: str) -> None:
+    """Create an API token (the user too, if new). The token is shown only once."""
+    from app.auth import hash_token, new_token
+    from app.services import open_services
+
+    settings = _settings()
+    with open_services(settings) as services:
+        user = services.store.ensure_user(
+            name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
+        )
+        secret = new_token()
+        services.store.add_token(user_id=user.user_id, token_hash=hash_token(secret), name=name)
+    click.echo(secret)
+
+
+@main.group()
+def device() -> None:
+    """Capture devices."""
+
+
+@device.command("add")
+@click.argument("device_id")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--name", default="")
+@click.option(
+    "--kind",
+    type=click.Choice(["desktop", "laptop", "phone", "tablet", "other"]),
+    default="desktop",
+    show_default=True,
+)
+@_edge
+def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
+    """Register a device so its records can be ingested."""
+    import re
+
+    from app.ingest import DEVICE_ID_PATTERN
+    from app.services import open_services
+
+    if not re.match(DEVICE_ID_PATTERN, device_id):
+        raise click.BadParameter(
+            "letters, digits and . _ : - only, at most 64", param_hint="DEVICE_ID"
+        )
+    settings = _settings()
+    with open_services(settings) as services:
+        user = services.store.get_user(name=user_name)
+        if user is None:
+            raise click.ClickException(
+                f"no user {user_name!r}: "
+                f"create one with `timetrace token create --user {user_name}`"
+            )
+        created = services.store.add_device(
+            user_id=user.user_id, device_id=device_id, name=name, kind=kind
+        )
+    click.echo(f"device {device_id} {'added' if created else 'already registered'}")
+
+
+@main.command()
+@click.option(
+    "--start",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default="2026-06-01",
+    show_default=True,
+    help="First day of the sample.",
+)
+@click.option("--days", type=click.IntRange(1, 400), default=30, show_default=True)
+@_edge
+def demo(start: Any, days: int) -> None:
+    """Load a sample month through the real ingest path and print what it holds."""
+    from app.demo import run_demo
+
+    result = run_demo(
+        _settings(), start=date(start.year, start.month, start.day), days=days, console=console
+    )
+    if result.mismatches:
+        raise SystemExit(1)

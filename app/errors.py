@@ -1,0 +1,51 @@
+"""The TimeTrace error hierarchy.
+
+Each class's docstring is its default message. Errors are raised deep inside and
+translated only at the edges: HTTP (4xx with a JSON message), CLI (one line),
+tools (an error result).
+"""
+
+from __future__ import annotations
+
+
+class TimeTraceError(Exception):
+    """TimeTrace failed."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or (self.__doc__ or "").strip())
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class ConfigError(TimeTraceError):
+    """The configuration is not valid."""
+
+
+class DatabaseError(TimeTraceError):
+    """The database could not be reached or prepared."""
+
+
+class SchemaTooNewError(DatabaseError):
+    """The database schema is newer than this version of TimeTrace; upgrade TimeTrace."""
+
+
+class NotFoundError(TimeTraceError):
+    """Not found."""
+
+
+class UnknownDeviceError(NotFoundError):
+    """Unknown device: register it first (POST /api/v1/devices or `timetrace device add`)."""
+
+
+class UnknownUserError(NotFoundError):
+    """Unknown user."""
+
+
+class InvalidInputError(TimeTraceError):
+    """The input is not valid."""
+
+
+class AuthError(TimeTraceError):
+    """A valid API token is required (Authorization: Bearer <token>)."""

@@ -1,0 +1,178 @@
+"""Ingest: validate a batch of records, apply privacy and category rules, and
+hand the rows to the store. The HTTP route and the importers both come here.
+
+    result = ingest_batch(store, user=user, batch=RecordBatch(...), rules=rules)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    model_validator,
+)
+
+from app.categories import Rules
+from app.errors import UnknownDeviceError
+from app.store import NewRecords, Store, UserContext
+from app.text import canonical_domain
+from app.timeutil import logical_day, zone
+
+MAX_BATCH = 5_000
+MAX_RECORD_SPAN = timedelta(hours=24)
+MIN_YEAR = 1990
+DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+
+
+def _clean_text(value: str) -> str:
+    # PostgreSQL text cannot hold NUL; a lone surrogate cannot be encoded at all.
+    if "\x00" in value:
+        value = value.replace("\x00", "")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("is not valid Unicode text (lone surrogate)") from exc
+    return value
+
+
+def _sane_time(value: datetime) -> datetime:
+    if value.year < MIN_YEAR:
+        raise ValueError(f"year {value.year} is before {MIN_YEAR}")
+    if value > datetime.now(UTC) + timedelta(days=1):
+        raise ValueError("is more than a day in the future (check the device clock)")
+    return value
+
+
+Text = Annotated[StrictStr, AfterValidator(_clean_text)]
+Timestamp = Annotated[AwareDatetime, AfterValidator(_sane_time)]
+
+
+class RecordIn(BaseModel):
+    """One timeline unit as a capture client sends it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    client_record_id: Annotated[Text, Field(min_length=1, max_length=128)]
+    ts_start: Timestamp
+    ts_end: Timestamp | None = None
+    app: Annotated[Text, Field(max_length=256)] = ""
+    window_title: Annotated[Text, Field(max_length=4_096)] = ""
+    url: Annotated[Text, Field(max_length=4_096)] | None = None
+    is_idle: StrictBool = False
+    incognito: StrictBool = False
+    capture_reason: Annotated[Text, Field(max_length=64)] | None = None
+    screenshot_ref: Annotated[Text, Field(max_length=1_024)] | None = None
+    screenshot_sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+
+    @model_validator(mode="after")
+    def _end_after_start(self) -> Self:
+        if self.ts_end is not None:
+            if self.ts_end < self.ts_start:
+                raise ValueError("ts_end is before ts_start")
+            if self.ts_end - self.ts_start > MAX_RECORD_SPAN:
+                raise ValueError("ts_end is more than 24 hours after ts_start")
+        return self
+
+
+class RecordBatch(BaseModel):
+    """A batch of records from one device."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    device_id: Annotated[StrictStr, Field(pattern=DEVICE_ID_PATTERN)]
+    records: Annotated[list[RecordIn], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+class IngestResult(BaseModel):
+    received: int
+    new: int
+    duplicate: int
+    excluded: int
+    redacted: int
+
+
+@dataclass(slots=True)
+class _Columns:
+    """Column arrays for one multi-row INSERT (see `insert_records` in sql/queries.sql)."""
+
+    values: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in NewRecords})
+
+    def add(self, **row: Any) -> None:
+        for name, value in row.items():
+            self.values[name].append(value)
+
+
+def prepare_records(
+    batch: RecordBatch, *, rules: Rules, user: UserContext
+) -> tuple[dict[str, list[Any]], int, int]:
+    """Rows ready to insert, and how many records were excluded and redacted."""
+    tz = zone(user.time_zone)
+    columns = _Columns()
+    excluded = redacted = 0
+    for rec in batch.records:
+        app_name = rec.app.strip()
+        domain = canonical_domain(rec.url)
+        verdict = rules.classify(
+            app=app_name,
+            title=rec.window_title,
+            domain=domain,
+            idle=rec.is_idle,
+            incognito=rec.incognito,
+        )
+        if verdict.action == "drop":
+            excluded += 1
+            continue
+        hide = verdict.action == "redact"
+        redacted += hide
+        columns.add(
+            client_record_id=rec.client_record_id,
+            ts_start=rec.ts_start,
+            ts_end=rec.ts_end,
+            day_local=logical_day(rec.ts_start, tz=tz, cut_hour=user.day_cut_hour),
+            app=app_name,
+            window_title="" if hide else rec.window_title,
+            url=None if hide else rec.url,
+            domain=None if hide else domain,
+            is_idle=rec.is_idle,
+            capture_reason=rec.capture_reason,
+            screenshot_ref=None if hide else rec.screenshot_ref,
+            screenshot_sha256=None if hide else rec.screenshot_sha256,
+            category=verdict.category,
+            category_source=verdict.source,
+            redacted=hide,
+        )
+    return columns.values, excluded, redacted
+
+
+def ingest_batch(
+    store: Store, *, user: UserContext, batch: RecordBatch, rules: Rules
+) -> IngestResult:
+    """Store a batch idempotently: a replayed record counts as a duplicate and changes nothing."""
+    if not store.device_exists(user_id=user.user_id, device_id=batch.device_id):
+        raise UnknownDeviceError(
+            f"unknown device {batch.device_id!r}: register it first "
+            "(POST /api/v1/devices or `timetrace device add`)"
+        )
+    columns, excluded, redacted = prepare_records(batch, rules=rules, user=user)
+    kept = len(columns["client_record_id"])
+    new = (
+        store.insert_records(user_id=user.user_id, device_id=batch.device_id, columns=columns)
+        if kept
+        else 0
+    )
+    return IngestResult(
+        received=len(batch.records),
+        new=new,
+        duplicate=kept - new,
+        excluded=excluded,
+        redacted=redacted,
+    )

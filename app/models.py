@@ -1,0 +1,242 @@
+"""Typed row models (SQLModel) for every table of the pyramid.
+
+The DDL lives in `sql/migrations/` (pgvector, tsvector, HNSW and generated
+columns read better in SQL); `tests/test_schema_drift.py` keeps these models
+and the migrated schema in step. Families follow one pattern: `XBase` holds the
+shared fields, `XPublic` is what the API returns, `X(table=True)` is the row.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    REAL,
+    BigInteger,
+    Boolean,
+    Date,
+    DateTime,
+    Integer,
+    LargeBinary,
+    SmallInteger,
+    Text,
+)
+from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, JSONB, TSVECTOR
+from sqlmodel import Field, SQLModel
+
+TZ = DateTime(timezone=True)
+
+
+def _text(*, nullable: bool = False, **kwargs: Any) -> Any:
+    return Field(sa_type=Text, nullable=nullable, **kwargs)
+
+
+def _json(default: Any) -> Any:
+    return Field(default_factory=lambda: type(default)(), sa_type=JSONB, nullable=False)
+
+
+def _pk(*, identity: bool = False) -> Any:
+    if identity:
+        return Field(default=None, primary_key=True, sa_type=BigInteger)
+    return Field(primary_key=True, sa_type=BigInteger)
+
+
+class SchemaMeta(SQLModel, table=True):
+    __tablename__ = "schema_meta"
+    key: str = Field(primary_key=True, sa_type=Text)
+    value: str = _text()
+
+
+class SchemaVersion(SQLModel, table=True):
+    __tablename__ = "schema_version"
+    version: int = Field(primary_key=True, sa_type=Integer)
+    name: str = _text()
+    applied_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+    user_id: int | None = _pk(identity=True)
+    name: str = _text()
+    time_zone: str = _text()
+    day_cut_hour: int = Field(default=4, sa_type=SmallInteger, nullable=False)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class DeviceBase(SQLModel):
+    device_id: str = Field(primary_key=True, sa_type=Text)
+    name: str = _text(default="")
+    kind: str = _text(default="desktop")
+
+
+class DevicePublic(DeviceBase):
+    created_at: datetime
+
+
+class Device(DeviceBase, table=True):
+    __tablename__ = "devices"
+    user_id: int = _pk()
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class ApiToken(SQLModel, table=True):
+    __tablename__ = "api_tokens"
+    user_id: int = _pk()
+    token_id: int | None = _pk(identity=True)
+    token_hash: bytes = Field(sa_type=LargeBinary, nullable=False)
+    name: str = _text(default="")
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    revoked_at: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
+
+
+class Record(SQLModel, table=True):
+    """L0: one timeline unit."""
+
+    __tablename__ = "records"
+    user_id: int = _pk()
+    record_id: int | None = _pk(identity=True)
+    device_id: str = _text()
+    client_record_id: str = _text()
+    ts_start: datetime = Field(sa_type=TZ, nullable=False)
+    ts_end: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
+    day_local: date = Field(sa_type=Date, nullable=False)
+    app: str = _text(default="")
+    window_title: str = _text(default="")
+    url: str | None = _text(default=None, nullable=True)
+    domain: str | None = _text(default=None, nullable=True)
+    is_idle: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    capture_reason: str | None = _text(default=None, nullable=True)
+    screenshot_ref: str | None = _text(default=None, nullable=True)
+    screenshot_sha256: str | None = _text(default=None, nullable=True)
+    category: str = _text()
+    category_source: str = _text()
+    redacted: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    episode_id: int | None = Field(default=None, sa_type=BigInteger, nullable=True)
+    deleted_at: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class RecordAnalysis(SQLModel, table=True):
+    """L1: what a frame means."""
+
+    __tablename__ = "record_analyses"
+    user_id: int = _pk()
+    record_id: int = _pk()
+    description: str | None = _text(default=None, nullable=True)
+    category: str | None = _text(default=None, nullable=True)
+    confidence: float | None = Field(default=None, sa_type=REAL, nullable=True)
+    cues: list[Any] = _json([])
+    model: str | None = _text(default=None, nullable=True)
+    embedding: Any = Field(default=None, sa_type=Vector, nullable=True)
+    fts: Any = Field(default=None, sa_type=TSVECTOR, nullable=True)
+    analyzed_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class EpisodeBase(SQLModel):
+    episode_id: int | None = _pk(identity=True)
+    device_id: str = _text()
+    ts_start: datetime = Field(sa_type=TZ, nullable=False)
+    ts_end: datetime = Field(sa_type=TZ, nullable=False)
+    day_local: date = Field(sa_type=Date, nullable=False)
+    primary_app: str = _text(default="")
+    category: str = _text(default="uncategorized")
+    title: str = _text(default="")
+    summary: str | None = _text(default=None, nullable=True)
+    summary_status: str = _text(default="pending")
+    cues: list[Any] = _json([])
+    tags: list[Any] = _json([])
+    interruptions: list[Any] = _json([])
+    frame_count: int = Field(default=0, sa_type=Integer, nullable=False)
+    duration_s: float = Field(default=0.0, sa_type=DOUBLE_PRECISION, nullable=False)
+    active_s: float = Field(default=0.0, sa_type=DOUBLE_PRECISION, nullable=False)
+
+
+class EpisodePublic(EpisodeBase):
+    pass
+
+
+class Episode(EpisodeBase, table=True):
+    """L2: one coherent sitting."""
+
+    __tablename__ = "episodes"
+    user_id: int = _pk()
+    episode_key: str = _text()
+    cluster_key: str = _text(default="")
+    closed: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    stale: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    summary_embedding: Any = Field(default=None, sa_type=Vector, nullable=True)
+    fts: Any = Field(default=None, sa_type=TSVECTOR, nullable=True)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    updated_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class DigestBase(SQLModel):
+    grain: str = _text()
+    scope_key: str = _text()
+    period_start: datetime = Field(sa_type=TZ, nullable=False)
+    period_end: datetime = Field(sa_type=TZ, nullable=False)
+    metrics: dict[str, Any] = _json({})
+    narrative: str | None = _text(default=None, nullable=True)
+    narrative_status: str = _text(default="pending")
+    source_ids: list[Any] = _json([])
+    computed_through_ts: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
+    finalized: bool = Field(default=False, sa_type=Boolean, nullable=False)
+
+
+class DigestPublic(DigestBase):
+    pass
+
+
+class Digest(DigestBase, table=True):
+    """L3/L4: a day, ISO week or month."""
+
+    __tablename__ = "digests"
+    user_id: int = _pk()
+    digest_id: int | None = _pk(identity=True)
+    stale: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    updated_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class SignalBase(SQLModel):
+    kind: str = _text()
+    scope: str = _text()
+    ts_start: datetime = Field(sa_type=TZ, nullable=False)
+    ts_end: datetime = Field(sa_type=TZ, nullable=False)
+    day_local: date = Field(sa_type=Date, nullable=False)
+    severity: float = Field(default=0.0, sa_type=REAL, nullable=False)
+    metrics: dict[str, Any] = _json({})
+    evidence: dict[str, Any] = _json({})
+
+
+class SignalPublic(SignalBase):
+    signal_id: int
+
+
+class Signal(SignalBase, table=True):
+    """A detected behaviour with its evidence episodes."""
+
+    __tablename__ = "signals"
+    user_id: int = _pk()
+    signal_id: int | None = _pk(identity=True)
+    signal_key: str = _text()
+    stale: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class Label(SQLModel, table=True):
+    """The audit of one re-label."""
+
+    __tablename__ = "labels"
+    user_id: int = _pk()
+    label_id: int | None = _pk(identity=True)
+    target_kind: str = _text()
+    target_id: int = Field(sa_type=BigInteger, nullable=False)
+    field: str = _text(default="category")
+    old_value: str | None = _text(default=None, nullable=True)
+    new_value: str = _text()
+    actor: str = _text(default="")
+    note: str = _text(default="")
+    created_at: datetime = Field(sa_type=TZ, nullable=False)

@@ -1,0 +1,89 @@
+"""One `Settings` object, read from `TIMETRACE_*` environment variables and `.env`.
+
+from app.settings import get_settings
+settings = get_settings()
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from platformdirs import user_data_dir
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="TIMETRACE_", env_file=".env", env_ignore_empty=True, extra="ignore"
+    )
+
+    # Storage. With no database URL, an embedded PostgreSQL runs in data_dir/pgdata.
+    database_url: str | None = None
+    data_dir: Path = Field(default_factory=lambda: Path(user_data_dir("timetrace")))
+    pool_max_size: Annotated[int, Field(ge=1, le=200)] = 10
+
+    # Time: the logical day runs from cut hour to cut hour in the user's zone.
+    time_zone: str = "UTC"
+    day_cut_hour: Annotated[int, Field(ge=0, le=23)] = 4
+
+    # API.
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8787
+
+    # Rules: a TOML file with [[category]] and [[exclude]] tables, read before the defaults.
+    rules_file: Path | None = None
+
+    # Models (used from the LLM layer on). Any OpenAI-compatible endpoint.
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr = SecretStr("")
+    llm_model: str = "qwen3-8b"
+    vision_base_url: str | None = None
+    vision_model: str | None = None
+    embedding_base_url: str | None = None
+    embedding_model: str = "text-embedding-3-small"
+    embedding_dim: Annotated[int, Field(ge=8, le=4_000)] = 384
+
+    # Pyramid thresholds (DESIGN.md §3-§4).
+    idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300
+    max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = 3_600
+    switch_debounce_s: Annotated[int, Field(ge=0, le=1_800)] = 120
+    interruption_max_s: Annotated[int, Field(ge=0, le=1_800)] = 300
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown IANA time zone {value!r}") from exc
+        return value
+
+    @property
+    def binds_loopback(self) -> bool:
+        """Serving a non-loopback address is refused until an API token exists."""
+        return is_loopback(self.host)
+
+    @property
+    def pgdata(self) -> Path:
+        return self.data_dir / "pgdata"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

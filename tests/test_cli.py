@@ -1,0 +1,75 @@
+"""The `timetrace` command, run in-process against the test database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from app.auth import hash_token
+from app.cli import main
+from app.errors import ConfigError
+from app.server import serve
+from app.services import Services
+
+
+@pytest.fixture
+def run(db_url: str, tmp_path: Path) -> Any:
+    runner = CliRunner()
+    env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+
+    def invoke(*args: str, **extra_env: str) -> Any:
+        return runner.invoke(main, list(args), env={**env, **extra_env}, catch_exceptions=False)
+
+    return invoke
+
+
+def test_migrate_on_a_migrated_database_says_up_to_date(run: Any) -> None:
+    first = run("migrate")
+    assert first.exit_code == 0 and "up to date" in first.output
+    assert "up to date" in run("migrate").output
+
+
+def test_token_create_prints_a_token_that_authenticates(run: Any, services: Services) -> None:
+    result = run("token", "create", "--user", "alice", "--name", "laptop client")
+    assert result.exit_code == 0
+    token = result.output.strip()
+    assert token.startswith("tt_") and len(token) > 40
+    user = services.store.user_for_token(token_hash=hash_token(token))
+    assert user is not None and user.name == "alice"
+    # Only the digest is stored.
+    with services.pool.connection() as conn:
+        stored = conn.execute("SELECT token_hash FROM api_tokens").fetchall()
+    assert all(token.encode() not in bytes(row["token_hash"]) for row in stored)
+
+
+def test_device_add_registers_once(run: Any) -> None:
+    run("token", "create", "--user", "bob")
+    assert "added" in run("device", "add", "mbp", "--user", "bob", "--kind", "laptop").output
+    assert "already registered" in run("device", "add", "mbp", "--user", "bob").output
+
+
+def test_device_add_for_an_unknown_user_is_a_one_line_error(run: Any) -> None:
+    result = run("device", "add", "mbp", "--user", "nobody")
+    assert result.exit_code == 1
+    assert "no user 'nobody'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_bad_configuration_is_a_one_line_error(run: Any) -> None:
+    result = run("migrate", TIMETRACE_TIME_ZONE="Mars/Olympus")
+    assert result.exit_code == 1
+    assert "TIMETRACE_TIME_ZONE" in result.output and "unknown IANA time zone" in result.output
+
+
+def test_an_unreachable_database_is_a_one_line_error(run: Any) -> None:
+    result = run("migrate", TIMETRACE_DATABASE_URL="postgresql://nobody@127.0.0.1:1/none")
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: cannot connect to the database")
+
+
+def test_serving_a_public_address_without_a_token_is_refused(services: Services) -> None:
+    with pytest.raises(ConfigError, match="no API token"):
+        serve(services, host="0.0.0.0", port=0, with_worker=False)

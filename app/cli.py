@@ -189,3 +189,7 @@ def demo(start: Any, days: int) -> None:
     )
     if result.mismatches:
         raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""Shared plumbing for the benchmarks: a throw-away database and a server process."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from app.db.connection import drop_database, ensure_database
+from app.db.embedded import start_embedded
+from app.services import migrate_url
+from app.settings import Settings
+
+
+@contextlib.contextmanager
+def bench_database(name: str) -> Iterator[tuple[str, Settings]]:
+    """A fresh, migrated database: on TIMETRACE_DATABASE_URL's server when set, else embedded."""
+    data_dir = Path(tempfile.mkdtemp(prefix="tt-bench-"))
+    settings = Settings(data_dir=data_dir)
+    server = None
+    if settings.database_url:
+        admin = settings.database_url
+    else:
+        server = start_embedded(pgdata=data_dir / "pgdata", cleanup_mode="delete")
+        admin = server.get_uri(database="postgres")
+    from psycopg.conninfo import make_conninfo
+
+    drop_database(admin, database=name)
+    ensure_database(admin, database=name)
+    url = make_conninfo(admin, dbname=name)
+    migrate_url(url, settings=settings)
+    try:
+        yield url, settings
+    finally:
+        drop_database(admin, database=name)
+        if server is not None:
+            server.cleanup()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def api_process(url: str) -> Iterator[str]:
+    """`timetrace serve` in its own process (its own interpreter, as in production)."""
+    port = free_port()
+    env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_PORT": str(port)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the API did not start: {proc.stderr.read() if proc.stderr else ''}"
+                )
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        if proc.stderr:
+            proc.stderr.close()

@@ -1,0 +1,93 @@
+"""Ingest throughput over HTTP.
+
+    python bench/ingest.py [--records 200000] [--batch 5000] [--clients 2]
+
+Starts `timetrace serve` in its own process on a fresh database, then posts
+sample records (Chinese and English titles, three devices) in batches through
+the real API. Ends with one JSON line: {"records_per_s": …, …}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from pathlib import Path
+
+import httpx
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.auth import hash_token, new_token  # noqa: E402
+from app.sample import generate_sample  # noqa: E402
+from app.services import open_services  # noqa: E402
+from bench._common import api_process, bench_database  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--batch", type=int, default=5_000)
+    parser.add_argument("--clients", type=int, default=2, help="concurrent HTTP clients")
+    args = parser.parse_args()
+
+    week = generate_sample(start=date(2001, 1, 1), days=7, mean_record_s=8)
+    days = 7 * (args.records // len(week.records) + 1)
+    data = generate_sample(start=date(2001, 1, 1), days=days, mean_record_s=8)
+    bodies = [orjson.dumps(b) for b in data.batches(size=args.batch)]
+    total = len(data.records)
+
+    with bench_database("timetrace_bench_ingest") as (url, settings):
+        with open_services(settings, url=url, auto_migrate=False) as services:
+            user = services.store.ensure_user(
+                name="bench", time_zone=data.time_zone, day_cut_hour=4
+            )
+            token = new_token()
+            services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="b")
+            for device_id, kind, name in data.devices:
+                services.store.add_device(
+                    user_id=user.user_id, device_id=device_id, name=name, kind=kind
+                )
+        with api_process(url) as base:
+            headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+            with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
+
+                def post(body: bytes) -> int:
+                    reply = client.post("/api/v1/records", content=body)
+                    reply.raise_for_status()
+                    return int(reply.json()["new"])
+
+                started = time.perf_counter()
+                with ThreadPoolExecutor(max_workers=args.clients) as pool:
+                    new = sum(pool.map(post, bodies))
+                seconds = time.perf_counter() - started
+                replay_started = time.perf_counter()
+                with ThreadPoolExecutor(max_workers=args.clients) as pool:
+                    replayed = sum(pool.map(post, bodies[:10]))
+                replay_seconds = time.perf_counter() - replay_started
+    if new != total or replayed != 0:
+        raise SystemExit(f"expected {total} new and 0 on replay, got {new} and {replayed}")
+    replay_records = sum(len(orjson.loads(b)["records"]) for b in bodies[:10])
+    print(
+        f"ingested {total:,} records in {len(bodies)} batches in {seconds:.1f} s", file=sys.stderr
+    )
+    print(
+        json.dumps(
+            {
+                "records_per_s": round(total / seconds),
+                "records": total,
+                "batch": args.batch,
+                "clients": args.clients,
+                "seconds": round(seconds, 2),
+                "replay_records_per_s": round(replay_records / replay_seconds),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

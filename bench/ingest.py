@@ -22,10 +22,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.auth import hash_token, new_token  # noqa: E402
-from app.sample import generate_sample  # noqa: E402
-from app.services import open_services  # noqa: E402
-from bench._common import api_process, bench_database  # noqa: E402
+from app.auth import hash_token, new_token
+from app.sample import generate_sample
+from app.services import open_services
+from bench._common import api_process, bench_database
 
 
 def main() -> None:

@@ -98,9 +98,7 @@ def worker(concurrency: int, once: bool) -> None:
 
     settings = _settings()
     with open_services(settings) as services:
-        asyncio.run(
-            run_worker(services.url, settings=settings, concurrency=concurrency, wait=not once)
-        )
+        asyncio.run(run_worker(services, concurrency=concurrency, wait=not once))
 
 
 @main.group()

@@ -23,6 +23,7 @@ from pydantic import (
 
 from app.categories import Rules
 from app.errors import UnknownDeviceError
+from app.pyramid import build_job
 from app.store import NewRecords, Store, UserContext
 from app.text import canonical_domain
 from app.timeutil import logical_day, zone
@@ -169,6 +170,9 @@ def ingest_batch(
         if kept
         else 0
     )
+    if new:
+        # Without a worker this job waits; the records are safe either way.
+        store.defer([build_job(user.user_id, batch.device_id)])
     return IngestResult(
         received=len(batch.records),
         new=new,

@@ -151,6 +151,11 @@ class EpisodeBase(SQLModel):
     frame_count: int = Field(default=0, sa_type=Integer, nullable=False)
     duration_s: float = Field(default=0.0, sa_type=DOUBLE_PRECISION, nullable=False)
     active_s: float = Field(default=0.0, sa_type=DOUBLE_PRECISION, nullable=False)
+    category_seconds: dict[str, float] = _json({})
+    app_seconds: dict[str, float] = _json({})
+    switch_count: int = Field(default=0, sa_type=Integer, nullable=False)
+    interruption_s: float = Field(default=0.0, sa_type=DOUBLE_PRECISION, nullable=False)
+    boundary: str = _text(default="")
 
 
 class EpisodePublic(EpisodeBase):

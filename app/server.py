@@ -26,9 +26,7 @@ from app.services import Services
 def _with_worker(app: FastAPI, services: Services) -> None:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(
-            run_worker(services.url, settings=services.settings, install_signal_handlers=False)
-        )
+        task = asyncio.create_task(run_worker(services, install_signal_handlers=False))
         try:
             yield
         finally:

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from app.episodes import EpisodeDraft
+    from app.segmenter import SegmentInput
+    from app.signals import EpisodeFacts, MemberFacts, SignalDraft
 
 # Columns of one ingest INSERT, in order (each is a list, one value per record).
 NewRecords: tuple[str, ...] = (
@@ -50,6 +55,38 @@ class DeviceRow:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    """A procrastinate job to enqueue; one waiting job per queueing lock."""
+
+    task_name: str
+    queue: str
+    args: dict[str, Any]
+    queueing_lock: str | None = None
+    lock: str | None = None
+    priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DigestDraft:
+    grain: str
+    scope_key: str
+    period_start: datetime
+    period_end: datetime
+    metrics: dict[str, Any]
+    source_ids: list[int]
+    computed_through_ts: datetime | None
+    finalized: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DayDigestRow:
+    digest_id: int
+    scope_key: str
+    metrics: dict[str, Any]
+    finalized: bool
+
+
 class AccountStore(Protocol):
     def ensure_user(self, *, name: str, time_zone: str, day_cut_hour: int) -> UserContext: ...
     def get_user(self, *, name: str) -> UserContext | None: ...
@@ -74,9 +111,9 @@ class RecordStore(Protocol):
         device_id: str | None = None,
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
-    ) -> int:
-        """Tombstone records: their text is blanked and analyses removed at once; the
-        time span stays until the layers built from them are rebuilt."""
+    ) -> dict[tuple[str, date], int]:
+        """Tombstone records: their text is blanked and analyses removed at once, the
+        episodes built from them are marked stale. Returns records hit per (device, day)."""
         ...
 
     def day_category_seconds(
@@ -86,5 +123,58 @@ class RecordStore(Protocol):
         ...
 
 
-class Store(AccountStore, RecordStore, Protocol):
+class JobStore(Protocol):
+    def defer(self, jobs: Sequence[JobRequest]) -> int:
+        """Enqueue jobs; one already waiting under the same queueing lock is kept. Returns
+        how many were added."""
+        ...
+
+
+class EpisodeStore(Protocol):
+    def devices_with_work(self) -> list[tuple[int, str]]: ...
+    def days_to_build(self, *, user_id: int, device_id: str) -> list[date]: ...
+    def days_to_reopen(
+        self, *, user_id: int, device_id: str, days: Sequence[date]
+    ) -> list[date]: ...
+
+    def reopen_days(
+        self, *, user_id: int, device_id: str, days: Sequence[date], digest_keys: Sequence[str]
+    ) -> None:
+        """Delete the device's episodes of these days (their records fall back to
+        unassigned) and mark the digests with these scope keys stale."""
+        ...
+
+    def records_to_segment(
+        self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
+    ) -> list[SegmentInput]: ...
+
+    def save_episodes(self, *, user_id: int, drafts: Sequence[EpisodeDraft]) -> list[int]:
+        """Insert closed episodes and link their records, in one transaction."""
+        ...
+
+
+class DigestStore(Protocol):
+    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, Any]:
+        """Digest numbers by SQL over the closed episodes of the period."""
+        ...
+
+    def day_facts(
+        self, *, user_id: int, day: date
+    ) -> tuple[list[EpisodeFacts], list[MemberFacts]]: ...
+    def day_is_settled(self, *, user_id: int, day: date) -> bool: ...
+    def save_digest(self, *, user_id: int, digest: DigestDraft) -> int: ...
+
+    def save_day_rollup(
+        self, *, user_id: int, digest: DigestDraft, day: date, signals: Sequence[SignalDraft]
+    ) -> int:
+        """Upsert the day digest and replace the day's signals, in one transaction."""
+        ...
+
+    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DayDigestRow]: ...
+    def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int: ...
+    def rollups_due(self) -> list[tuple[int, date]]: ...
+    def get_user_by_id(self, *, user_id: int) -> UserContext | None: ...
+
+
+class Store(AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, Protocol):
     """Everything the domain needs from storage."""

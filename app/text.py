@@ -123,3 +123,22 @@ def estimate_tokens(text: str | None) -> int:
     ascii_tokens = sum(math.ceil(len(word) / 4) for word in words)
     others = len(_SPACE.sub("", _ASCII_WORD.sub("", rest)))
     return cjk + ascii_tokens + others
+
+
+# Live parts of window titles that change while the activity does not: unread and
+# notification counters, clocks, unsaved-file markers, "— 3 failed" style tails.
+_TITLE_NOISE = (
+    re.compile(r"^\s*[\(（\[]\d+[\)）\]]\s*"),  # "(3) Inbox"
+    re.compile(r"\s*[\(（\[]\s*\d+[^\)）\]]{0,20}[\)）\]]"),  # "项目群（12）", "(3 messages)"
+    re.compile(r"\b\d{1,2}:\d{2}(:\d{2})?\s*([ap]\.?m\.?)?", re.IGNORECASE),  # clocks
+    re.compile(r"^[●•*]\s*"),  # unsaved marker
+    re.compile(r"\s+[—–-]\s+\d+\s+(failed|passed|errors?|warnings?)\b.*$", re.IGNORECASE),
+)
+
+
+def normalize_title(title: str) -> str:
+    """A window title without its live counters and clocks, for grouping and display."""
+    out = title
+    for pattern in _TITLE_NOISE:
+        out = pattern.sub(" ", out)
+    return " ".join(out.split())

@@ -37,3 +37,29 @@ def week_key(day: date) -> str:
 
 def month_key(day: date) -> str:
     return f"{day.year}-{day.month:02d}"
+
+
+def day_key(day: date) -> str:
+    return day.isoformat()
+
+
+def period_days(grain: str, key: str) -> tuple[date, date]:
+    """First and last logical day of a day, ISO week (2026-W23) or month (2026-06) key."""
+    if grain == "day":
+        day = date.fromisoformat(key)
+        return day, day
+    if grain == "week":
+        iso_year, iso_week = key.split("-W")
+        first = date.fromisocalendar(int(iso_year), int(iso_week), 1)
+        return first, first + timedelta(days=6)
+    if grain == "month":
+        year, month = (int(p) for p in key.split("-"))
+        first = date(year, month, 1)
+        nxt = date(year + month // 12, month % 12 + 1, 1)
+        return first, nxt - timedelta(days=1)
+    raise ValueError(f"unknown grain {grain!r}")
+
+
+def scope_keys(day: date) -> tuple[str, str, str]:
+    """The day, week and month digest keys a logical day rolls up into."""
+    return day_key(day), week_key(day), month_key(day)

@@ -63,15 +63,233 @@ WITH gone AS (
       AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
       AND (%(ts_from)s::timestamptz IS NULL OR ts_start >= %(ts_from)s::timestamptz)
       AND (%(ts_to)s::timestamptz IS NULL OR ts_start < %(ts_to)s::timestamptz)
-    RETURNING user_id, record_id
+    RETURNING user_id, record_id, device_id, day_local, episode_id
 ), analyses AS (
     DELETE FROM record_analyses a USING gone
     WHERE a.user_id = gone.user_id AND a.record_id = gone.record_id
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM (SELECT DISTINCT user_id, episode_id FROM gone WHERE episode_id IS NOT NULL) g
+    WHERE e.user_id = g.user_id AND e.episode_id = g.episode_id
 )
-SELECT count(*) AS n FROM gone;
+SELECT device_id, day_local, count(*) AS n FROM gone GROUP BY device_id, day_local;
 
 -- name: day_category_seconds --
 SELECT day_local, category, sum(duration_s) AS seconds
 FROM v_record_durations
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY day_local, category;
+
+-- ---------------------------------------------------------------------------
+-- The job queue: defer procrastinate jobs inside our own transactions.
+
+-- name: defer_job --
+SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(
+    %(queue)s, %(task_name)s, %(priority)s, %(lock)s, %(queueing_lock)s, %(args)s::jsonb, NULL
+)::procrastinate_job_to_defer_v1]) AS ids;
+
+-- ---------------------------------------------------------------------------
+-- L2 episodes
+
+-- name: devices_with_work --
+-- Devices with records waiting for an episode, or stale episodes to rebuild.
+SELECT DISTINCT user_id, device_id FROM records WHERE episode_id IS NULL AND deleted_at IS NULL
+UNION
+SELECT DISTINCT user_id, device_id FROM episodes WHERE stale;
+
+-- name: days_to_build --
+SELECT DISTINCT day_local FROM records
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL AND deleted_at IS NULL
+UNION
+SELECT DISTINCT day_local FROM episodes
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
+ORDER BY day_local;
+
+-- name: days_to_reopen --
+-- Device-days whose closed episodes can no longer stand: a stale one (its records
+-- changed), or a record that arrived late, before the end of a closed episode.
+SELECT day_local FROM episodes
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale AND day_local = ANY(%(days)s)
+UNION
+SELECT r.day_local
+FROM (
+    SELECT day_local, min(ts_start) AS first_ts FROM records
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
+      AND deleted_at IS NULL AND day_local = ANY(%(days)s)
+    GROUP BY day_local
+) r
+WHERE EXISTS (
+    SELECT 1 FROM episodes e
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s AND e.day_local = r.day_local
+      AND e.ts_end > r.first_ts
+);
+
+-- name: delete_device_day_episodes --
+-- Records fall back to unassigned (ON DELETE SET NULL) and are segmented again.
+DELETE FROM episodes
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s);
+
+-- name: records_to_segment --
+-- One device-day's unassigned records with their durations. The window runs over
+-- every live record from the day's start to the idle gap after its end, so the
+-- last record of the day still sees its successor.
+SELECT x.record_id, x.ts_start, x.duration_s, x.app, x.window_title, x.domain, x.category,
+       x.is_idle, x.day_local, COALESCE(a.confidence, 1.0) AS confidence
+FROM (
+    SELECT r.record_id, r.user_id, r.ts_start, r.app, r.window_title, r.domain, r.category,
+           r.is_idle, r.day_local, r.episode_id,
+           timetrace_duration_s(r.ts_start, r.ts_end,
+               lead(r.ts_start) OVER (ORDER BY r.ts_start, r.record_id)) AS duration_s
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+) x
+LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_id
+WHERE x.episode_id IS NULL AND x.day_local = %(day)s
+ORDER BY x.ts_start, x.record_id;
+
+-- name: insert_episode --
+INSERT INTO episodes (
+    user_id, episode_key, device_id, ts_start, ts_end, day_local, primary_app, cluster_key,
+    category, title, summary_status, interruptions, frame_count, duration_s, active_s,
+    category_seconds, app_seconds, switch_count, interruption_s, boundary, closed, fts)
+VALUES (
+    %(user_id)s, %(episode_key)s, %(device_id)s, %(ts_start)s, %(ts_end)s, %(day_local)s,
+    %(primary_app)s, %(cluster_key)s, %(category)s, %(title)s, %(summary_status)s,
+    %(interruptions)s, %(frame_count)s, %(duration_s)s, %(active_s)s, %(category_seconds)s,
+    %(app_seconds)s, %(switch_count)s, %(interruption_s)s, %(boundary)s, true,
+    to_tsvector('simple', %(fts_text)s))
+ON CONFLICT (user_id, episode_key) DO NOTHING
+RETURNING episode_id;
+
+-- name: link_records --
+UPDATE records r SET episode_id = u.episode_id
+FROM unnest(%(record_ids)s::bigint[], %(episode_ids)s::bigint[]) AS u(record_id, episode_id)
+WHERE r.user_id = %(user_id)s AND r.record_id = u.record_id AND r.episode_id IS NULL;
+
+-- name: mark_digests_stale --
+-- Scope keys of the three grains never collide (2026-06-02, 2026-W23, 2026-06).
+UPDATE digests SET stale = true, finalized = false
+WHERE user_id = %(user_id)s AND NOT stale AND scope_key = ANY(%(keys)s);
+
+
+-- ---------------------------------------------------------------------------
+-- L3/L4 digests and signals
+
+-- name: period_metrics --
+-- The numbers of a digest, by SQL over the closed episodes of [day_from, day_to].
+WITH e AS (
+    SELECT * FROM episodes
+    WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
+      AND closed AND NOT stale
+)
+SELECT
+    (SELECT COALESCE(jsonb_object_agg(k, s ORDER BY k), '{}') FROM (
+        SELECT k, sum(v::double precision) AS s FROM e, jsonb_each_text(e.category_seconds) AS j(k, v)
+        GROUP BY k) c) AS seconds_by_category,
+    (SELECT COALESCE(jsonb_object_agg(k, s ORDER BY k), '{}') FROM (
+        SELECT k, sum(v::double precision) AS s FROM e, jsonb_each_text(e.app_seconds) AS j(k, v)
+        GROUP BY k) a) AS seconds_by_app,
+    (SELECT count(*) FROM e) AS episode_count,
+    (SELECT COALESCE(sum(active_s), 0) FROM e) AS active_seconds,
+    (SELECT COALESCE(sum(duration_s - active_s), 0) FROM e) AS idle_seconds,
+    (SELECT COALESCE(sum(switch_count), 0) FROM e)::bigint AS switch_count,
+    (SELECT COALESCE(sum(interruption_s), 0) FROM e) AS interruption_seconds,
+    (SELECT COALESCE(jsonb_agg(jsonb_build_object('title', title, 'seconds', s) ORDER BY s DESC, title), '[]')
+     FROM (SELECT title, sum(duration_s) AS s FROM e WHERE category <> 'system'
+           GROUP BY title ORDER BY s DESC, title LIMIT 10) t) AS top_titles,
+    (SELECT min(ts_start) FROM e WHERE category <> 'system') AS first_activity,
+    (SELECT max(ts_end) FROM e WHERE category <> 'system') AS last_activity,
+    (SELECT max(ts_end) FROM e) AS computed_through_ts,
+    (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids;
+
+-- name: day_episode_facts --
+SELECT episode_id, device_id, ts_start, ts_end, category, active_s, interruption_s, interruptions, cues
+FROM episodes
+WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale
+ORDER BY device_id, ts_start;
+
+-- name: day_member_facts --
+SELECT r.episode_id, r.device_id, r.ts_start, COALESCE(r.domain, lower(r.app)) AS cluster, r.is_idle,
+       concat_ws(' ', r.window_title, a.description) AS text
+FROM records r
+JOIN episodes e ON e.user_id = r.user_id AND e.episode_id = r.episode_id
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.day_local = %(day)s AND r.deleted_at IS NULL
+  AND e.closed AND NOT e.stale
+ORDER BY r.device_id, r.ts_start, r.record_id;
+
+-- name: day_is_settled --
+-- Every live record of the day is in a closed, current episode.
+SELECT NOT EXISTS (
+           SELECT 1 FROM records WHERE user_id = %(user_id)s AND day_local = %(day)s
+             AND episode_id IS NULL AND deleted_at IS NULL)
+       AND NOT EXISTS (
+           SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND day_local = %(day)s AND stale)
+       AS settled;
+
+-- name: upsert_digest --
+-- Same numbers, same row: nothing is written when a rerun computes what is there.
+INSERT INTO digests (user_id, grain, scope_key, period_start, period_end, metrics, source_ids,
+                     computed_through_ts, finalized)
+VALUES (%(user_id)s, %(grain)s, %(scope_key)s, %(period_start)s, %(period_end)s, %(metrics)s,
+        %(source_ids)s, %(computed_through_ts)s, %(finalized)s)
+ON CONFLICT (user_id, grain, scope_key) DO UPDATE SET
+    period_start = EXCLUDED.period_start,
+    period_end = EXCLUDED.period_end,
+    metrics = EXCLUDED.metrics,
+    source_ids = EXCLUDED.source_ids,
+    computed_through_ts = EXCLUDED.computed_through_ts,
+    finalized = EXCLUDED.finalized,
+    stale = false,
+    narrative_status = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics
+                            AND digests.narrative_status = 'done' THEN 'pending'
+                            ELSE digests.narrative_status END,
+    updated_at = now()
+WHERE (digests.metrics, digests.source_ids, digests.computed_through_ts, digests.finalized,
+       digests.stale, digests.period_start, digests.period_end)
+      IS DISTINCT FROM
+      (EXCLUDED.metrics, EXCLUDED.source_ids, EXCLUDED.computed_through_ts, EXCLUDED.finalized,
+       false, EXCLUDED.period_start, EXCLUDED.period_end)
+RETURNING digest_id;
+
+-- name: digest_id --
+SELECT digest_id FROM digests WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = %(scope_key)s;
+
+-- name: upsert_signal --
+INSERT INTO signals (user_id, kind, scope, signal_key, ts_start, ts_end, day_local, severity,
+                     metrics, evidence)
+VALUES (%(user_id)s, %(kind)s, %(scope)s, %(signal_key)s, %(ts_start)s, %(ts_end)s, %(day_local)s,
+        %(severity)s, %(metrics)s, %(evidence)s)
+ON CONFLICT (user_id, kind, scope, signal_key) DO UPDATE SET
+    ts_start = EXCLUDED.ts_start, ts_end = EXCLUDED.ts_end, severity = EXCLUDED.severity,
+    metrics = EXCLUDED.metrics, evidence = EXCLUDED.evidence, stale = false
+WHERE (signals.ts_start, signals.ts_end, signals.severity, signals.metrics, signals.evidence, signals.stale)
+      IS DISTINCT FROM
+      (EXCLUDED.ts_start, EXCLUDED.ts_end, EXCLUDED.severity, EXCLUDED.metrics, EXCLUDED.evidence, false);
+
+-- name: delete_other_signals --
+DELETE FROM signals
+WHERE user_id = %(user_id)s AND scope = %(scope)s AND NOT (kind || '|' || signal_key = ANY(%(keep)s));
+
+-- name: day_digests --
+SELECT digest_id, scope_key, metrics, finalized, computed_through_ts FROM digests
+WHERE user_id = %(user_id)s AND grain = 'day' AND scope_key BETWEEN %(key_from)s AND %(key_to)s
+ORDER BY scope_key;
+
+-- name: active_days --
+SELECT count(DISTINCT day_local) AS n FROM records
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND deleted_at IS NULL;
+
+-- name: rollups_due --
+-- Day digests to (re)compute: days with episodes but no digest, digests older than
+-- their episodes, and unfinalized digests whose period is over.
+SELECT e.user_id, e.day_local FROM episodes e
+LEFT JOIN digests d ON d.user_id = e.user_id AND d.grain = 'day'
+                   AND d.scope_key = to_char(e.day_local, 'YYYY-MM-DD')
+WHERE e.closed AND (d.digest_id IS NULL OR d.stale OR e.updated_at > d.updated_at
+                    OR (NOT d.finalized AND d.period_end < now()))
+GROUP BY e.user_id, e.day_local;
+
+-- name: get_user_by_id --
+SELECT user_id, name, time_zone, day_cut_hour FROM users WHERE user_id = %(user_id)s;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -12,7 +13,9 @@ from procrastinate.exceptions import AlreadyEnqueued
 from app.cli import main
 from app.jobs import jobs_app, worker_connector
 from app.jobs.maintenance import retry_stalled_jobs
+from app.services import Services
 from app.settings import Settings
+from tests.conftest import make_api
 
 
 async def _defer(url: str, settings: Settings) -> int:
@@ -45,3 +48,53 @@ def test_queueing_lock_keeps_one_waiting_maintenance_job(db_url: str, settings: 
     asyncio.run(_defer(db_url, settings))
     with pytest.raises(AlreadyEnqueued):
         asyncio.run(_defer(db_url, settings))
+
+
+def test_with_the_worker_stopped_ingest_works_and_the_layers_catch_up_later(
+    services: Services, db_url: str, tmp_path: Path, golden_day: dict[str, Any], conn: Any
+) -> None:
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    for device_id, records in golden_day["records"].items():
+        assert api.ingest(device_id, records).status_code == 200
+    assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] == 0
+    waiting = conn.execute(
+        "SELECT task_name, count(*) AS n FROM procrastinate_jobs WHERE status = 'todo' GROUP BY 1"
+    ).fetchall()
+    assert {r["task_name"]: r["n"] for r in waiting} == {"build_episodes": 3}
+    result = CliRunner().invoke(
+        main,
+        ["worker", "--once"],
+        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    statuses = conn.execute(
+        "SELECT task_name, status, count(*) AS n FROM procrastinate_jobs "
+        "GROUP BY 1, 2 ORDER BY 1, 2"
+    ).fetchall()
+    assert all(r["status"] == "succeeded" for r in statuses), statuses
+    assert {r["task_name"] for r in statuses} >= {"build_episodes", "rollup_day", "rollup_period"}
+    day = conn.execute(
+        "SELECT metrics, finalized FROM digests WHERE grain = 'day' AND scope_key = '2003-03-12'"
+    ).fetchone()
+    assert day["metrics"]["seconds_by_category"] == golden_day["expected_seconds"]["2003-03-12"]
+    assert day["finalized"]
+    week = conn.execute("SELECT metrics FROM digests WHERE scope_key = '2003-W11'").fetchone()
+    assert week["metrics"]["seconds_by_category"]["work"] == 16770 + 600
+    assert conn.execute("SELECT count(*) AS n FROM signals").fetchone()["n"] == 12
+
+
+def test_the_sweep_finds_work_a_lost_job_left_behind(
+    services: Services, conn: Any, golden_day: dict[str, Any]
+) -> None:
+    from app.pyramid import pending_jobs
+
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    api.ingest("phone", golden_day["records"]["phone"])
+    conn.execute("DELETE FROM procrastinate_jobs")  # the deferred build was lost
+    jobs = pending_jobs(services.store)
+    assert [(j.task_name, j.args) for j in jobs] == [
+        ("build_episodes", {"user_id": api.user.user_id, "device_id": "phone"})
+    ]
+    assert services.store.defer(jobs) == 1
+    assert services.store.defer(jobs) == 0  # one waiting job per device

@@ -9,6 +9,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 from app.api.deps import ServicesDep, UserDep
 from app.ingest import DEVICE_ID_PATTERN, IngestResult, RecordBatch, ingest_batch
+from app.pyramid import build_job
 
 router = APIRouter(prefix="/api/v1/records", tags=["records"])
 
@@ -51,11 +52,14 @@ class DeleteResult(BaseModel):
 def delete_records(request: DeleteRequest, services: ServicesDep, user: UserDep) -> DeleteResult:
     """Delete records: their captured text is erased at once and every layer built
     from them is rebuilt without them."""
-    deleted = services.store.delete_records(
+    hit = services.store.delete_records(
         user_id=user.user_id,
         record_ids=request.record_ids,
         device_id=request.device_id,
         ts_from=request.ts_from,
         ts_to=request.ts_to,
     )
-    return DeleteResult(deleted=deleted)
+    services.store.defer(
+        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
+    )
+    return DeleteResult(deleted=sum(hit.values()))

@@ -7,11 +7,17 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
+import psycopg
+from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
 from app.db.queries import QUERIES
-from app.store import DeviceRow, UserContext
+from app.episodes import EpisodeDraft
+from app.segmenter import SegmentInput
+from app.signals import EpisodeFacts, MemberFacts, SignalDraft
+from app.store import DayDigestRow, DeviceRow, DigestDraft, JobRequest, UserContext
+from app.text import fts_document
 
 
 def _user(row: dict[str, Any] | None) -> UserContext | None:
@@ -85,8 +91,8 @@ class PostgresStore:
         device_id: str | None = None,
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
-    ) -> int:
-        row = self._one(
+    ) -> dict[tuple[str, date], int]:
+        rows = self._all(
             "tombstone_records",
             {
                 "user_id": user_id,
@@ -96,7 +102,7 @@ class PostgresStore:
                 "ts_to": ts_to,
             },
         )
-        return int(row["n"]) if row else 0
+        return {(row["device_id"], row["day_local"]): int(row["n"]) for row in rows}
 
     def day_category_seconds(
         self, *, user_id: int, day_from: date, day_to: date
@@ -105,3 +111,245 @@ class PostgresStore:
             "day_category_seconds", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
         )
         return {(row["day_local"], row["category"]): float(row["seconds"]) for row in rows}
+
+    # -- jobs --------------------------------------------------------------------
+
+    def defer(self, jobs: Sequence[JobRequest]) -> int:
+        with self.pool.connection() as conn:
+            return _defer(conn, jobs)
+
+    # -- episodes (L2) -------------------------------------------------------------
+
+    def devices_with_work(self) -> list[tuple[int, str]]:
+        return [(r["user_id"], r["device_id"]) for r in self._all("devices_with_work", {})]
+
+    def days_to_build(self, *, user_id: int, device_id: str) -> list[date]:
+        rows = self._all("days_to_build", {"user_id": user_id, "device_id": device_id})
+        return [r["day_local"] for r in rows]
+
+    def days_to_reopen(self, *, user_id: int, device_id: str, days: Sequence[date]) -> list[date]:
+        rows = self._all(
+            "days_to_reopen", {"user_id": user_id, "device_id": device_id, "days": list(days)}
+        )
+        return sorted(r["day_local"] for r in rows)
+
+    def reopen_days(
+        self, *, user_id: int, device_id: str, days: Sequence[date], digest_keys: Sequence[str]
+    ) -> None:
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(
+                QUERIES["delete_device_day_episodes"],
+                {"user_id": user_id, "device_id": device_id, "days": list(days)},
+            )
+            conn.execute(
+                QUERIES["mark_digests_stale"],
+                {"user_id": user_id, "keys": list(digest_keys)},
+            )
+
+    def records_to_segment(
+        self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
+    ) -> list[SegmentInput]:
+        rows = self._all(
+            "records_to_segment",
+            {
+                "user_id": user_id,
+                "device_id": device_id,
+                "day": day,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+            },
+        )
+        return [
+            SegmentInput(
+                record_id=r["record_id"],
+                ts=r["ts_start"].timestamp(),
+                duration=r["duration_s"],
+                app=r["app"],
+                title=r["window_title"],
+                domain=r["domain"],
+                category=r["category"],
+                is_idle=r["is_idle"],
+                day=r["day_local"],
+                confidence=float(r["confidence"]),
+            )
+            for r in rows
+        ]
+
+    def save_episodes(self, *, user_id: int, drafts: Sequence[EpisodeDraft]) -> list[int]:
+        ids: list[int] = []
+        record_ids: list[int] = []
+        episode_ids: list[int] = []
+        with self.pool.connection() as conn, conn.transaction():
+            for d in drafts:
+                row = conn.execute(
+                    QUERIES["insert_episode"], _episode_params(user_id, d)
+                ).fetchone()
+                if row is None:  # already stored by an earlier run of the same job
+                    continue
+                ids.append(row["episode_id"])
+                record_ids += d.record_ids
+                episode_ids += [row["episode_id"]] * len(d.record_ids)
+            conn.execute(
+                QUERIES["link_records"],
+                {"user_id": user_id, "record_ids": record_ids, "episode_ids": episode_ids},
+            )
+        return ids
+
+    # -- digests (L3/L4) and signals -------------------------------------------------
+
+    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, Any]:
+        row = self._one(
+            "period_metrics", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
+        assert row is not None
+        return row
+
+    def day_facts(self, *, user_id: int, day: date) -> tuple[list[EpisodeFacts], list[MemberFacts]]:
+        params = {"user_id": user_id, "day": day}
+        episodes = [
+            EpisodeFacts(
+                episode_id=r["episode_id"],
+                device_id=r["device_id"],
+                ts_start=r["ts_start"],
+                ts_end=r["ts_end"],
+                category=r["category"],
+                active_s=r["active_s"],
+                interruption_s=r["interruption_s"],
+                interruptions=r["interruptions"],
+                cues=[str(c) for c in r["cues"]],
+            )
+            for r in self._all("day_episode_facts", params)
+        ]
+        members = [MemberFacts(**r) for r in self._all("day_member_facts", params)]
+        return episodes, members
+
+    def day_is_settled(self, *, user_id: int, day: date) -> bool:
+        row = self._one("day_is_settled", {"user_id": user_id, "day": day})
+        return bool(row and row["settled"])
+
+    def save_digest(self, *, user_id: int, digest: DigestDraft) -> int:
+        with self.pool.connection() as conn:
+            return _upsert_digest(conn, user_id, digest)
+
+    def save_day_rollup(
+        self, *, user_id: int, digest: DigestDraft, day: date, signals: Sequence[SignalDraft]
+    ) -> int:
+        with self.pool.connection() as conn, conn.transaction():
+            digest_id = _upsert_digest(conn, user_id, digest)
+            for s in signals:
+                conn.execute(
+                    QUERIES["upsert_signal"],
+                    {
+                        "user_id": user_id,
+                        "kind": s.kind,
+                        "scope": digest.scope_key,
+                        "signal_key": s.key,
+                        "ts_start": s.ts_start,
+                        "ts_end": s.ts_end,
+                        "day_local": day,
+                        "severity": s.severity,
+                        "metrics": Jsonb(s.metrics),
+                        "evidence": Jsonb(s.evidence),
+                    },
+                )
+            conn.execute(
+                QUERIES["delete_other_signals"],
+                {
+                    "user_id": user_id,
+                    "scope": digest.scope_key,
+                    "keep": [f"{s.kind}|{s.key}" for s in signals],
+                },
+            )
+        return digest_id
+
+    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DayDigestRow]:
+        rows = self._all(
+            "day_digests",
+            {"user_id": user_id, "key_from": day_from.isoformat(), "key_to": day_to.isoformat()},
+        )
+        return [
+            DayDigestRow(
+                digest_id=r["digest_id"],
+                scope_key=r["scope_key"],
+                metrics=r["metrics"],
+                finalized=r["finalized"],
+            )
+            for r in rows
+        ]
+
+    def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int:
+        row = self._one("active_days", {"user_id": user_id, "day_from": day_from, "day_to": day_to})
+        return int(row["n"]) if row else 0
+
+    def rollups_due(self) -> list[tuple[int, date]]:
+        return [(r["user_id"], r["day_local"]) for r in self._all("rollups_due", {})]
+
+    def get_user_by_id(self, *, user_id: int) -> UserContext | None:
+        return _user(self._one("get_user_by_id", {"user_id": user_id}))
+
+
+def _defer(conn: Connection, jobs: Sequence[JobRequest]) -> int:
+    added = 0
+    for job in jobs:
+        try:
+            with conn.transaction():  # a savepoint: a waiting twin must not abort the caller
+                conn.execute(
+                    QUERIES["defer_job"],
+                    {
+                        "queue": job.queue,
+                        "task_name": job.task_name,
+                        "priority": job.priority,
+                        "lock": job.lock,
+                        "queueing_lock": job.queueing_lock,
+                        "args": Jsonb(job.args),
+                    },
+                )
+            added += 1
+        except psycopg.errors.UniqueViolation:
+            pass  # the same job is already waiting (queueing lock)
+    return added
+
+
+def _episode_params(user_id: int, d: EpisodeDraft) -> dict[str, Any]:
+    return {
+        "user_id": user_id,
+        "episode_key": d.episode_key,
+        "device_id": d.device_id,
+        "ts_start": d.ts_start,
+        "ts_end": d.ts_end,
+        "day_local": d.day_local,
+        "primary_app": d.primary_app,
+        "cluster_key": d.cluster_key,
+        "category": d.category,
+        "title": d.title,
+        "summary_status": d.summary_status,
+        "interruptions": Jsonb(d.interruptions),
+        "frame_count": d.frame_count,
+        "duration_s": d.duration_s,
+        "active_s": d.active_s,
+        "category_seconds": Jsonb(d.category_seconds),
+        "app_seconds": Jsonb(d.app_seconds),
+        "switch_count": d.switch_count,
+        "interruption_s": d.interruption_s,
+        "boundary": d.boundary,
+        "fts_text": fts_document(d.title, d.primary_app, d.cluster_key),
+    }
+
+
+def _upsert_digest(conn: Connection, user_id: int, digest: DigestDraft) -> int:
+    params = {
+        "user_id": user_id,
+        "grain": digest.grain,
+        "scope_key": digest.scope_key,
+        "period_start": digest.period_start,
+        "period_end": digest.period_end,
+        "metrics": Jsonb(digest.metrics),
+        "source_ids": Jsonb(digest.source_ids),
+        "computed_through_ts": digest.computed_through_ts,
+        "finalized": digest.finalized,
+    }
+    row = conn.execute(QUERIES["upsert_digest"], params).fetchone()
+    if row is None:  # unchanged: the upsert wrote nothing
+        row = conn.execute(QUERIES["digest_id"], params).fetchone()
+    assert row is not None
+    return int(row["digest_id"])

@@ -6,17 +6,30 @@ timetrace serve --worker    # runs them inside the API process
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from procrastinate import App, PsycopgConnector
 
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.services import Services
 
 # Queues, in the order a worker should care: interactive first, rollups later.
 QUEUES = ("interactive", "episodes", "rollups", "maintenance")
 
 jobs_app = App(
     connector=PsycopgConnector(),
-    import_paths=["app.jobs.maintenance"],
+    import_paths=["app.jobs.maintenance", "app.jobs.pyramid"],
 )
+_services: Services | None = None
+
+
+def current_services() -> Services:
+    """The store and settings of the running worker (tasks take ids, not objects)."""
+    if _services is None:
+        raise RuntimeError("no worker is running: use run_worker()")
+    return _services
 
 
 def worker_connector(url: str, *, settings: Settings) -> PsycopgConnector:
@@ -29,20 +42,26 @@ def worker_connector(url: str, *, settings: Settings) -> PsycopgConnector:
 
 
 async def run_worker(
-    url: str,
+    services: Services,
     *,
-    settings: Settings,
     concurrency: int = 2,
     wait: bool = True,
     install_signal_handlers: bool = True,
 ) -> None:
     """Run the worker until stopped (or, with wait=False, until the queues are empty)."""
-    import app.jobs.maintenance  # noqa: F401  (registers the tasks)
+    import app.jobs.maintenance
+    import app.jobs.pyramid  # noqa: F401  (registers the tasks)
 
-    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
-        async with jobs_app.open_async():
-            await jobs_app.run_worker_async(
-                concurrency=concurrency,
-                wait=wait,
-                install_signal_handlers=install_signal_handlers,
-            )
+    global _services
+    _services = services
+    try:
+        connector = worker_connector(services.url, settings=services.settings)
+        with jobs_app.replace_connector(connector):
+            async with jobs_app.open_async():
+                await jobs_app.run_worker_async(
+                    concurrency=concurrency,
+                    wait=wait,
+                    install_signal_handlers=install_signal_handlers,
+                )
+    finally:
+        _services = None

@@ -1,0 +1,67 @@
+"""Pyramid tasks: episodes per device, day digests, week and month digests, and
+the periodic sweep that catches anything a crash or a stopped worker left behind.
+
+Tasks take ids, never objects, and are safe to run twice (see app/pyramid.py).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from procrastinate import RetryStrategy
+
+from app import pyramid
+from app.jobs import current_services, jobs_app
+
+# Backoff with a ceiling: a failing job is retried, never in a tight loop.
+RETRY = RetryStrategy(max_attempts=8, exponential_wait=2)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@jobs_app.task(name=pyramid.BUILD_TASK, queue="episodes", retry=RETRY)
+def build_episodes(user_id: int, device_id: str) -> int:
+    services = current_services()
+    user = services.store.get_user_by_id(user_id=user_id)
+    if user is None:
+        return 0
+    result = pyramid.build_and_enqueue(
+        services.store, user=user, device_id=device_id, now=_now(), settings=services.settings
+    )
+    return result.episodes
+
+
+@jobs_app.task(name=pyramid.ROLLUP_DAY_TASK, queue="rollups", retry=RETRY)
+def rollup_day(user_id: int, day: str) -> int:
+    services = current_services()
+    user = services.store.get_user_by_id(user_id=user_id)
+    if user is None:
+        return 0
+    return pyramid.rollup_day_and_enqueue(
+        services.store,
+        user=user,
+        day=date.fromisoformat(day),
+        now=_now(),
+        settings=services.settings,
+    )
+
+
+@jobs_app.task(name=pyramid.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY)
+def rollup_period(user_id: int, grain: str, key: str) -> int:
+    services = current_services()
+    user = services.store.get_user_by_id(user_id=user_id)
+    if user is None:
+        return 0
+    return pyramid.rollup_period(
+        services.store, user=user, grain=grain, key=key, now=_now(), settings=services.settings
+    )
+
+
+@jobs_app.periodic(cron="* * * * *")
+@jobs_app.task(name="sweep_pyramid", queue="maintenance", queueing_lock="sweep_pyramid")
+def sweep_pyramid(timestamp: int) -> int:
+    """Every minute: close episodes that time has closed, and redo missed rollups."""
+    services = current_services()
+    return services.store.defer(pyramid.pending_jobs(services.store))

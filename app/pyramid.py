@@ -1,0 +1,300 @@
+"""Building the pyramid without any model: episodes per device-day, then day,
+week and month digests with their signals. The procrastinate tasks in
+`app/jobs/pyramid.py` and `timetrace backfill` are thin shells over these.
+
+Every function here may run twice, or be killed half-way and run again, and
+leaves the same rows: episodes are keyed by device + first record and stored
+with their record links in one transaction, digests are upserts on
+(user, grain, scope) that write nothing when nothing changed, and a day's
+signals are replaced in the same transaction as its digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from app.episodes import draft_episode
+from app.metrics import merge_day_metrics
+from app.segmenter import SegmentParams, segment_records
+from app.settings import Settings
+from app.signals import detect_day_signals, signal_metrics
+from app.store import DigestDraft, JobRequest, Store, UserContext
+from app.timeutil import day_bounds, day_key, month_key, period_days, scope_keys, week_key, zone
+
+BUILD_TASK = "build_episodes"
+ROLLUP_DAY_TASK = "rollup_day"
+ROLLUP_PERIOD_TASK = "rollup_period"
+# Interactive work (answers, describe) outranks episodes, which outrank rollups.
+EPISODE_PRIORITY = 10
+ROLLUP_PRIORITY = 0
+
+
+def segment_params(settings: Settings) -> SegmentParams:
+    return SegmentParams(
+        idle_gap_s=settings.idle_gap_s,
+        max_episode_s=settings.max_episode_s,
+        switch_debounce_s=settings.switch_debounce_s,
+        interruption_max_s=settings.interruption_max_s,
+    )
+
+
+# -- jobs to enqueue ------------------------------------------------------------
+
+
+def build_job(user_id: int, device_id: str) -> JobRequest:
+    return JobRequest(
+        task_name=BUILD_TASK,
+        queue="episodes",
+        args={"user_id": user_id, "device_id": device_id},
+        queueing_lock=f"build:{user_id}:{device_id}",
+        lock=f"episodes:{user_id}:{device_id}",
+        priority=EPISODE_PRIORITY,
+    )
+
+
+def rollup_day_job(user_id: int, day: date) -> JobRequest:
+    return JobRequest(
+        task_name=ROLLUP_DAY_TASK,
+        queue="rollups",
+        args={"user_id": user_id, "day": day.isoformat()},
+        queueing_lock=f"rollup:{user_id}:{day_key(day)}",
+        lock=f"digest:{user_id}:{day_key(day)}",
+        priority=ROLLUP_PRIORITY,
+    )
+
+
+def rollup_period_job(user_id: int, grain: str, key: str) -> JobRequest:
+    return JobRequest(
+        task_name=ROLLUP_PERIOD_TASK,
+        queue="rollups",
+        args={"user_id": user_id, "grain": grain, "key": key},
+        queueing_lock=f"rollup:{user_id}:{key}",
+        lock=f"digest:{user_id}:{key}",
+        priority=ROLLUP_PRIORITY,
+    )
+
+
+# -- L2: episodes ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class BuildResult:
+    episodes: int = 0
+    days: set[date] = field(default_factory=set)  # days whose episodes changed
+
+
+def build_device(
+    store: Store,
+    *,
+    user: UserContext,
+    device_id: str,
+    now: datetime,
+    settings: Settings,
+    days: Iterable[date] | None = None,
+) -> BuildResult:
+    """Close every episode of the device that a boundary (or time) has closed.
+
+    Days whose closed episodes can no longer stand (stale after a deletion, or a
+    record that arrived late) are rebuilt whole: the logical day is a boundary, so
+    no other day changes.
+    """
+    tz = zone(user.time_zone)
+    params = segment_params(settings)
+    todo = (
+        sorted(days)
+        if days is not None
+        else store.days_to_build(user_id=user.user_id, device_id=device_id)
+    )
+    result = BuildResult()
+    reopen = store.days_to_reopen(user_id=user.user_id, device_id=device_id, days=todo)
+    if reopen:
+        keys = sorted({key for day in reopen for key in scope_keys(day)})
+        store.reopen_days(user_id=user.user_id, device_id=device_id, days=reopen, digest_keys=keys)
+        result.days.update(reopen)
+    for day in todo:
+        start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
+        records = store.records_to_segment(
+            user_id=user.user_id,
+            device_id=device_id,
+            day=day,
+            ts_from=start - timedelta(days=1),
+            ts_to=end + timedelta(seconds=settings.idle_gap_s),
+        )
+        if not records:
+            continue
+        segments = segment_records(records, params=params, now=now.timestamp()).closed
+        if segments:
+            drafts = [draft_episode(s, device_id=device_id) for s in segments]
+            result.episodes += len(store.save_episodes(user_id=user.user_id, drafts=drafts))
+            result.days.add(day)
+    return result
+
+
+def build_and_enqueue(
+    store: Store, *, user: UserContext, device_id: str, now: datetime, settings: Settings
+) -> BuildResult:
+    """The `build_episodes` job: build, then ask for the rollups of the days it changed."""
+    result = build_device(store, user=user, device_id=device_id, now=now, settings=settings)
+    store.defer([rollup_day_job(user.user_id, day) for day in sorted(result.days)])
+    return result
+
+
+# -- L3/L4: digests and signals -------------------------------------------------------
+
+
+def rollup_day(
+    store: Store, *, user: UserContext, day: date, now: datetime, settings: Settings
+) -> int:
+    """Compute the day digest and the day's signals from its closed episodes."""
+    tz = zone(user.time_zone)
+    start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
+    live = store.period_metrics(user_id=user.user_id, day_from=day, day_to=day)
+    episodes, members = store.day_facts(user_id=user.user_id, day=day)
+    signals = detect_day_signals(
+        episodes, members, tz=tz, cut_hour=user.day_cut_hour, idle_gap_s=settings.idle_gap_s
+    )
+    metrics = _day_metrics(live)
+    metrics.update(signal_metrics(signals))
+    over = now >= end + timedelta(seconds=settings.idle_gap_s)
+    digest = DigestDraft(
+        grain="day",
+        scope_key=day_key(day),
+        period_start=start,
+        period_end=end,
+        metrics=metrics,
+        source_ids=list(live["episode_ids"]),
+        computed_through_ts=live["computed_through_ts"],
+        finalized=over and store.day_is_settled(user_id=user.user_id, day=day),
+    )
+    return store.save_day_rollup(user_id=user.user_id, digest=digest, day=day, signals=signals)
+
+
+def _day_metrics(live: dict[str, object]) -> dict[str, object]:
+    def iso(value: object) -> str | None:
+        return value.isoformat() if isinstance(value, datetime) else None
+
+    return {
+        "seconds_by_category": live["seconds_by_category"],
+        "seconds_by_app": live["seconds_by_app"],
+        "episode_count": live["episode_count"],
+        "active_seconds": live["active_seconds"],
+        "idle_seconds": live["idle_seconds"],
+        "switch_count": live["switch_count"],
+        "interruption_seconds": live["interruption_seconds"],
+        "top_titles": live["top_titles"],
+        "first_activity": iso(live["first_activity"]),
+        "last_activity": iso(live["last_activity"]),
+    }
+
+
+def rollup_period(
+    store: Store, *, user: UserContext, grain: str, key: str, now: datetime, settings: Settings
+) -> int:
+    """A week or month digest from its day digests (a month never from weeks)."""
+    tz = zone(user.time_zone)
+    first, last = period_days(grain, key)
+    start, _ = day_bounds(first, tz=tz, cut_hour=user.day_cut_hour)
+    _, end = day_bounds(last, tz=tz, cut_hour=user.day_cut_hour)
+    days = store.day_digests(user_id=user.user_id, day_from=first, day_to=last)
+    metrics = merge_day_metrics([d.metrics for d in days])
+    # The top titles of a period are not the sum of each day's top ten.
+    metrics["top_titles"] = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)[
+        "top_titles"
+    ]
+    complete = all(d.finalized for d in days) and len(days) == store.active_days(
+        user_id=user.user_id, day_from=first, day_to=last
+    )
+    last_activity = metrics.get("last_activity")
+    digest = DigestDraft(
+        grain=grain,
+        scope_key=key,
+        period_start=start,
+        period_end=end,
+        metrics=metrics,
+        source_ids=[d.digest_id for d in days],
+        computed_through_ts=datetime.fromisoformat(last_activity) if last_activity else None,
+        finalized=complete and now >= end + timedelta(seconds=settings.idle_gap_s),
+    )
+    return store.save_digest(user_id=user.user_id, digest=digest)
+
+
+def rollup_day_and_enqueue(
+    store: Store, *, user: UserContext, day: date, now: datetime, settings: Settings
+) -> int:
+    """The `rollup_day` job: the day digest, then its week and month."""
+    digest_id = rollup_day(store, user=user, day=day, now=now, settings=settings)
+    store.defer(
+        [
+            rollup_period_job(user.user_id, "week", week_key(day)),
+            rollup_period_job(user.user_id, "month", month_key(day)),
+        ]
+    )
+    return digest_id
+
+
+# -- sweeps and back-fill ------------------------------------------------------------------
+
+
+def pending_jobs(store: Store) -> list[JobRequest]:
+    """What the periodic sweep enqueues: builds for devices with unassigned records or
+    stale episodes, rollups for days whose digest is missing, old or unfinalized."""
+    builds = [build_job(user_id, device_id) for user_id, device_id in store.devices_with_work()]
+    rollups = [rollup_day_job(user_id, day) for user_id, day in store.rollups_due()]
+    return builds + rollups
+
+
+@dataclass(slots=True)
+class BackfillSummary:
+    days: int = 0
+    episodes: int = 0
+    day_digests: int = 0
+    period_digests: int = 0
+
+
+def backfill(
+    store: Store,
+    *,
+    now: datetime,
+    settings: Settings,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> BackfillSummary:
+    """Bring every layer up to date, newest day first (the days people ask about first)."""
+    summary = BackfillSummary()
+    work: dict[date, list[tuple[UserContext, str]]] = {}
+    users: dict[int, UserContext] = {}
+    for user_id, device_id in store.devices_with_work():
+        user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
+        if user is None:
+            continue
+        users[user_id] = user
+        for day in store.days_to_build(user_id=user_id, device_id=device_id):
+            work.setdefault(day, []).append((user, device_id))
+    due = {(user_id, day) for user_id, day in store.rollups_due()}
+    days = sorted(set(work) | {day for _, day in due}, reverse=True)
+    periods: set[tuple[int, str, str]] = set()
+    for index, day in enumerate(days):
+        rolled: set[int] = {user_id for user_id, due_day in due if due_day == day}
+        for user, device_id in work.get(day, []):
+            built = build_device(
+                store, user=user, device_id=device_id, now=now, settings=settings, days=[day]
+            )
+            summary.episodes += built.episodes
+            rolled.add(user.user_id)
+        for user_id in sorted(rolled):
+            user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
+            if user is None:
+                continue
+            users[user_id] = user
+            rollup_day(store, user=user, day=day, now=now, settings=settings)
+            summary.day_digests += 1
+            periods.add((user_id, "week", week_key(day)))
+            periods.add((user_id, "month", month_key(day)))
+        summary.days += 1
+        if progress:
+            progress(day.isoformat(), index + 1, len(days))
+    for user_id, grain, key in sorted(periods, key=lambda p: p[2], reverse=True):
+        rollup_period(store, user=users[user_id], grain=grain, key=key, now=now, settings=settings)
+        summary.period_digests += 1
+    return summary

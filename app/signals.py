@@ -1,0 +1,399 @@
+"""Behaviour signals of one logical day, detected from its episodes and their
+members' text. Pure functions; `app/pyramid.py` feeds and stores them.
+
+Each detector looks for concrete, observed events (a hard reset in a terminal
+title, failing test runs between edits, an entertainment break inside work),
+never a soft guess. Episode cues written by the LLM layer are read as text
+too, so the detectors get better when summaries exist and work without them.
+
+| kind | detected from | severity |
+|---|---|---|
+| forced_rollback | git reset --hard, revert, restore, checkout -- (titles, cues) | rollbacks |
+| rework | undo storms; error→retry loops; one file edited in ≥ 3 separate visits | events |
+| context_switch_storm | ≥ 120 app/site switches inside 60 minutes on a device | switches/hour |
+| focus_block | work/study episodes in a row, ≥ 45 active minutes | minutes |
+| distraction | entertainment breaks inside work/study episodes | minutes |
+| late_night | active time between 23:00 and the day's cut hour | minutes |
+| idle_gap | ≥ 30 minutes with no activity on any device, inside the day | minutes |
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+FOCUS = frozenset({"work", "study"})
+FOCUS_MIN_S = 45 * 60
+IDLE_GAP_SIGNAL_S = 30 * 60
+STORM_SWITCHES = 120
+STORM_WINDOW_S = 3_600
+FILE_VISITS = 3
+UNDO_STORM_MIN = 10
+LATE_NIGHT_FROM = time(23, 0)
+
+ROLLBACK = re.compile(
+    r"git\s+reset\s+(?:\S+\s+)*--hard|git\s+revert\b|git\s+restore\b|git\s+checkout\s+--(?:\s|$)"
+    r"|git\s+stash\s+drop|强制回滚|回滚提交",
+    re.IGNORECASE,
+)
+UNDO = re.compile(r"(?:undo|撤销|ctrl\s*\+\s*z|⌘\s*z)\s*[×x*]\s*(\d+)", re.IGNORECASE)
+FAILURE = re.compile(
+    r"\b\d+\s+failed\b|\bfailed\b|\berror\b|\bexception\b|traceback|编译失败|报错|错误|失败",
+    re.IGNORECASE,
+)
+SOURCE_FILE = re.compile(
+    r"([\w.-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|swift|md|sql|toml|ya?ml|json|css|html|vue))\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFacts:
+    """What the detectors know of an episode."""
+
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    category: str
+    active_s: float
+    interruption_s: float
+    interruptions: Sequence[dict[str, Any]] = ()
+    cues: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFacts:
+    """One member record: when, where and the text it showed."""
+
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    cluster: str
+    text: str  # window title, plus the description when there is one
+    is_idle: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SignalDraft:
+    kind: str
+    key: str
+    ts_start: datetime
+    ts_end: datetime
+    severity: float
+    metrics: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+def _runs(flags: Iterable[bool]) -> int:
+    """Number of runs of consecutive True values."""
+    return sum(1 for value, _ in itertools.groupby(flags) if value)
+
+
+def _by_episode(members: Sequence[MemberFacts]) -> dict[int, list[MemberFacts]]:
+    out: dict[int, list[MemberFacts]] = {}
+    for m in members:
+        out.setdefault(m.episode_id, []).append(m)
+    return out
+
+
+def _texts(episode: EpisodeFacts, members: Sequence[MemberFacts]) -> list[str]:
+    return [m.text for m in members] + list(episode.cues)
+
+
+def rollback_and_rework(
+    episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
+) -> list[SignalDraft]:
+    by_episode = _by_episode(members)
+    out: list[SignalDraft] = []
+    for ep in episodes:
+        own = by_episode.get(ep.episode_id, [])
+        texts = _texts(ep, own)
+        # A title that stays on screen for many frames is one rollback, not many.
+        rollbacks = _runs(bool(ROLLBACK.search(t)) for t in texts)
+        if rollbacks:
+            cues = sorted({m.group(0) for t in texts for m in [ROLLBACK.search(t)] if m})
+            out.append(
+                SignalDraft(
+                    "forced_rollback",
+                    f"episode:{ep.episode_id}",
+                    ep.ts_start,
+                    ep.ts_end,
+                    float(rollbacks),
+                    {"rollbacks": rollbacks},
+                    {"episode_ids": [ep.episode_id], "cues": cues[:5]},
+                )
+            )
+        undos = [int(m.group(1)) for t in texts for m in UNDO.finditer(t)]
+        if undos and max(undos) >= UNDO_STORM_MIN:
+            out.append(
+                SignalDraft(
+                    "rework",
+                    f"undo:{ep.episode_id}",
+                    ep.ts_start,
+                    ep.ts_end,
+                    float(max(undos)),
+                    {"pattern": "undo_storm", "undos": max(undos)},
+                    {"episode_ids": [ep.episode_id], "cues": [f"undo ×{max(undos)}"]},
+                )
+            )
+        failing = [bool(FAILURE.search(m.text)) for m in own if not m.is_idle]
+        failures = _runs(failing)
+        if failures >= 2:
+            out.append(
+                SignalDraft(
+                    "rework",
+                    f"retry:{ep.episode_id}",
+                    ep.ts_start,
+                    ep.ts_end,
+                    float(failures),
+                    {"pattern": "error_retry", "failures": failures},
+                    {
+                        "episode_ids": [ep.episode_id],
+                        "cues": sorted({m.text for m in own if FAILURE.search(m.text)})[:5],
+                    },
+                )
+            )
+    return out
+
+
+def repeated_files(
+    episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
+) -> list[SignalDraft]:
+    """One file edited in several separate visits (episode runs) on a device."""
+    by_episode = _by_episode(members)
+    out: list[SignalDraft] = []
+    for device, device_eps in itertools.groupby(
+        sorted(episodes, key=lambda e: (e.device_id, e.ts_start)), key=lambda e: e.device_id
+    ):
+        ordered = [e for e in device_eps]
+        files_of = {
+            e.episode_id: {
+                f for m in by_episode.get(e.episode_id, []) for f in SOURCE_FILE.findall(m.text)
+            }
+            for e in ordered
+            if e.category in FOCUS
+        }
+        for name in sorted(set().union(*files_of.values()) if files_of else set()):
+            flags = [name in files_of.get(e.episode_id, set()) for e in ordered]
+            visits = _runs(flags)
+            if visits >= FILE_VISITS:
+                ids = [e.episode_id for e, hit in zip(ordered, flags, strict=True) if hit]
+                hits = [e for e in ordered if e.episode_id in ids]
+                out.append(
+                    SignalDraft(
+                        "rework",
+                        f"file:{device}:{name}",
+                        hits[0].ts_start,
+                        hits[-1].ts_end,
+                        float(visits),
+                        {"pattern": "repeated_edit", "file": name, "visits": visits},
+                        {"episode_ids": ids, "cues": [name]},
+                    )
+                )
+    return out
+
+
+def switch_storms(members: Sequence[MemberFacts]) -> list[SignalDraft]:
+    out: list[SignalDraft] = []
+    ordered = sorted((m for m in members if not m.is_idle), key=lambda m: (m.device_id, m.ts_start))
+    for device, group in itertools.groupby(ordered, key=lambda m: m.device_id):
+        items = list(group)
+        switches = [b.ts_start for a, b in itertools.pairwise(items) if a.cluster != b.cluster]
+        storm_start: datetime | None = None
+        storm_end: datetime | None = None
+        peak = 0
+        left = 0
+        for right, ts in enumerate(switches):
+            while (ts - switches[left]).total_seconds() >= STORM_WINDOW_S:
+                left += 1
+            count = right - left + 1
+            if count >= STORM_SWITCHES:
+                if storm_start is None:
+                    storm_start = switches[left]
+                storm_end = ts
+                peak = max(peak, count)
+            elif (
+                storm_start is not None
+                and storm_end is not None
+                and ((ts - storm_end).total_seconds() >= STORM_WINDOW_S)
+            ):
+                out.append(_storm(device, storm_start, storm_end, peak, items))
+                storm_start = storm_end = None
+                peak = 0
+        if storm_start is not None and storm_end is not None:
+            out.append(_storm(device, storm_start, storm_end, peak, items))
+    return out
+
+
+def _storm(
+    device: str, start: datetime, end: datetime, peak: int, items: Sequence[MemberFacts]
+) -> SignalDraft:
+    ids = sorted({m.episode_id for m in items if start <= m.ts_start <= end})
+    return SignalDraft(
+        "context_switch_storm",
+        f"storm:{device}:{start.isoformat()}",
+        start,
+        end,
+        float(peak),
+        {"switches_per_hour": peak},
+        {"episode_ids": ids},
+    )
+
+
+def focus_and_distraction(
+    episodes: Sequence[EpisodeFacts], *, idle_gap_s: float
+) -> list[SignalDraft]:
+    out: list[SignalDraft] = []
+    ordered = sorted(episodes, key=lambda e: (e.device_id, e.ts_start))
+    for _, group in itertools.groupby(ordered, key=lambda e: e.device_id):
+        block: list[EpisodeFacts] = []
+        for ep in [*group, None]:
+            joins = (
+                ep is not None
+                and ep.category in FOCUS
+                and block
+                and (ep.ts_start - block[-1].ts_end).total_seconds() <= idle_gap_s
+            )
+            if joins:
+                block.append(ep)  # type: ignore[arg-type]
+                continue
+            focused = sum(e.active_s - e.interruption_s for e in block)
+            if block and focused >= FOCUS_MIN_S:
+                minutes = round(focused / 60, 1)
+                out.append(
+                    SignalDraft(
+                        "focus_block",
+                        f"focus:{block[0].episode_id}",
+                        block[0].ts_start,
+                        block[-1].ts_end,
+                        minutes,
+                        {"minutes": minutes, "episodes": len(block)},
+                        {"episode_ids": [e.episode_id for e in block]},
+                    )
+                )
+            block = [ep] if ep is not None and ep.category in FOCUS else []
+    broken = [e for e in episodes if e.category in FOCUS and e.interruption_s > 0]
+    if broken:
+        seconds = sum(e.interruption_s for e in broken)
+        count = sum(len(e.interruptions) for e in broken)
+        minutes = round(seconds / 60, 1)
+        out.append(
+            SignalDraft(
+                "distraction",
+                "day",
+                min(e.ts_start for e in broken),
+                max(e.ts_end for e in broken),
+                minutes,
+                {"minutes": minutes, "interruptions": count},
+                {
+                    "episode_ids": sorted(e.episode_id for e in broken),
+                    "cues": sorted(
+                        {str(i.get("app", "")) for e in broken for i in e.interruptions}
+                    )[:5],
+                },
+            )
+        )
+    return out
+
+
+def late_night(
+    episodes: Sequence[EpisodeFacts], *, tz: ZoneInfo, cut_hour: int
+) -> list[SignalDraft]:
+    """Active time between 23:00 and the cut hour of the next morning."""
+    seconds = 0.0
+    hits: list[EpisodeFacts] = []
+    for ep in episodes:
+        if ep.category == "system" or ep.active_s <= 0:
+            continue
+        day = (ep.ts_start.astimezone(tz) - timedelta(hours=cut_hour)).date()
+        window_start = datetime.combine(day, LATE_NIGHT_FROM, tz)
+        window_end = datetime.combine(day + timedelta(days=1), time(cut_hour), tz)
+        overlap = (min(ep.ts_end, window_end) - max(ep.ts_start, window_start)).total_seconds()
+        if overlap > 0:
+            span = (ep.ts_end - ep.ts_start).total_seconds() or 1.0
+            seconds += ep.active_s * min(1.0, overlap / span)
+            hits.append(ep)
+    if not hits:
+        return []
+    minutes = round(seconds / 60, 1)
+    return [
+        SignalDraft(
+            "late_night",
+            "day",
+            min(e.ts_start for e in hits),
+            max(e.ts_end for e in hits),
+            minutes,
+            {"minutes": minutes},
+            {"episode_ids": sorted(e.episode_id for e in hits)},
+        )
+    ]
+
+
+def idle_gaps(episodes: Sequence[EpisodeFacts]) -> list[SignalDraft]:
+    """Stretches of 30 minutes or more without activity on any device, inside the day."""
+    spans = sorted(
+        (e.ts_start, e.ts_end) for e in episodes if e.category != "system" and e.active_s > 0
+    )
+    out: list[SignalDraft] = []
+    if not spans:
+        return out
+    reach = spans[0][1]
+    for start, end in spans[1:]:
+        gap = (start - reach).total_seconds()
+        if gap >= IDLE_GAP_SIGNAL_S:
+            minutes = round(gap / 60, 1)
+            out.append(
+                SignalDraft(
+                    "idle_gap",
+                    f"gap:{reach.isoformat()}",
+                    reach,
+                    start,
+                    minutes,
+                    {"minutes": minutes},
+                    {"episode_ids": []},
+                )
+            )
+        reach = max(reach, end)
+    return out
+
+
+def detect_day_signals(
+    episodes: Sequence[EpisodeFacts],
+    members: Sequence[MemberFacts],
+    *,
+    tz: ZoneInfo,
+    cut_hour: int,
+    idle_gap_s: float,
+) -> list[SignalDraft]:
+    """Every signal of one logical day, in a stable order."""
+    signals = [
+        *rollback_and_rework(episodes, members),
+        *repeated_files(episodes, members),
+        *switch_storms(members),
+        *focus_and_distraction(episodes, idle_gap_s=idle_gap_s),
+        *late_night(episodes, tz=tz, cut_hour=cut_hour),
+        *idle_gaps(episodes),
+    ]
+    return sorted(signals, key=lambda s: (s.kind, s.ts_start, s.key))
+
+
+def signal_metrics(signals: Sequence[SignalDraft]) -> dict[str, Any]:
+    """The signal-derived numbers of a day digest."""
+
+    def minutes(kind: str) -> float:
+        return round(sum(s.severity for s in signals if s.kind == kind), 1)
+
+    counts: dict[str, int] = {}
+    for s in signals:
+        counts[s.kind] = counts.get(s.kind, 0) + 1
+    return {
+        "focus_minutes": minutes("focus_block"),
+        "distraction_minutes": minutes("distraction"),
+        "late_night_minutes": minutes("late_night"),
+        "signal_counts": dict(sorted(counts.items())),
+    }

@@ -1,0 +1,434 @@
+"""The pyramid without a model, on a real database: the golden day exactly, the
+sample month against its ground truth, invariants, idempotency, deletion."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from app.db.connection import connect, drop_database, ensure_database
+from app.ingest import RecordBatch, ingest_batch
+from app.pyramid import backfill, build_device, rollup_day
+from app.sample import SampleData, generate_sample
+from app.services import Services, open_services
+from app.store import UserContext
+from app.timeutil import month_key, period_days, week_key
+from tests.conftest import Api, make_api, url_for
+from tests.test_ingest_api import snapshot
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def load_golden(
+    services: Services,
+    golden: dict[str, Any],
+    *,
+    skip: set[str] = frozenset(),
+    until: datetime | None = None,
+) -> Api:
+    """Ingest the golden day (without `skip`, and only what had ended by `until`)."""
+    api = make_api(services, time_zone=golden["time_zone"])
+    for device_id, records in golden["records"].items():
+        kept = [
+            r
+            for r in records
+            if r["client_record_id"] not in skip
+            and (until is None or datetime.fromisoformat(r.get("ts_end", r["ts_start"])) <= until)
+        ]
+        if kept:
+            assert api.ingest(device_id, kept).status_code == 200
+    return api
+
+
+def episodes_by_first_record(conn: Any) -> dict[str, dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT e.*, array_agg(r.client_record_id ORDER BY r.ts_start, r.record_id) AS members "
+        "FROM episodes e JOIN records r ON r.user_id = e.user_id AND r.episode_id = e.episode_id "
+        "GROUP BY e.user_id, e.episode_id ORDER BY e.device_id, e.ts_start"
+    ).fetchall()
+    return {row["members"][0]: row for row in rows}
+
+
+def local(ts: datetime) -> str:
+    return ts.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M:%S")
+
+
+# -- the golden day -----------------------------------------------------------------------
+
+
+def test_golden_day_episode_boundaries_match_the_fixture(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    load_golden(services, golden_day)
+    backfill(services.store, now=NOW, settings=services.settings)
+    got = defaultdict(list)
+    for row in episodes_by_first_record(conn).values():
+        got[row["device_id"]].append(
+            {
+                "start": local(row["ts_start"]),
+                "end": local(row["ts_end"]),
+                "category": row["category"],
+                "records": row["members"],
+                "interruption_s": row["interruption_s"],
+            }
+        )
+    for device, expected in golden_day["expected_episodes"].items():
+        if device == "about":
+            continue
+        want = [
+            {
+                "start": e["start"],
+                "end": e["end"],
+                "category": e["category"],
+                "records": e["records"],
+                "interruption_s": e.get("interruption_s", 0),
+            }
+            for e in expected
+        ]
+        assert got[device] == want, device
+
+
+def test_golden_day_signals_and_metrics_match_the_fixture(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    load_golden(services, golden_day)
+    backfill(services.store, now=NOW, settings=services.settings)
+    first_record = {
+        row["episode_id"]: first for first, row in episodes_by_first_record(conn).items()
+    }
+    got = sorted(
+        (row["kind"], row["severity"], [first_record[i] for i in row["evidence"]["episode_ids"]])
+        for row in conn.execute("SELECT * FROM signals WHERE scope = '2003-03-12'")
+    )
+    want = sorted(
+        (s["kind"], s["severity"], s["episodes"]) for s in golden_day["expected_signals"]["signals"]
+    )
+    assert got == want
+    metrics = conn.execute(
+        "SELECT metrics FROM digests WHERE grain = 'day' AND scope_key = '2003-03-12'"
+    ).fetchone()["metrics"]
+    expected = {k: v for k, v in golden_day["expected_day_metrics"].items() if k != "why"}
+    assert {k: metrics[k] for k in expected} == expected
+    assert metrics["seconds_by_category"] == golden_day["expected_seconds"]["2003-03-12"]
+
+
+def test_golden_day_rollback_evidence_names_the_command(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    load_golden(services, golden_day)
+    backfill(services.store, now=NOW, settings=services.settings)
+    cues = sorted(
+        c
+        for row in conn.execute("SELECT evidence FROM signals WHERE kind = 'forced_rollback'")
+        for c in row["evidence"]["cues"]
+    )
+    assert cues == ["git reset --hard", "git revert"]
+
+
+# -- the sample month --------------------------------------------------------------------
+
+
+def ingest_sample(services: Services, data: SampleData) -> UserContext:
+    user = services.store.ensure_user(name="sample", time_zone=data.time_zone, day_cut_hour=4)
+    for device_id, kind, name in data.devices:
+        services.store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
+    for body in data.batches():
+        ingest_batch(
+            services.store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
+        )
+    return user
+
+
+@pytest.fixture
+def month(services: Services) -> tuple[SampleData, UserContext]:
+    data = generate_sample(start=date(2003, 3, 1), days=31, seed=5)
+    user = ingest_sample(services, data)
+    backfill(services.store, now=NOW, settings=services.settings)
+    return data, user
+
+
+def _truth(data: SampleData, first: date, last: date) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for (day, category), seconds in data.seconds.items():
+        if first <= day <= last:
+            out[category] += seconds
+    return dict(out)
+
+
+def _digest(conn: Any, grain: str, key: str) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT * FROM digests WHERE grain = %s AND scope_key = %s", [grain, key]
+    ).fetchone()
+    assert row is not None, (grain, key)
+    return dict(row)
+
+
+@pytest.mark.slow
+def test_sample_month_digests_equal_ground_truth_to_the_second(
+    month: tuple[SampleData, UserContext], conn: Any
+) -> None:
+    data, _ = month
+    for day in data.days:
+        digest = _digest(conn, "day", day.isoformat())
+        assert digest["finalized"]
+        assert digest["metrics"]["seconds_by_category"] == _truth(data, day, day), day
+    for key in sorted({week_key(d) for d in data.days} | {month_key(data.days[0])}):
+        grain = "week" if "W" in key else "month"
+        first, last = period_days(grain, key)
+        digest = _digest(conn, grain, key)
+        assert digest["metrics"]["seconds_by_category"] == _truth(data, first, last), key
+    assert _digest(conn, "month", "2003-03")["finalized"]
+
+
+@pytest.mark.slow
+def test_sample_month_has_at_most_80_episodes_per_day(
+    month: tuple[SampleData, UserContext], conn: Any
+) -> None:
+    counts = [
+        row["n"]
+        for row in conn.execute("SELECT day_local, count(*) AS n FROM episodes GROUP BY day_local")
+    ]
+    assert len(counts) == 31 and max(counts) <= 80 and min(counts) >= 5
+
+
+@pytest.mark.slow
+def test_invariants_hold_on_the_sample_month(
+    month: tuple[SampleData, UserContext], services: Services, conn: Any
+) -> None:
+    data, user = month
+    # Per day, episode durations add up to record durations.
+    rows = conn.execute("""
+        SELECT d.day_local, d.s AS records, e.s AS episodes FROM
+          (SELECT day_local, sum(duration_s) s FROM v_record_durations GROUP BY 1) d
+          FULL JOIN (SELECT day_local, sum(duration_s) s FROM episodes GROUP BY 1) e
+          USING (day_local)
+    """).fetchall()
+    assert rows and all(abs(r["records"] - r["episodes"]) < 1e-6 for r in rows)
+    # Every live record belongs to exactly one closed episode.
+    orphans = conn.execute(
+        "SELECT count(*) AS n FROM records r LEFT JOIN episodes e USING (user_id, episode_id) "
+        "WHERE r.deleted_at IS NULL AND (e.episode_id IS NULL OR NOT e.closed)"
+    ).fetchone()["n"]
+    assert orphans == 0
+    # Every digest number equals the same GROUP BY computed live over episodes.
+    checked = (
+        "seconds_by_category",
+        "seconds_by_app",
+        "episode_count",
+        "active_seconds",
+        "idle_seconds",
+        "switch_count",
+        "interruption_seconds",
+        "top_titles",
+    )
+    for grain, key in [("day", d.isoformat()) for d in data.days] + [
+        ("week", week_key(data.days[10])),
+        ("month", "2003-03"),
+    ]:
+        first, last = period_days(grain, key)
+        live = services.store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)
+        stored = _digest(conn, grain, key)["metrics"]
+        assert {k: stored[k] for k in checked} == {k: live[k] for k in checked}, key
+
+
+@pytest.mark.slow
+def test_running_everything_twice_changes_nothing(
+    month: tuple[SampleData, UserContext], services: Services, conn: Any
+) -> None:
+    before = snapshot(conn)
+    again = backfill(services.store, now=NOW, settings=services.settings)
+    assert again.episodes == 0
+    data, user = month
+    for day in data.days[:5]:
+        rollup_day(services.store, user=user, day=day, now=NOW, settings=services.settings)
+    assert snapshot(conn) == before
+
+
+# -- crashes, late records, deletion ----------------------------------------------------
+
+
+class CrashAfter:
+    """A store that fails after N saves: a worker killed between two transactions."""
+
+    def __init__(self, store: Any, saves: int) -> None:
+        self._store = store
+        self._left = saves
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def save_episodes(self, **kwargs: Any) -> list[int]:
+        if self._left == 0:
+            raise RuntimeError("killed")
+        self._left -= 1
+        return list(self._store.save_episodes(**kwargs))
+
+
+def _numbers(conn: Any) -> Any:
+    episodes = conn.execute(
+        "SELECT device_id, ts_start, ts_end, category, duration_s, frame_count FROM episodes "
+        "ORDER BY device_id, ts_start"
+    ).fetchall()
+    digests = conn.execute("SELECT grain, scope_key, metrics FROM digests ORDER BY 1, 2").fetchall()
+    signals = conn.execute(
+        "SELECT kind, scope, signal_key ~ '^(day|gap|file|storm)' AS stable, severity FROM signals "
+        "ORDER BY 1, 2, 4"
+    ).fetchall()
+    return episodes, digests, signals
+
+
+def test_a_build_killed_half_way_then_rerun_gives_the_same_numbers(
+    services: Services, admin_url: str, template_db: str, golden_day: dict[str, Any], conn: Any
+) -> None:
+    api = load_golden(services, golden_day)
+    crashing = CrashAfter(services.store, saves=1)
+    with pytest.raises(RuntimeError, match="killed"):
+        build_device(
+            crashing,
+            user=api.user,
+            device_id="laptop",
+            now=NOW,  # type: ignore[arg-type]
+            settings=services.settings,
+        )
+    assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0
+    backfill(services.store, now=NOW, settings=services.settings)
+    crashed = _numbers(conn)
+
+    # The same day built in one go, in a database of its own.
+    name = "tt_clean_run"
+    ensure_database(admin_url, database=name, template=template_db)
+    try:
+        url = url_for(admin_url, name)
+        settings = services.settings.model_copy(update={"database_url": url})
+        with open_services(settings, url=url, auto_migrate=False) as clean:
+            load_golden(clean, golden_day)
+            backfill(clean.store, now=NOW, settings=settings)
+            with connect(url, settings=settings, autocommit=True) as clean_conn:
+                assert _numbers(clean_conn) == crashed
+    finally:
+        drop_database(admin_url, database=name)
+
+
+def test_a_late_record_rebuilds_its_day(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    api = load_golden(services, golden_day, skip={"g12"})
+    backfill(services.store, now=NOW, settings=services.settings)
+    assert "g11" in episodes_by_first_record(conn)
+    late = next(r for r in golden_day["records"]["laptop"] if r["client_record_id"] == "g12")
+    assert api.ingest("laptop", [late]).json()["new"] == 1
+    backfill(services.store, now=NOW, settings=services.settings)
+    episodes = episodes_by_first_record(conn)
+    assert episodes["g11"]["members"] == ["g11", "g12", "g13"]
+    assert (
+        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
+        == 0
+    )
+
+
+def test_deleting_records_leaves_no_trace_in_any_layer(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    api = load_golden(services, golden_day)
+    backfill(services.store, now=NOW, settings=services.settings)
+    assert (
+        conn.execute("SELECT count(*) AS n FROM signals WHERE kind = 'forced_rollback'").fetchone()[
+            "n"
+        ]
+        == 2
+    )
+    g09 = conn.execute("SELECT record_id FROM records WHERE client_record_id = 'g09'").fetchone()
+    reply = api.client.request(
+        "DELETE", "/api/v1/records", json={"record_ids": [g09["record_id"]]}, headers=api.auth
+    )
+    assert reply.json() == {"deleted": 1}
+    assert conn.execute("SELECT count(*) AS n FROM episodes WHERE stale").fetchone()["n"] == 1
+    backfill(services.store, now=NOW, settings=services.settings)
+
+    def everything() -> str:
+        tables = [
+            r["relname"]
+            for r in conn.execute(
+                "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = 'public' AND c.relkind = 'r' "
+                "AND relname NOT LIKE 'procrastinate%'"
+            )
+        ]
+        return " ".join(str(row) for t in tables for row in conn.execute(f'SELECT * FROM "{t}"'))
+
+    dump = everything()
+    assert "reset --hard" not in dump and "HEAD~1" not in dump
+    assert conn.execute("SELECT count(*) AS n FROM episodes WHERE stale").fetchone()["n"] == 0
+    assert (
+        conn.execute("SELECT count(*) AS n FROM signals WHERE kind = 'forced_rollback'").fetchone()[
+            "n"
+        ]
+        == 1
+    )
+    # The hours are the truth minus the 60 s of the deleted record.
+    metrics = conn.execute("SELECT metrics FROM digests WHERE scope_key = '2003-03-12'").fetchone()[
+        "metrics"
+    ]
+    assert (
+        metrics["seconds_by_category"]["work"]
+        == golden_day["expected_seconds"]["2003-03-12"]["work"] - 60
+    )
+    assert not conn.execute("SELECT stale FROM digests WHERE scope_key = '2003-03-12'").fetchone()[
+        "stale"
+    ]
+
+
+def test_an_open_tail_stays_unassigned_until_time_closes_it(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    # "Now" is 12:03 local on the golden day; the devices sent what had ended by then.
+    now = datetime(2003, 3, 12, 4, 3, tzinfo=UTC)
+    api = load_golden(services, golden_day, until=now)
+    build_device(
+        services.store, user=api.user, device_id="laptop", now=now, settings=services.settings
+    )
+    # A, B, C are closed; D (11:00-12:00) may still grow: only 3 minutes have passed.
+    assert sorted(episodes_by_first_record(conn)) == ["g01", "g02", "g08"]
+    unassigned = [
+        r["client_record_id"]
+        for r in conn.execute(
+            "SELECT client_record_id FROM records WHERE episode_id IS NULL ORDER BY ts_start"
+        )
+    ]
+    assert unassigned == ["g11", "g12", "g13"]
+    later = now + timedelta(minutes=3)
+    build_device(
+        services.store, user=api.user, device_id="laptop", now=later, settings=services.settings
+    )
+    assert (
+        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
+        == 0
+    )
+    assert episodes_by_first_record(conn)["g11"]["members"] == ["g11", "g12", "g13"]
+
+
+def test_day_digest_is_not_final_while_the_day_is_open(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    now = datetime(2003, 3, 12, 12, 0, tzinfo=UTC)  # 20:00 local
+    api = load_golden(services, golden_day, until=now)
+    for device in ("laptop", "desktop", "phone"):
+        build_device(
+            services.store, user=api.user, device_id=device, now=now, settings=services.settings
+        )
+    rollup_day(
+        services.store, user=api.user, day=date(2003, 3, 12), now=now, settings=services.settings
+    )
+    digest = conn.execute("SELECT finalized, computed_through_ts FROM digests").fetchone()
+    assert digest["finalized"] is False
+    assert digest["computed_through_ts"] <= now
+    load_golden(services, golden_day)  # the rest of the day arrives (same user, same token name)
+    backfill(services.store, now=now + timedelta(days=2), settings=services.settings)
+    assert conn.execute("SELECT finalized FROM digests WHERE scope_key = '2003-03-12'").fetchone()[
+        "finalized"
+    ]

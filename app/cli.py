@@ -168,6 +168,35 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
     click.echo(f"device {device_id} {'added' if created else 'already registered'}")
 
 
+@main.command("backfill")
+@_edge
+def backfill_command() -> None:
+    """Bring every layer up to date, newest day first (after an import, say)."""
+    from datetime import UTC, datetime
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from app.pyramid import backfill
+    from app.services import open_services
+
+    settings = _settings()
+    started = datetime.now(UTC)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with open_services(settings) as services, Progress(*columns, console=console) as progress:
+        task = progress.add_task("days", total=None)
+
+        def on_day(day: str, done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done, description=f"day {day}")
+
+        summary = backfill(services.store, now=started, settings=settings, progress=on_day)
+    seconds = (datetime.now(UTC) - started).total_seconds()
+    console.print(
+        f"{summary.days} days, {summary.episodes:,} new episodes, "
+        f"{summary.day_digests} day digests, {summary.period_digests} week/month digests "
+        f"in {seconds:.1f} s"
+    )
+
+
 @main.command()
 @click.option(
     "--start",

@@ -1,4 +1,5 @@
-"""`timetrace demo`: a sample month through the real ingest path, then the answers.
+"""`timetrace demo`: a sample month through the real ingest path, the pyramid
+built from it without any model, and the answers it gives.
 
 It uses its own database (`timetrace_demo`) in the embedded server, rebuilt on
 every run, so it never touches your data.
@@ -8,40 +9,44 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
-from datetime import date, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import httpx
 from rich import box
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from app.auth import hash_token, new_token
 from app.categories import CATEGORIES, CATEGORY_LABELS_ZH
 from app.db.connection import drop_database, ensure_database
 from app.db.embedded import start_embedded
+from app.pyramid import BackfillSummary, backfill
 from app.sample import SampleData, generate_sample
 from app.server import serve_in_thread
 from app.services import Services, open_services
 from app.settings import Settings
+from app.store import UserContext
+from app.timeutil import month_key, week_key
 
 DEMO_DATABASE = "timetrace_demo"
+DEMO_USER = "demo"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DemoResult:
     records_sent: int
     counts: Counter[str]
     records_per_s: float
-    mismatches: list[str]
+    mismatches: list[str] = field(default_factory=list)
 
 
-def load_sample(
-    services: Services, data: SampleData, *, user_name: str = "demo"
-) -> tuple[Counter[str], float]:
+def load_sample(services: Services, data: SampleData) -> tuple[UserContext, Counter[str], float]:
     """Create the user, a token and the devices, then POST every batch over HTTP."""
     store = services.store
-    user = store.ensure_user(name=user_name, time_zone=data.time_zone, day_cut_hour=data.cut_hour)
+    user = store.ensure_user(name=DEMO_USER, time_zone=data.time_zone, day_cut_hour=data.cut_hour)
     token = new_token()
     store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="demo")
     for device_id, kind, name in data.devices:
@@ -58,50 +63,113 @@ def load_sample(
             reply = client.post("/api/v1/records", json=body)
             reply.raise_for_status()
             counts.update(reply.json())
-    return counts, time.perf_counter() - started
+    return user, counts, time.perf_counter() - started
 
 
-def compare_with_truth(
-    services: Services, data: SampleData, *, user_name: str = "demo"
-) -> tuple[dict[tuple[date, str], float], list[str]]:
-    user = services.store.get_user(name=user_name)
-    assert user is not None
+def check_against_truth(
+    services: Services, user: UserContext, data: SampleData
+) -> tuple[dict[date, dict[str, float]], list[str]]:
+    """Day digests' hours by category, and every cell (records layer, day digests,
+    month digest) that differs from the generator's truth."""
+    store = services.store
     days = data.days
-    live = services.store.day_category_seconds(
-        user_id=user.user_id, day_from=days[0], day_to=days[-1]
-    )
-    mismatches = [
-        f"{day} {category}: database {live.get((day, category), 0):.0f} s, "
-        f"truth {data.seconds.get((day, category), 0)} s"
-        for day in days
-        for category in CATEGORIES
-        if round(live.get((day, category), 0.0)) != data.seconds.get((day, category), 0)
-    ]
-    return live, mismatches
+    mismatches: list[str] = []
+    by_day: dict[date, dict[str, float]] = {}
+    records = store.day_category_seconds(user_id=user.user_id, day_from=days[0], day_to=days[-1])
+    for day in days:
+        digest = store.get_digest(user_id=user.user_id, grain="day", scope_key=day.isoformat())
+        by_day[day] = digest["metrics"]["seconds_by_category"] if digest else {}
+        for category in CATEGORIES:
+            truth = data.seconds.get((day, category), 0)
+            for layer, value in (
+                ("records", records.get((day, category), 0.0)),
+                ("day digest", by_day[day].get(category, 0.0)),
+            ):
+                if round(value) != truth:
+                    mismatches.append(f"{day} {category} {layer}: {value:.0f} s, truth {truth} s")
+    for key in sorted({month_key(d) for d in days}):
+        digest = store.get_digest(user_id=user.user_id, grain="month", scope_key=key)
+        got = digest["metrics"]["seconds_by_category"] if digest else {}
+        for category in CATEGORIES:
+            truth = sum(
+                s for (d, c), s in data.seconds.items() if c == category and month_key(d) == key
+            )
+            if round(got.get(category, 0.0)) != truth:
+                mismatches.append(
+                    f"{key} {category} month digest: {got.get(category, 0)}, truth {truth}"
+                )
+    return by_day, mismatches
 
 
-def _hours_table(data: SampleData, live: dict[tuple[date, str], float]) -> Table:
-    table = Table(
-        title="Hours per logical day and category (from the database)", box=box.SIMPLE_HEAD
-    )
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.2f}" if seconds else "·"
+
+
+def _hours_table(
+    data: SampleData, by_day: dict[date, dict[str, float]], month: dict[str, Any] | None
+) -> Table:
+    table = Table(title="Hours per logical day and category (day digests)", box=box.SIMPLE_HEAD)
     table.add_column("day", no_wrap=True)
     for category in CATEGORIES:
         table.add_column(
             f"{category}\n{CATEGORY_LABELS_ZH[category]}", justify="right", no_wrap=True
         )
     table.add_column("=truth", justify="center")
-    totals: Counter[str] = Counter()
     for day in data.days:
-        cells = []
-        ok = True
-        for category in CATEGORIES:
-            seconds = live.get((day, category), 0.0)
-            totals[category] += round(seconds)
-            ok &= round(seconds) == data.seconds.get((day, category), 0)
-            cells.append(f"{seconds / 3600:.2f}" if seconds else "·")
-        table.add_row(f"{day:%m-%d %a}", *cells, "✓" if ok else "✗")
-    table.add_section()
-    table.add_row("month", *(f"{totals[c] / 3600:.1f}" for c in CATEGORIES), "")
+        seconds = by_day.get(day, {})
+        ok = all(round(seconds.get(c, 0.0)) == data.seconds.get((day, c), 0) for c in CATEGORIES)
+        table.add_row(
+            f"{day:%m-%d %a}",
+            *(_hours(seconds.get(c, 0.0)) for c in CATEGORIES),
+            "✓" if ok else "✗",
+        )
+    if month:
+        table.add_section()
+        totals = month["metrics"]["seconds_by_category"]
+        table.add_row(
+            f"{month['scope_key']}",
+            *(f"{totals.get(c, 0) / 3600:.1f}" for c in CATEGORIES),
+            "month",
+        )
+    return table
+
+
+def _week_panel(console: Console, week: dict[str, Any]) -> None:
+    m = week["metrics"]
+    hours = ", ".join(
+        f"{c} {m['seconds_by_category'].get(c, 0) / 3600:.1f} h"
+        for c in CATEGORIES
+        if m["seconds_by_category"].get(c)
+    )
+    console.print(
+        f"\n[bold]Week {week['scope_key']}[/] (digest, {'final' if week['finalized'] else 'open'},"
+        f" from {len(week['source_ids'])} day digests)"
+    )
+    console.print(f"  {hours}")
+    console.print(
+        f"  {m['episode_count']} episodes · active {m['active_seconds'] / 3600:.1f} h · "
+        f"focus {m['focus_minutes']:.0f} min · distraction {m['distraction_minutes']:.0f} min · "
+        f"late night {m['late_night_minutes']:.0f} min · {m['switch_count']} switches"
+    )
+    for item in m["top_titles"][:5]:
+        console.print(f"  · {item['title']} — {item['seconds'] / 3600:.1f} h")
+
+
+def _signals_table(signals: list[dict[str, Any]]) -> Table:
+    table = Table(title="Detected signals", box=box.SIMPLE_HEAD)
+    table.add_column("kind")
+    table.add_column("count", justify="right")
+    table.add_column("example", overflow="fold")
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for s in signals:
+        by_kind.setdefault(s["kind"], []).append(s)
+    for kind, items in sorted(by_kind.items()):
+        first = max(items, key=lambda s: s["severity"])
+        cues = ", ".join(first["evidence"].get("cues", [])[:2])
+        detail = f"{first['day_local']} severity {first['severity']:g}" + (
+            f" — {cues}" if cues else ""
+        )
+        table.add_row(kind, str(len(items)), detail)
     return table
 
 
@@ -122,25 +190,54 @@ def run_demo(settings: Settings, *, start: date, days: int, console: Console) ->
         f"({data.time_zone}, day starts {data.cut_hour:02d}:00)"
     )
     with open_services(settings, url=url) as services:
-        counts, seconds = load_sample(services, data)
+        user, counts, seconds = load_sample(services, data)
         rate = len(data.records) / seconds if seconds else 0.0
         console.print(
             f"Ingested over HTTP in {seconds:.1f} s ({rate:,.0f} records/s): "
             f"new {counts['new']:,}, duplicate {counts['duplicate']:,}, "
-            f"excluded {counts['excluded']:,}, "
-            f"redacted (privacy rules) {counts['redacted']:,}"
+            f"excluded {counts['excluded']:,}, redacted (privacy rules) {counts['redacted']:,}"
         )
-        live, mismatches = compare_with_truth(services, data)
-    console.print(_hours_table(data, live))
-    if mismatches:
+        summary, build_s = _build(services, console)
+        episodes = services.store.episode_counts(user_id=user.user_id, day_from=start, day_to=end)
+        per_day = summary.episodes / max(len(episodes), 1)
         console.print(
-            f"[red]✗ {len(mismatches)} day/category cells differ from the ground truth:[/]"
+            f"Built the pyramid with no model in {build_s:.1f} s: {summary.episodes:,} episodes "
+            f"({per_day:.0f}/day, at most {max(episodes.values(), default=0)}), "
+            f"{summary.day_digests} day digests, {summary.period_digests} week/month digests"
         )
+        by_day, mismatches = check_against_truth(services, user, data)
+        month = services.store.get_digest(
+            user_id=user.user_id, grain="month", scope_key=month_key(start)
+        )
+        console.print(_hours_table(data, by_day, month))
+        week = services.store.get_digest(
+            user_id=user.user_id, grain="week", scope_key=week_key(start)
+        )
+        if week:
+            _week_panel(console, week)
+        signals = services.store.list_signals(user_id=user.user_id, day_from=start, day_to=end)
+        console.print(_signals_table(signals))
+    if mismatches:
+        console.print(f"[red]✗ {len(mismatches)} numbers differ from the ground truth:[/]")
         for line in mismatches[:20]:
             console.print(f"  {line}")
     else:
         console.print(
-            f"[green]✓ per-category hours equal the generator's ground truth to the second "
-            f"for all {len(data.days)} days[/]"
+            "[green]✓ per-category hours (records, day digests, month digest) equal the "
+            f"generator's ground truth to the second for all {len(data.days)} days[/]"
         )
     return DemoResult(len(data.records), counts, rate, mismatches)
+
+
+def _build(services: Services, console: Console) -> tuple[BackfillSummary, float]:
+    started = time.perf_counter()
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("building the pyramid", total=None)
+
+        def on_day(day: str, done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done, description=f"building {day}")
+
+        summary = backfill(
+            services.store, now=datetime.now(UTC), settings=services.settings, progress=on_day
+        )
+    return summary, time.perf_counter() - started

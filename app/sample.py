@@ -326,6 +326,8 @@ class _Planner:
         if interrupt and total > 1800:
             breaks = {self.rng.randrange(600, total - 600) for _ in range(self.rng.randint(1, 2))}
         plant_at = self.rng.randrange(300, total - 300) if rework and total > 900 else None
+        # A coding sitting works on one or two files, not on every file of the project.
+        files = self.rng.sample(CODE.titles, 2)
         t = start
         elapsed = 0
         while t < end:
@@ -350,7 +352,8 @@ class _Planner:
             else:
                 activity = self._pick(mix)
                 piece_end = min(t + timedelta(seconds=self._length()), end)
-                self._emit(device, day, t, piece_end, activity, self.rng.choice(activity.titles))
+                titles = files if activity is CODE else activity.titles
+                self._emit(device, day, t, piece_end, activity, self.rng.choice(titles))
                 t = piece_end
             elapsed = int((t - start).total_seconds())
 

@@ -164,19 +164,19 @@ def rollback_and_rework(
 def repeated_files(
     episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
 ) -> list[SignalDraft]:
-    """One file edited in several separate visits (episode runs) on a device."""
+    """One file edited in several separate visits on a device: a visit ends when other
+    work (a work/study episode without the file) comes between; breaks do not count."""
     by_episode = _by_episode(members)
     out: list[SignalDraft] = []
     for device, device_eps in itertools.groupby(
         sorted(episodes, key=lambda e: (e.device_id, e.ts_start)), key=lambda e: e.device_id
     ):
-        ordered = [e for e in device_eps]
+        ordered = [e for e in device_eps if e.category in FOCUS]
         files_of = {
             e.episode_id: {
                 f for m in by_episode.get(e.episode_id, []) for f in SOURCE_FILE.findall(m.text)
             }
             for e in ordered
-            if e.category in FOCUS
         }
         for name in sorted(set().union(*files_of.values()) if files_of else set()):
             flags = [name in files_of.get(e.episode_id, set()) for e in ordered]

@@ -293,3 +293,20 @@ GROUP BY e.user_id, e.day_local;
 
 -- name: get_user_by_id --
 SELECT user_id, name, time_zone, day_cut_hour FROM users WHERE user_id = %(user_id)s;
+
+-- name: get_digest --
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale
+FROM digests WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = %(scope_key)s;
+
+-- name: list_signals --
+SELECT signal_id, kind, scope, day_local, ts_start, ts_end, severity, metrics, evidence
+FROM signals
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
+  AND (%(kind)s::text IS NULL OR kind = %(kind)s::text) AND NOT stale
+ORDER BY ts_start, kind, signal_id;
+
+-- name: episode_counts_by_day --
+SELECT day_local, count(*) AS n FROM episodes
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
+GROUP BY day_local ORDER BY day_local;

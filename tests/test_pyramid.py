@@ -432,3 +432,29 @@ def test_day_digest_is_not_final_while_the_day_is_open(
     assert conn.execute("SELECT finalized FROM digests WHERE scope_key = '2003-03-12'").fetchone()[
         "finalized"
     ]
+
+
+@pytest.mark.slow
+def test_planted_rework_in_the_sample_month_is_detected_and_nothing_else(
+    month: tuple[SampleData, UserContext], conn: Any
+) -> None:
+    data, _ = month
+    kind_of = {
+        "forced_rollback": ("forced_rollback", None),
+        "undo_storm": ("rework", "undo_storm"),
+        "error_retry": ("rework", "error_retry"),
+    }
+    planted = {(p.day, *kind_of[p.kind]) for p in data.rework}
+    found = {
+        (r["day_local"], r["kind"], r["pattern"])
+        for r in conn.execute(
+            "SELECT day_local, kind, metrics->>'pattern' AS pattern FROM signals "
+            "WHERE kind = 'forced_rollback' OR metrics->>'pattern' IN ('undo_storm', 'error_retry')"
+        )
+    }
+    assert planted and found == planted
+    late = {
+        r["day_local"]
+        for r in conn.execute("SELECT day_local FROM signals WHERE kind = 'late_night'")
+    }
+    assert set(data.late_nights) <= late

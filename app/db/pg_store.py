@@ -284,6 +284,23 @@ class PostgresStore:
     def rollups_due(self) -> list[tuple[int, date]]:
         return [(r["user_id"], r["day_local"]) for r in self._all("rollups_due", {})]
 
+    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> dict[str, Any] | None:
+        return self._one("get_digest", {"user_id": user_id, "grain": grain, "scope_key": scope_key})
+
+    def list_signals(
+        self, *, user_id: int, day_from: date, day_to: date, kind: str | None = None
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "list_signals",
+            {"user_id": user_id, "day_from": day_from, "day_to": day_to, "kind": kind},
+        )
+
+    def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]:
+        rows = self._all(
+            "episode_counts_by_day", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
+        return {r["day_local"]: int(r["n"]) for r in rows}
+
     def get_user_by_id(self, *, user_id: int) -> UserContext | None:
         return _user(self._one("get_user_by_id", {"user_id": user_id}))
 

@@ -20,13 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.db.connection import connect  # noqa: E402
-from app.ingest import RecordBatch, ingest_batch  # noqa: E402
-from app.pyramid import backfill, segment_params  # noqa: E402
-from app.sample import generate_sample  # noqa: E402
-from app.segmenter import SegmentInput, segment_records  # noqa: E402
-from app.services import open_services  # noqa: E402
-from bench._common import bench_database  # noqa: E402
+from app.db.connection import connect
+from app.ingest import RecordBatch, ingest_batch
+from app.pyramid import backfill, segment_params
+from app.sample import SampleData, generate_sample
+from app.segmenter import SegmentInput, segment_records
+from app.services import open_services
+from app.settings import Settings
+from app.timeutil import logical_day, zone
+from bench._common import bench_database
 
 START = date(2001, 1, 1)
 
@@ -37,67 +39,75 @@ def main() -> None:
     parser.add_argument("--mean-record-s", type=int, default=4)
     args = parser.parse_args()
 
-    with bench_database("timetrace_bench_build") as (url, settings):
-        with open_services(settings, url=url, auto_migrate=False) as services:
-            store = services.store
-            user = store.ensure_user(name="bench", time_zone="Asia/Shanghai", day_cut_hour=4)
-            records = 0
-            segment_inputs = 0
-            segment_s = 0.0
-            ingest_started = time.perf_counter()
-            for month_start in range(0, args.days, 28):
-                chunk = generate_sample(
-                    start=START + timedelta(days=month_start),
-                    days=min(28, args.days - month_start),
-                    seed=month_start, mean_record_s=args.mean_record_s,
+    with (
+        bench_database("timetrace_bench_build") as (url, settings),
+        open_services(settings, url=url, auto_migrate=False) as services,
+    ):
+        store = services.store
+        user = store.ensure_user(name="bench", time_zone="Asia/Shanghai", day_cut_hour=4)
+        records = 0
+        segment_inputs = 0
+        segment_s = 0.0
+        ingest_started = time.perf_counter()
+        for month_start in range(0, args.days, 28):
+            chunk = generate_sample(
+                start=START + timedelta(days=month_start),
+                days=min(28, args.days - month_start),
+                seed=month_start,
+                mean_record_s=args.mean_record_s,
+            )
+            if month_start == 0:
+                for device_id, kind, name in chunk.devices:
+                    store.add_device(
+                        user_id=user.user_id, device_id=device_id, name=name, kind=kind
+                    )
+            # Client ids must stay unique across chunks.
+            for body in chunk.batches():
+                for rec in body["records"]:
+                    rec["client_record_id"] = f"{month_start}-{rec['client_record_id']}"
+                ingest_batch(
+                    store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
                 )
-                if month_start == 0:
-                    for device_id, kind, name in chunk.devices:
-                        store.add_device(user_id=user.user_id, device_id=device_id, name=name,
-                                         kind=kind)
-                # Client ids must stay unique across chunks.
-                for body in chunk.batches():
-                    for rec in body["records"]:
-                        rec["client_record_id"] = f"{month_start}-{rec['client_record_id']}"
-                    ingest_batch(store, user=user, batch=RecordBatch.model_validate(body),
-                                 rules=services.rules)
-                records += len(chunk.records)
-                segment_inputs, segment_s = _time_segmenter(chunk, segment_inputs, segment_s,
-                                                            settings=settings)
-                print(f"loaded {records:,} records", file=sys.stderr)
-            ingest_s = time.perf_counter() - ingest_started
-            with connect(url, settings=settings, autocommit=True) as conn:
-                conn.execute("VACUUM ANALYZE records")
+            records += len(chunk.records)
+            segment_inputs, segment_s = _time_segmenter(
+                chunk, segment_inputs, segment_s, settings=settings
+            )
+            print(f"loaded {records:,} records", file=sys.stderr)
+        ingest_s = time.perf_counter() - ingest_started
+        with connect(url, settings=settings, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE records")
 
-            started = time.perf_counter()
-            summary = backfill(store, now=datetime.now(UTC), settings=settings)
-            build_s = time.perf_counter() - started
-            counts = store.episode_counts(user_id=user.user_id, day_from=START,
-                                          day_to=START + timedelta(days=args.days))
+        started = time.perf_counter()
+        summary = backfill(store, now=datetime.now(UTC), settings=settings)
+        build_s = time.perf_counter() - started
+        counts = store.episode_counts(
+            user_id=user.user_id, day_from=START, day_to=START + timedelta(days=args.days)
+        )
     print(
         f"built {summary.episodes:,} episodes, {summary.day_digests} day digests and "
         f"{summary.period_digests} week/month digests in {build_s:.1f} s",
         file=sys.stderr,
     )
-    print(json.dumps({
-        "records": records,
-        "segment_records_per_s": round(segment_inputs / segment_s),
-        "year_build_s": round(build_s, 1),
-        "days": args.days,
-        "episodes": summary.episodes,
-        "episodes_per_day_max": max(counts.values()),
-        "build_records_per_s": round(records / build_s),
-        "load_records_per_s": round(records / ingest_s),
-    }))
+    print(
+        json.dumps(
+            {
+                "records": records,
+                "segment_records_per_s": round(segment_inputs / segment_s),
+                "year_build_s": round(build_s, 1),
+                "days": args.days,
+                "episodes": summary.episodes,
+                "episodes_per_day_max": max(counts.values()),
+                "build_records_per_s": round(records / build_s),
+                "load_records_per_s": round(records / ingest_s),
+            }
+        )
+    )
 
 
-def _time_segmenter(chunk: object, done: int, seconds: float, *, settings: object) -> tuple[int, float]:
+def _time_segmenter(
+    chunk: SampleData, done: int, seconds: float, *, settings: Settings
+) -> tuple[int, float]:
     """The pure segmenter over the chunk's laptop and desktop records (explicit ends)."""
-    from app.sample import SampleData
-    from app.settings import Settings
-    from app.timeutil import logical_day, zone
-
-    assert isinstance(chunk, SampleData) and isinstance(settings, Settings)
     params = segment_params(settings)
     tz = zone(chunk.time_zone)
     for device, recs in chunk.by_device().items():
@@ -105,10 +115,15 @@ def _time_segmenter(chunk: object, done: int, seconds: float, *, settings: objec
             continue
         inputs = [
             SegmentInput(
-                record_id=i, ts=r.ts_start.timestamp(),
+                record_id=i,
+                ts=r.ts_start.timestamp(),
                 duration=(r.ts_end - r.ts_start).total_seconds() if r.ts_end else 0.0,
-                app=r.app, title=r.window_title, domain=None, category=r.category,
-                is_idle=r.is_idle, day=logical_day(r.ts_start, tz=tz, cut_hour=4),
+                app=r.app,
+                title=r.window_title,
+                domain=None,
+                category=r.category,
+                is_idle=r.is_idle,
+                day=logical_day(r.ts_start, tz=tz, cut_hour=4),
             )
             for i, r in enumerate(recs)
         ]

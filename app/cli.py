@@ -176,6 +176,7 @@ def backfill_command() -> None:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from app.enrich import enrich
     from app.pyramid import backfill
     from app.services import open_services
 
@@ -189,12 +190,28 @@ def backfill_command() -> None:
             progress.update(task, total=total, completed=done, description=f"day {day}")
 
         summary = backfill(services.store, now=started, settings=settings, progress=on_day)
+        enriched = None
+        if services.models.chat_enabled or services.models.vision_enabled:
+            progress.update(task, description="model layer")
+            enriched = enrich(
+                services.store,
+                services.models,
+                settings=settings,
+                now=started,
+                progress=lambda text: progress.update(task, description=text),
+            )
     seconds = (datetime.now(UTC) - started).total_seconds()
     console.print(
         f"{summary.days} days, {summary.episodes:,} new episodes, "
         f"{summary.day_digests} day digests, {summary.period_digests} week/month digests "
         f"in {seconds:.1f} s"
     )
+    if enriched is not None:
+        console.print(
+            f"model layer: {enriched.summaries} summaries, {enriched.embeddings} embeddings, "
+            f"{enriched.narratives} narratives, {enriched.descriptions} frame descriptions"
+            + (" — the endpoint went away; the rest waits as pending" if enriched.waiting else "")
+        )
 
 
 @main.command()

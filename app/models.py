@@ -169,6 +169,7 @@ class Episode(EpisodeBase, table=True):
     user_id: int = _pk()
     episode_key: str = _text()
     cluster_key: str = _text(default="")
+    auto_title: str = _text(default="")
     closed: bool = Field(default=False, sa_type=Boolean, nullable=False)
     stale: bool = Field(default=False, sa_type=Boolean, nullable=False)
     summary_embedding: Any = Field(default=None, sa_type=Vector, nullable=True)

@@ -16,6 +16,7 @@ from app.categories import Rules, load_rules
 from app.db.connection import Connection, connect, database_url, open_pool
 from app.db.migrate import migrate
 from app.db.pg_store import PostgresStore
+from app.llm import ModelClient
 from app.settings import Settings
 
 
@@ -26,6 +27,7 @@ class Services:
     rules: Rules
     pool: ConnectionPool[Connection]
     url: str
+    models: ModelClient
 
 
 def migrate_url(url: str, *, settings: Settings) -> list[str]:
@@ -46,7 +48,12 @@ def open_services(
     pool = open_pool(url, settings=settings)
     try:
         yield Services(
-            settings=settings, store=PostgresStore(pool), rules=rules, pool=pool, url=url
+            settings=settings,
+            store=PostgresStore(pool),
+            rules=rules,
+            pool=pool,
+            url=url,
+            models=ModelClient(settings),
         )
     finally:
         pool.close()

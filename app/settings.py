@@ -50,14 +50,24 @@ class Settings(BaseSettings):
     rules_file: Path | None = None
 
     # Models (used from the LLM layer on). Any OpenAI-compatible endpoint.
+    # Unset base URLs switch a role off: TIMETRACE degrades to no-model mode for it.
     llm_base_url: str | None = None
     llm_api_key: SecretStr = SecretStr("")
     llm_model: str = "qwen3-8b"
     vision_base_url: str | None = None
-    vision_model: str | None = None
+    vision_api_key: SecretStr | None = None  # defaults to llm_api_key
+    vision_model: str = "qwen2.5-vl-7b-instruct"
     embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None  # defaults to llm_api_key
     embedding_model: str = "text-embedding-3-small"
     embedding_dim: Annotated[int, Field(ge=8, le=4_000)] = 384
+    llm_timeout_s: Annotated[float, Field(gt=0, le=600)] = 120
+    # After a failed call, the first wait before trying the endpoint again (it doubles).
+    llm_backoff_s: Annotated[float, Field(ge=0, le=600)] = 5
+    # One limit for every background model call in a process: one consumer GPU.
+    llm_concurrency: Annotated[int, Field(ge=1, le=64)] = 1
+    summary_input_tokens: Annotated[int, Field(ge=500, le=100_000)] = 10_000
+    screenshot_dir: Path | None = None  # relative screenshot_ref paths resolve here
 
     # Pyramid thresholds (DESIGN.md §3-§4).
     idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300

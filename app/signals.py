@@ -113,8 +113,12 @@ def rollback_and_rework(
     for ep in episodes:
         own = by_episode.get(ep.episode_id, [])
         texts = _texts(ep, own)
-        # A title that stays on screen for many frames is one rollback, not many.
-        rollbacks = _runs(bool(ROLLBACK.search(t)) for t in texts)
+        # A title that stays on screen for many frames is one rollback, not many; cues
+        # (from summaries) count only for what the frames themselves do not show.
+        rollbacks = max(
+            _runs(bool(ROLLBACK.search(m.text)) for m in own),
+            sum(1 for c in ep.cues if ROLLBACK.search(c)),
+        )
         if rollbacks:
             cues = sorted({m.group(0) for t in texts for m in [ROLLBACK.search(t)] if m})
             out.append(

@@ -87,6 +87,21 @@ class DayDigestRow:
     finalized: bool
 
 
+@dataclass(frozen=True, slots=True)
+class EpisodeForSummary:
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    day_local: date
+    primary_app: str
+    category: str
+    title: str
+    summary_status: str
+    members: list[dict[str, Any]]  # ts_start, app, window_title, domain, category, is_idle, ...
+    day_apps: list[str]  # every app of the user that day, for the grounding check
+
+
 class AccountStore(Protocol):
     def ensure_user(self, *, name: str, time_zone: str, day_cut_hour: int) -> UserContext: ...
     def get_user(self, *, name: str) -> UserContext | None: ...
@@ -183,5 +198,68 @@ class DigestStore(Protocol):
     def get_user_by_id(self, *, user_id: int) -> UserContext | None: ...
 
 
-class Store(AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, Protocol):
+class ModelStore(Protocol):
+    """What the model layer reads and writes."""
+
+    def episode_for_summary(self, *, user_id: int, episode_id: int) -> EpisodeForSummary | None: ...
+
+    def save_episode_summary(
+        self,
+        *,
+        user_id: int,
+        episode_id: int,
+        title: str,
+        summary: str | None,
+        tags: list[str],
+        cues: list[str],
+        status: str,
+        embedding: list[float] | None,
+        fts_text: str,
+    ) -> date | None:
+        """Store a summary if the episode is still pending; its day, or None."""
+        ...
+
+    def episode_text_for_embedding(self, *, user_id: int, episode_id: int) -> str | None: ...
+    def episode_day(self, *, user_id: int, episode_id: int) -> date | None: ...
+    def save_episode_embedding(
+        self, *, user_id: int, episode_id: int, embedding: list[float]
+    ) -> None: ...
+    def pending_summaries(self, *, limit: int) -> list[tuple[int, int]]: ...
+    def pending_embeddings(self, *, limit: int) -> list[tuple[int, int]]: ...
+    def pending_narratives(self, *, limit: int) -> list[tuple[int, str, str]]: ...
+    def pending_descriptions(self, *, limit: int) -> list[tuple[int, int]]: ...
+    def day_episode_summaries(self, *, user_id: int, day: date) -> list[dict[str, Any]]: ...
+    def child_narratives(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]: ...
+
+    def save_narrative(
+        self,
+        *,
+        user_id: int,
+        digest_id: int,
+        narrative: str | None,
+        status: str,
+        source_ids: list[int],
+        metrics: dict[str, Any],
+    ) -> bool:
+        """Store it if the digest is still pending and its metrics are the ones it
+        was written from."""
+        ...
+
+    def record_for_description(self, *, user_id: int, record_id: int) -> dict[str, Any] | None: ...
+
+    def save_record_analysis(
+        self,
+        *,
+        user_id: int,
+        record_id: int,
+        description: str | None,
+        category: str | None,
+        confidence: float | None,
+        cues: list[str],
+        model: str,
+        fts_text: str,
+    ) -> None: ...
+
+
+class Store(AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, ModelStore, Protocol):
     """Everything the domain needs from storage."""

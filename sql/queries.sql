@@ -151,11 +151,11 @@ ORDER BY x.ts_start, x.record_id;
 -- name: insert_episode --
 INSERT INTO episodes (
     user_id, episode_key, device_id, ts_start, ts_end, day_local, primary_app, cluster_key,
-    category, title, summary_status, interruptions, frame_count, duration_s, active_s,
+    category, title, auto_title, summary_status, interruptions, frame_count, duration_s, active_s,
     category_seconds, app_seconds, switch_count, interruption_s, boundary, closed, fts)
 VALUES (
     %(user_id)s, %(episode_key)s, %(device_id)s, %(ts_start)s, %(ts_end)s, %(day_local)s,
-    %(primary_app)s, %(cluster_key)s, %(category)s, %(title)s, %(summary_status)s,
+    %(primary_app)s, %(cluster_key)s, %(category)s, %(title)s, %(title)s, %(summary_status)s,
     %(interruptions)s, %(frame_count)s, %(duration_s)s, %(active_s)s, %(category_seconds)s,
     %(app_seconds)s, %(switch_count)s, %(interruption_s)s, %(boundary)s, true,
     to_tsvector('simple', %(fts_text)s))
@@ -196,8 +196,8 @@ SELECT
     (SELECT COALESCE(sum(switch_count), 0) FROM e)::bigint AS switch_count,
     (SELECT COALESCE(sum(interruption_s), 0) FROM e) AS interruption_seconds,
     (SELECT COALESCE(jsonb_agg(jsonb_build_object('title', title, 'seconds', s) ORDER BY s DESC, title), '[]')
-     FROM (SELECT title, sum(duration_s) AS s FROM e WHERE category <> 'system'
-           GROUP BY title ORDER BY s DESC, title LIMIT 10) t) AS top_titles,
+     FROM (SELECT auto_title AS title, sum(duration_s) AS s FROM e WHERE category <> 'system'
+           GROUP BY auto_title ORDER BY s DESC, auto_title LIMIT 10) t) AS top_titles,
     (SELECT min(ts_start) FROM e WHERE category <> 'system') AS first_activity,
     (SELECT max(ts_end) FROM e WHERE category <> 'system') AS last_activity,
     (SELECT max(ts_end) FROM e) AS computed_through_ts,
@@ -310,3 +310,110 @@ ORDER BY ts_start, kind, signal_id;
 SELECT day_local, count(*) AS n FROM episodes
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
 GROUP BY day_local ORDER BY day_local;
+
+-- ---------------------------------------------------------------------------
+-- The model layer: summaries, embeddings, narratives, frame descriptions
+
+-- name: episode_for_summary --
+SELECT episode_id, device_id, ts_start, ts_end, day_local, primary_app, category, title,
+       summary_status, frame_count, duration_s, interruptions
+FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND closed AND NOT stale;
+
+-- name: episode_members --
+-- Durations for the prompt only (the last member does not see its successor here).
+SELECT r.record_id, r.ts_start, r.app, r.window_title, r.domain, r.category, r.is_idle,
+       a.description,
+       timetrace_duration_s(r.ts_start, r.ts_end,
+           lead(r.ts_start) OVER (ORDER BY r.ts_start, r.record_id)) AS duration_s
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at IS NULL
+ORDER BY r.ts_start, r.record_id;
+
+-- name: day_apps --
+SELECT DISTINCT app FROM records
+WHERE user_id = %(user_id)s AND day_local = %(day)s AND deleted_at IS NULL AND app <> '';
+
+-- name: save_episode_summary --
+UPDATE episodes SET
+    title = %(title)s, summary = %(summary)s, tags = %(tags)s, cues = %(cues)s,
+    summary_status = %(status)s,
+    summary_embedding = %(embedding)s::vector,
+    fts = to_tsvector('simple', %(fts_text)s),
+    updated_at = now()
+WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'pending'
+RETURNING day_local;
+
+-- name: episode_day --
+SELECT day_local FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s;
+
+-- name: episode_for_embedding --
+SELECT title, summary FROM episodes
+WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'done'
+  AND summary_embedding IS NULL;
+
+-- name: save_episode_embedding --
+UPDATE episodes SET summary_embedding = %(embedding)s::vector
+WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_embedding IS NULL;
+
+-- name: pending_summaries --
+SELECT user_id, episode_id FROM episodes
+WHERE summary_status = 'pending' AND closed AND NOT stale
+ORDER BY ts_start DESC LIMIT %(limit)s;
+
+-- name: pending_embeddings --
+SELECT user_id, episode_id FROM episodes
+WHERE summary_status = 'done' AND summary_embedding IS NULL AND NOT stale
+ORDER BY ts_start DESC LIMIT %(limit)s;
+
+-- name: pending_narratives --
+-- Finalized digests whose narrative is still to write and whose sources are ready:
+-- every episode of a day summarised (or failed, or idle); every day of a week or
+-- month narrated.
+SELECT d.user_id, d.grain, d.scope_key FROM digests d
+WHERE d.finalized AND NOT d.stale AND d.narrative_status = 'pending'
+  AND CASE WHEN d.grain = 'day' THEN NOT EXISTS (
+          SELECT 1 FROM episodes e WHERE e.user_id = d.user_id
+            AND e.day_local = d.scope_key::date AND e.summary_status = 'pending' AND NOT e.stale)
+      ELSE NOT EXISTS (
+          SELECT 1 FROM digests c WHERE c.user_id = d.user_id AND c.grain = 'day'
+            AND c.digest_id IN (SELECT jsonb_array_elements_text(d.source_ids)::bigint)
+            AND c.narrative_status = 'pending')
+      END
+ORDER BY d.period_start DESC LIMIT %(limit)s;
+
+-- name: day_episode_summaries --
+SELECT episode_id, ts_start, ts_end, category, title, summary, cues, duration_s
+FROM episodes
+WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale AND category <> 'system'
+ORDER BY ts_start, episode_id;
+
+-- name: child_narratives --
+SELECT digest_id, scope_key, narrative, metrics FROM digests
+WHERE user_id = %(user_id)s AND digest_id IN (SELECT jsonb_array_elements_text(%(ids)s::jsonb)::bigint)
+ORDER BY scope_key;
+
+-- name: save_narrative --
+UPDATE digests SET narrative = %(narrative)s, narrative_status = %(status)s,
+       source_ids = CASE WHEN grain = 'day' THEN %(source_ids)s ELSE source_ids END
+WHERE user_id = %(user_id)s AND digest_id = %(digest_id)s AND narrative_status = 'pending'
+  AND metrics = %(metrics)s;
+
+-- name: record_for_description --
+SELECT r.record_id, r.app, r.window_title, r.url, r.screenshot_ref, r.screenshot_sha256
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.record_id = %(record_id)s AND r.deleted_at IS NULL
+  AND a.record_id IS NULL AND r.screenshot_ref IS NOT NULL;
+
+-- name: pending_descriptions --
+SELECT r.user_id, r.record_id FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.screenshot_ref IS NOT NULL AND r.deleted_at IS NULL AND a.record_id IS NULL
+ORDER BY r.ts_start DESC LIMIT %(limit)s;
+
+-- name: save_record_analysis --
+INSERT INTO record_analyses (user_id, record_id, description, category, confidence, cues, model, fts)
+VALUES (%(user_id)s, %(record_id)s, %(description)s, %(category)s, %(confidence)s, %(cues)s,
+        %(model)s, to_tsvector('simple', %(fts_text)s))
+ON CONFLICT (user_id, record_id) DO NOTHING;

@@ -98,3 +98,38 @@ def test_the_sweep_finds_work_a_lost_job_left_behind(
     ]
     assert services.store.defer(jobs) == 1
     assert services.store.defer(jobs) == 0  # one waiting job per device
+
+
+def test_the_worker_summarises_episodes_through_the_model_sweep(
+    services: Services, db_url: str, tmp_path: Path, golden_day: dict[str, Any], conn: Any
+) -> None:
+    from app.jobs.models import sweep_models
+    from tests.fake_openai import FakeOpenAI
+
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    for device_id, records in golden_day["records"].items():
+        api.ingest(device_id, records)
+    with FakeOpenAI() as fake:
+        env = {
+            "TIMETRACE_DATABASE_URL": db_url,
+            "TIMETRACE_DATA_DIR": str(tmp_path),
+            "TIMETRACE_LLM_BASE_URL": fake.url,
+            "TIMETRACE_EMBEDDING_BASE_URL": fake.url,
+        }
+        runner = CliRunner()
+        assert runner.invoke(main, ["worker", "--once"], env=env).exit_code == 0  # the pyramid
+        asyncio.run(_defer_task(db_url, services.settings, sweep_models))
+        result = runner.invoke(main, ["worker", "--once"], env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    statuses = {
+        r["summary_status"]: r["n"]
+        for r in conn.execute("SELECT summary_status, count(*) AS n FROM episodes GROUP BY 1")
+    }
+    assert statuses == {"done": 15, "idle": 3}  # E, Q, S: idle or locked
+    assert fake.calls["episode_summary"] == 15
+
+
+async def _defer_task(url: str, settings: Settings, task: Any) -> int:
+    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
+        async with jobs_app.open_async():
+            return int(await task.defer_async(timestamp=0))

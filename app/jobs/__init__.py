@@ -20,7 +20,7 @@ QUEUES = ("interactive", "episodes", "rollups", "maintenance")
 
 jobs_app = App(
     connector=PsycopgConnector(),
-    import_paths=["app.jobs.maintenance", "app.jobs.pyramid"],
+    import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.models"],
 )
 _services: Services | None = None
 
@@ -50,6 +50,7 @@ async def run_worker(
 ) -> None:
     """Run the worker until stopped (or, with wait=False, until the queues are empty)."""
     import app.jobs.maintenance
+    import app.jobs.models
     import app.jobs.pyramid  # noqa: F401  (registers the tasks)
 
     global _services

@@ -1,0 +1,87 @@
+"""Frame descriptions (L1) from screenshots, when a vision model is configured.
+
+Screenshots are read only from the screenshot directory (a `screenshot_ref`
+that points elsewhere, or at a URL, is never fetched: a capture client must not
+be able to make the server read arbitrary files or hosts).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+
+from app.llm import ModelClient, ModelOutputError
+from app.prompts import DESCRIBE_PROMPT, DESCRIBE_SCHEMA
+from app.settings import Settings
+from app.store import Store
+from app.text import fts_document
+
+MAX_IMAGE_BYTES = 8 * 1024 * 1024
+
+
+def screenshot_path(ref: str, *, settings: Settings) -> Path | None:
+    root = (settings.screenshot_dir or settings.data_dir / "screenshots").resolve()
+    if "://" in ref:
+        return None
+    path = (root / ref).resolve()
+    return path if path.is_relative_to(root) else None
+
+
+def describe_record(
+    store: Store, models: ModelClient, *, user_id: int, record_id: int, settings: Settings
+) -> str:
+    """Describe one record's screenshot; 'done', 'unavailable' or 'skipped'."""
+    record = store.record_for_description(user_id=user_id, record_id=record_id)
+    if record is None:
+        return "skipped"
+    path = screenshot_path(record["screenshot_ref"], settings=settings)
+    image = (
+        path.read_bytes()
+        if path and path.is_file() and path.stat().st_size <= MAX_IMAGE_BYTES
+        else None
+    )
+    if image is None:
+        store.save_record_analysis(
+            user_id=user_id,
+            record_id=record_id,
+            description=None,
+            category=None,
+            confidence=None,
+            cues=[],
+            model="unavailable:screenshot",
+            fts_text="",
+        )
+        return "unavailable"
+    mime = mimetypes.guess_type(path.name)[0] or "image/png"  # type: ignore[union-attr]
+    context = f"App: {record['app']}. Window title: {record['window_title']}."
+    try:
+        answer = models.describe_image(
+            image=image,
+            mime=mime,
+            prompt=f"{DESCRIBE_PROMPT}\n{context}",
+            schema=DESCRIBE_SCHEMA,
+            name="frame_description",
+        )
+    except ModelOutputError:
+        store.save_record_analysis(
+            user_id=user_id,
+            record_id=record_id,
+            description=None,
+            category=None,
+            confidence=None,
+            cues=[],
+            model="failed:" + settings.vision_model,
+            fts_text="",
+        )
+        return "failed"
+    store.save_record_analysis(
+        user_id=user_id,
+        record_id=record_id,
+        description=answer["description"],
+        category=answer["category"],
+        confidence=float(answer["confidence"]),
+        cues=list(answer["cues"]),
+        model=settings.vision_model,
+        fts_text=fts_document(answer["description"], " ".join(answer["cues"])),
+    )
+    return "done"

@@ -1,0 +1,99 @@
+"""Bringing the model layer up to date in one go (`timetrace backfill` and the
+benchmarks): frame descriptions, episode summaries, embeddings, the rollups
+that read the new cues, then narratives day → week → month. The worker does
+the same job by job (app/jobs/models.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from app import describe, narratives, pyramid, summaries
+from app.llm import ModelClient, ModelUnavailable
+from app.settings import Settings
+from app.store import Store
+from app.timeutil import month_key, week_key
+
+BATCH = 500
+
+
+@dataclass(slots=True)
+class EnrichSummary:
+    descriptions: int = 0
+    summaries: int = 0
+    embeddings: int = 0
+    narratives: int = 0
+    waiting: bool = False  # an endpoint went away: the rest stays pending
+
+
+def enrich(
+    store: Store,
+    models: ModelClient,
+    *,
+    settings: Settings,
+    now: datetime,
+    progress: Callable[[str], None] | None = None,
+) -> EnrichSummary:
+    done = EnrichSummary()
+    try:
+        if models.vision_enabled:
+            while batch := store.pending_descriptions(limit=BATCH):
+                for user_id, record_id in batch:
+                    describe.describe_record(
+                        store, models, user_id=user_id, record_id=record_id, settings=settings
+                    )
+                    done.descriptions += 1
+        if models.chat_enabled:
+            days: set[tuple[int, date]] = set()
+            seen: list[tuple[int, int]] = []
+            while (batch := store.pending_summaries(limit=BATCH)) and batch != seen:
+                seen = batch
+                for user_id, episode_id in batch:
+                    summaries.summarize_episode(
+                        store, models, user_id=user_id, episode_id=episode_id, settings=settings
+                    )
+                    day = store.episode_day(user_id=user_id, episode_id=episode_id)
+                    if day is not None:
+                        days.add((user_id, day))
+                    done.summaries += 1
+                    if progress and done.summaries % 50 == 0:
+                        progress(f"{done.summaries} episodes summarised")
+            _rollup_again(store, days, now=now, settings=settings)
+        if models.embeddings_enabled:
+            while batch := store.pending_embeddings(limit=BATCH):
+                for user_id, episode_id in batch:
+                    done.embeddings += summaries.embed_episode(
+                        store, models, user_id=user_id, episode_id=episode_id
+                    )
+        if models.chat_enabled:
+            # Days first: a week or month is ready only once its days are narrated.
+            while digests := store.pending_narratives(limit=BATCH):
+                for user_id, grain, key in digests:
+                    narratives.write_narrative(
+                        store, models, user_id=user_id, grain=grain, scope_key=key
+                    )
+                    done.narratives += 1
+    except ModelUnavailable:
+        done.waiting = True
+    return done
+
+
+def _rollup_again(
+    store: Store, days: set[tuple[int, date]], *, now: datetime, settings: Settings
+) -> None:
+    """Summaries bring cues: the days they belong to are rolled up again."""
+    periods: set[tuple[int, str, str]] = set()
+    for user_id, day in sorted(days):
+        user = store.get_user_by_id(user_id=user_id)
+        if user is None:
+            continue
+        pyramid.rollup_day(store, user=user, day=day, now=now, settings=settings)
+        periods |= {(user_id, "week", week_key(day)), (user_id, "month", month_key(day))}
+    for user_id, grain, key in sorted(periods):
+        user = store.get_user_by_id(user_id=user_id)
+        if user is not None:
+            pyramid.rollup_period(
+                store, user=user, grain=grain, key=key, now=now, settings=settings
+            )

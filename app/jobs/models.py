@@ -1,0 +1,134 @@
+"""Model tasks: episode summaries, embeddings, digest narratives, frame descriptions.
+
+Each item is its own job (one poisoned item never blocks the others). When the
+endpoint is down the first call opens the client's circuit breaker; the other
+jobs then leave their items `pending` without calling it, and the sweep below
+queues them again once the breaker has closed: backoff with a ceiling, never a
+tight loop against a dead server.
+"""
+
+from __future__ import annotations
+
+from procrastinate import RetryStrategy
+
+from app import describe, narratives, pyramid, summaries
+from app.jobs import current_services, jobs_app
+from app.store import JobRequest
+
+RETRY = RetryStrategy(max_attempts=5, exponential_wait=3)
+SWEEP_LIMIT = 500
+SUMMARY_PRIORITY = 5
+DESCRIBE_PRIORITY = 6
+
+
+def _job(task: str, args: dict[str, object], lock: str, priority: int = 0) -> JobRequest:
+    return JobRequest(
+        task_name=task, queue="models", args=args, queueing_lock=lock, priority=priority
+    )
+
+
+def model_jobs(*, chat: bool, embedding: bool, vision: bool) -> list[JobRequest]:
+    """Everything the model layer still owes, as jobs (for the roles that are up)."""
+    store = current_services().store
+    jobs: list[JobRequest] = []
+    if vision:
+        jobs += [
+            _job(
+                "describe_record",
+                {"user_id": u, "record_id": r},
+                f"describe:{u}:{r}",
+                DESCRIBE_PRIORITY,
+            )
+            for u, r in store.pending_descriptions(limit=SWEEP_LIMIT)
+        ]
+    if chat:
+        jobs += [
+            _job(
+                "summarize_episode",
+                {"user_id": u, "episode_id": e},
+                f"summary:{u}:{e}",
+                SUMMARY_PRIORITY,
+            )
+            for u, e in store.pending_summaries(limit=SWEEP_LIMIT)
+        ]
+        jobs += [
+            _job("write_narrative", {"user_id": u, "grain": g, "key": k}, f"narrative:{u}:{k}")
+            for u, g, k in store.pending_narratives(limit=SWEEP_LIMIT)
+        ]
+    if embedding:
+        jobs += [
+            _job("embed_episode", {"user_id": u, "episode_id": e}, f"embed:{u}:{e}")
+            for u, e in store.pending_embeddings(limit=SWEEP_LIMIT)
+        ]
+    return jobs
+
+
+@jobs_app.periodic(cron="*/2 * * * *")
+@jobs_app.task(name="sweep_models", queue="maintenance", queueing_lock="sweep_models")
+def sweep_models(timestamp: int) -> int:
+    services = current_services()
+    models = services.models
+    jobs = model_jobs(
+        chat=models.available("chat"),
+        embedding=models.available("embedding"),
+        vision=models.available("vision"),
+    )
+    return services.store.defer(jobs)
+
+
+def _waiting(role: str) -> bool:
+    """True when the role's breaker is open: leave the item pending for the sweep."""
+    return not current_services().models.available(role)
+
+
+@jobs_app.task(name="summarize_episode", queue="models", retry=RETRY)
+def summarize_episode(user_id: int, episode_id: int) -> str:
+    services = current_services()
+    if _waiting("chat"):
+        return "waiting"
+    outcome = summaries.summarize_episode(
+        services.store,
+        services.models,
+        user_id=user_id,
+        episode_id=episode_id,
+        settings=services.settings,
+    )
+    if outcome == "done":
+        day = services.store.episode_day(user_id=user_id, episode_id=episode_id)
+        if day is not None:  # cues may add evidence to the day's signals
+            services.store.defer([pyramid.rollup_day_job(user_id, day)])
+    return outcome
+
+
+@jobs_app.task(name="embed_episode", queue="models", retry=RETRY)
+def embed_episode(user_id: int, episode_id: int) -> bool:
+    services = current_services()
+    if _waiting("embedding"):
+        return False
+    return summaries.embed_episode(
+        services.store, services.models, user_id=user_id, episode_id=episode_id
+    )
+
+
+@jobs_app.task(name="write_narrative", queue="models", retry=RETRY)
+def write_narrative(user_id: int, grain: str, key: str) -> str:
+    services = current_services()
+    if _waiting("chat"):
+        return "waiting"
+    return narratives.write_narrative(
+        services.store, services.models, user_id=user_id, grain=grain, scope_key=key
+    )
+
+
+@jobs_app.task(name="describe_record", queue="models", retry=RETRY)
+def describe_record(user_id: int, record_id: int) -> str:
+    services = current_services()
+    if _waiting("vision"):
+        return "waiting"
+    return describe.describe_record(
+        services.store,
+        services.models,
+        user_id=user_id,
+        record_id=record_id,
+        settings=services.settings,
+    )

@@ -1,0 +1,115 @@
+"""Prompts and output schemas for every model call, in Chinese and English.
+
+The language follows the data: a text whose letters are mostly CJK gets the
+Chinese prompt and a Chinese answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from app.categories import CATEGORIES
+
+Language = Literal["zh", "en"]
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
+_LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
+
+TITLE_MAX = 40
+
+
+def language_of(text: str) -> Language:
+    """'zh' when at least a fifth of the letters are CJK characters."""
+    letters = len(_LETTER.findall(text))
+    return "zh" if letters and len(_CJK.findall(text)) / letters >= 0.2 else "en"
+
+
+SUMMARY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["title", "summary", "category", "tags", "cues"],
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 120},
+        "summary": {"type": "string", "minLength": 1, "maxLength": 2000},
+        "category": {"type": "string", "enum": list(CATEGORIES)},
+        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+        "cues": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
+    },
+}
+
+NARRATIVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["narrative"],
+    "properties": {"narrative": {"type": "string", "minLength": 1, "maxLength": 4000}},
+}
+
+DESCRIBE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["description", "category", "confidence", "cues"],
+    "properties": {
+        "description": {"type": "string", "minLength": 1, "maxLength": 2000},
+        "category": {"type": "string", "enum": list(CATEGORIES)},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "cues": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
+    },
+}
+
+_CATS = "|".join(CATEGORIES)
+
+SUMMARY_SYSTEM: dict[Language, str] = {
+    "en": (
+        "You summarise one sitting (an episode) of a person's screen activity, using only "
+        "what the activity log below shows. Reply with one JSON object:\n"
+        f"- title: at most {TITLE_MAX} characters, what they were doing "
+        '(e.g. "Debugging the payment callback timeout")\n'
+        "- summary: one paragraph of about 150 tokens\n"
+        f"- category: one of {_CATS}, the one most of the time belongs to\n"
+        "- tags: up to 8 short tags\n"
+        "- cues: literal evidence of rework copied from the log — git reset/revert/--hard, "
+        "repeated undo (Ctrl+Z ×N), the same file edited again and again, error→retry loops. "
+        "Empty when there is none.\n"
+        "Name only apps and sites that appear in the log. State no numbers of your own. "
+        "Write in English."
+    ),
+    "zh": (
+        "你在总结一个人屏幕活动中的一段连续时间（一个 episode），只依据下面的活动记录。"
+        "输出一个 JSON 对象：\n"
+        f"- title：不超过 {TITLE_MAX} 个字，概括在做什么（如「调试 支付回调超时」）\n"
+        "- summary：一段约 150 token 的文字\n"
+        f"- category：{_CATS} 之一，取时间占比最多的类别\n"
+        "- tags：最多 8 个简短标签\n"
+        "- cues：照抄记录中的返工/回滚线索——git reset/revert/--hard、连续撤销（Ctrl+Z×N）、"
+        "同一文件反复修改、报错→重试循环；没有就留空数组。\n"
+        "只提记录里出现过的应用和网站，不要自己编造数字。用中文写。"
+    ),
+}
+
+NARRATIVE_SYSTEM: dict[Language, str] = {
+    "en": (
+        "You write a short narrative (at most 300 tokens) of a person's {period} from the "
+        "summaries below. Tell what they did and how the time went. Every number you state "
+        "must be copied from the METRICS block exactly as written there (hours with one "
+        'decimal); do not compute new numbers. Reply with one JSON object: {{"narrative": '
+        '"..."}}. Write in English.'
+    ),
+    "zh": (
+        "根据下面的摘要，为这个人的{period}写一段简短叙述（不超过 300 token），讲清做了什么、"
+        "时间怎么花的。提到的每个数字都必须原样照抄 METRICS 中的写法（小时保留一位小数），"
+        '不要自己计算新数字。输出一个 JSON 对象：{{"narrative": "..."}}。用中文写。'
+    ),
+}
+
+PERIOD_NAMES: dict[Language, dict[str, str]] = {
+    "en": {"day": "day", "week": "week", "month": "month"},
+    "zh": {"day": "一天", "week": "一周", "month": "一个月"},
+}
+
+DESCRIBE_PROMPT = (
+    "Describe what this screenshot shows the person doing, in one or two sentences, in the "
+    "language of the text on screen. Transcribe literally any version-control command "
+    "(git reset, git revert, --hard), terminal command, error dialog or test failure "
+    "visible, and put those literal strings in cues. Reply with one JSON object: "
+    f"description, category (one of {_CATS}), confidence (0 to 1), cues."
+)

@@ -1,0 +1,264 @@
+"""A small OpenAI-compatible server on loopback with scripted, deterministic
+answers, so the real `openai` client code runs end to end in tests.
+
+    with FakeOpenAI(dim=384) as fake:
+        settings = Settings(llm_base_url=fake.url, embedding_base_url=fake.url, ...)
+        ...
+        fake.calls["episode_summary"]   # how many times each kind was asked for
+
+Chat answers depend only on the request: an episode summary is made from the
+activity log in the prompt (its first app and title, its literal rework cues),
+a narrative copies the numbers of the METRICS block, a frame description reads
+the window title. Embeddings are hashed bags of the shared tokenizer's tokens,
+with a few synonyms mapped together so paraphrases land close.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from app.signals import ROLLBACK, UNDO
+from app.text import estimate_tokens, tokenize
+
+SYNONYMS = {
+    "回滚": "rollback",
+    "撤销": "undo",
+    "revert": "rollback",
+    "reset": "rollback",
+    "rollback": "rollback",
+    "重置": "rollback",
+    "视频": "video",
+    "video": "video",
+    "bilibili": "video",
+    "youtube": "video",
+    "论文": "paper",
+    "paper": "paper",
+    "arxiv": "paper",
+    "会议": "meeting",
+    "meeting": "meeting",
+    "zoom": "meeting",
+    "测试": "test",
+    "pytest": "test",
+    "test": "test",
+    "失败": "failed",
+    "failed": "failed",
+}
+_FAILED = re.compile(r"\d+ failed")
+
+
+def fake_embedding(text: str, dim: int) -> list[float]:
+    vector = [0.0] * dim
+    for token in tokenize(text):
+        token = SYNONYMS.get(token, token)
+        digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
+        index = int.from_bytes(digest[:4], "little") % dim
+        vector[index] += 1.0 if digest[4] % 2 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
+
+
+def _text_of(messages: list[dict[str, Any]]) -> str:
+    parts = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            parts += [c.get("text", "") for c in content if isinstance(c, dict)]
+        elif content:
+            parts.append(str(content))
+    return "\n".join(parts)
+
+
+def summary_answer(prompt: str) -> dict[str, Any]:
+    log = prompt.split("ACTIVITY LOG", 1)[-1]
+    lines = [line for line in log.splitlines() if " — " in line]
+    category = re.search(r"Category by time: (\w+)", prompt)
+    first = lines[0].split(maxsplit=2)[2] if lines else "activity"
+    app, _, title = first.partition(" — ")
+    chinese = bool(re.search(r"[\u4e00-\u9fff]", log))
+    cues: list[str] = []
+    for line in lines:
+        for pattern in (ROLLBACK, UNDO, _FAILED):
+            match = pattern.search(line)
+            if match and match.group(0) not in cues:
+                cues.append(match.group(0))
+    title_text = (f"{app}：{title}" if chinese else f"{app}: {title}")[:40]
+    summary = (
+        f"在 {app} 里忙了 {len(lines)} 段：{title}。"
+        if chinese
+        else f"Worked in {app} across {len(lines)} screens: {title}."
+    )
+    return {
+        "title": title_text,
+        "summary": summary,
+        "category": category.group(1) if category else "work",
+        "tags": [app.lower()],
+        "cues": cues,
+    }
+
+
+def narrative_answer(prompt: str) -> dict[str, Any]:
+    hours = json.loads(re.search(r"hours by category: (\{.*\})", prompt).group(1))  # type: ignore[union-attr]
+    episodes = re.search(r"episodes: (\d+)", prompt).group(1)  # type: ignore[union-attr]
+    parts = [f"{category} {value} hours" for category, value in sorted(hours.items())]
+    return {
+        "narrative": f"The period had {episodes} episodes. Time went to " + ", ".join(parts) + "."
+    }
+
+
+def describe_answer(prompt: str) -> dict[str, Any]:
+    title = re.search(r"Window title: (.*)\.", prompt)
+    text = title.group(1) if title else "a screen"
+    cues = [m.group(0) for m in [ROLLBACK.search(text)] if m]
+    return {
+        "description": f"The screen shows {text}",
+        "category": "work",
+        "confidence": 0.9,
+        "cues": cues,
+    }
+
+
+class FakeOpenAI:
+    """Start with `with FakeOpenAI() as fake:`; `stop()` and `start()` take it away and back."""
+
+    def __init__(self, *, dim: int = 384) -> None:
+        self.dim = dim
+        self.calls: Counter[str] = Counter()
+        self.requests: list[dict[str, Any]] = []
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.tool_script: list[dict[str, Any]] = []
+        # Hooks: return a string to send as the answer's content instead of the scripted one.
+        self.override: Callable[[str, str], str | None] = lambda name, prompt: None
+        self.fail_with: int | None = None  # answer every request with this HTTP status
+        self.stop_after: int | None = None  # go away after this many chat calls
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        handler = self._handler()
+        ThreadingHTTPServer.allow_reuse_address = True
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self.port = self._server.server_address[1]
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def total_calls(self) -> int:
+        return sum(self.calls.values())
+
+    def _answer_chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        prompt = _text_of(body.get("messages", []))
+        fmt = body.get("response_format") or {}
+        name = (fmt.get("json_schema") or {}).get("name", "chat")
+        with self._lock:
+            self.calls[name] += 1
+            self.requests.append(body)
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if body.get("tools") and self.tool_script:
+            message["tool_calls"] = [self.tool_script.pop(0)]
+        else:
+            content = self.override(name, prompt)
+            if content is None:
+                answer = {
+                    "episode_summary": summary_answer,
+                    "digest_narrative": narrative_answer,
+                    "frame_description": describe_answer,
+                }.get(name, lambda p: {"answer": "ok"})
+                content = json.dumps(answer(prompt), ensure_ascii=False)
+            message["content"] = content
+        usage = {
+            "prompt_tokens": estimate_tokens(prompt),
+            "completion_tokens": estimate_tokens(message["content"] or ""),
+        }
+        with self._lock:
+            self.prompt_tokens += usage["prompt_tokens"]
+            self.completion_tokens += usage["completion_tokens"]
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                }
+            ],
+            "usage": {**usage, "total_tokens": sum(usage.values())},
+        }
+
+    def _answer_embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        with self._lock:
+            self.calls["embeddings"] += 1
+        return {
+            "object": "list",
+            "model": body.get("model", "fake"),
+            "data": [
+                {"object": "embedding", "index": i, "embedding": fake_embedding(t, self.dim)}
+                for i, t in enumerate(texts)
+            ],
+            "usage": {
+                "prompt_tokens": sum(estimate_tokens(t) for t in texts),
+                "total_tokens": sum(estimate_tokens(t) for t in texts),
+            },
+        }
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                if fake.fail_with:
+                    self._send(fake.fail_with, {"error": {"message": "scripted failure"}})
+                    return
+                if self.path.endswith("/chat/completions"):
+                    reply = fake._answer_chat(body)
+                    self._send(200, reply)
+                    chat_calls = fake.total_calls() - fake.calls["embeddings"]
+                    if fake.stop_after is not None and chat_calls >= fake.stop_after:
+                        fake.stop_after = None
+                        threading.Thread(target=fake.stop, daemon=True).start()
+                elif self.path.endswith("/embeddings"):
+                    self._send(200, fake._answer_embeddings(body))
+                else:
+                    self._send(404, {"error": {"message": "no such route"}})
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload, ensure_ascii=False).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

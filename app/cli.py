@@ -214,6 +214,65 @@ def backfill_command() -> None:
         )
 
 
+@main.command("tool", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("name", required=False)
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--list", "show_list", is_flag=True, help="List the tools and their arguments.")
+@click.pass_context
+@_edge
+def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list: bool) -> None:
+    """Run a tool and print its JSON: timetrace tool query_stats --period this_month."""
+    import json
+    from datetime import UTC, datetime
+
+    from app.services import open_services
+    from app.tools import ToolContext, dispatch, list_tools
+    from app.tools.registry import to_json
+
+    if show_list or not name:
+        for spec in list_tools():
+            args = ", ".join(spec["input_schema"].get("properties", {}))
+            click.echo(f"{spec['name']:<16} tier {spec['tier']:<5} {args}")
+        return
+    arguments = _parse_tool_args(ctx.args)
+    settings = _settings()
+    with open_services(settings) as services:
+        user = services.store.get_user(name=user_name)
+        if user is None:
+            raise click.ClickException(f"no user {user_name!r}")
+        context = ToolContext(
+            store=services.store,
+            models=services.models,
+            settings=settings,
+            user=user,
+            now=datetime.now(UTC),
+        )
+        result = dispatch(context, name, arguments)
+    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
+    if "error" in result:
+        raise SystemExit(1)
+
+
+def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
+    """--key value pairs; values are JSON when they parse as JSON (numbers, true), else text."""
+    import json
+
+    out: dict[str, Any] = {}
+    items = iter(extra)
+    for item in items:
+        if not item.startswith("--"):
+            raise click.UsageError(f"expected --key value, got {item!r}")
+        key = item[2:].replace("-", "_")
+        value = next(items, None)
+        if value is None:
+            raise click.UsageError(f"--{key} needs a value")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
 @main.command()
 @click.option(
     "--start",

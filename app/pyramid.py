@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from app.episodes import draft_episode
 from app.metrics import merge_day_metrics
@@ -155,7 +156,7 @@ def rollup_day(
     signals = detect_day_signals(
         episodes, members, tz=tz, cut_hour=user.day_cut_hour, idle_gap_s=settings.idle_gap_s
     )
-    metrics = _day_metrics(live)
+    metrics = digest_metrics(live)
     metrics.update(signal_metrics(signals))
     over = now >= end + timedelta(seconds=settings.idle_gap_s)
     digest = DigestDraft(
@@ -171,7 +172,9 @@ def rollup_day(
     return store.save_day_rollup(user_id=user.user_id, digest=digest, day=day, signals=signals)
 
 
-def _day_metrics(live: dict[str, object]) -> dict[str, object]:
+def digest_metrics(live: dict[str, Any]) -> dict[str, Any]:
+    """The stored form of `period_metrics` (instants as ISO strings)."""
+
     def iso(value: object) -> str | None:
         return value.isoformat() if isinstance(value, datetime) else None
 

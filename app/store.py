@@ -261,5 +261,80 @@ class ModelStore(Protocol):
     ) -> None: ...
 
 
-class Store(AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, ModelStore, Protocol):
+class ToolStore(Protocol):
+    """What the query-time tools read (and the one write, re-labelling)."""
+
+    def final_digests_overlapping(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime
+    ) -> list[dict[str, Any]]: ...
+
+    def open_tail_metrics(
+        self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
+    ) -> list[dict[str, Any]]: ...
+
+    def period_signal_counts(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> dict[str, int]: ...
+    def latest_records(
+        self, *, user_id: int, now: datetime, limit: int
+    ) -> list[dict[str, Any]]: ...
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> dict[str, Any] | None: ...
+
+    def open_sitting(
+        self, *, user_id: int, device_id: str, now: datetime
+    ) -> dict[str, Any] | None: ...
+
+    def list_episodes(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        category: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]: ...
+
+    def search_episodes(
+        self,
+        *,
+        user_id: int,
+        tsquery: str | None,
+        embedding: list[float] | None,
+        day_from: date | None,
+        day_to: date | None,
+        category: str | None,
+        k: int,
+        candidates: int,
+    ) -> list[dict[str, Any]]: ...
+
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]: ...
+
+    def raw_records(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        device_id: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]: ...
+
+    def relabel(
+        self,
+        *,
+        user_id: int,
+        target_kind: str,
+        target_id: int,
+        category: str,
+        actor: str,
+        note: str,
+    ) -> tuple[int, list[tuple[str, date]]] | None:
+        """Re-label a record or an episode's records, audited; mark the episodes built
+        from them stale. Returns the label id and the (device, day) pairs to rebuild."""
+        ...
+
+
+class Store(
+    AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, ModelStore, ToolStore, Protocol
+):
     """Everything the domain needs from storage."""

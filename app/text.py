@@ -94,13 +94,26 @@ def fts_document(*parts: str | None) -> str:
     return " ".join(token for part in parts for token in tokenize(part))
 
 
-def fts_query(text: str) -> str | None:
-    """A `to_tsquery('simple', …)` expression matching every token of `text`, or None."""
-    tokens = list(dict.fromkeys(tokenize(text)))
-    if not tokens:
-        return None
+def _quote(token: str) -> str:
     # Tokens hold only letters and digits (and '.' for domains): quoting makes them literal.
-    return " & ".join("'" + token.replace("'", "''") + "'" for token in tokens)
+    return "'" + token.replace("'", "''") + "'"
+
+
+def fts_query(text: str) -> str | None:
+    """A `to_tsquery('simple', …)` expression for a search box, or None when empty.
+
+    Each whitespace-separated term must match whole (all its tokens: the bigrams
+    of a Chinese word, the words of a URL); any term may match, and ranking puts
+    documents matching more terms first.
+    """
+    groups: list[str] = []
+    for term in text.split():
+        tokens = list(dict.fromkeys(tokenize(term)))
+        if tokens:
+            group = " & ".join(_quote(t) for t in tokens)
+            groups.append(f"({group})" if len(tokens) > 1 else group)
+    groups = list(dict.fromkeys(groups))
+    return " | ".join(groups) if groups else None
 
 
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")

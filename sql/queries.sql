@@ -417,3 +417,159 @@ INSERT INTO record_analyses (user_id, record_id, description, category, confiden
 VALUES (%(user_id)s, %(record_id)s, %(description)s, %(category)s, %(confidence)s, %(cues)s,
         %(model)s, to_tsvector('simple', %(fts_text)s))
 ON CONFLICT (user_id, record_id) DO NOTHING;
+
+-- ---------------------------------------------------------------------------
+-- Tools (query time)
+
+-- name: final_digests_overlapping --
+SELECT grain, scope_key, metrics, computed_through_ts FROM digests
+WHERE user_id = %(user_id)s AND finalized AND NOT stale
+  AND period_start < %(ts_to)s AND period_end > %(ts_from)s;
+
+-- name: open_tail_metrics --
+-- Records not yet in a closed episode (the open tail), by the duration rule.
+WITH r AS (
+    SELECT r.category, r.app, r.is_idle, r.episode_id, r.day_local, r.ts_start,
+           timetrace_duration_s(r.ts_start, r.ts_end,
+               lead(r.ts_start) OVER (PARTITION BY r.device_id ORDER BY r.ts_start, r.record_id)) AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT category, app, is_idle, sum(d) AS seconds, max(ts_start) AS last_ts
+FROM r WHERE episode_id IS NULL AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY category, app, is_idle;
+
+-- name: period_signal_counts --
+SELECT kind, count(*) AS n FROM signals
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
+GROUP BY kind ORDER BY kind;
+
+-- name: latest_records --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND r.ts_start <= %(now)s
+ORDER BY r.ts_start DESC, r.record_id DESC LIMIT %(limit)s;
+
+-- name: last_closed_episode --
+SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s
+FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
+ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
+
+-- name: open_sitting --
+-- What the device has done since its last closed episode (no episode yet).
+SELECT min(ts_start) AS since, count(*) AS records,
+       (SELECT app FROM records x WHERE x.user_id = %(user_id)s AND x.device_id = %(device_id)s
+          AND x.episode_id IS NULL AND x.deleted_at IS NULL AND x.ts_start <= %(now)s
+        GROUP BY app ORDER BY count(*) DESC, app LIMIT 1) AS main_app
+FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
+  AND deleted_at IS NULL AND ts_start <= %(now)s;
+
+-- name: list_episodes --
+SELECT episode_id, device_id, ts_start, ts_end, day_local, category, title, summary, duration_s,
+       active_s, interruption_s, summary_status
+FROM episodes
+WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
+  AND (%(category)s::text IS NULL OR category = %(category)s::text)
+ORDER BY ts_start DESC, episode_id DESC LIMIT %(limit)s;
+
+-- name: search_episodes --
+-- Hybrid search: pgvector cosine and tsvector ranks, each capped, fused with
+-- Reciprocal Rank Fusion (k = 60). With no query vector only the text side runs.
+WITH filtered AS (
+    SELECT episode_id FROM episodes
+    WHERE user_id = %(user_id)s AND NOT stale
+      AND (%(day_from)s::date IS NULL OR day_local >= %(day_from)s::date)
+      AND (%(day_to)s::date IS NULL OR day_local <= %(day_to)s::date)
+      AND (%(category)s::text IS NULL OR category = %(category)s::text)
+), semantic AS (
+    SELECT e.episode_id, row_number() OVER (ORDER BY e.summary_embedding <=> %(embedding)s::vector) AS rank
+    FROM episodes e
+    WHERE %(embedding)s::vector IS NOT NULL AND e.user_id = %(user_id)s AND NOT e.stale
+      AND e.summary_embedding IS NOT NULL
+      AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
+      AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
+      AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+    ORDER BY e.summary_embedding <=> %(embedding)s::vector
+    LIMIT %(candidates)s
+), lexical AS (
+    SELECT e.episode_id,
+           row_number() OVER (ORDER BY ts_rank_cd(e.fts, q) DESC, e.ts_start DESC) AS rank
+    FROM episodes e, to_tsquery('simple', %(tsquery)s) AS q
+    WHERE %(tsquery)s::text IS NOT NULL AND e.user_id = %(user_id)s AND e.fts @@ q
+      AND e.episode_id IN (SELECT episode_id FROM filtered)
+    ORDER BY ts_rank_cd(e.fts, q) DESC, e.ts_start DESC
+    LIMIT %(candidates)s
+), fused AS (
+    SELECT COALESCE(s.episode_id, l.episode_id) AS episode_id,
+           COALESCE(1.0 / (60 + s.rank), 0) + COALESCE(1.0 / (60 + l.rank), 0) AS score,
+           s.rank AS semantic_rank, l.rank AS lexical_rank
+    FROM semantic s FULL OUTER JOIN lexical l ON l.episode_id = s.episode_id
+)
+SELECT f.score, f.semantic_rank, f.lexical_rank, e.episode_id, e.device_id, e.ts_start, e.ts_end,
+       e.day_local, e.category, e.title, e.summary, e.duration_s
+FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
+ORDER BY f.score DESC, e.ts_start DESC
+LIMIT %(k)s;
+
+-- name: episode_neighbors --
+-- The episode before and after each given one, on the same device.
+SELECT g.episode_id AS of_id, n.side, n.episode_id, n.device_id, n.ts_start, n.ts_end,
+       n.category, n.title, n.duration_s
+FROM episodes g
+CROSS JOIN LATERAL (
+    (SELECT 'before' AS side, p.* FROM episodes p
+     WHERE p.user_id = g.user_id AND p.device_id = g.device_id AND NOT p.stale
+       AND p.ts_start < g.ts_start ORDER BY p.ts_start DESC LIMIT 1)
+    UNION ALL
+    (SELECT 'after' AS side, x.* FROM episodes x
+     WHERE x.user_id = g.user_id AND x.device_id = g.device_id AND NOT x.stale
+       AND x.ts_start > g.ts_start ORDER BY x.ts_start LIMIT 1)
+) n
+WHERE g.user_id = %(user_id)s AND g.episode_id = ANY(%(ids)s);
+
+-- name: raw_records --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+  AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+  AND (%(device_id)s::text IS NULL OR r.device_id = %(device_id)s::text)
+ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
+
+-- name: relabel_record --
+WITH old AS (
+    SELECT record_id, category FROM records
+    WHERE user_id = %(user_id)s AND record_id = %(record_id)s AND deleted_at IS NULL
+), upd AS (
+    UPDATE records r SET category = %(category)s, category_source = 'label'
+    FROM old WHERE r.user_id = %(user_id)s AND r.record_id = old.record_id
+    RETURNING r.device_id, r.day_local, r.episode_id
+)
+SELECT upd.device_id, upd.day_local, upd.episode_id, old.category AS old_category FROM upd, old;
+
+-- name: relabel_episode --
+WITH ep AS (
+    SELECT episode_id, category FROM episodes
+    WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale
+), upd AS (
+    UPDATE records r SET category = %(category)s, category_source = 'label'
+    FROM ep WHERE r.user_id = %(user_id)s AND r.episode_id = ep.episode_id AND r.deleted_at IS NULL
+      AND NOT r.is_idle
+    RETURNING r.device_id, r.day_local
+)
+SELECT DISTINCT upd.device_id, upd.day_local, ep.episode_id, ep.category AS old_category
+FROM upd, ep;
+
+-- name: insert_label --
+INSERT INTO labels (user_id, target_kind, target_id, field, old_value, new_value, actor, note)
+VALUES (%(user_id)s, %(target_kind)s, %(target_id)s, 'category', %(old_value)s, %(new_value)s,
+        %(actor)s, %(note)s)
+RETURNING label_id;
+
+-- name: mark_episodes_stale --
+UPDATE episodes SET stale = true, updated_at = now()
+WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);

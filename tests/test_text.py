@@ -47,10 +47,11 @@ def test_canonical_domain() -> None:
     assert canonical_domain("http://[::1") is None
 
 
-def test_fts_query_ands_unique_tokens_and_quotes_them() -> None:
-    assert fts_query("登录 登录 bug") == "'登录' & 'bug'"
+def test_fts_query_ands_within_a_term_and_ors_across_terms() -> None:
+    assert fts_query("登录 登录 bug") == "'登录' | 'bug'"
+    assert fts_query("修复登录") == "('修复' & '复登' & '登录')"
     assert fts_query("  !!! ") is None
-    assert fts_query("it's") == "'it' & 's'"
+    assert fts_query("it's") == "('it' & 's')"
 
 
 @pytest.mark.parametrize(
@@ -59,6 +60,7 @@ def test_fts_query_ands_unique_tokens_and_quotes_them() -> None:
         ("修复登录页面的 bug", "登录", True),
         ("修复登录页面的 bug", "页面 BUG", True),
         ("修复登录页面的 bug", "注册", False),
+        ("修复登录页面的 bug", "注册 登录", True),  # any term may match
         ("Reading EM-LLM on arXiv", "arxiv em", True),
         ("打开 https://github.com/acme/timetrace/pull/42", "github.com", True),
         ("打开 https://github.com/acme/timetrace/pull/42", "timetrace", True),

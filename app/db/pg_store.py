@@ -32,27 +32,181 @@ def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
 
 
-class PostgresModelStore:
-    """The model layer's reads and writes (mixed into PostgresStore)."""
+class _Queries:
+    """Named queries over the pool, one connection (and transaction) per call."""
 
     pool: ConnectionPool[Connection]
 
-    def _q1(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    def _one(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
         with self.pool.connection() as conn:
             return conn.execute(QUERIES[name], params).fetchone()
 
-    def _qa(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    def _all(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         with self.pool.connection() as conn:
             return conn.execute(QUERIES[name], params).fetchall()
 
+
+class PostgresToolStore(_Queries):
+    """What the query-time tools read, and re-labelling (mixed into PostgresStore)."""
+
+    # -- tools (query time) ---------------------------------------------------------
+
+    def final_digests_overlapping(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "final_digests_overlapping", {"user_id": user_id, "ts_from": ts_from, "ts_to": ts_to}
+        )
+
+    def open_tail_metrics(
+        self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "open_tail_metrics",
+            {
+                "user_id": user_id,
+                "day_from": day_from,
+                "day_to": day_to,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+            },
+        )
+
+    def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
+        rows = self._all(
+            "period_signal_counts", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
+        return {r["kind"]: int(r["n"]) for r in rows}
+
+    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[dict[str, Any]]:
+        return self._all("latest_records", {"user_id": user_id, "now": now, "limit": limit})
+
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> dict[str, Any] | None:
+        return self._one("last_closed_episode", {"user_id": user_id, "now": now})
+
+    def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> dict[str, Any] | None:
+        row = self._one("open_sitting", {"user_id": user_id, "device_id": device_id, "now": now})
+        return row if row and row["records"] else None
+
+    def list_episodes(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        category: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "list_episodes",
+            {
+                "user_id": user_id,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+                "category": category,
+                "limit": limit,
+            },
+        )
+
+    def search_episodes(
+        self,
+        *,
+        user_id: int,
+        tsquery: str | None,
+        embedding: list[float] | None,
+        day_from: date | None,
+        day_to: date | None,
+        category: str | None,
+        k: int,
+        candidates: int,
+    ) -> list[dict[str, Any]]:
+        params = {
+            "user_id": user_id,
+            "tsquery": tsquery,
+            "embedding": vector_literal(embedding) if embedding is not None else None,
+            "day_from": day_from,
+            "day_to": day_to,
+            "category": category,
+            "k": k,
+            "candidates": candidates,
+        }
+        with self.pool.connection() as conn, conn.transaction():
+            # A query returns at most ef_search rows: raise it to the candidate count, and
+            # let filtered scans keep going (pgvector >= 0.8).
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(candidates))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            return conn.execute(QUERIES["search_episodes"], params).fetchall()
+
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
+        return self._all("episode_neighbors", {"user_id": user_id, "ids": ids})
+
+    def raw_records(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        device_id: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "raw_records",
+            {
+                "user_id": user_id,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+                "device_id": device_id,
+                "limit": limit,
+            },
+        )
+
+    def relabel(
+        self,
+        *,
+        user_id: int,
+        target_kind: str,
+        target_id: int,
+        category: str,
+        actor: str,
+        note: str,
+    ) -> tuple[int, list[tuple[str, date]]] | None:
+        query = "relabel_record" if target_kind == "record" else "relabel_episode"
+        key = "record_id" if target_kind == "record" else "episode_id"
+        with self.pool.connection() as conn, conn.transaction():
+            rows = conn.execute(
+                QUERIES[query], {"user_id": user_id, key: target_id, "category": category}
+            ).fetchall()
+            if not rows:
+                return None
+            episodes = sorted({r["episode_id"] for r in rows if r["episode_id"] is not None})
+            conn.execute(QUERIES["mark_episodes_stale"], {"user_id": user_id, "ids": episodes})
+            label = conn.execute(
+                QUERIES["insert_label"],
+                {
+                    "user_id": user_id,
+                    "target_kind": target_kind,
+                    "target_id": target_id,
+                    "old_value": rows[0]["old_category"],
+                    "new_value": category,
+                    "actor": actor,
+                    "note": note,
+                },
+            ).fetchone()
+            assert label is not None
+        return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})
+
+
+class PostgresModelStore(_Queries):
+    """The model layer's reads and writes (mixed into PostgresStore)."""
+
     def episode_for_summary(self, *, user_id: int, episode_id: int) -> EpisodeForSummary | None:
         params = {"user_id": user_id, "episode_id": episode_id}
-        row = self._q1("episode_for_summary", params)
+        row = self._one("episode_for_summary", params)
         if row is None:
             return None
-        members = self._qa("episode_members", params)
+        members = self._all("episode_members", params)
         apps = [
-            r["app"] for r in self._qa("day_apps", {"user_id": user_id, "day": row["day_local"]})
+            r["app"] for r in self._all("day_apps", {"user_id": user_id, "day": row["day_local"]})
         ]
         return EpisodeForSummary(
             episode_id=row["episode_id"],
@@ -81,7 +235,7 @@ class PostgresModelStore:
         embedding: list[float] | None,
         fts_text: str,
     ) -> date | None:
-        row = self._q1(
+        row = self._one(
             "save_episode_summary",
             {
                 "user_id": user_id,
@@ -98,11 +252,11 @@ class PostgresModelStore:
         return row["day_local"] if row else None
 
     def episode_day(self, *, user_id: int, episode_id: int) -> date | None:
-        row = self._q1("episode_day", {"user_id": user_id, "episode_id": episode_id})
+        row = self._one("episode_day", {"user_id": user_id, "episode_id": episode_id})
         return row["day_local"] if row else None
 
     def episode_text_for_embedding(self, *, user_id: int, episode_id: int) -> str | None:
-        row = self._q1("episode_for_embedding", {"user_id": user_id, "episode_id": episode_id})
+        row = self._one("episode_for_embedding", {"user_id": user_id, "episode_id": episode_id})
         return f"{row['title']}\n{row['summary'] or ''}" if row else None
 
     def save_episode_embedding(
@@ -120,30 +274,31 @@ class PostgresModelStore:
 
     def pending_summaries(self, *, limit: int) -> list[tuple[int, int]]:
         return [
-            (r["user_id"], r["episode_id"]) for r in self._qa("pending_summaries", {"limit": limit})
+            (r["user_id"], r["episode_id"])
+            for r in self._all("pending_summaries", {"limit": limit})
         ]
 
     def pending_embeddings(self, *, limit: int) -> list[tuple[int, int]]:
         return [
             (r["user_id"], r["episode_id"])
-            for r in self._qa("pending_embeddings", {"limit": limit})
+            for r in self._all("pending_embeddings", {"limit": limit})
         ]
 
     def pending_narratives(self, *, limit: int) -> list[tuple[int, str, str]]:
-        rows = self._qa("pending_narratives", {"limit": limit})
+        rows = self._all("pending_narratives", {"limit": limit})
         return [(r["user_id"], r["grain"], r["scope_key"]) for r in rows]
 
     def pending_descriptions(self, *, limit: int) -> list[tuple[int, int]]:
         return [
             (r["user_id"], r["record_id"])
-            for r in self._qa("pending_descriptions", {"limit": limit})
+            for r in self._all("pending_descriptions", {"limit": limit})
         ]
 
     def day_episode_summaries(self, *, user_id: int, day: date) -> list[dict[str, Any]]:
-        return self._qa("day_episode_summaries", {"user_id": user_id, "day": day})
+        return self._all("day_episode_summaries", {"user_id": user_id, "day": day})
 
     def child_narratives(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
-        return self._qa("child_narratives", {"user_id": user_id, "ids": Jsonb(ids)})
+        return self._all("child_narratives", {"user_id": user_id, "ids": Jsonb(ids)})
 
     def save_narrative(
         self,
@@ -170,7 +325,7 @@ class PostgresModelStore:
             return cur.rowcount == 1
 
     def record_for_description(self, *, user_id: int, record_id: int) -> dict[str, Any] | None:
-        return self._q1("record_for_description", {"user_id": user_id, "record_id": record_id})
+        return self._one("record_for_description", {"user_id": user_id, "record_id": record_id})
 
     def save_record_analysis(
         self,
@@ -200,17 +355,9 @@ class PostgresModelStore:
             )
 
 
-class PostgresStore(PostgresModelStore):
+class PostgresStore(PostgresModelStore, PostgresToolStore):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:
         self.pool = pool
-
-    def _one(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        with self.pool.connection() as conn:
-            return conn.execute(QUERIES[name], params).fetchone()
-
-    def _all(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        with self.pool.connection() as conn:
-            return conn.execute(QUERIES[name], params).fetchall()
 
     # -- accounts -------------------------------------------------------------
 

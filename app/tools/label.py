@@ -1,0 +1,67 @@
+"""apply_label: the only write a tool makes — re-label a record or an episode.
+
+The change is audited in `labels`; the episodes built from the records are
+rebuilt and their days rolled up again at once, so the next query_stats sees it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.categories import Category
+from app.errors import NotFoundError
+from app.pyramid import build_device, rollup_day, rollup_period
+from app.timeutil import month_key, week_key
+from app.tools.registry import ToolContext, tool
+
+
+class LabelArgs(BaseModel):
+    target: Literal["record", "episode"]
+    id: int = Field(ge=1, description="the record or episode id")
+    category: Category
+    note: str = Field("", max_length=500)
+
+
+@tool(
+    name="apply_label",
+    tier="write",
+    cap_tokens=300,
+    params=LabelArgs,
+    description="""
+Correct the category of a record or of an episode (all its records), e.g. when a video was
+work. Audited; the affected days are recomputed. 修改记录或 episode 的类别（有审计）。
+""",
+)
+def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
+    done = ctx.store.relabel(
+        user_id=ctx.user.user_id,
+        target_kind=args.target,
+        target_id=args.id,
+        category=args.category,
+        actor="tool",
+        note=args.note,
+    )
+    if done is None:
+        raise NotFoundError(f"no {args.target} {args.id}")
+    label_id, device_days = done
+    days = sorted({day for _, day in device_days})
+    for device_id in sorted({device for device, _ in device_days}):
+        build_device(
+            ctx.store,
+            user=ctx.user,
+            device_id=device_id,
+            now=ctx.now,
+            settings=ctx.settings,
+            days=[d for dv, d in device_days if dv == device_id],
+        )
+    for day in days:
+        rollup_day(ctx.store, user=ctx.user, day=day, now=ctx.now, settings=ctx.settings)
+    for grain, key in sorted(
+        {("week", week_key(d)) for d in days} | {("month", month_key(d)) for d in days}
+    ):
+        rollup_period(
+            ctx.store, user=ctx.user, grain=grain, key=key, now=ctx.now, settings=ctx.settings
+        )
+    return {"label_id": label_id, "recomputed_days": days, "truncated": False}

@@ -1,0 +1,327 @@
+"""Read tools over the layers: what is happening now, digests, episodes, signals,
+and — narrowly — raw records."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, Field
+
+from app.categories import Category
+from app.errors import InvalidInputError, NotFoundError
+from app.pyramid import digest_metrics
+from app.timeutil import day_key, month_key, period_days, week_key, zone
+from app.tools.periods import PeriodArgs, resolve, span, today_of
+from app.tools.registry import ToolContext, tool
+
+RAW_MAX_WINDOW = timedelta(hours=2)
+TEXT_MAX = 160
+
+
+def _clip(text: str | None, limit: int = TEXT_MAX) -> str | None:
+    if not text:
+        return text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _local(ts: datetime, ctx: ToolContext) -> str:
+    return ts.astimezone(zone(ctx.user.time_zone)).strftime("%Y-%m-%d %H:%M")
+
+
+def _episode_line(ep: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    tz = zone(ctx.user.time_zone)
+    return {
+        "id": ep["episode_id"],
+        "when": f"{ep['ts_start'].astimezone(tz):%m-%d %H:%M}–{ep['ts_end'].astimezone(tz):%H:%M}",
+        "category": ep["category"],
+        "title": ep["title"],
+        "minutes": round(ep["duration_s"] / 60),
+        **({"summary": _clip(ep["summary"], 120)} if ep.get("summary") else {}),
+    }
+
+
+class NowArgs(BaseModel):
+    records: int = Field(3, ge=1, le=3, description="how many of the latest records to show")
+
+
+@tool(
+    name="get_now",
+    tier="0",
+    cap_tokens=300,
+    params=NowArgs,
+    description="""
+What is happening right now: the latest records (app, title, description) and the last
+closed episode. Use for "what am I doing now / just now". 现在/刚才在做什么。
+""",
+)
+def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
+    latest = ctx.store.latest_records(user_id=ctx.user.user_id, now=ctx.now, limit=args.records)
+    items = [
+        {
+            "at": _local(r["ts_start"], ctx),
+            "device": r["device_id"],
+            "app": r["app"],
+            "title": _clip(r["window_title"], 100),
+            "category": r["category"],
+            **({"idle": True} if r["is_idle"] else {}),
+            **({"description": _clip(r["description"], 120)} if r["description"] else {}),
+        }
+        for r in latest
+    ]
+    out: dict[str, Any] = {"items": items}
+    if latest and latest[0]["episode_id"] is None:
+        sitting = ctx.store.open_sitting(
+            user_id=ctx.user.user_id, device_id=latest[0]["device_id"], now=ctx.now
+        )
+        if sitting:
+            minutes = (ctx.now - sitting["since"]).total_seconds() / 60
+            out["current_sitting"] = {
+                "since": _local(sitting["since"], ctx),
+                "minutes": round(minutes),
+                "main_app": sitting["main_app"],
+                "note": "not closed into an episode yet",
+            }
+    last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
+    if last:
+        out["last_episode"] = _episode_line(last, ctx)
+    if not latest:
+        out["note"] = "no activity recorded yet"
+    return out
+
+
+class DigestArgs(BaseModel):
+    grain: Literal["day", "week", "month", "latest"] = Field(
+        "latest", description="day | week | month, or latest (the newest finished day)"
+    )
+    date: str | None = Field(
+        None,
+        description="a day in the period (YYYY-MM-DD), or a key like 2026-W23 or 2026-06; "
+        "default: the current period",
+    )
+
+
+def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
+    today = today_of(ctx.user, ctx.now)
+    grain = "day" if args.grain == "latest" else args.grain
+    if args.date is None:
+        day = today - timedelta(days=1) if args.grain == "latest" else today
+        return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
+    text = args.date.strip()
+    try:
+        if "W" in text or (len(text) == 7 and grain == "month"):
+            period_days(grain, text)
+            return grain, text
+        day = datetime.strptime(text, "%Y-%m-%d").date()
+    except ValueError as exc:
+        raise InvalidInputError(f"date {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM") from exc
+    return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
+
+
+def _compact_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+    hours = {
+        c: round(s / 3600, 2)
+        for c, s in sorted(metrics.get("seconds_by_category", {}).items(), key=lambda kv: -kv[1])
+        if s
+    }
+    apps = sorted(metrics.get("seconds_by_app", {}).items(), key=lambda kv: -kv[1])[:8]
+    return {
+        "hours_by_category": hours,
+        "top_apps_hours": {a: round(s / 3600, 2) for a, s in apps},
+        "active_hours": round(metrics.get("active_seconds", 0) / 3600, 2),
+        "episodes": metrics.get("episode_count", 0),
+        **{
+            k: metrics[k]
+            for k in (
+                "focus_minutes",
+                "distraction_minutes",
+                "late_night_minutes",
+                "signal_counts",
+                "first_activity",
+                "last_activity",
+            )
+            if k in metrics
+        },
+        "top_titles": [
+            {"title": t["title"], "hours": round(t["seconds"] / 3600, 2)}
+            for t in metrics.get("top_titles", [])[:5]
+        ],
+    }
+
+
+@tool(
+    name="get_digest",
+    tier="1",
+    cap_tokens=4_000,
+    params=DigestArgs,
+    description="""
+The day, week or month digest: a short narrative plus its metrics. When the digest is not
+built yet it says available: false and gives live metrics instead (never builds one).
+日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。
+""",
+)
+def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
+    grain, key = _scope(args, ctx)
+    digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
+    if digest is None or digest["stale"]:
+        first, last = period_days(grain, key)
+        live = digest_metrics(
+            ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
+        )
+        return {
+            "grain": grain,
+            "key": key,
+            "available": False,
+            "metrics": _compact_metrics(live),
+            "source": "live",
+        }
+    return {
+        "grain": grain,
+        "key": key,
+        "available": True,
+        "finalized": digest["finalized"],
+        "narrative": digest["narrative"],
+        "narrative_status": digest["narrative_status"],
+        "metrics": _compact_metrics(digest["metrics"]),
+        "source_ids": digest["source_ids"][:60],
+        "computed_through_ts": digest["computed_through_ts"],
+    }
+
+
+class EpisodesArgs(PeriodArgs):
+    category: Category | None = Field(None, description="only episodes of this category")
+    limit: int = Field(200, ge=1, le=1_000)
+
+
+@tool(
+    name="get_episodes",
+    tier="1",
+    cap_tokens=6_000,
+    params=EpisodesArgs,
+    description="""
+One line per episode (a coherent sitting: when, category, title, minutes, short summary) in a
+period, newest first. For "what did I do yesterday afternoon". Not raw frames.
+按时间列出 episode（连续的一段活动）的一句话概要。
+""",
+)
+def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:
+    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
+    ts_from, ts_to = span(day_from, day_to, user=ctx.user)
+    rows = ctx.store.list_episodes(
+        user_id=ctx.user.user_id,
+        ts_from=ts_from,
+        ts_to=ts_to,
+        category=args.category,
+        limit=args.limit,
+    )
+    out: dict[str, Any] = {
+        "from": day_from,
+        "to": day_to,
+        "items": [_episode_line(r, ctx) for r in rows],
+    }
+    if len(rows) == args.limit:
+        out["note"] = "more episodes exist: narrow the period, or use query_stats for totals"
+    return out
+
+
+class SignalsArgs(PeriodArgs):
+    kind: (
+        Literal[
+            "rework",
+            "forced_rollback",
+            "context_switch_storm",
+            "focus_block",
+            "distraction",
+            "late_night",
+            "idle_gap",
+        ]
+        | None
+    ) = Field(None, description="only this kind of signal")
+
+
+@tool(
+    name="get_signals",
+    tier="2",
+    cap_tokens=2_000,
+    params=SignalsArgs,
+    description="""
+Detected behaviours with their evidence episode ids: rework (undo storms, error→retry loops,
+the same file edited again and again), forced_rollback (git reset --hard / revert),
+context_switch_storm, focus_block, distraction, late_night, idle_gap. For habit questions.
+行为信号：返工、强制回滚、频繁切换、专注块、分心、熬夜、空闲，带证据 episode id。
+""",
+)
+def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
+    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
+    rows = ctx.store.list_signals(
+        user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, kind=args.kind
+    )
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    items = [
+        {
+            "kind": r["kind"],
+            "day": r["day_local"],
+            "severity": r["severity"],
+            "metrics": r["metrics"],
+            "episode_ids": r["evidence"].get("episode_ids", [])[:10],
+            **({"cues": r["evidence"]["cues"][:3]} if r["evidence"].get("cues") else {}),
+        }
+        for r in sorted(rows, key=lambda r: (-_weight(r["kind"]), -r["severity"]))
+    ]
+    return {"from": day_from, "to": day_to, "counts": counts, "items": items}
+
+
+def _weight(kind: str) -> int:
+    """Rework first: it is what habit questions are about."""
+    return {"forced_rollback": 3, "rework": 3, "context_switch_storm": 2, "distraction": 1}.get(
+        kind, 0
+    )
+
+
+class RawArgs(BaseModel):
+    ts_from: AwareDatetime = Field(description="start (ISO 8601 with zone)")
+    ts_to: AwareDatetime = Field(description="end (ISO 8601 with zone), at most 2 hours later")
+    device_id: str | None = None
+
+
+@tool(
+    name="get_raw",
+    tier="3",
+    cap_tokens=10_000,
+    params=RawArgs,
+    description="""
+Raw records (app, title, description) in a narrow window of at most 2 hours. Expensive: only
+when episodes do not answer. 原始记录，窗口不超过 2 小时。
+""",
+)
+def get_raw(ctx: ToolContext, args: RawArgs) -> dict[str, Any]:
+    if args.ts_to <= args.ts_from:
+        raise InvalidInputError("ts_to must be after ts_from")
+    if args.ts_to - args.ts_from > RAW_MAX_WINDOW:
+        raise InvalidInputError(
+            "get_raw reads at most a 2-hour window; use get_episodes for longer periods, or "
+            "search_episodes to find the moment first"
+        )
+    rows = ctx.store.raw_records(
+        user_id=ctx.user.user_id,
+        ts_from=args.ts_from,
+        ts_to=args.ts_to,
+        device_id=args.device_id,
+        limit=2_000,
+    )
+    if not rows and args.device_id:
+        raise NotFoundError(f"no records of device {args.device_id!r} in that window")
+    items = [
+        {
+            "at": r["ts_start"].astimezone(zone(ctx.user.time_zone)).strftime("%H:%M:%S"),
+            "device": r["device_id"],
+            "app": r["app"],
+            "title": _clip(r["window_title"]),
+            **({"description": _clip(r["description"], 200)} if r["description"] else {}),
+            **({"idle": True} if r["is_idle"] else {}),
+        }
+        for r in rows
+    ]
+    return {"items": items}

@@ -1,0 +1,170 @@
+"""The one tool registry every door reads: the agent, MCP, HTTP and the CLI.
+
+    result = dispatch(ctx, "query_stats", {"metric": "seconds_by_category", "period": "this_month"})
+
+A tool is a name, a description written for an LLM router, an argument model
+(whose JSON schema is what callers see) and an implementation. `dispatch`
+validates the arguments, runs the tool and caps its serialized output by the
+shared CJK-aware token estimate; it never raises — errors come back as
+`{"error": …, "hint": …}` so a model can correct itself.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from app.errors import TimeTraceError
+from app.llm import ModelClient
+from app.settings import Settings
+from app.store import Store, UserContext
+from app.text import estimate_tokens
+
+log = logging.getLogger("timetrace.tools")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    store: Store
+    models: ModelClient | None
+    settings: Settings
+    user: UserContext
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    description: str
+    params: type[BaseModel]
+    run: Callable[[ToolContext, Any], dict[str, Any]]
+    cap_tokens: int  # hard ceiling on the serialized output
+    tier: str
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.params.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+
+REGISTRY: dict[str, Tool] = {}
+TIERS = ("0", "1", "2", "3", "write")  # the cost ladder: cheapest first
+
+
+def ordered_tools() -> list[Tool]:
+    return sorted(REGISTRY.values(), key=lambda t: TIERS.index(t.tier))
+
+
+def tool(
+    *, name: str, description: str, params: type[BaseModel], cap_tokens: int, tier: str
+) -> Callable[
+    [Callable[[ToolContext, Any], dict[str, Any]]], Callable[[ToolContext, Any], dict[str, Any]]
+]:
+    def register(
+        run: Callable[[ToolContext, Any], dict[str, Any]],
+    ) -> Callable[[ToolContext, Any], dict[str, Any]]:
+        if name in REGISTRY:
+            raise ValueError(f"tool {name!r} registered twice")
+        REGISTRY[name] = Tool(
+            name=name,
+            description=description.strip(),
+            params=params,
+            run=run,
+            cap_tokens=cap_tokens,
+            tier=tier,
+        )
+        return run
+
+    return register
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def to_json(result: dict[str, Any]) -> str:
+    return json.dumps(result, ensure_ascii=False, default=_default, separators=(",", ":"))
+
+
+def output_tokens(result: dict[str, Any]) -> int:
+    return estimate_tokens(to_json(result))
+
+
+def cap_output(result: dict[str, Any], *, cap: int) -> dict[str, Any]:
+    """Drop items from the end (tools list the most relevant first) until the output fits."""
+    result = json.loads(to_json(result))
+    result.setdefault("truncated", False)
+    items = result.get("items")
+    if output_tokens(result) <= cap:
+        return result
+    if isinstance(items, list) and items:
+        # Binary search on how many items fit, then say what was cut.
+        lo, hi = 0, len(items)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            trial = {**result, "items": items[:mid], "truncated": True, "omitted": len(items) - mid}
+            if output_tokens(trial) <= cap:
+                lo = mid
+            else:
+                hi = mid - 1
+        result = {**result, "items": items[:lo], "truncated": True, "omitted": len(items) - lo}
+        if output_tokens(result) <= cap:
+            return result
+    return {
+        "error": "the result is too large for this tool's output cap",
+        "truncated": True,
+        "hint": "narrow the period or filter, or use query_stats for totals",
+    }
+
+
+def list_tools() -> list[dict[str, Any]]:
+    return [
+        {
+            "name": t.name,
+            "description": t.description,
+            "input_schema": t.input_schema(),
+            "output_cap_tokens": t.cap_tokens,
+            "tier": t.tier,
+        }
+        for t in ordered_tools()
+    ]
+
+
+def _validation_error(name: str, exc: ValidationError) -> dict[str, Any]:
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(p) for p in error["loc"]) or "arguments"
+        problems.append(f"{field}: {str(error['msg']).removeprefix('Value error, ')}")
+    return {
+        "error": f"invalid arguments for {name}: " + "; ".join(problems),
+        "hint": "fix the arguments to match the tool's input schema and call again",
+    }
+
+
+def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    """Run a tool by name. Never raises: errors come back as data."""
+    spec = REGISTRY.get(name)
+    if spec is None:
+        return {"error": f"unknown tool {name!r}", "hint": f"tools are: {', '.join(REGISTRY)}"}
+    if arguments is not None and not isinstance(arguments, dict):
+        return {"error": f"arguments for {name} must be a JSON object"}
+    try:
+        params = spec.params.model_validate(arguments or {})
+    except ValidationError as exc:
+        return _validation_error(name, exc)
+    try:
+        result = spec.run(ctx, params)
+    except TimeTraceError as exc:
+        return {"error": exc.message}
+    except Exception:
+        log.exception("tool %s failed", name)
+        return {"error": f"{name} failed inside TimeTrace", "hint": "try a narrower question"}
+    return cap_output(result, cap=spec.cap_tokens)

@@ -1,0 +1,78 @@
+"""search_episodes: hybrid search over episode titles and summaries.
+
+pgvector cosine over summary embeddings and tsvector over the shared CJK-aware
+tokenizer, fused with Reciprocal Rank Fusion (k = 60). Keyword-only when no
+embedding endpoint is configured or reachable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.categories import Category
+from app.llm import ModelOutputError, ModelUnavailable
+from app.text import fts_query
+from app.tools.reads import _episode_line
+from app.tools.registry import ToolContext, tool
+
+CANDIDATES = 40
+
+
+class SearchArgs(BaseModel):
+    query: str = Field(min_length=1, max_length=500, description="words or a phrase, 中文或英文")
+    date_from: date | None = None
+    date_to: date | None = None
+    category: Category | None = None
+    k: int = Field(8, ge=1, le=30, description="how many episodes")
+    include_neighbors: bool = Field(False, description="add the episode before and after each hit")
+
+
+@tool(
+    name="search_episodes",
+    tier="2",
+    cap_tokens=2_500,
+    params=SearchArgs,
+    description="""
+Find episodes by meaning or keywords ("when did I debug the payment callback", "看 B 站视频"),
+with optional dates and category; include_neighbors adds what came just before and after.
+按语义或关键词搜索 episode。
+""",
+)
+def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
+    embedding = None
+    mode = "keyword"
+    if ctx.models is not None and ctx.models.available("embedding"):
+        with contextlib.suppress(ModelUnavailable, ModelOutputError):
+            embedding = ctx.models.embed([args.query], interactive=True)[0]
+            mode = "hybrid"
+    tsquery = fts_query(args.query)
+    if embedding is None and tsquery is None:
+        return {"items": [], "mode": mode, "note": "the query has no searchable words"}
+    rows = ctx.store.search_episodes(
+        user_id=ctx.user.user_id,
+        tsquery=tsquery,
+        embedding=embedding,
+        day_from=args.date_from,
+        day_to=args.date_to,
+        category=args.category,
+        k=args.k,
+        candidates=CANDIDATES,
+    )
+    items = []
+    for row in rows:
+        items.append({**_episode_line(row, ctx), "score": round(float(row["score"]), 4)})
+    out: dict[str, Any] = {"mode": mode, "items": items}
+    if args.include_neighbors and rows:
+        neighbors: dict[int, dict[str, Any]] = {}
+        for n in ctx.store.episode_neighbors(
+            user_id=ctx.user.user_id, ids=[r["episode_id"] for r in rows]
+        ):
+            entry = neighbors.setdefault(n["of_id"], {})
+            entry[n["side"]] = {k: v for k, v in _episode_line(n, ctx).items() if k != "summary"}
+        for item in items:
+            item.update(neighbors.get(item["id"], {}))
+    return out

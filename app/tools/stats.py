@@ -1,0 +1,178 @@
+"""query_stats: exact numbers for any period, stitched across the pyramid.
+
+Finalized month, week and day digests cover what they can (largest first);
+the days they do not cover are computed live by SQL over closed episodes, and
+records not yet in an episode (the open tail) by the duration rule. The answer
+says where it came from (`source`: digest, live or mixed) and how far it goes
+(`computed_through_ts`).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import Field
+
+from app.categories import Category
+from app.errors import InvalidInputError
+from app.metrics import merge_day_metrics
+from app.pyramid import digest_metrics
+from app.settings import Settings
+from app.store import Store, UserContext
+from app.timeutil import period_days
+from app.tools.periods import PeriodArgs, resolve, span
+from app.tools.registry import ToolContext, tool
+
+Metric = Literal[
+    "seconds_by_category",
+    "seconds_by_app",
+    "episode_count",
+    "active_seconds",
+    "top_titles",
+    "signal_counts",
+]
+
+
+class QueryStatsArgs(PeriodArgs):
+    metric: Metric = Field("seconds_by_category", description="what to count")
+    category: Category | None = Field(
+        None, description="only this category (with seconds_by_category)"
+    )
+    top_n: int = Field(10, ge=1, le=50, description="how many apps or titles to list")
+
+
+def _days(first: date, last: date) -> list[date]:
+    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+def _runs(days: list[date]) -> list[tuple[date, date]]:
+    runs: list[tuple[date, date]] = []
+    for day in sorted(days):
+        if runs and runs[-1][1] + timedelta(days=1) == day:
+            runs[-1] = (runs[-1][0], day)
+        else:
+            runs.append((day, day))
+    return runs
+
+
+def _open_tail(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    by_category: dict[str, float] = {}
+    by_app: dict[str, float] = {}
+    active = 0.0
+    for row in rows:
+        seconds = float(row["seconds"] or 0.0)
+        by_category[row["category"]] = by_category.get(row["category"], 0.0) + seconds
+        app = row["app"] or "(unknown)"
+        by_app[app] = by_app.get(app, 0.0) + seconds
+        active += 0.0 if row["is_idle"] else seconds
+    return {"seconds_by_category": by_category, "seconds_by_app": by_app, "active_seconds": active}
+
+
+def stitched_metrics(
+    store: Store, *, user: UserContext, day_from: date, day_to: date, settings: Settings
+) -> tuple[dict[str, Any], str, datetime | None]:
+    """Additive metrics of [day_from, day_to]; the source; the watermark."""
+    ts_from, ts_to = span(day_from, day_to, user=user)
+    wanted = set(_days(day_from, day_to))
+    covered: set[date] = set()
+    parts: list[dict[str, Any]] = []
+    watermarks: list[datetime] = []
+    digests = store.final_digests_overlapping(user_id=user.user_id, ts_from=ts_from, ts_to=ts_to)
+    for grain in ("month", "week", "day"):
+        for digest in sorted(
+            (d for d in digests if d["grain"] == grain), key=lambda d: d["scope_key"]
+        ):
+            days = set(_days(*period_days(grain, digest["scope_key"])))
+            if days <= wanted and not days & covered:
+                covered |= days
+                parts.append(digest["metrics"])
+                if digest["computed_through_ts"]:
+                    watermarks.append(digest["computed_through_ts"])
+    live_days = sorted(wanted - covered)
+    for first, last in _runs(live_days):
+        live = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)
+        parts.append(digest_metrics(live))
+        if live["computed_through_ts"]:
+            watermarks.append(live["computed_through_ts"])
+        run_from, run_to = span(first, last, user=user)
+        tail = store.open_tail_metrics(
+            user_id=user.user_id,
+            day_from=first,
+            day_to=last,
+            ts_from=run_from - timedelta(days=1),
+            ts_to=run_to + timedelta(seconds=settings.idle_gap_s),
+        )
+        if tail:
+            parts.append(_open_tail(tail))
+            watermarks += [r["last_ts"] for r in tail if r["last_ts"]]
+    source = "digest" if not live_days else ("live" if not covered else "mixed")
+    return merge_day_metrics(parts), source, max(watermarks, default=None)
+
+
+def _items(mapping: dict[str, float], key: str, top_n: int | None) -> list[dict[str, Any]]:
+    ordered = sorted(((k, v) for k, v in mapping.items() if v), key=lambda kv: (-kv[1], kv[0]))
+    if top_n is not None:
+        ordered = ordered[:top_n]
+    return [{key: k, "seconds": round(v), "hours": round(v / 3600, 2)} for k, v in ordered]
+
+
+@tool(
+    name="query_stats",
+    tier="0",
+    cap_tokens=400,
+    params=QueryStatsArgs,
+    description="""
+Exact numbers for a period: hours by category (work, study, social, entertainment, system,
+uncategorized), hours by app, episode count, active time, top titles, signal counts. The
+cheapest tool: use it first for any "how much / how many / how long" question.
+统计：某段时间各类别/应用的时长、episode 数、活跃时长、信号次数。问"多少小时/几次"先用它。
+""",
+)
+def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
+    if args.category and args.metric != "seconds_by_category":
+        raise InvalidInputError("category works only with metric seconds_by_category")
+    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
+    out: dict[str, Any] = {"metric": args.metric, "from": day_from, "to": day_to}
+    if args.metric in ("top_titles", "signal_counts"):
+        if args.metric == "top_titles":
+            live = ctx.store.period_metrics(
+                user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
+            )
+            out["items"] = [
+                {"title": t["title"], "hours": round(t["seconds"] / 3600, 2)}
+                for t in live["top_titles"][: args.top_n]
+            ]
+        else:
+            counts = ctx.store.period_signal_counts(
+                user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
+            )
+            out["items"] = [{"kind": k, "count": n} for k, n in counts.items()]
+        return {**out, "source": "live", "truncated": False}
+    metrics, source, through = stitched_metrics(
+        ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
+    )
+    if args.metric == "seconds_by_category":
+        by_category = metrics["seconds_by_category"]
+        if args.category:
+            by_category = {args.category: by_category.get(args.category, 0.0)}
+            out["items"] = [
+                {
+                    "category": args.category,
+                    "seconds": round(by_category[args.category]),
+                    "hours": round(by_category[args.category] / 3600, 2),
+                }
+            ]
+        else:
+            out["items"] = _items(by_category, "category", None)
+        out["total_seconds"] = round(sum(by_category.values()))
+    elif args.metric == "seconds_by_app":
+        out["items"] = _items(metrics["seconds_by_app"], "app", args.top_n)
+    elif args.metric == "episode_count":
+        out["value"] = metrics["episode_count"]
+    else:
+        out["value"] = round(metrics["active_seconds"])
+        out["hours"] = round(metrics["active_seconds"] / 3600, 2)
+    out["source"] = source
+    out["computed_through_ts"] = through
+    return out

@@ -40,7 +40,9 @@ def describe_record(
         if path and path.is_file() and path.stat().st_size <= MAX_IMAGE_BYTES
         else None
     )
-    if image is None:
+
+    def nothing(reason: str) -> None:
+        # An empty analysis marks the record as handled, so no sweep asks again.
         store.save_record_analysis(
             user_id=user_id,
             record_id=record_id,
@@ -48,11 +50,14 @@ def describe_record(
             category=None,
             confidence=None,
             cues=[],
-            model="unavailable:screenshot",
+            model=reason,
             fts_text="",
         )
+
+    if image is None or path is None:
+        nothing("unavailable:screenshot")
         return "unavailable"
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"  # type: ignore[union-attr]
+    mime = mimetypes.guess_type(path.name)[0] or "image/png"
     context = f"App: {record['app']}. Window title: {record['window_title']}."
     try:
         answer = models.describe_image(
@@ -63,16 +68,7 @@ def describe_record(
             name="frame_description",
         )
     except ModelOutputError:
-        store.save_record_analysis(
-            user_id=user_id,
-            record_id=record_id,
-            description=None,
-            category=None,
-            confidence=None,
-            cues=[],
-            model="failed:" + settings.vision_model,
-            fts_text="",
-        )
+        nothing("failed:" + settings.vision_model)
         return "failed"
     store.save_record_analysis(
         user_id=user_id,

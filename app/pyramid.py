@@ -94,6 +94,7 @@ def build_device(
     now: datetime,
     settings: Settings,
     days: Iterable[date] | None = None,
+    enqueue_rollups: bool = False,
 ) -> BuildResult:
     """Close every episode of the device that a boundary (or time) has closed.
 
@@ -112,7 +113,13 @@ def build_device(
     reopen = store.days_to_reopen(user_id=user.user_id, device_id=device_id, days=todo)
     if reopen:
         keys = sorted({key for day in reopen for key in scope_keys(day)})
-        store.reopen_days(user_id=user.user_id, device_id=device_id, days=reopen, digest_keys=keys)
+        store.reopen_days(
+            user_id=user.user_id,
+            device_id=device_id,
+            days=reopen,
+            digest_keys=keys,
+            then=[rollup_day_job(user.user_id, d) for d in reopen] if enqueue_rollups else [],
+        )
         result.days.update(reopen)
     for day in todo:
         start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
@@ -128,7 +135,9 @@ def build_device(
         segments = segment_records(records, params=params, now=now.timestamp()).closed
         if segments:
             drafts = [draft_episode(s, device_id=device_id) for s in segments]
-            result.episodes += len(store.save_episodes(user_id=user.user_id, drafts=drafts))
+            then = [rollup_day_job(user.user_id, day)] if enqueue_rollups else []
+            saved = store.save_episodes(user_id=user.user_id, drafts=drafts, then=then)
+            result.episodes += len(saved)
             result.days.add(day)
     return result
 
@@ -136,10 +145,11 @@ def build_device(
 def build_and_enqueue(
     store: Store, *, user: UserContext, device_id: str, now: datetime, settings: Settings
 ) -> BuildResult:
-    """The `build_episodes` job: build, then ask for the rollups of the days it changed."""
-    result = build_device(store, user=user, device_id=device_id, now=now, settings=settings)
-    store.defer([rollup_day_job(user.user_id, day) for day in sorted(result.days)])
-    return result
+    """The `build_episodes` job: build, asking for the rollup of each day it changes in
+    the same transaction as the change (a kill in between cannot lose it)."""
+    return build_device(
+        store, user=user, device_id=device_id, now=now, settings=settings, enqueue_rollups=True
+    )
 
 
 # -- L3/L4: digests and signals -------------------------------------------------------

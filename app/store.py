@@ -153,18 +153,28 @@ class EpisodeStore(Protocol):
     ) -> list[date]: ...
 
     def reopen_days(
-        self, *, user_id: int, device_id: str, days: Sequence[date], digest_keys: Sequence[str]
+        self,
+        *,
+        user_id: int,
+        device_id: str,
+        days: Sequence[date],
+        digest_keys: Sequence[str],
+        then: Sequence[JobRequest] = (),
     ) -> None:
         """Delete the device's episodes of these days (their records fall back to
-        unassigned) and mark the digests with these scope keys stale."""
+        unassigned) and mark the digests with these scope keys stale; enqueue `then`
+        in the same transaction."""
         ...
 
     def records_to_segment(
         self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
     ) -> list[SegmentInput]: ...
 
-    def save_episodes(self, *, user_id: int, drafts: Sequence[EpisodeDraft]) -> list[int]:
-        """Insert closed episodes and link their records, in one transaction."""
+    def save_episodes(
+        self, *, user_id: int, drafts: Sequence[EpisodeDraft], then: Sequence[JobRequest] = ()
+    ) -> list[int]:
+        """Insert closed episodes, link their records and enqueue `then`, in one
+        transaction: a worker killed after it cannot lose the follow-up jobs."""
         ...
 
 
@@ -191,7 +201,7 @@ class DigestStore(Protocol):
     def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> dict[str, Any] | None: ...
 
     def list_signals(
-        self, *, user_id: int, day_from: date, day_to: date, kind: str | None = None
+        self, *, user_id: int, day_from: date, day_to: date
     ) -> list[dict[str, Any]]: ...
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]: ...

@@ -10,14 +10,18 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
 
 from app.db.connection import drop_database, ensure_database
 from app.db.embedded import start_embedded
-from app.services import migrate_url
+from app.ingest import RecordBatch, ingest_batch
+from app.sample import SampleData, generate_sample
+from app.services import Services, migrate_url
 from app.settings import Settings
+from app.store import UserContext
 
 
 @contextlib.contextmanager
@@ -83,3 +87,29 @@ def api_process(url: str) -> Iterator[str]:
         proc.wait(timeout=20)
         if proc.stderr:
             proc.stderr.close()
+
+
+def load_sample_year(
+    services: Services, user: UserContext, *, start: date, days: int, mean_record_s: int
+) -> Iterator[SampleData]:
+    """Ingest `days` of sample activity through the real ingest code, four weeks at a
+    time (a year does not fit in memory at once); yields each chunk once stored."""
+    store = services.store
+    for offset in range(0, days, 28):
+        chunk = generate_sample(
+            start=start + timedelta(days=offset),
+            days=min(28, days - offset),
+            seed=offset,
+            mean_record_s=mean_record_s,
+        )
+        if offset == 0:
+            for device_id, kind, name in chunk.devices:
+                store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
+        for body in chunk.batches():
+            for rec in body["records"]:  # client ids must stay unique across chunks
+                rec["client_record_id"] = f"{offset}-{rec['client_record_id']}"
+            ingest_batch(
+                store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
+            )
+        print(f"loaded up to {chunk.days[-1]}", file=sys.stderr)
+        yield chunk

@@ -21,14 +21,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.db.connection import connect
-from app.ingest import RecordBatch, ingest_batch
 from app.pyramid import backfill, segment_params
-from app.sample import SampleData, generate_sample
+from app.sample import SampleData
 from app.segmenter import SegmentInput, segment_records
 from app.services import open_services
 from app.settings import Settings
 from app.timeutil import logical_day, zone
-from bench._common import bench_database
+from bench._common import bench_database, load_sample_year
 
 START = date(2001, 1, 1)
 
@@ -45,34 +44,17 @@ def main() -> None:
     ):
         store = services.store
         user = store.ensure_user(name="bench", time_zone="Asia/Shanghai", day_cut_hour=4)
-        records = 0
         segment_inputs = 0
         segment_s = 0.0
         ingest_started = time.perf_counter()
-        for month_start in range(0, args.days, 28):
-            chunk = generate_sample(
-                start=START + timedelta(days=month_start),
-                days=min(28, args.days - month_start),
-                seed=month_start,
-                mean_record_s=args.mean_record_s,
-            )
-            if month_start == 0:
-                for device_id, kind, name in chunk.devices:
-                    store.add_device(
-                        user_id=user.user_id, device_id=device_id, name=name, kind=kind
-                    )
-            # Client ids must stay unique across chunks.
-            for body in chunk.batches():
-                for rec in body["records"]:
-                    rec["client_record_id"] = f"{month_start}-{rec['client_record_id']}"
-                ingest_batch(
-                    store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
-                )
+        records = 0
+        for chunk in load_sample_year(
+            services, user, start=START, days=args.days, mean_record_s=args.mean_record_s
+        ):
             records += len(chunk.records)
             segment_inputs, segment_s = _time_segmenter(
                 chunk, segment_inputs, segment_s, settings=settings
             )
-            print(f"loaded {records:,} records", file=sys.stderr)
         ingest_s = time.perf_counter() - ingest_started
         with connect(url, settings=settings, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE records")

@@ -302,8 +302,7 @@ FROM digests WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = %
 -- name: list_signals --
 SELECT signal_id, kind, scope, day_local, ts_start, ts_end, severity, metrics, evidence
 FROM signals
-WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
-  AND (%(kind)s::text IS NULL OR kind = %(kind)s::text) AND NOT stale
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
 ORDER BY ts_start, kind, signal_id;
 
 -- name: episode_counts_by_day --
@@ -448,10 +447,11 @@ GROUP BY kind ORDER BY kind;
 -- name: latest_records --
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
        r.category, r.is_idle, r.episode_id, a.description
-FROM records r
+FROM (SELECT * FROM records
+      WHERE user_id = %(user_id)s AND deleted_at IS NULL AND ts_start <= %(now)s
+      ORDER BY ts_start DESC, record_id DESC LIMIT %(limit)s) r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
-WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND r.ts_start <= %(now)s
-ORDER BY r.ts_start DESC, r.record_id DESC LIMIT %(limit)s;
+ORDER BY r.ts_start DESC, r.record_id DESC;
 
 -- name: last_closed_episode --
 SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s

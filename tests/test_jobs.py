@@ -133,3 +133,64 @@ async def _defer_task(url: str, settings: Settings, task: Any) -> int:
     with jobs_app.replace_connector(worker_connector(url, settings=settings)):
         async with jobs_app.open_async():
             return int(await task.defer_async(timestamp=0))
+
+
+async def _retry_stalled(url: str, settings: Settings) -> int:
+    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
+        async with jobs_app.open_async():
+            manager = jobs_app.job_manager
+            stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=0.5))
+            for job in stalled:
+                await manager.retry_job(job)
+            return len(stalled)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
+    services: Services, db_url: str, tmp_path: Path, conn: Any
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from datetime import date
+
+    from app.sample import generate_sample
+    from tests.test_pyramid import ingest_sample
+
+    data = generate_sample(start=date(2003, 3, 1), days=21, seed=8)
+    ingest_sample(services, data)
+    env = {**os.environ, "TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "worker", "--concurrency", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # kill it once it is busy building
+        if conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0:
+            break
+        time.sleep(0.05)
+    worker.send_signal(signal.SIGKILL)
+    worker.wait(10)
+    time.sleep(1.0)  # no more heartbeats from the dead worker
+    asyncio.run(_retry_stalled(db_url, services.settings))
+    result = CliRunner().invoke(
+        main,
+        ["worker", "--once"],
+        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
+        == 0
+    )
+    for day in data.days:
+        digest = conn.execute(
+            "SELECT metrics FROM digests WHERE grain = 'day' AND scope_key = %s", [day.isoformat()]
+        ).fetchone()
+        want = {c: s for (d, c), s in data.seconds.items() if d == day}
+        assert digest["metrics"]["seconds_by_category"] == want, day

@@ -124,8 +124,15 @@ def test_every_non_idle_episode_is_summarised_exactly_once(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("calls_before_down", [0, 20], ids=["down-whole-build", "down-mid-build"])
 def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
-    services: Services, fake: FakeOpenAI, week: Any, conn: Any, admin_url: str, template_db: str
+    services: Services,
+    fake: FakeOpenAI,
+    week: Any,
+    conn: Any,
+    admin_url: str,
+    template_db: str,
+    calls_before_down: int,
 ) -> None:
     # A run with the endpoint always up, in a database of its own.
     name = "tt_always_up"
@@ -143,15 +150,18 @@ def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
         drop_database(admin_url, database=name)
     metrics = {(d["grain"], d["scope_key"]): d["metrics"] for d in always_up["digests"]}
 
-    # The same data with the endpoint going away after 20 calls, mid-build.
+    # The same data with the endpoint away for the whole build, or going away mid-build.
     services, models = with_models(services, fake)
-    fake.stop_after = 20
+    if calls_before_down:
+        fake.stop_after = calls_before_down
+    else:
+        fake.stop()
     first = build_everything(services, models)
     assert first.waiting
     half = rows(conn)
     assert {(d["grain"], d["scope_key"]): d["metrics"] for d in half["digests"]} == metrics
     assert any(e["summary_status"] == "pending" for e in half["episodes"])
-    assert any(e["summary_status"] == "done" for e in half["episodes"])
+    assert any(e["summary_status"] == "done" for e in half["episodes"]) == bool(calls_before_down)
     calls_while_down = fake.total_calls()
     assert not build_everything(services, models).summaries  # still down: no progress, no storm
     assert fake.total_calls() == calls_while_down

@@ -1,5 +1,5 @@
 """`PostgresStore`: the `Store` protocol over a psycopg connection pool and the
-named queries of `sql/queries.sql`."""
+named queries of `sql/queries.sql`, one mixin per family."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
+from app.db.pg_models import PostgresModelStore
+from app.db.pg_tools import PostgresToolStore
 from app.db.queries import QUERIES
 from app.episodes import EpisodeDraft
-from app.llm import vector_literal
 from app.segmenter import SegmentInput
 from app.signals import EpisodeFacts, MemberFacts, SignalDraft
 from app.store import (
     DayDigestRow,
     DeviceRow,
     DigestDraft,
-    EpisodeForSummary,
     JobRequest,
     UserContext,
 )
@@ -30,329 +30,6 @@ from app.text import fts_document
 
 def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
-
-
-class _Queries:
-    """Named queries over the pool, one connection (and transaction) per call."""
-
-    pool: ConnectionPool[Connection]
-
-    def _one(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        with self.pool.connection() as conn:
-            return conn.execute(QUERIES[name], params).fetchone()
-
-    def _all(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        with self.pool.connection() as conn:
-            return conn.execute(QUERIES[name], params).fetchall()
-
-
-class PostgresToolStore(_Queries):
-    """What the query-time tools read, and re-labelling (mixed into PostgresStore)."""
-
-    # -- tools (query time) ---------------------------------------------------------
-
-    def final_digests_overlapping(
-        self, *, user_id: int, ts_from: datetime, ts_to: datetime
-    ) -> list[dict[str, Any]]:
-        return self._all(
-            "final_digests_overlapping", {"user_id": user_id, "ts_from": ts_from, "ts_to": ts_to}
-        )
-
-    def open_tail_metrics(
-        self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
-    ) -> list[dict[str, Any]]:
-        return self._all(
-            "open_tail_metrics",
-            {
-                "user_id": user_id,
-                "day_from": day_from,
-                "day_to": day_to,
-                "ts_from": ts_from,
-                "ts_to": ts_to,
-            },
-        )
-
-    def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
-        rows = self._all(
-            "period_signal_counts", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
-        )
-        return {r["kind"]: int(r["n"]) for r in rows}
-
-    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[dict[str, Any]]:
-        return self._all("latest_records", {"user_id": user_id, "now": now, "limit": limit})
-
-    def last_closed_episode(self, *, user_id: int, now: datetime) -> dict[str, Any] | None:
-        return self._one("last_closed_episode", {"user_id": user_id, "now": now})
-
-    def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> dict[str, Any] | None:
-        row = self._one("open_sitting", {"user_id": user_id, "device_id": device_id, "now": now})
-        return row if row and row["records"] else None
-
-    def list_episodes(
-        self,
-        *,
-        user_id: int,
-        ts_from: datetime,
-        ts_to: datetime,
-        category: str | None,
-        limit: int,
-    ) -> list[dict[str, Any]]:
-        return self._all(
-            "list_episodes",
-            {
-                "user_id": user_id,
-                "ts_from": ts_from,
-                "ts_to": ts_to,
-                "category": category,
-                "limit": limit,
-            },
-        )
-
-    def search_episodes(
-        self,
-        *,
-        user_id: int,
-        tsquery: str | None,
-        embedding: list[float] | None,
-        day_from: date | None,
-        day_to: date | None,
-        category: str | None,
-        k: int,
-        candidates: int,
-    ) -> list[dict[str, Any]]:
-        params = {
-            "user_id": user_id,
-            "tsquery": tsquery,
-            "embedding": vector_literal(embedding) if embedding is not None else None,
-            "day_from": day_from,
-            "day_to": day_to,
-            "category": category,
-            "k": k,
-            "candidates": candidates,
-        }
-        with self.pool.connection() as conn, conn.transaction():
-            # A query returns at most ef_search rows: raise it to the candidate count, and
-            # let filtered scans keep going (pgvector >= 0.8).
-            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(candidates))}")
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            return conn.execute(QUERIES["search_episodes"], params).fetchall()
-
-    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
-        return self._all("episode_neighbors", {"user_id": user_id, "ids": ids})
-
-    def raw_records(
-        self,
-        *,
-        user_id: int,
-        ts_from: datetime,
-        ts_to: datetime,
-        device_id: str | None,
-        limit: int,
-    ) -> list[dict[str, Any]]:
-        return self._all(
-            "raw_records",
-            {
-                "user_id": user_id,
-                "ts_from": ts_from,
-                "ts_to": ts_to,
-                "device_id": device_id,
-                "limit": limit,
-            },
-        )
-
-    def relabel(
-        self,
-        *,
-        user_id: int,
-        target_kind: str,
-        target_id: int,
-        category: str,
-        actor: str,
-        note: str,
-    ) -> tuple[int, list[tuple[str, date]]] | None:
-        query = "relabel_record" if target_kind == "record" else "relabel_episode"
-        key = "record_id" if target_kind == "record" else "episode_id"
-        with self.pool.connection() as conn, conn.transaction():
-            rows = conn.execute(
-                QUERIES[query], {"user_id": user_id, key: target_id, "category": category}
-            ).fetchall()
-            if not rows:
-                return None
-            episodes = sorted({r["episode_id"] for r in rows if r["episode_id"] is not None})
-            conn.execute(QUERIES["mark_episodes_stale"], {"user_id": user_id, "ids": episodes})
-            label = conn.execute(
-                QUERIES["insert_label"],
-                {
-                    "user_id": user_id,
-                    "target_kind": target_kind,
-                    "target_id": target_id,
-                    "old_value": rows[0]["old_category"],
-                    "new_value": category,
-                    "actor": actor,
-                    "note": note,
-                },
-            ).fetchone()
-            assert label is not None
-        return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})
-
-
-class PostgresModelStore(_Queries):
-    """The model layer's reads and writes (mixed into PostgresStore)."""
-
-    def episode_for_summary(self, *, user_id: int, episode_id: int) -> EpisodeForSummary | None:
-        params = {"user_id": user_id, "episode_id": episode_id}
-        row = self._one("episode_for_summary", params)
-        if row is None:
-            return None
-        members = self._all("episode_members", params)
-        apps = [
-            r["app"] for r in self._all("day_apps", {"user_id": user_id, "day": row["day_local"]})
-        ]
-        return EpisodeForSummary(
-            episode_id=row["episode_id"],
-            device_id=row["device_id"],
-            ts_start=row["ts_start"],
-            ts_end=row["ts_end"],
-            day_local=row["day_local"],
-            primary_app=row["primary_app"],
-            category=row["category"],
-            title=row["title"],
-            summary_status=row["summary_status"],
-            members=members,
-            day_apps=sorted(apps),
-        )
-
-    def save_episode_summary(
-        self,
-        *,
-        user_id: int,
-        episode_id: int,
-        title: str,
-        summary: str | None,
-        tags: list[str],
-        cues: list[str],
-        status: str,
-        embedding: list[float] | None,
-        fts_text: str,
-    ) -> date | None:
-        row = self._one(
-            "save_episode_summary",
-            {
-                "user_id": user_id,
-                "episode_id": episode_id,
-                "title": title,
-                "summary": summary,
-                "tags": Jsonb(tags),
-                "cues": Jsonb(cues),
-                "status": status,
-                "embedding": vector_literal(embedding) if embedding is not None else None,
-                "fts_text": fts_text,
-            },
-        )
-        return row["day_local"] if row else None
-
-    def episode_day(self, *, user_id: int, episode_id: int) -> date | None:
-        row = self._one("episode_day", {"user_id": user_id, "episode_id": episode_id})
-        return row["day_local"] if row else None
-
-    def episode_text_for_embedding(self, *, user_id: int, episode_id: int) -> str | None:
-        row = self._one("episode_for_embedding", {"user_id": user_id, "episode_id": episode_id})
-        return f"{row['title']}\n{row['summary'] or ''}" if row else None
-
-    def save_episode_embedding(
-        self, *, user_id: int, episode_id: int, embedding: list[float]
-    ) -> None:
-        with self.pool.connection() as conn:
-            conn.execute(
-                QUERIES["save_episode_embedding"],
-                {
-                    "user_id": user_id,
-                    "episode_id": episode_id,
-                    "embedding": vector_literal(embedding),
-                },
-            )
-
-    def pending_summaries(self, *, limit: int) -> list[tuple[int, int]]:
-        return [
-            (r["user_id"], r["episode_id"])
-            for r in self._all("pending_summaries", {"limit": limit})
-        ]
-
-    def pending_embeddings(self, *, limit: int) -> list[tuple[int, int]]:
-        return [
-            (r["user_id"], r["episode_id"])
-            for r in self._all("pending_embeddings", {"limit": limit})
-        ]
-
-    def pending_narratives(self, *, limit: int) -> list[tuple[int, str, str]]:
-        rows = self._all("pending_narratives", {"limit": limit})
-        return [(r["user_id"], r["grain"], r["scope_key"]) for r in rows]
-
-    def pending_descriptions(self, *, limit: int) -> list[tuple[int, int]]:
-        return [
-            (r["user_id"], r["record_id"])
-            for r in self._all("pending_descriptions", {"limit": limit})
-        ]
-
-    def day_episode_summaries(self, *, user_id: int, day: date) -> list[dict[str, Any]]:
-        return self._all("day_episode_summaries", {"user_id": user_id, "day": day})
-
-    def child_narratives(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
-        return self._all("child_narratives", {"user_id": user_id, "ids": Jsonb(ids)})
-
-    def save_narrative(
-        self,
-        *,
-        user_id: int,
-        digest_id: int,
-        narrative: str | None,
-        status: str,
-        source_ids: list[int],
-        metrics: dict[str, Any],
-    ) -> bool:
-        with self.pool.connection() as conn:
-            cur = conn.execute(
-                QUERIES["save_narrative"],
-                {
-                    "user_id": user_id,
-                    "digest_id": digest_id,
-                    "narrative": narrative,
-                    "status": status,
-                    "source_ids": Jsonb(source_ids),
-                    "metrics": Jsonb(metrics),
-                },
-            )
-            return cur.rowcount == 1
-
-    def record_for_description(self, *, user_id: int, record_id: int) -> dict[str, Any] | None:
-        return self._one("record_for_description", {"user_id": user_id, "record_id": record_id})
-
-    def save_record_analysis(
-        self,
-        *,
-        user_id: int,
-        record_id: int,
-        description: str | None,
-        category: str | None,
-        confidence: float | None,
-        cues: list[str],
-        model: str,
-        fts_text: str,
-    ) -> None:
-        with self.pool.connection() as conn:
-            conn.execute(
-                QUERIES["save_record_analysis"],
-                {
-                    "user_id": user_id,
-                    "record_id": record_id,
-                    "description": description,
-                    "category": category,
-                    "confidence": confidence,
-                    "cues": Jsonb(cues),
-                    "model": model,
-                    "fts_text": fts_text,
-                },
-            )
 
 
 class PostgresStore(PostgresModelStore, PostgresToolStore):
@@ -457,9 +134,16 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
         return sorted(r["day_local"] for r in rows)
 
     def reopen_days(
-        self, *, user_id: int, device_id: str, days: Sequence[date], digest_keys: Sequence[str]
+        self,
+        *,
+        user_id: int,
+        device_id: str,
+        days: Sequence[date],
+        digest_keys: Sequence[str],
+        then: Sequence[JobRequest] = (),
     ) -> None:
         with self.pool.connection() as conn, conn.transaction():
+            _defer(conn, then)
             conn.execute(
                 QUERIES["delete_device_day_episodes"],
                 {"user_id": user_id, "device_id": device_id, "days": list(days)},
@@ -498,7 +182,9 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
             for r in rows
         ]
 
-    def save_episodes(self, *, user_id: int, drafts: Sequence[EpisodeDraft]) -> list[int]:
+    def save_episodes(
+        self, *, user_id: int, drafts: Sequence[EpisodeDraft], then: Sequence[JobRequest] = ()
+    ) -> list[int]:
         ids: list[int] = []
         record_ids: list[int] = []
         episode_ids: list[int] = []
@@ -516,6 +202,7 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
                 QUERIES["link_records"],
                 {"user_id": user_id, "record_ids": record_ids, "episode_ids": episode_ids},
             )
+            _defer(conn, then)
         return ids
 
     # -- digests (L3/L4) and signals -------------------------------------------------
@@ -610,12 +297,10 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
     def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> dict[str, Any] | None:
         return self._one("get_digest", {"user_id": user_id, "grain": grain, "scope_key": scope_key})
 
-    def list_signals(
-        self, *, user_id: int, day_from: date, day_to: date, kind: str | None = None
-    ) -> list[dict[str, Any]]:
+    def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[dict[str, Any]]:
         return self._all(
             "list_signals",
-            {"user_id": user_id, "day_from": day_from, "day_to": day_to, "kind": kind},
+            {"user_id": user_id, "day_from": day_from, "day_to": day_to},
         )
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]:

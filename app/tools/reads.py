@@ -224,19 +224,23 @@ def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:
     return out
 
 
+SignalKind = Literal[
+    "rework",
+    "forced_rollback",
+    "context_switch_storm",
+    "focus_block",
+    "distraction",
+    "late_night",
+    "idle_gap",
+]
+
+
 class SignalsArgs(PeriodArgs):
-    kind: (
-        Literal[
-            "rework",
-            "forced_rollback",
-            "context_switch_storm",
-            "focus_block",
-            "distraction",
-            "late_night",
-            "idle_gap",
-        ]
-        | None
-    ) = Field(None, description="only this kind of signal")
+    kinds: list[SignalKind] | None = Field(
+        None,
+        description='only these kinds, e.g. ["rework", "forced_rollback"] for the habits '
+        "that cause rework",
+    )
 
 
 @tool(
@@ -253,20 +257,22 @@ context_switch_storm, focus_block, distraction, late_night, idle_gap. For habit 
 )
 def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
-    rows = ctx.store.list_signals(
-        user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, kind=args.kind
-    )
+    rows = [
+        r
+        for r in ctx.store.list_signals(user_id=ctx.user.user_id, day_from=day_from, day_to=day_to)
+        if args.kinds is None or r["kind"] in args.kinds
+    ]
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
     items = [
         {
             "kind": r["kind"],
+            **({"pattern": r["metrics"]["pattern"]} if "pattern" in r["metrics"] else {}),
             "day": r["day_local"],
             "severity": r["severity"],
-            "metrics": r["metrics"],
-            "episode_ids": r["evidence"].get("episode_ids", [])[:10],
-            **({"cues": r["evidence"]["cues"][:3]} if r["evidence"].get("cues") else {}),
+            "episode_ids": r["evidence"].get("episode_ids", [])[:5],
+            **({"cues": r["evidence"]["cues"][:2]} if r["evidence"].get("cues") else {}),
         }
         for r in sorted(rows, key=lambda r: (-_weight(r["kind"]), -r["severity"]))
     ]

@@ -1,0 +1,160 @@
+"""Query-time reads for the tools, and re-labelling."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from app.db.pg_base import Queries
+from app.db.queries import QUERIES
+from app.llm import vector_literal
+
+
+class PostgresToolStore(Queries):
+    """What the query-time tools read, and re-labelling (mixed into PostgresStore)."""
+
+    # -- tools (query time) ---------------------------------------------------------
+
+    def final_digests_overlapping(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "final_digests_overlapping", {"user_id": user_id, "ts_from": ts_from, "ts_to": ts_to}
+        )
+
+    def open_tail_metrics(
+        self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "open_tail_metrics",
+            {
+                "user_id": user_id,
+                "day_from": day_from,
+                "day_to": day_to,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+            },
+        )
+
+    def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
+        rows = self._all(
+            "period_signal_counts", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
+        return {r["kind"]: int(r["n"]) for r in rows}
+
+    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[dict[str, Any]]:
+        return self._all("latest_records", {"user_id": user_id, "now": now, "limit": limit})
+
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> dict[str, Any] | None:
+        return self._one("last_closed_episode", {"user_id": user_id, "now": now})
+
+    def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> dict[str, Any] | None:
+        row = self._one("open_sitting", {"user_id": user_id, "device_id": device_id, "now": now})
+        return row if row and row["records"] else None
+
+    def list_episodes(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        category: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "list_episodes",
+            {
+                "user_id": user_id,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+                "category": category,
+                "limit": limit,
+            },
+        )
+
+    def search_episodes(
+        self,
+        *,
+        user_id: int,
+        tsquery: str | None,
+        embedding: list[float] | None,
+        day_from: date | None,
+        day_to: date | None,
+        category: str | None,
+        k: int,
+        candidates: int,
+    ) -> list[dict[str, Any]]:
+        params = {
+            "user_id": user_id,
+            "tsquery": tsquery,
+            "embedding": vector_literal(embedding) if embedding is not None else None,
+            "day_from": day_from,
+            "day_to": day_to,
+            "category": category,
+            "k": k,
+            "candidates": candidates,
+        }
+        with self.pool.connection() as conn, conn.transaction():
+            # A query returns at most ef_search rows: raise it to the candidate count, and
+            # let filtered scans keep going (pgvector >= 0.8).
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(candidates))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            return conn.execute(QUERIES["search_episodes"], params).fetchall()
+
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
+        return self._all("episode_neighbors", {"user_id": user_id, "ids": ids})
+
+    def raw_records(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        device_id: str | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        return self._all(
+            "raw_records",
+            {
+                "user_id": user_id,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+                "device_id": device_id,
+                "limit": limit,
+            },
+        )
+
+    def relabel(
+        self,
+        *,
+        user_id: int,
+        target_kind: str,
+        target_id: int,
+        category: str,
+        actor: str,
+        note: str,
+    ) -> tuple[int, list[tuple[str, date]]] | None:
+        query = "relabel_record" if target_kind == "record" else "relabel_episode"
+        key = "record_id" if target_kind == "record" else "episode_id"
+        with self.pool.connection() as conn, conn.transaction():
+            rows = conn.execute(
+                QUERIES[query], {"user_id": user_id, key: target_id, "category": category}
+            ).fetchall()
+            if not rows:
+                return None
+            episodes = sorted({r["episode_id"] for r in rows if r["episode_id"] is not None})
+            conn.execute(QUERIES["mark_episodes_stale"], {"user_id": user_id, "ids": episodes})
+            label = conn.execute(
+                QUERIES["insert_label"],
+                {
+                    "user_id": user_id,
+                    "target_kind": target_kind,
+                    "target_id": target_id,
+                    "old_value": rows[0]["old_category"],
+                    "new_value": category,
+                    "actor": actor,
+                    "note": note,
+                },
+            ).fetchone()
+            assert label is not None
+        return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})

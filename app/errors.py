@@ -39,10 +39,6 @@ class UnknownDeviceError(NotFoundError):
     """Unknown device: register it first (POST /api/v1/devices or `timetrace device add`)."""
 
 
-class UnknownUserError(NotFoundError):
-    """Unknown user."""
-
-
 class InvalidInputError(TimeTraceError):
     """The input is not valid."""
 

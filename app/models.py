@@ -3,7 +3,8 @@
 The DDL lives in `sql/migrations/` (pgvector, tsvector, HNSW and generated
 columns read better in SQL); `tests/test_schema_drift.py` keeps these models
 and the migrated schema in step. Families follow one pattern: `XBase` holds the
-shared fields, `XPublic` is what the API returns, `X(table=True)` is the row.
+shared fields, `XPublic` is what the API returns (devices so far; the tools
+shape their own output), `X(table=True)` is the row.
 """
 
 from __future__ import annotations
@@ -158,10 +159,6 @@ class EpisodeBase(SQLModel):
     boundary: str = _text(default="")
 
 
-class EpisodePublic(EpisodeBase):
-    pass
-
-
 class Episode(EpisodeBase, table=True):
     """L2: one coherent sitting."""
 
@@ -191,10 +188,6 @@ class DigestBase(SQLModel):
     finalized: bool = Field(default=False, sa_type=Boolean, nullable=False)
 
 
-class DigestPublic(DigestBase):
-    pass
-
-
 class Digest(DigestBase, table=True):
     """L3/L4: a day, ISO week or month."""
 
@@ -215,10 +208,6 @@ class SignalBase(SQLModel):
     severity: float = Field(default=0.0, sa_type=REAL, nullable=False)
     metrics: dict[str, Any] = _json({})
     evidence: dict[str, Any] = _json({})
-
-
-class SignalPublic(SignalBase):
-    signal_id: int
 
 
 class Signal(SignalBase, table=True):

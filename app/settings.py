@@ -85,11 +85,6 @@ class Settings(BaseSettings):
         return value
 
     @property
-    def binds_loopback(self) -> bool:
-        """Serving a non-loopback address is refused until an API token exists."""
-        return is_loopback(self.host)
-
-    @property
     def pgdata(self) -> Path:
         return self.data_dir / "pgdata"
 

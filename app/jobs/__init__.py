@@ -15,9 +15,6 @@ from app.settings import Settings
 if TYPE_CHECKING:
     from app.services import Services
 
-# Queues, in the order a worker should care: interactive first, rollups later.
-QUEUES = ("interactive", "episodes", "rollups", "maintenance")
-
 jobs_app = App(
     connector=PsycopgConnector(),
     import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.models"],

@@ -217,6 +217,7 @@ def run_demo(settings: Settings, *, start: date, days: int, console: Console) ->
             _week_panel(console, week)
         signals = services.store.list_signals(user_id=user.user_id, day_from=start, day_to=end)
         console.print(_signals_table(signals))
+        _answers(services, user, end, console)
     if mismatches:
         console.print(f"[red]✗ {len(mismatches)} numbers differ from the ground truth:[/]")
         for line in mismatches[:20]:
@@ -227,6 +228,44 @@ def run_demo(settings: Settings, *, start: date, days: int, console: Console) ->
             f"generator's ground truth to the second for all {len(data.days)} days[/]"
         )
     return DemoResult(len(data.records), counts, rate, mismatches)
+
+
+QUESTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("我现在在做什么 / what am I doing now?", "get_now", {}),
+    (
+        "这个月娱乐花了多少小时 / hours of entertainment this month?",
+        "query_stats",
+        {"period": "this_month", "category": "entertainment"},
+    ),
+    (
+        "哪些习惯导致返工 / which coding habits cause rework?",
+        "get_signals",
+        {"period": "this_month", "kinds": ["rework", "forced_rollback"]},
+    ),
+)
+
+
+def _answers(services: Services, user: UserContext, last_day: date, console: Console) -> None:
+    """The three target questions through the tool registry, as an agent would ask them."""
+    from app.timeutil import day_bounds, zone
+    from app.tools import ToolContext, dispatch
+    from app.tools.registry import output_tokens, to_json
+
+    # "Now" is the evening of the sample's last day.
+    _, end = day_bounds(last_day, tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
+    ctx = ToolContext(
+        store=services.store,
+        models=None,
+        settings=services.settings,
+        user=user,
+        now=end - timedelta(hours=6),
+    )
+    console.print("\n[bold]Answers from the tools[/] (what an agent reads, and how much)")
+    for question, name, args in QUESTIONS:
+        result = dispatch(ctx, name, args)
+        text = to_json(result)
+        console.print(f"[bold]{question}[/] → {name} · {output_tokens(result)} tokens")
+        console.print(f"  {text[:400]}{'…' if len(text) > 400 else ''}", markup=False)
 
 
 def _build(services: Services, console: Console) -> tuple[BackfillSummary, float]:

@@ -38,3 +38,5 @@ def test_demo_loads_the_sample_builds_the_pyramid_and_matches_ground_truth(
     assert "Built the pyramid with no model" in text
     assert "Week 2003-W10 (digest, final, from 7 day digests)" in text
     assert "Detected signals" in text and "forced_rollback" in text
+    assert "Answers from the tools" in text
+    assert "hours of entertainment this month? → query_stats" in text

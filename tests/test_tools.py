@@ -229,9 +229,19 @@ def test_get_episodes_keeps_the_newest_when_it_must_cut(
 def test_get_signals_puts_rework_first_with_evidence(services: Services, golden: Api) -> None:
     ctx = ctx_for(services, golden.user, now=datetime(2003, 3, 14, tzinfo=UTC))
     result = dispatch(ctx, "get_signals", {"period": "this_week"})
-    assert result["counts"]["forced_rollback"] == 2
+    assert result["patterns"]["forced_rollback"] == {
+        "count": 2,
+        "days": 1,
+        "cues": ["git reset --hard", "git revert"],
+    }
+    assert list(result["patterns"])[:2] == ["forced_rollback", "rework:error_retry"]
     assert result["items"][0]["kind"] in ("forced_rollback", "rework")
     assert all(i["episode_ids"] for i in result["items"] if i["kind"] != "idle_gap")
+    assert len(result["items"]) == 12 and "more" not in result  # the golden day has 12
+    five = dispatch(ctx, "get_signals", {"period": "this_week", "limit": 5})
+    assert len(five["items"]) == 5 and five["more"] == 7
+    only = dispatch(ctx, "get_signals", {"period": "this_week", "kinds": ["rework"]})
+    assert set(only["patterns"]) == {"rework:error_retry"} and len(only["items"]) == 1
     assert output_tokens(result) <= 2_000
 
 

@@ -241,6 +241,7 @@ class SignalsArgs(PeriodArgs):
         description='only these kinds, e.g. ["rework", "forced_rollback"] for the habits '
         "that cause rework",
     )
+    limit: int = Field(12, ge=1, le=200, description="how many single signals to list")
 
 
 @tool(
@@ -262,9 +263,28 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
         for r in ctx.store.list_signals(user_id=ctx.user.user_id, day_from=day_from, day_to=day_to)
         if args.kinds is None or r["kind"] in args.kinds
     ]
-    counts: dict[str, int] = {}
+    # The habits first: each kind (and rework pattern) with how often, on how many days,
+    # and what it looked like; then the strongest single signals with their evidence.
+    patterns: dict[str, dict[str, Any]] = {}
     for r in rows:
-        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+        name = r["kind"] + (f":{r['metrics']['pattern']}" if "pattern" in r["metrics"] else "")
+        entry = patterns.setdefault(name, {"count": 0, "days": set(), "cues": []})
+        entry["count"] += 1
+        entry["days"].add(r["day_local"])
+        for cue in r["evidence"].get("cues", []):
+            if cue not in entry["cues"] and len(entry["cues"]) < 3:
+                entry["cues"].append(cue)
+    summary = {
+        name: {
+            "count": e["count"],
+            "days": len(e["days"]),
+            **({"cues": e["cues"]} if e["cues"] else {}),
+        }
+        for name, e in sorted(
+            patterns.items(), key=lambda kv: (-_weight(kv[0].split(":")[0]), -kv[1]["count"])
+        )
+    }
+    strongest = sorted(rows, key=lambda r: (-_weight(r["kind"]), -r["severity"]))[: args.limit]
     items = [
         {
             "kind": r["kind"],
@@ -274,9 +294,15 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
             "episode_ids": r["evidence"].get("episode_ids", [])[:5],
             **({"cues": r["evidence"]["cues"][:2]} if r["evidence"].get("cues") else {}),
         }
-        for r in sorted(rows, key=lambda r: (-_weight(r["kind"]), -r["severity"]))
+        for r in strongest
     ]
-    return {"from": day_from, "to": day_to, "counts": counts, "items": items}
+    return {
+        "from": day_from,
+        "to": day_to,
+        "patterns": summary,
+        "items": items,
+        **({"more": len(rows) - len(items)} if len(rows) > len(items) else {}),
+    }
 
 
 def _weight(kind: str) -> int:

@@ -82,9 +82,16 @@ def week(services: Services) -> Any:
     return data
 
 
+@pytest.fixture
+def sample_month(services: Services) -> Any:
+    data = generate_sample(start=date(2003, 3, 1), days=31, seed=9)
+    ingest_sample(services, data)
+    return data
+
+
 @pytest.mark.slow
-def test_every_non_idle_episode_is_summarised_exactly_once(
-    services: Services, fake: FakeOpenAI, week: Any, conn: Any
+def test_every_non_idle_episode_of_the_sample_month_is_summarised_exactly_once(
+    services: Services, fake: FakeOpenAI, sample_month: Any, conn: Any
 ) -> None:
     services, models = with_models(services, fake)
     done = build_everything(services, models)
@@ -97,8 +104,9 @@ def test_every_non_idle_episode_is_summarised_exactly_once(
     )
     assert set(statuses) == {"done", "idle"}
     assert fake.calls["episode_summary"] == statuses["done"] == done.summaries
-    # Narratives: 7 days, 1 week, 1 month, each once; embeddings once per summary.
-    assert fake.calls["digest_narrative"] == 9
+    # Narratives: 31 days, 6 ISO weeks touching March, 1 month, each once; embeddings once
+    # per summary.
+    assert fake.calls["digest_narrative"] == 31 + 6 + 1
     assert fake.calls["embeddings"] == statuses["done"]
     assert (
         conn.execute(
@@ -113,9 +121,10 @@ def test_every_non_idle_episode_is_summarised_exactly_once(
         ).fetchone()["n"]
         == 0
     )
-    # LLM calls per day = episodes summarised + narratives.
-    per_day = (fake.calls["episode_summary"] + fake.calls["digest_narrative"]) / 7
-    assert per_day == (statuses["done"] + 9) / 7
+    # LLM calls per day = episodes summarised + narratives; nothing else is asked.
+    chat_calls = fake.total_calls() - fake.calls["embeddings"]
+    assert chat_calls == statuses["done"] + 31 + 6 + 1
+    assert models.usage.calls["chat"] == chat_calls
     before = fake.total_calls()
     snapshot = rows(conn)
     build_everything(services, models)

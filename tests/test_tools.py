@@ -354,6 +354,16 @@ def test_tools_over_http(services: Services, golden: Api) -> None:
     assert ok.status_code == 200 and ok.json()["total_seconds"] == 37800
     assert golden.post("/api/v1/tools/query_stats", {"period": 3}).status_code == 422
     assert golden.post("/api/v1/tools/nope", {}).status_code == 404
+    # curl -d sends a form content type: the JSON is read all the same; no body means {}.
+    plain = golden.client.post(
+        "/api/v1/tools/get_signals",
+        content=b'{"period": "this_week"}',
+        headers={**golden.auth, "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert plain.status_code == 200 and "patterns" in plain.json()
+    assert golden.client.post("/api/v1/tools/get_now", headers=golden.auth).status_code == 200
+    broken = golden.client.post("/api/v1/tools/get_now", content=b"{oops", headers=golden.auth)
+    assert broken.status_code == 422 and "not valid JSON" in broken.json()["error"]
 
 
 def test_tools_from_the_cli(db_url: str, tmp_path: Path, golden: Api) -> None:

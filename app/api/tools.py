@@ -6,7 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from app.api.deps import ServicesDep, UserDep
@@ -22,14 +23,31 @@ def get_tools(_: UserDep) -> list[dict[str, Any]]:
     return list_tools()
 
 
-@router.post("/{name}")
-def call_tool(
-    name: str,
-    services: ServicesDep,
-    user: UserDep,
-    arguments: dict[str, Any] | None = Body(default=None),  # noqa: B008
+@router.post(
+    "/{name}",
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "description": "the tool's arguments (see GET /api/v1/tools)",
+                    }
+                }
+            }
+        }
+    },
+)
+async def call_tool(
+    name: str, request: Request, services: ServicesDep, user: UserDep
 ) -> JSONResponse:
-    """Run a tool. Bad arguments get a 422 with an error the caller can act on."""
+    """Run a tool. The body is its JSON arguments (any content type; empty means none).
+    Bad arguments get a 422 with an error the caller can act on."""
+    raw = await request.body()
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return JSONResponse({"error": "the body is not valid JSON"}, status_code=422)
     ctx = ToolContext(
         store=services.store,
         models=services.models,
@@ -37,7 +55,7 @@ def call_tool(
         user=user,
         now=datetime.now(UTC),
     )
-    result = dispatch(ctx, name, arguments)
+    result = await run_in_threadpool(dispatch, ctx, name, arguments)
     status = 200
     if "error" in result:
         status = 404 if name not in REGISTRY else 422

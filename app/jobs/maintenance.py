@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from procrastinate import JobContext
+from procrastinate import JobContext, builtin_tasks
 
 from app.jobs import jobs_app
 
@@ -16,3 +16,10 @@ async def retry_stalled_jobs(context: JobContext, timestamp: int) -> int:
     for job in stalled:
         await manager.retry_job(job)
     return len(stalled)
+
+
+@jobs_app.periodic(cron="17 * * * *")
+@jobs_app.task(queue="maintenance", queueing_lock="remove_old_jobs", pass_context=True)
+async def remove_old_jobs(context: JobContext, timestamp: int) -> None:
+    """Keep the job table small: finished jobs older than three days go (failed ones stay)."""
+    await builtin_tasks.remove_old_jobs(context, max_hours=72, remove_failed=False)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -17,23 +18,34 @@ from app.services import Services
 from app.settings import Settings
 from tests.conftest import make_api
 
-
-async def _defer(url: str, settings: Settings) -> int:
-    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
-        async with jobs_app.open_async():
-            return await retry_stalled_jobs.defer_async(timestamp=0)
+T = TypeVar("T")
 
 
-async def _status(url: str, settings: Settings, job_id: int) -> str:
-    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
-        async with jobs_app.open_async():
-            jobs = await jobs_app.job_manager.list_jobs_async(id=job_id)
-            return str(jobs[0].status)
+def with_app(url: str, settings: Settings, work: Callable[[], Awaitable[T]]) -> T:
+    """Run `work` with the procrastinate app connected to the test database."""
+
+    async def run() -> T:
+        with jobs_app.replace_connector(worker_connector(url, settings=settings)):
+            async with jobs_app.open_async():
+                return await work()
+
+    return asyncio.run(run())
+
+
+def _defer(url: str, settings: Settings, task: Any = retry_stalled_jobs) -> int:
+    return with_app(url, settings, lambda: task.defer_async(timestamp=0))
+
+
+def _status(url: str, settings: Settings, job_id: int) -> str:
+    async def status() -> str:
+        return str((await jobs_app.job_manager.list_jobs_async(id=job_id))[0].status)
+
+    return with_app(url, settings, status)
 
 
 def test_worker_runs_a_deferred_job(db_url: str, settings: Settings, tmp_path: Path) -> None:
-    job_id = asyncio.run(_defer(db_url, settings))
-    assert asyncio.run(_status(db_url, settings, job_id)) == "todo"
+    job_id = _defer(db_url, settings)
+    assert _status(db_url, settings, job_id) == "todo"
     result = CliRunner().invoke(
         main,
         ["worker", "--once"],
@@ -41,13 +53,13 @@ def test_worker_runs_a_deferred_job(db_url: str, settings: Settings, tmp_path: P
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
-    assert asyncio.run(_status(db_url, settings, job_id)) == "succeeded"
+    assert _status(db_url, settings, job_id) == "succeeded"
 
 
 def test_queueing_lock_keeps_one_waiting_maintenance_job(db_url: str, settings: Settings) -> None:
-    asyncio.run(_defer(db_url, settings))
+    _defer(db_url, settings)
     with pytest.raises(AlreadyEnqueued):
-        asyncio.run(_defer(db_url, settings))
+        _defer(db_url, settings)
 
 
 def test_with_the_worker_stopped_ingest_works_and_the_layers_catch_up_later(
@@ -118,7 +130,7 @@ def test_the_worker_summarises_episodes_through_the_model_sweep(
         }
         runner = CliRunner()
         assert runner.invoke(main, ["worker", "--once"], env=env).exit_code == 0  # the pyramid
-        asyncio.run(_defer_task(db_url, services.settings, sweep_models))
+        _defer(db_url, services.settings, sweep_models)
         result = runner.invoke(main, ["worker", "--once"], env=env, catch_exceptions=False)
         assert result.exit_code == 0, result.output
     statuses = {
@@ -129,20 +141,17 @@ def test_the_worker_summarises_episodes_through_the_model_sweep(
     assert fake.calls["episode_summary"] == 15
 
 
-async def _defer_task(url: str, settings: Settings, task: Any) -> int:
-    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
-        async with jobs_app.open_async():
-            return int(await task.defer_async(timestamp=0))
+def _retry_stalled(url: str, settings: Settings) -> int:
+    """What retry_stalled_jobs does, with a heartbeat threshold short enough for a test."""
 
+    async def retry() -> int:
+        manager = jobs_app.job_manager
+        stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=0.5))
+        for job in stalled:
+            await manager.retry_job(job)
+        return len(stalled)
 
-async def _retry_stalled(url: str, settings: Settings) -> int:
-    with jobs_app.replace_connector(worker_connector(url, settings=settings)):
-        async with jobs_app.open_async():
-            manager = jobs_app.job_manager
-            stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=0.5))
-            for job in stalled:
-                await manager.retry_job(job)
-            return len(stalled)
+    return with_app(url, settings, retry)
 
 
 @pytest.mark.slow
@@ -176,7 +185,7 @@ def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
     worker.send_signal(signal.SIGKILL)
     worker.wait(10)
     time.sleep(1.0)  # no more heartbeats from the dead worker
-    asyncio.run(_retry_stalled(db_url, services.settings))
+    _retry_stalled(db_url, services.settings)
     result = CliRunner().invoke(
         main,
         ["worker", "--once"],

@@ -29,7 +29,7 @@ def _local(ts: datetime, ctx: ToolContext) -> str:
     return ts.astimezone(zone(ctx.user.time_zone)).strftime("%Y-%m-%d %H:%M")
 
 
-def _episode_line(ep: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+def episode_line(ep: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     tz = zone(ctx.user.time_zone)
     return {
         "id": ep["episode_id"],
@@ -84,7 +84,7 @@ def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
             }
     last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
     if last:
-        out["last_episode"] = _episode_line(last, ctx)
+        out["last_episode"] = episode_line(last, ctx)
     if not latest:
         out["note"] = "no activity recorded yet"
     return out
@@ -217,7 +217,7 @@ def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:
     out: dict[str, Any] = {
         "from": day_from,
         "to": day_to,
-        "items": [_episode_line(r, ctx) for r in rows],
+        "items": [episode_line(r, ctx) for r in rows],
     }
     if len(rows) == args.limit:
         out["note"] = "more episodes exist: narrow the period, or use query_stats for totals"

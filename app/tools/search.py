@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from app.categories import Category
 from app.llm import ModelOutputError, ModelUnavailable
 from app.text import fts_query
-from app.tools.reads import _episode_line
+from app.tools.reads import episode_line
 from app.tools.registry import ToolContext, tool
 
 CANDIDATES = 40
@@ -64,7 +64,7 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
     )
     items = []
     for row in rows:
-        items.append({**_episode_line(row, ctx), "score": round(float(row["score"]), 4)})
+        items.append({**episode_line(row, ctx), "score": round(float(row["score"]), 4)})
     out: dict[str, Any] = {"mode": mode, "items": items}
     if args.include_neighbors and rows:
         neighbors: dict[int, dict[str, Any]] = {}
@@ -72,7 +72,7 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
             user_id=ctx.user.user_id, ids=[r["episode_id"] for r in rows]
         ):
             entry = neighbors.setdefault(n["of_id"], {})
-            entry[n["side"]] = {k: v for k, v in _episode_line(n, ctx).items() if k != "summary"}
+            entry[n["side"]] = {k: v for k, v in episode_line(n, ctx).items() if k != "summary"}
         for item in items:
             item.update(neighbors.get(item["id"], {}))
     return out

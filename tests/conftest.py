@@ -16,7 +16,8 @@ import json
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,30 @@ def db_url(admin_url: str, template_db: str) -> Iterator[str]:
     ensure_database(admin_url, database=name, template=template_db)
     yield url_for(admin_url, name)
     drop_database(admin_url, database=name)
+
+
+@pytest.fixture
+def other_db(
+    admin_url: str, template_db: str, tmp_path: Path
+) -> Callable[[], AbstractContextManager[tuple[Services, Any]]]:
+    """A second fresh database, to compare a run with another one."""
+
+    @contextmanager
+    def open_other() -> Iterator[tuple[Services, Any]]:
+        name = f"tt_other_{os.getpid()}_{next(_counter)}"
+        ensure_database(admin_url, database=name, template=template_db)
+        url = url_for(admin_url, name)
+        settings = Settings(_env_file=None, database_url=url, data_dir=tmp_path)
+        try:
+            with (
+                open_services(settings, url=url, auto_migrate=False) as services,
+                connect(url, settings=settings, autocommit=True) as conn,
+            ):
+                yield services, conn
+        finally:
+            drop_database(admin_url, database=name)
+
+    return open_other
 
 
 @pytest.fixture

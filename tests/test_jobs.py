@@ -32,6 +32,17 @@ def with_app(url: str, settings: Settings, work: Callable[[], Awaitable[T]]) -> 
     return asyncio.run(run())
 
 
+def run_worker_once(db_url: str, tmp_path: Path, **env: str) -> None:
+    """`timetrace worker --once` against the test database; it must succeed."""
+    result = CliRunner().invoke(
+        main,
+        ["worker", "--once"],
+        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path), **env},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+
+
 def _defer(url: str, settings: Settings, task: Any = retry_stalled_jobs) -> int:
     return with_app(url, settings, lambda: task.defer_async(timestamp=0))
 
@@ -46,13 +57,7 @@ def _status(url: str, settings: Settings, job_id: int) -> str:
 def test_worker_runs_a_deferred_job(db_url: str, settings: Settings, tmp_path: Path) -> None:
     job_id = _defer(db_url, settings)
     assert _status(db_url, settings, job_id) == "todo"
-    result = CliRunner().invoke(
-        main,
-        ["worker", "--once"],
-        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
+    run_worker_once(db_url, tmp_path)
     assert _status(db_url, settings, job_id) == "succeeded"
 
 
@@ -73,13 +78,7 @@ def test_with_the_worker_stopped_ingest_works_and_the_layers_catch_up_later(
         "SELECT task_name, count(*) AS n FROM procrastinate_jobs WHERE status = 'todo' GROUP BY 1"
     ).fetchall()
     assert {r["task_name"]: r["n"] for r in waiting} == {"build_episodes": 3}
-    result = CliRunner().invoke(
-        main,
-        ["worker", "--once"],
-        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
+    run_worker_once(db_url, tmp_path)
     statuses = conn.execute(
         "SELECT task_name, status, count(*) AS n FROM procrastinate_jobs "
         "GROUP BY 1, 2 ORDER BY 1, 2"
@@ -122,17 +121,10 @@ def test_the_worker_summarises_episodes_through_the_model_sweep(
     for device_id, records in golden_day["records"].items():
         api.ingest(device_id, records)
     with FakeOpenAI() as fake:
-        env = {
-            "TIMETRACE_DATABASE_URL": db_url,
-            "TIMETRACE_DATA_DIR": str(tmp_path),
-            "TIMETRACE_LLM_BASE_URL": fake.url,
-            "TIMETRACE_EMBEDDING_BASE_URL": fake.url,
-        }
-        runner = CliRunner()
-        assert runner.invoke(main, ["worker", "--once"], env=env).exit_code == 0  # the pyramid
+        models = {"TIMETRACE_LLM_BASE_URL": fake.url, "TIMETRACE_EMBEDDING_BASE_URL": fake.url}
+        run_worker_once(db_url, tmp_path, **models)  # the pyramid
         _defer(db_url, services.settings, sweep_models)
-        result = runner.invoke(main, ["worker", "--once"], env=env, catch_exceptions=False)
-        assert result.exit_code == 0, result.output
+        run_worker_once(db_url, tmp_path, **models)  # the model layer
     statuses = {
         r["summary_status"]: r["n"]
         for r in conn.execute("SELECT summary_status, count(*) AS n FROM episodes GROUP BY 1")
@@ -186,13 +178,7 @@ def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
     worker.wait(10)
     time.sleep(1.0)  # no more heartbeats from the dead worker
     _retry_stalled(db_url, services.settings)
-    result = CliRunner().invoke(
-        main,
-        ["worker", "--once"],
-        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
+    run_worker_once(db_url, tmp_path)
     assert (
         conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
         == 0

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from app.db.connection import connect, drop_database, ensure_database
 from app.enrich import enrich
 from app.llm import EmbeddingDimensionError, ModelClient, PriorityGate, parse_json_object
 from app.narratives import drop_sentences_with, wrong_numbers
 from app.pyramid import backfill
 from app.sample import generate_sample
-from app.services import Services, open_services
-from tests.conftest import make_api, url_for
+from app.services import Services
+from tests.conftest import make_api
 from tests.fake_openai import FakeOpenAI
 from tests.test_pyramid import ingest_sample
 
@@ -139,24 +138,15 @@ def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
     fake: FakeOpenAI,
     week: Any,
     conn: Any,
-    admin_url: str,
-    template_db: str,
+    other_db: Any,
     calls_before_down: int,
 ) -> None:
     # A run with the endpoint always up, in a database of its own.
-    name = "tt_always_up"
-    ensure_database(admin_url, database=name, template=template_db)
-    try:
-        url = url_for(admin_url, name)
-        settings = services.settings.model_copy(update={"database_url": url})
-        with open_services(settings, url=url, auto_migrate=False) as clean:
-            ingest_sample(clean, week)
-            clean, clean_models = with_models(clean, fake)
-            build_everything(clean, clean_models)
-            with connect(url, settings=settings, autocommit=True) as clean_conn:
-                always_up = rows(clean_conn)
-    finally:
-        drop_database(admin_url, database=name)
+    with other_db() as (clean, clean_conn):
+        ingest_sample(clean, week)
+        clean, clean_models = with_models(clean, fake)
+        build_everything(clean, clean_models)
+        always_up = rows(clean_conn)
     metrics = {(d["grain"], d["scope_key"]): d["metrics"] for d in always_up["digests"]}
 
     # The same data with the endpoint away for the whole build, or going away mid-build.

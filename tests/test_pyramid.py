@@ -10,14 +10,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.db.connection import connect, drop_database, ensure_database
 from app.ingest import RecordBatch, ingest_batch
 from app.pyramid import backfill, build_device, rollup_day
 from app.sample import SampleData, generate_sample
-from app.services import Services, open_services
+from app.services import Services
 from app.store import UserContext
 from app.timeutil import month_key, period_days, week_key
-from tests.conftest import Api, make_api, url_for
+from tests.conftest import Api, make_api
 from tests.test_ingest_api import snapshot
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
@@ -283,7 +282,7 @@ def _numbers(conn: Any) -> Any:
 
 
 def test_a_build_killed_half_way_then_rerun_gives_the_same_numbers(
-    services: Services, admin_url: str, template_db: str, golden_day: dict[str, Any], conn: Any
+    services: Services, other_db: Any, golden_day: dict[str, Any], conn: Any
 ) -> None:
     api = load_golden(services, golden_day)
     crashing = CrashAfter(services.store, saves=1)
@@ -300,18 +299,10 @@ def test_a_build_killed_half_way_then_rerun_gives_the_same_numbers(
     crashed = _numbers(conn)
 
     # The same day built in one go, in a database of its own.
-    name = "tt_clean_run"
-    ensure_database(admin_url, database=name, template=template_db)
-    try:
-        url = url_for(admin_url, name)
-        settings = services.settings.model_copy(update={"database_url": url})
-        with open_services(settings, url=url, auto_migrate=False) as clean:
-            load_golden(clean, golden_day)
-            backfill(clean.store, now=NOW, settings=settings)
-            with connect(url, settings=settings, autocommit=True) as clean_conn:
-                assert _numbers(clean_conn) == crashed
-    finally:
-        drop_database(admin_url, database=name)
+    with other_db() as (clean, clean_conn):
+        load_golden(clean, golden_day)
+        backfill(clean.store, now=NOW, settings=clean.settings)
+        assert _numbers(clean_conn) == crashed
 
 
 def test_a_late_record_rebuilds_its_day(

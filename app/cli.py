@@ -89,7 +89,11 @@ def serve(host: str | None, port: int | None, worker: bool) -> None:
 
 @main.command()
 @click.option("--concurrency", default=2, show_default=True, type=click.IntRange(1, 64))
-@click.option("--once", is_flag=True, help="Stop when the queues are empty.")
+@click.option(
+    "--once",
+    is_flag=True,
+    help="Drain the queues one job at a time, then stop (for scripts and back-fills).",
+)
 @_edge
 def worker(concurrency: int, once: bool) -> None:
     """Run the background job worker."""
@@ -98,7 +102,9 @@ def worker(concurrency: int, once: bool) -> None:
 
     settings = _settings()
     with open_services(settings) as services:
-        asyncio.run(run_worker(services, concurrency=concurrency, wait=not once))
+        # With several slots, one that finds only lock-held jobs would end the drain early.
+        slots = 1 if once else concurrency
+        asyncio.run(run_worker(services, concurrency=slots, wait=not once))
 
 
 @main.group()

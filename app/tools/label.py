@@ -44,7 +44,10 @@ def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
         note=args.note,
     )
     if done is None:
-        raise NotFoundError(f"no {args.target} {args.id}")
+        raise NotFoundError(
+            f"no {args.target} {args.id}"
+            + (" with active records to re-label" if args.target == "episode" else "")
+        )
     label_id, device_days = done
     days = sorted({day for _, day in device_days})
     for device_id in sorted({device for device, _ in device_days}):

@@ -14,7 +14,6 @@ from app import describe, narratives, pyramid, summaries
 from app.llm import ModelClient, ModelUnavailable
 from app.settings import Settings
 from app.store import Store
-from app.timeutil import month_key, week_key
 
 BATCH = 500
 
@@ -84,16 +83,10 @@ def _rollup_again(
     store: Store, days: set[tuple[int, date]], *, now: datetime, settings: Settings
 ) -> None:
     """Summaries bring cues: the days they belong to are rolled up again."""
-    periods: set[tuple[int, str, str]] = set()
-    for user_id, day in sorted(days):
-        user = store.get_user_by_id(user_id=user_id)
-        if user is None:
-            continue
-        pyramid.rollup_day(store, user=user, day=day, now=now, settings=settings)
-        periods |= {(user_id, "week", week_key(day)), (user_id, "month", month_key(day))}
-    for user_id, grain, key in sorted(periods):
-        user = store.get_user_by_id(user_id=user_id)
-        if user is not None:
-            pyramid.rollup_period(
-                store, user=user, grain=grain, key=key, now=now, settings=settings
-            )
+    users = {user_id: store.get_user_by_id(user_id=user_id) for user_id, _ in days}
+    pyramid.rollup_days(
+        store,
+        [(user, day) for user_id, day in sorted(days) if (user := users[user_id]) is not None],
+        now=now,
+        settings=settings,
+    )

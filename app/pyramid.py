@@ -286,7 +286,7 @@ def backfill(
             work.setdefault(day, []).append((user, device_id))
     due = {(user_id, day) for user_id, day in store.rollups_due()}
     days = sorted(set(work) | {day for _, day in due}, reverse=True)
-    periods: set[tuple[int, str, str]] = set()
+    periods: set[tuple[UserContext, str, str]] = set()
     for index, day in enumerate(days):
         rolled: set[int] = {user_id for user_id, due_day in due if due_day == day}
         for user, device_id in work.get(day, []):
@@ -302,12 +302,34 @@ def backfill(
             users[user_id] = user
             rollup_day(store, user=user, day=day, now=now, settings=settings)
             summary.day_digests += 1
-            periods.add((user_id, "week", week_key(day)))
-            periods.add((user_id, "month", month_key(day)))
+            periods |= periods_of(user, day)
         summary.days += 1
         if progress:
             progress(day.isoformat(), index + 1, len(days))
-    for user_id, grain, key in sorted(periods, key=lambda p: p[2], reverse=True):
-        rollup_period(store, user=users[user_id], grain=grain, key=key, now=now, settings=settings)
-        summary.period_digests += 1
+    summary.period_digests = rollup_periods(store, periods, now=now, settings=settings)
     return summary
+
+
+def periods_of(user: UserContext, day: date) -> set[tuple[UserContext, str, str]]:
+    """The week and month digests a day rolls up into."""
+    return {(user, "week", week_key(day)), (user, "month", month_key(day))}
+
+
+def rollup_periods(
+    store: Store, periods: set[tuple[UserContext, str, str]], *, now: datetime, settings: Settings
+) -> int:
+    """Week and month digests, newest first; returns how many."""
+    for user, grain, key in sorted(periods, key=lambda p: (p[2], p[0].user_id), reverse=True):
+        rollup_period(store, user=user, grain=grain, key=key, now=now, settings=settings)
+    return len(periods)
+
+
+def rollup_days(
+    store: Store, days: Iterable[tuple[UserContext, date]], *, now: datetime, settings: Settings
+) -> None:
+    """Day digests for these (user, day) pairs, then the weeks and months they fall in."""
+    periods: set[tuple[UserContext, str, str]] = set()
+    for user, day in days:
+        rollup_day(store, user=user, day=day, now=now, settings=settings)
+        periods |= periods_of(user, day)
+    rollup_periods(store, periods, now=now, settings=settings)

@@ -12,8 +12,7 @@ from pydantic import BaseModel, Field
 
 from app.categories import Category
 from app.errors import NotFoundError
-from app.pyramid import build_device, rollup_day, rollup_period
-from app.timeutil import month_key, week_key
+from app.pyramid import build_device, rollup_days
 from app.tools.registry import ToolContext, tool
 
 
@@ -59,12 +58,5 @@ def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
             settings=ctx.settings,
             days=[d for dv, d in device_days if dv == device_id],
         )
-    for day in days:
-        rollup_day(ctx.store, user=ctx.user, day=day, now=ctx.now, settings=ctx.settings)
-    for grain, key in sorted(
-        {("week", week_key(d)) for d in days} | {("month", month_key(d)) for d in days}
-    ):
-        rollup_period(
-            ctx.store, user=ctx.user, grain=grain, key=key, now=ctx.now, settings=ctx.settings
-        )
+    rollup_days(ctx.store, [(ctx.user, d) for d in days], now=ctx.now, settings=ctx.settings)
     return {"label_id": label_id, "recomputed_days": days, "truncated": False}

@@ -6,7 +6,6 @@ hand the rows to the store. The HTTP route and the importers both come here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Self
 
@@ -101,23 +100,13 @@ class IngestResult(BaseModel):
     redacted: int
 
 
-@dataclass(slots=True)
-class _Columns:
-    """Column arrays for one multi-row INSERT (see `insert_records` in sql/queries.sql)."""
-
-    values: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in NewRecords})
-
-    def add(self, **row: Any) -> None:
-        for name, value in row.items():
-            self.values[name].append(value)
-
-
 def prepare_records(
     batch: RecordBatch, *, rules: Rules, user: UserContext
 ) -> tuple[dict[str, list[Any]], int, int]:
     """Rows ready to insert, and how many records were excluded and redacted."""
     tz = zone(user.time_zone)
-    columns = _Columns()
+    # Column arrays for one multi-row INSERT (`insert_records` in sql/queries.sql).
+    columns: dict[str, list[Any]] = {name: [] for name in NewRecords}
     excluded = redacted = 0
     for rec in batch.records:
         app_name = rec.app.strip()
@@ -134,7 +123,7 @@ def prepare_records(
             continue
         hide = verdict.action == "redact"
         redacted += hide
-        columns.add(
+        row = dict(
             client_record_id=rec.client_record_id,
             ts_start=rec.ts_start,
             ts_end=rec.ts_end,
@@ -151,7 +140,9 @@ def prepare_records(
             category_source=verdict.source,
             redacted=hide,
         )
-    return columns.values, excluded, redacted
+        for name, value in row.items():
+            columns[name].append(value)
+    return columns, excluded, redacted
 
 
 def ingest_batch(

@@ -65,7 +65,7 @@ def main() -> None:
 def migrate() -> None:
     """Create or upgrade the database schema (a no-op when up to date)."""
     from app.db.connection import database_url
-    from app.services import migrate_url
+    from app.runtime.services import migrate_url
 
     settings = _settings()
     applied = migrate_url(database_url(settings), settings=settings)
@@ -79,8 +79,8 @@ def migrate() -> None:
 @_edge
 def serve(host: str | None, port: int | None, worker: bool) -> None:
     """Serve the HTTP API."""
-    from app.server import serve as run
-    from app.services import open_services
+    from app.api.server import serve as run
+    from app.runtime.services import open_services
 
     settings = _settings(host=host, port=port)
     with open_services(settings) as services:
@@ -98,7 +98,7 @@ def serve(host: str | None, port: int | None, worker: bool) -> None:
 def worker(concurrency: int, once: bool) -> None:
     """Run the background job worker."""
     from app.jobs import run_worker
-    from app.services import open_services
+    from app.runtime.services import open_services
 
     settings = _settings()
     with open_services(settings) as services:
@@ -120,8 +120,8 @@ def token() -> None:
 @_edge
 def token_create(user_name: str, name: str) -> None:
     """Create an API token (the user too, if new). The token is shown only once."""
-    from app.auth import hash_token, new_token
-    from app.services import open_services
+    from app.runtime.auth import hash_token, new_token
+    from app.runtime.services import open_services
 
     settings = _settings()
     with open_services(settings) as services:
@@ -153,8 +153,8 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
     """Register a device so its records can be ingested."""
     import re
 
-    from app.ingest import DEVICE_ID_PATTERN
-    from app.services import open_services
+    from app.ingest.records import DEVICE_ID_PATTERN
+    from app.runtime.services import open_services
 
     if not re.match(DEVICE_ID_PATTERN, device_id):
         raise click.BadParameter(
@@ -182,9 +182,9 @@ def backfill_command() -> None:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from app.enrich import enrich
-    from app.pyramid import backfill
-    from app.services import open_services
+    from app.enrich.catchup import enrich
+    from app.pyramid.build import backfill
+    from app.runtime.services import open_services
 
     settings = _settings()
     started = datetime.now(UTC)
@@ -231,7 +231,7 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
     import json
     from datetime import UTC, datetime
 
-    from app.services import open_services
+    from app.runtime.services import open_services
     from app.tools import ToolContext, dispatch, list_tools
     from app.tools.registry import to_json
 
@@ -291,7 +291,7 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
 @_edge
 def demo(start: Any, days: int) -> None:
     """Load a sample month through the real ingest path and print what it holds."""
-    from app.demo import run_demo
+    from app.demo.run import run_demo
 
     result = run_demo(
         _settings(), start=date(start.year, start.month, start.day), days=days, console=console

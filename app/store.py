@@ -1,7 +1,7 @@
 """The seam between the domain and the database.
 
 Jobs, tools and routes depend on this small typed `Store` protocol, grouped by
-layer; `app.db.pg_store.PostgresStore` implements it with the named SQL in
+layer; `app.db.store.PostgresStore` implements it with the named SQL in
 `sql/queries.sql`. Nothing above the seam imports psycopg or writes SQL.
 """
 
@@ -13,9 +13,9 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from app.episodes import EpisodeDraft
-    from app.segmenter import SegmentInput
-    from app.signals import EpisodeFacts, MemberFacts, SignalDraft
+    from app.pyramid.episodes import EpisodeDraft
+    from app.pyramid.segmenter import SegmentInput
+    from app.pyramid.signals import EpisodeFacts, MemberFacts, SignalDraft
 
 # Columns of one ingest INSERT, in order (each is a list, one value per record).
 NewRecords: tuple[str, ...] = (

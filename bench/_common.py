@@ -17,9 +17,9 @@ import httpx
 
 from app.db.connection import drop_database, ensure_database
 from app.db.embedded import start_embedded
-from app.ingest import RecordBatch, ingest_batch
-from app.sample import SampleData, generate_sample
-from app.services import Services, migrate_url
+from app.demo.sample import SampleData, generate_sample
+from app.ingest.records import RecordBatch, ingest_batch
+from app.runtime.services import Services, migrate_url
 from app.settings import Settings
 from app.store import UserContext
 

@@ -21,10 +21,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.db.connection import connect
-from app.pyramid import backfill, segment_params
-from app.sample import SampleData
-from app.segmenter import SegmentInput, segment_records
-from app.services import open_services
+from app.demo.sample import SampleData
+from app.pyramid.build import backfill, segment_params
+from app.pyramid.segmenter import SegmentInput, segment_records
+from app.runtime.services import open_services
 from app.settings import Settings
 from app.timeutil import logical_day, zone
 from bench._common import bench_database, load_sample_year

@@ -22,9 +22,9 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.auth import hash_token, new_token
-from app.sample import generate_sample
-from app.services import open_services
+from app.demo.sample import generate_sample
+from app.runtime.auth import hash_token, new_token
+from app.runtime.services import open_services
 from bench._common import api_process, bench_database
 
 

@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.enrich import enrich
-from app.ingest import RecordBatch, ingest_batch
-from app.llm import ModelClient
-from app.pyramid import backfill
-from app.sample import generate_sample
-from app.services import open_services
+from app.demo.sample import generate_sample
+from app.enrich.catchup import enrich
+from app.enrich.client import ModelClient
+from app.ingest.records import RecordBatch, ingest_batch
+from app.pyramid.build import backfill
+from app.runtime.services import open_services
 from bench._common import bench_database
 
 

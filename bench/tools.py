@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 from app.db.connection import connect
-from app.llm import ModelClient, vector_literal
-from app.pyramid import backfill
-from app.services import open_services
+from app.enrich.client import ModelClient, vector_literal
+from app.pyramid.build import backfill
+from app.runtime.services import open_services
 from app.text import estimate_tokens, fts_document
 from app.tools import ToolContext, dispatch
 from app.tools.registry import output_tokens

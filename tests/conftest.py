@@ -26,9 +26,9 @@ from fastapi.testclient import TestClient
 from psycopg.conninfo import make_conninfo
 
 from app.api import create_app
-from app.auth import hash_token, new_token
 from app.db.connection import connect, drop_database, ensure_database
-from app.services import Services, migrate_url, open_services
+from app.runtime.auth import hash_token, new_token
+from app.runtime.services import Services, migrate_url, open_services
 from app.settings import Settings
 from app.store import UserContext
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from app.signals import ROLLBACK, UNDO
+from app.pyramid.signals import ROLLBACK, UNDO
 from app.text import estimate_tokens, tokenize
 
 SYNONYMS = {

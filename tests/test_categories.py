@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.categories import CATEGORIES, load_rules
 from app.errors import ConfigError
+from app.rules.categories import CATEGORIES, load_rules
 
 RULES = load_rules(user_file=None)
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app.auth import hash_token
+from app.api.server import serve
 from app.cli import main
 from app.errors import ConfigError
-from app.server import serve
-from app.services import Services
+from app.runtime.auth import hash_token
+from app.runtime.services import Services
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from collections import Counter
 from datetime import date
 from typing import Any
 
-from app.categories import load_rules
-from app.sample import generate_sample
-from app.services import Services
+from app.demo.sample import generate_sample
+from app.rules.categories import load_rules
+from app.runtime.services import Services
 from app.text import canonical_domain
 from tests.conftest import Api, make_api
 

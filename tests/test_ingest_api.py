@@ -255,7 +255,7 @@ def test_device_registration_is_idempotent(api: Api) -> None:
 
 
 def test_privacy_rules_redact_and_drop(services: Any, conn: Any, tmp_path: Any) -> None:
-    from app.categories import load_rules
+    from app.rules.categories import load_rules
     from tests.conftest import make_api
 
     rules_file = tmp_path / "rules.toml"

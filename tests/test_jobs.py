@@ -14,7 +14,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from app.cli import main
 from app.jobs import jobs_app, worker_connector
 from app.jobs.maintenance import retry_stalled_jobs
-from app.services import Services
+from app.runtime.services import Services
 from app.settings import Settings
 from tests.conftest import make_api
 
@@ -98,7 +98,7 @@ def test_with_the_worker_stopped_ingest_works_and_the_layers_catch_up_later(
 def test_the_sweep_finds_work_a_lost_job_left_behind(
     services: Services, conn: Any, golden_day: dict[str, Any]
 ) -> None:
-    from app.pyramid import pending_jobs
+    from app.pyramid.build import pending_jobs
 
     api = make_api(services, time_zone=golden_day["time_zone"])
     api.ingest("phone", golden_day["records"]["phone"])
@@ -114,7 +114,7 @@ def test_the_sweep_finds_work_a_lost_job_left_behind(
 def test_the_worker_summarises_episodes_through_the_model_sweep(
     services: Services, db_url: str, tmp_path: Path, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    from app.jobs.models import sweep_models
+    from app.jobs.enrich import sweep_models
     from tests.fake_openai import FakeOpenAI
 
     api = make_api(services, time_zone=golden_day["time_zone"])
@@ -157,7 +157,7 @@ def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
     import time
     from datetime import date
 
-    from app.sample import generate_sample
+    from app.demo.sample import generate_sample
     from tests.test_pyramid import ingest_sample
 
     data = generate_sample(start=date(2003, 3, 1), days=21, seed=8)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import BigInteger, Column, MetaData, Table, Text
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401  (registers every table on SQLModel.metadata)
+import app.db.tables  # noqa: F401  (registers every table on SQLModel.metadata)
 from app.db.drift import schema_drift
 from app.db.migrate import list_migrations, migrate
 from app.errors import DatabaseError, SchemaTooNewError

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from app.enrich import enrich
-from app.llm import EmbeddingDimensionError, ModelClient, PriorityGate, parse_json_object
-from app.narratives import drop_sentences_with, wrong_numbers
-from app.pyramid import backfill
-from app.sample import generate_sample
-from app.services import Services
+from app.demo.sample import generate_sample
+from app.enrich.catchup import enrich
+from app.enrich.client import EmbeddingDimensionError, ModelClient, PriorityGate, parse_json_object
+from app.enrich.narratives import drop_sentences_with, wrong_numbers
+from app.pyramid.build import backfill
+from app.runtime.services import Services
 from tests.conftest import make_api
 from tests.fake_openai import FakeOpenAI
 from tests.test_pyramid import ingest_sample

@@ -10,10 +10,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.ingest import RecordBatch, ingest_batch
-from app.pyramid import backfill, build_device, rollup_day
-from app.sample import SampleData, generate_sample
-from app.services import Services
+from app.demo.sample import SampleData, generate_sample
+from app.ingest.records import RecordBatch, ingest_batch
+from app.pyramid.build import backfill, build_device, rollup_day
+from app.runtime.services import Services
 from app.store import UserContext
 from app.timeutil import month_key, period_days, week_key
 from tests.conftest import Api, make_api

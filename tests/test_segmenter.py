@@ -8,7 +8,7 @@ from datetime import date
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.segmenter import SegmentInput, SegmentParams, segment_records
+from app.pyramid.segmenter import SegmentInput, SegmentParams, segment_records
 
 DAY = date(2003, 3, 12)
 P = SegmentParams()

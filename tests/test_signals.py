@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from app.signals import (
+from app.pyramid.signals import (
     EpisodeFacts,
     MemberFacts,
     detect_day_signals,

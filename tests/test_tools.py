@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.categories import CATEGORIES
 from app.cli import main
-from app.enrich import enrich
-from app.pyramid import backfill
-from app.sample import SampleData, generate_sample
-from app.services import Services
+from app.demo.sample import SampleData, generate_sample
+from app.enrich.catchup import enrich
+from app.pyramid.build import backfill
+from app.rules.categories import CATEGORIES
+from app.runtime.services import Services
 from app.store import UserContext
 from app.timeutil import month_key, period_days, week_key
 from app.tools import REGISTRY, ToolContext, dispatch, list_tools

@@ -26,7 +26,7 @@ from app.errors import (
     TimeTraceError,
     UnknownDeviceError,
 )
-from app.services import Services
+from app.runtime.services import Services
 
 log = logging.getLogger("timetrace.api")
 

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.auth import hash_token
 from app.errors import AuthError
-from app.services import Services
+from app.runtime.auth import hash_token
+from app.runtime.services import Services
 from app.store import UserContext
 
 _bearer = HTTPBearer(auto_error=False, description="An API token from `timetrace token create`.")

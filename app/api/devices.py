@@ -8,8 +8,8 @@ from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import ServicesDep, UserDep
-from app.ingest import DEVICE_ID_PATTERN
-from app.models import DevicePublic
+from app.db.tables import DevicePublic
+from app.ingest.records import DEVICE_ID_PATTERN
 
 router = APIRouter(prefix="/api/v1/devices", tags=["devices"])
 DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]

@@ -13,11 +13,11 @@ from procrastinate import App, PsycopgConnector
 from app.settings import Settings
 
 if TYPE_CHECKING:
-    from app.services import Services
+    from app.runtime.services import Services
 
 jobs_app = App(
     connector=PsycopgConnector(),
-    import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.models"],
+    import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.enrich"],
 )
 _services: Services | None = None
 
@@ -46,8 +46,8 @@ async def run_worker(
     install_signal_handlers: bool = True,
 ) -> None:
     """Run the worker until stopped (or, with wait=False, until the queues are empty)."""
+    import app.jobs.enrich
     import app.jobs.maintenance
-    import app.jobs.models
     import app.jobs.pyramid  # noqa: F401  (registers the tasks)
 
     global _services

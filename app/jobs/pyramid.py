@@ -1,7 +1,7 @@
 """Pyramid tasks: episodes per device, day digests, week and month digests, and
 the periodic sweep that catches anything a crash or a stopped worker left behind.
 
-Tasks take ids, never objects, and are safe to run twice (see app/pyramid.py).
+Tasks take ids, never objects, and are safe to run twice (see app/pyramid/build.py).
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from datetime import UTC, date, datetime
 
 from procrastinate import RetryStrategy
 
-from app import pyramid
 from app.jobs import current_services, jobs_app
+from app.pyramid import build as pyramid
+from app.pyramid import requests
 
 # Backoff with a ceiling: a failing job is retried, never in a tight loop.
 RETRY = RetryStrategy(max_attempts=8, exponential_wait=2)
@@ -21,7 +22,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@jobs_app.task(name=pyramid.BUILD_TASK, queue="episodes", retry=RETRY)
+@jobs_app.task(name=requests.BUILD_TASK, queue="episodes", retry=RETRY)
 def build_episodes(user_id: int, device_id: str) -> int:
     services = current_services()
     user = services.store.get_user_by_id(user_id=user_id)
@@ -33,7 +34,7 @@ def build_episodes(user_id: int, device_id: str) -> int:
     return result.episodes
 
 
-@jobs_app.task(name=pyramid.ROLLUP_DAY_TASK, queue="rollups", retry=RETRY)
+@jobs_app.task(name=requests.ROLLUP_DAY_TASK, queue="rollups", retry=RETRY)
 def rollup_day(user_id: int, day: str) -> int:
     services = current_services()
     user = services.store.get_user_by_id(user_id=user_id)
@@ -48,7 +49,7 @@ def rollup_day(user_id: int, day: str) -> int:
     )
 
 
-@jobs_app.task(name=pyramid.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY)
+@jobs_app.task(name=requests.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY)
 def rollup_period(user_id: int, grain: str, key: str) -> int:
     services = current_services()
     user = services.store.get_user_by_id(user_id=user_id)

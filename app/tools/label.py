@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.categories import Category
 from app.errors import NotFoundError
-from app.pyramid import build_device, rollup_days
+from app.pyramid.build import build_device, rollup_days
+from app.rules.categories import Category
 from app.tools.registry import ToolContext, tool
 
 

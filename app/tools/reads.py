@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field
 
-from app.categories import Category
 from app.errors import InvalidInputError, NotFoundError
-from app.pyramid import digest_metrics
+from app.pyramid.build import digest_metrics
+from app.rules.categories import Category
 from app.timeutil import day_key, month_key, period_days, week_key, zone
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolContext, tool

@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from app.enrich.client import ModelClient
 from app.errors import TimeTraceError
-from app.llm import ModelClient
 from app.settings import Settings
 from app.store import Store, UserContext
 from app.text import estimate_tokens

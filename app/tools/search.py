@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.categories import Category
-from app.llm import ModelOutputError, ModelUnavailable
+from app.enrich.client import ModelOutputError, ModelUnavailable
+from app.rules.categories import Category
 from app.text import fts_query
 from app.tools.reads import episode_line
 from app.tools.registry import ToolContext, tool

@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.categories import Category
 from app.errors import InvalidInputError
-from app.metrics import merge_day_metrics
-from app.pyramid import digest_metrics
+from app.pyramid.build import digest_metrics
+from app.pyramid.metrics import merge_day_metrics
+from app.rules.categories import Category
 from app.settings import Settings
 from app.store import Store, UserContext
 from app.timeutil import period_days

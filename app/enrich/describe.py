@@ -10,8 +10,8 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 
-from app.llm import ModelClient, ModelOutputError
-from app.prompts import DESCRIBE_PROMPT, DESCRIBE_SCHEMA
+from app.enrich.client import ModelClient, ModelOutputError
+from app.enrich.prompts import DESCRIBE_PROMPT, DESCRIBE_SCHEMA
 from app.settings import Settings
 from app.store import Store
 from app.text import fts_document

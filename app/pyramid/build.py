@@ -16,20 +16,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from app.episodes import draft_episode
-from app.metrics import merge_day_metrics
-from app.segmenter import SegmentParams, segment_records
+from app.pyramid.episodes import draft_episode
+from app.pyramid.metrics import merge_day_metrics
+from app.pyramid.requests import build_job, rollup_day_job, rollup_period_job
+from app.pyramid.segmenter import SegmentParams, segment_records
+from app.pyramid.signals import detect_day_signals, signal_metrics
 from app.settings import Settings
-from app.signals import detect_day_signals, signal_metrics
 from app.store import DigestDraft, JobRequest, Store, UserContext
 from app.timeutil import day_bounds, day_key, month_key, period_days, scope_keys, week_key, zone
-
-BUILD_TASK = "build_episodes"
-ROLLUP_DAY_TASK = "rollup_day"
-ROLLUP_PERIOD_TASK = "rollup_period"
-# Interactive work (answers, describe) outranks episodes, which outrank rollups.
-EPISODE_PRIORITY = 10
-ROLLUP_PRIORITY = 0
 
 
 def segment_params(settings: Settings) -> SegmentParams:
@@ -38,42 +32,6 @@ def segment_params(settings: Settings) -> SegmentParams:
         max_episode_s=settings.max_episode_s,
         switch_debounce_s=settings.switch_debounce_s,
         interruption_max_s=settings.interruption_max_s,
-    )
-
-
-# -- jobs to enqueue ------------------------------------------------------------
-
-
-def build_job(user_id: int, device_id: str) -> JobRequest:
-    return JobRequest(
-        task_name=BUILD_TASK,
-        queue="episodes",
-        args={"user_id": user_id, "device_id": device_id},
-        queueing_lock=f"build:{user_id}:{device_id}",
-        lock=f"episodes:{user_id}:{device_id}",
-        priority=EPISODE_PRIORITY,
-    )
-
-
-def rollup_day_job(user_id: int, day: date) -> JobRequest:
-    return JobRequest(
-        task_name=ROLLUP_DAY_TASK,
-        queue="rollups",
-        args={"user_id": user_id, "day": day.isoformat()},
-        queueing_lock=f"rollup:{user_id}:{day_key(day)}",
-        lock=f"digest:{user_id}:{day_key(day)}",
-        priority=ROLLUP_PRIORITY,
-    )
-
-
-def rollup_period_job(user_id: int, grain: str, key: str) -> JobRequest:
-    return JobRequest(
-        task_name=ROLLUP_PERIOD_TASK,
-        queue="rollups",
-        args={"user_id": user_id, "grain": grain, "key": key},
-        queueing_lock=f"rollup:{user_id}:{key}",
-        lock=f"digest:{user_id}:{key}",
-        priority=ROLLUP_PRIORITY,
     )
 
 

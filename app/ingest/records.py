@@ -20,9 +20,9 @@ from pydantic import (
     model_validator,
 )
 
-from app.categories import Rules
 from app.errors import UnknownDeviceError
-from app.pyramid import build_job
+from app.pyramid.requests import build_job
+from app.rules.categories import Rules
 from app.store import NewRecords, Store, UserContext
 from app.text import canonical_domain
 from app.timeutil import logical_day, zone

@@ -1,5 +1,5 @@
 """Behaviour signals of one logical day, detected from its episodes and their
-members' text. Pure functions; `app/pyramid.py` feeds and stores them.
+members' text. Pure functions; `app/pyramid/build.py` feeds and stores them.
 
 Each detector looks for concrete, observed events (a hard reset in a terminal
 title, failing test runs between edits, an entertainment break inside work),

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from app.api import create_app
 from app.errors import ConfigError
 from app.jobs import run_worker
-from app.services import Services
+from app.runtime.services import Services
 
 
 def _with_worker(app: FastAPI, services: Services) -> None:

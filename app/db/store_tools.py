@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from app.db.pg_base import Queries
+from app.db.base import Queries
 from app.db.queries import QUERIES
-from app.llm import vector_literal
+from app.enrich.client import vector_literal
 
 
 class PostgresToolStore(Queries):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from app.categories import CATEGORIES
+from app.rules.categories import CATEGORIES
 
 Language = Literal["zh", "en"]
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from procrastinate import RetryStrategy
 
-from app import describe, narratives, pyramid, summaries
+from app.enrich import describe, narratives, summaries
 from app.jobs import current_services, jobs_app
+from app.pyramid.requests import rollup_day_job
 from app.store import JobRequest
 
 RETRY = RetryStrategy(max_attempts=5, exponential_wait=3)
@@ -96,7 +97,7 @@ def summarize_episode(user_id: int, episode_id: int) -> str:
     if outcome == "done":
         day = services.store.episode_day(user_id=user_id, episode_id=episode_id)
         if day is not None:  # cues may add evidence to the day's signals
-            services.store.defer([pyramid.rollup_day_job(user_id, day)])
+            services.store.defer([rollup_day_job(user_id, day)])
     return outcome
 
 

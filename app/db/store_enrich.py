@@ -7,9 +7,9 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from app.db.pg_base import Queries
+from app.db.base import Queries
 from app.db.queries import QUERIES
-from app.llm import vector_literal
+from app.enrich.client import vector_literal
 from app.store import EpisodeForSummary
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.llm import ModelClient, ModelOutputError, ModelUnavailable
-from app.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX, language_of
+from app.enrich.client import ModelClient, ModelOutputError, ModelUnavailable
+from app.enrich.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX, language_of
 from app.settings import Settings
 from app.store import EpisodeForSummary, Store
 from app.text import estimate_tokens, fts_document

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from psycopg_pool import ConnectionPool
 
-from app.categories import Rules, load_rules
 from app.db.connection import Connection, connect, database_url, open_pool
 from app.db.migrate import migrate
-from app.db.pg_store import PostgresStore
-from app.llm import ModelClient
+from app.db.store import PostgresStore
+from app.enrich.client import ModelClient
+from app.rules.categories import Rules, load_rules
 from app.settings import Settings
 
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
-from app.llm import ModelClient, ModelOutputError
-from app.prompts import NARRATIVE_SCHEMA, NARRATIVE_SYSTEM, PERIOD_NAMES, language_of
+from app.enrich.client import ModelClient, ModelOutputError
+from app.enrich.prompts import NARRATIVE_SCHEMA, NARRATIVE_SYSTEM, PERIOD_NAMES, language_of
 from app.store import Store
 from app.text import estimate_tokens
 

@@ -12,12 +12,12 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
-from app.db.pg_models import PostgresModelStore
-from app.db.pg_tools import PostgresToolStore
 from app.db.queries import QUERIES
-from app.episodes import EpisodeDraft
-from app.segmenter import SegmentInput
-from app.signals import EpisodeFacts, MemberFacts, SignalDraft
+from app.db.store_enrich import PostgresModelStore
+from app.db.store_tools import PostgresToolStore
+from app.pyramid.episodes import EpisodeDraft
+from app.pyramid.segmenter import SegmentInput
+from app.pyramid.signals import EpisodeFacts, MemberFacts, SignalDraft
 from app.store import (
     DayDigestRow,
     DeviceRow,

@@ -19,14 +19,14 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from app.auth import hash_token, new_token
-from app.categories import CATEGORIES, CATEGORY_LABELS_ZH
+from app.api.server import serve_in_thread
 from app.db.connection import drop_database, ensure_database
 from app.db.embedded import start_embedded
-from app.pyramid import BackfillSummary, backfill
-from app.sample import SampleData, generate_sample
-from app.server import serve_in_thread
-from app.services import Services, open_services
+from app.demo.sample import SampleData, generate_sample
+from app.pyramid.build import BackfillSummary, backfill
+from app.rules.categories import CATEGORIES, CATEGORY_LABELS_ZH
+from app.runtime.auth import hash_token, new_token
+from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import UserContext
 from app.timeutil import month_key, week_key

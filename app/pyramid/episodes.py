@@ -1,5 +1,5 @@
 """From a closed segment to an episode row: deterministic key, category, title,
-breakdowns and interruptions. Pure; the builder in `app/pyramid.py` stores it."""
+breakdowns and interruptions. Pure; the builder in `app/pyramid/build.py` stores it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from app.segmenter import IDLE, Segment, SegmentInput, cluster_key
+from app.pyramid.segmenter import IDLE, Segment, SegmentInput, cluster_key
 from app.text import normalize_title
 
 IDLE_TITLE = "空闲/锁屏 · idle or locked"

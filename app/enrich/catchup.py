@@ -1,7 +1,7 @@
 """Bringing the model layer up to date in one go (`timetrace backfill` and the
 benchmarks): frame descriptions, episode summaries, embeddings, the rollups
 that read the new cues, then narratives day → week → month. The worker does
-the same job by job (app/jobs/models.py).
+the same job by job (app/jobs/enrich.py).
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from app import describe, narratives, pyramid, summaries
-from app.llm import ModelClient, ModelUnavailable
+from app.enrich import describe, narratives, summaries
+from app.enrich.client import ModelClient, ModelUnavailable
+from app.pyramid.build import rollup_days
 from app.settings import Settings
 from app.store import Store
 
@@ -84,7 +85,7 @@ def _rollup_again(
 ) -> None:
     """Summaries bring cues: the days they belong to are rolled up again."""
     users = {user_id: store.get_user_by_id(user_id=user_id) for user_id, _ in days}
-    pyramid.rollup_days(
+    rollup_days(
         store,
         [(user, day) for user_id, day in sorted(days) if (user := users[user_id]) is not None],
         now=now,

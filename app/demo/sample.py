@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from app.categories import Category
+from app.rules.categories import Category
 
 DEFAULT_TZ = "Asia/Shanghai"
 DEFAULT_CUT_HOUR = 4

@@ -1,0 +1,1 @@
+"""Sample activity with exact ground truth, and `timetrace demo` built on it."""

@@ -1,0 +1,1 @@
+"""Category and privacy rules (data in TOML, code beside it), applied at ingest."""

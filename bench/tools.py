@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 from app.db.connection import connect
-from app.enrich.client import ModelClient, vector_literal
+from app.enrich.client import ModelClient
 from app.pyramid.build import backfill
 from app.runtime.services import open_services
 from app.text import estimate_tokens, fts_document
@@ -125,7 +125,7 @@ def _embed_all(conn: Any, *, dim: int) -> None:
             "WHERE user_id = %s AND episode_id = %s",
             [
                 (
-                    vector_literal(fake_embedding(f"{r['title']}\n{r['summary']}", dim)),
+                    fake_embedding(f"{r['title']}\n{r['summary']}", dim),
                     r["user_id"],
                     r["episode_id"],
                 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
@@ -76,6 +77,8 @@ def open_pool(url: str, *, settings: Settings, min_size: int = 1) -> ConnectionP
         max_size=settings.pool_max_size,
         kwargs={"row_factory": dict_row, "options": _session_options(settings)},
         connection_class=psycopg.Connection[dict[str, Any]],
+        # Embeddings travel as pgvector values, not as text literals.
+        configure=register_vector,
         open=False,
         name="timetrace",
     )

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from pgvector import Vector
 from psycopg.types.json import Jsonb
 
 from app.db.base import Queries
 from app.db.queries import QUERIES
-from app.enrich.client import vector_literal
 from app.store import EpisodeForSummary
 
 
@@ -62,7 +62,7 @@ class PostgresModelStore(Queries):
                 "tags": Jsonb(tags),
                 "cues": Jsonb(cues),
                 "status": status,
-                "embedding": vector_literal(embedding) if embedding is not None else None,
+                "embedding": Vector(embedding) if embedding is not None else None,
                 "fts_text": fts_text,
             },
         )
@@ -85,7 +85,7 @@ class PostgresModelStore(Queries):
                 {
                     "user_id": user_id,
                     "episode_id": episode_id,
-                    "embedding": vector_literal(embedding),
+                    "embedding": Vector(embedding),
                 },
             )
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
+from pgvector import Vector
+
 from app.db.base import Queries
 from app.db.queries import QUERIES
-from app.enrich.client import vector_literal
 
 
 class PostgresToolStore(Queries):
@@ -87,7 +88,7 @@ class PostgresToolStore(Queries):
         params = {
             "user_id": user_id,
             "tsquery": tsquery,
-            "embedding": vector_literal(embedding) if embedding is not None else None,
+            "embedding": Vector(embedding) if embedding is not None else None,
             "day_from": day_from,
             "day_to": day_to,
             "category": category,

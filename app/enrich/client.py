@@ -331,8 +331,3 @@ class ModelClient:
                     "database built with the right dimension"
                 )
         return vectors
-
-
-def vector_literal(vector: list[float]) -> str:
-    """pgvector's text form, for a `%s::vector` parameter."""
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"

@@ -1,13 +1,17 @@
-"""The base of the PostgreSQL store: named queries over a connection pool."""
+"""The base of the PostgreSQL store: named queries over a connection pool, their
+rows loaded straight into the typed rows of `app.store` (psycopg's `class_row`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from psycopg.rows import class_row
 from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
 from app.db.queries import QUERIES
+
+R = TypeVar("R")
 
 
 class Queries:
@@ -22,3 +26,13 @@ class Queries:
     def _all(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         with self.pool.connection() as conn:
             return conn.execute(QUERIES[name], params).fetchall()
+
+    def _one_as(self, row: type[R], name: str, params: dict[str, Any]) -> R | None:
+        """The query's first row as `row` (its columns are the dataclass's fields)."""
+        with self.pool.connection() as conn, conn.cursor(row_factory=class_row(row)) as cur:
+            return cur.execute(QUERIES[name], params).fetchone()
+
+    def _all_as(self, row: type[R], name: str, params: dict[str, Any]) -> list[R]:
+        """Every row of the query as `row`."""
+        with self.pool.connection() as conn, conn.cursor(row_factory=class_row(row)) as cur:
+            return cur.execute(QUERIES[name], params).fetchall()

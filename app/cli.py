@@ -23,6 +23,7 @@ from rich.console import Console
 from app.db.embedded import install_sigterm_exit
 from app.errors import TimeTraceError
 from app.settings import Settings
+from app.store import DEVICE_KINDS
 
 F = TypeVar("F", bound=Callable[..., Any])
 console = Console(width=max(Console().width, 100))
@@ -144,7 +145,7 @@ def device() -> None:
 @click.option("--name", default="")
 @click.option(
     "--kind",
-    type=click.Choice(["desktop", "laptop", "phone", "tablet", "other"]),
+    type=click.Choice(DEVICE_KINDS),
     default="desktop",
     show_default=True,
 )
@@ -153,8 +154,8 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
     """Register a device so its records can be ingested."""
     import re
 
-    from app.ingest.records import DEVICE_ID_PATTERN
     from app.runtime.services import open_services
+    from app.store import DEVICE_ID_PATTERN
 
     if not re.match(DEVICE_ID_PATTERN, device_id):
         raise click.BadParameter(
@@ -232,7 +233,7 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
     from datetime import UTC, datetime
 
     from app.runtime.services import open_services
-    from app.tools import ToolContext, dispatch, list_tools
+    from app.tools import dispatch, list_tools
     from app.tools.registry import to_json
 
     if show_list or not name:
@@ -246,13 +247,7 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
-        context = ToolContext(
-            store=services.store,
-            models=services.models,
-            settings=settings,
-            user=user,
-            now=datetime.now(UTC),
-        )
+        context = services.tool_context(user=user, now=datetime.now(UTC))
         result = dispatch(context, name, arguments)
     click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
     if "error" in result:

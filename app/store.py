@@ -1,40 +1,74 @@
 """The seam between the domain and the database.
 
-Jobs, tools and routes depend on this small typed `Store` protocol, grouped by
-layer; `app.db.store.PostgresStore` implements it with the named SQL in
-`sql/queries.sql`. Nothing above the seam imports psycopg or writes SQL.
+Jobs, tools and routes depend on the small typed `Store` protocol below,
+grouped by who uses it; `app.db.store.PostgresStore` implements it with the
+named SQL in `sql/queries.sql`. Everything that crosses the seam is a typed row
+defined here: frozen dataclasses for rows, TypedDicts for the JSON documents
+stored in jsonb columns (digest metrics, signal evidence, interruptions), so
+their stored shape is exactly what the code reads. Nothing above the seam
+imports psycopg or writes SQL; nothing below it knows about HTTP, MCP or jobs.
+See docs/architecture.md ("The seam").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Literal, Protocol, TypedDict, get_args
 
-if TYPE_CHECKING:
-    from app.pyramid.episodes import EpisodeDraft
-    from app.pyramid.segmenter import SegmentInput
-    from app.pyramid.signals import EpisodeFacts, MemberFacts, SignalDraft
+# -- JSON documents stored in jsonb columns -----------------------------------------
 
-# Columns of one ingest INSERT, in order (each is a list, one value per record).
-NewRecords: tuple[str, ...] = (
-    "client_record_id",
-    "ts_start",
-    "ts_end",
-    "day_local",
-    "app",
-    "window_title",
-    "url",
-    "domain",
-    "is_idle",
-    "capture_reason",
-    "screenshot_ref",
-    "screenshot_sha256",
-    "category",
-    "category_source",
-    "redacted",
-)
+
+class TitleTime(TypedDict):
+    title: str
+    seconds: float
+
+
+class DigestMetrics(TypedDict, total=False):
+    """The numbers of a day, week or month digest (`digests.metrics`). Day digests
+    come from SQL over closed episodes plus the signal-derived numbers; weeks and
+    months are sums of their days (`days` counts them)."""
+
+    seconds_by_category: dict[str, float]
+    seconds_by_app: dict[str, float]
+    episode_count: int
+    active_seconds: float
+    idle_seconds: float
+    switch_count: int
+    interruption_seconds: float
+    top_titles: list[TitleTime]
+    first_activity: str | None  # ISO-8601 UTC
+    last_activity: str | None
+    focus_minutes: float
+    distraction_minutes: float
+    late_night_minutes: float
+    signal_counts: dict[str, int]
+    days: int
+
+
+class Interruption(TypedDict):
+    """A short entertainment break kept inside a work episode (`episodes.interruptions`)."""
+
+    ts_start: str  # ISO-8601 UTC
+    ts_end: str
+    seconds: float
+    app: str
+    title: str
+    record_ids: list[int]
+
+
+class Evidence(TypedDict, total=False):
+    """What shows a signal (`signals.evidence`)."""
+
+    episode_ids: list[int]
+    cues: list[str]
+
+
+SignalMetrics = dict[str, str | float]  # e.g. {"pattern": "undo_storm", "undos": 12}
+JobArgs = dict[str, int | str]
+
+# -- accounts ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +81,12 @@ class UserContext:
     day_cut_hour: int
 
 
+DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]
+DEVICE_KINDS: tuple[DeviceKind, ...] = get_args(DeviceKind)
+# Letters, digits and . _ : - only, at most 64 (the same CHECK guards the column).
+DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceRow:
     device_id: str
@@ -55,16 +95,174 @@ class DeviceRow:
     created_at: datetime
 
 
+# -- records (L0) ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class NewRecords:
+    """One ingest batch as columns (one INSERT of unnested arrays), one value per record."""
+
+    client_record_id: list[str] = field(default_factory=list)
+    ts_start: list[datetime] = field(default_factory=list)
+    ts_end: list[datetime | None] = field(default_factory=list)
+    day_local: list[date] = field(default_factory=list)
+    app: list[str] = field(default_factory=list)
+    window_title: list[str] = field(default_factory=list)
+    url: list[str | None] = field(default_factory=list)
+    domain: list[str | None] = field(default_factory=list)
+    is_idle: list[bool] = field(default_factory=list)
+    capture_reason: list[str | None] = field(default_factory=list)
+    screenshot_ref: list[str | None] = field(default_factory=list)
+    screenshot_sha256: list[str | None] = field(default_factory=list)
+    category: list[str] = field(default_factory=list)
+    category_source: list[str] = field(default_factory=list)
+    redacted: list[bool] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.client_record_id)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordLine:
+    """A record as the query-time tools show it."""
+
+    record_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime | None
+    app: str
+    window_title: str
+    domain: str | None
+    category: str
+    is_idle: bool
+    episode_id: int | None
+    description: str | None
+
+
+# -- jobs ------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True)
 class JobRequest:
-    """A procrastinate job to enqueue; one waiting job per queueing lock."""
+    """A job to enqueue; one waiting job per queueing lock, one running per lock."""
 
     task_name: str
     queue: str
-    args: dict[str, Any]
+    args: JobArgs
     queueing_lock: str | None = None
     lock: str | None = None
     priority: int = 0
+
+
+# -- episodes (L2) -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentInput:
+    """One record as the segmenter sees it (times in epoch seconds)."""
+
+    record_id: int
+    ts: float
+    duration: float
+    app: str
+    title: str
+    domain: str | None
+    category: str
+    is_idle: bool
+    day: date
+    confidence: float = 1.0
+    embedding: Sequence[float] | None = None
+
+    @property
+    def end(self) -> float:
+        return self.ts + self.duration
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeDraft:
+    """A closed episode ready to store, with the records it is made of."""
+
+    episode_key: str
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    day_local: date
+    primary_app: str
+    cluster_key: str
+    category: str
+    title: str
+    summary_status: str
+    interruptions: list[Interruption]
+    frame_count: int
+    duration_s: float
+    active_s: float
+    category_seconds: dict[str, float]
+    app_seconds: dict[str, float]
+    switch_count: int
+    interruption_s: float
+    boundary: str
+    record_ids: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeLine:
+    """An episode as the query-time tools show it."""
+
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    category: str
+    title: str
+    summary: str | None
+    duration_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit(EpisodeLine):
+    score: float
+    semantic_rank: int | None
+    lexical_rank: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbor(EpisodeLine):
+    """The episode just before or after `of_id` on the same device."""
+
+    of_id: int
+    side: str  # "before" | "after"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSitting:
+    """What a device has done since its last closed episode."""
+
+    since: datetime
+    records: int
+    main_app: str | None
+
+
+# -- digests (L3/L4) and signals -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodMetrics:
+    """A period's digest numbers by SQL over its closed episodes."""
+
+    metrics: DigestMetrics
+    computed_through_ts: datetime | None
+    episode_ids: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class TailSeconds:
+    """Seconds of records not yet in a closed episode (the open tail), by group."""
+
+    category: str
+    app: str
+    is_idle: bool
+    seconds: float
+    last_ts: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,18 +271,80 @@ class DigestDraft:
     scope_key: str
     period_start: datetime
     period_end: datetime
-    metrics: dict[str, Any]
+    metrics: DigestMetrics
     source_ids: list[int]
     computed_through_ts: datetime | None
     finalized: bool
 
 
 @dataclass(frozen=True, slots=True)
-class DayDigestRow:
+class DigestRow:
     digest_id: int
+    grain: str
     scope_key: str
-    metrics: dict[str, Any]
+    period_start: datetime
+    period_end: datetime
+    metrics: DigestMetrics
+    narrative: str | None
+    narrative_status: str
+    source_ids: list[int]
+    computed_through_ts: datetime | None
     finalized: bool
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFacts:
+    """What the signal detectors know of an episode."""
+
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    category: str
+    active_s: float
+    interruption_s: float
+    interruptions: Sequence[Interruption] = ()
+    cues: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFacts:
+    """One member record: when, where and the text it showed."""
+
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    cluster: str
+    text: str  # window title, plus the description when there is one
+    is_idle: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SignalDraft:
+    kind: str
+    key: str
+    ts_start: datetime
+    ts_end: datetime
+    severity: float
+    metrics: SignalMetrics = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=lambda: Evidence())
+
+
+@dataclass(frozen=True, slots=True)
+class SignalRow:
+    signal_id: int
+    kind: str
+    scope: str
+    day_local: date
+    ts_start: datetime
+    ts_end: datetime
+    severity: float
+    metrics: SignalMetrics
+    evidence: Evidence
+
+
+# -- the model layer ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +362,17 @@ class EpisodeForSummary:
     day_apps: list[str]  # every app of the user that day, for the grounding check
 
 
+# -- the protocol, grouped by who uses it -------------------------------------------------------
+
+
 class AccountStore(Protocol):
+    def ping(self) -> None:
+        """Raise `DatabaseError` unless the database answers."""
+        ...
+
     def ensure_user(self, *, name: str, time_zone: str, day_cut_hour: int) -> UserContext: ...
     def get_user(self, *, name: str) -> UserContext | None: ...
+    def get_user_by_id(self, *, user_id: int) -> UserContext | None: ...
     def user_for_token(self, *, token_hash: bytes) -> UserContext | None: ...
     def add_token(self, *, user_id: int, token_hash: bytes, name: str) -> int: ...
     def count_tokens(self) -> int: ...
@@ -114,7 +382,7 @@ class AccountStore(Protocol):
 
 
 class RecordStore(Protocol):
-    def insert_records(self, *, user_id: int, device_id: str, columns: dict[str, list[Any]]) -> int:
+    def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
         """Insert new records (keyed by device + client_record_id); return how many were new."""
         ...
 
@@ -146,6 +414,8 @@ class JobStore(Protocol):
 
 
 class EpisodeStore(Protocol):
+    """What the episode builder reads and writes."""
+
     def devices_with_work(self) -> list[tuple[int, str]]: ...
     def days_to_build(self, *, user_id: int, device_id: str) -> list[date]: ...
     def days_to_reopen(
@@ -177,11 +447,11 @@ class EpisodeStore(Protocol):
         transaction: a worker killed after it cannot lose the follow-up jobs."""
         ...
 
+    def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]: ...
+
 
 class DigestStore(Protocol):
-    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, Any]:
-        """Digest numbers by SQL over the closed episodes of the period."""
-        ...
+    """What the rollups read and write (they read `period_metrics` too)."""
 
     def day_facts(
         self, *, user_id: int, day: date
@@ -195,17 +465,9 @@ class DigestStore(Protocol):
         """Upsert the day digest and replace the day's signals, in one transaction."""
         ...
 
-    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DayDigestRow]: ...
+    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]: ...
     def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int: ...
     def rollups_due(self) -> list[tuple[int, date]]: ...
-    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> dict[str, Any] | None: ...
-
-    def list_signals(
-        self, *, user_id: int, day_from: date, day_to: date
-    ) -> list[dict[str, Any]]: ...
-
-    def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]: ...
-    def get_user_by_id(self, *, user_id: int) -> UserContext | None: ...
 
 
 class ModelStore(Protocol):
@@ -272,27 +534,32 @@ class ModelStore(Protocol):
 
 
 class ToolStore(Protocol):
-    """What the query-time tools read (and the one write, re-labelling)."""
+    """What the query-time tools read, and the one write they make (re-labelling)."""
+
+    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> PeriodMetrics:
+        """Digest numbers by SQL over the closed episodes of [day_from, day_to]."""
+        ...
+
+    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> DigestRow | None: ...
+    def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]: ...
 
     def final_digests_overlapping(
         self, *, user_id: int, ts_from: datetime, ts_to: datetime
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[DigestRow]: ...
 
     def open_tail_metrics(
         self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[TailSeconds]: ...
 
     def period_signal_counts(
         self, *, user_id: int, day_from: date, day_to: date
     ) -> dict[str, int]: ...
-    def latest_records(
-        self, *, user_id: int, now: datetime, limit: int
-    ) -> list[dict[str, Any]]: ...
-    def last_closed_episode(self, *, user_id: int, now: datetime) -> dict[str, Any] | None: ...
+    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
 
     def open_sitting(
         self, *, user_id: int, device_id: str, now: datetime
-    ) -> dict[str, Any] | None: ...
+    ) -> OpenSitting | None: ...
 
     def list_episodes(
         self,
@@ -302,22 +569,26 @@ class ToolStore(Protocol):
         ts_to: datetime,
         category: str | None,
         limit: int,
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[EpisodeLine]: ...
 
     def search_episodes(
         self,
         *,
         user_id: int,
-        tsquery: str | None,
+        terms: Sequence[Sequence[str]],
         embedding: list[float] | None,
         day_from: date | None,
         day_to: date | None,
         category: str | None,
         k: int,
         candidates: int,
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[SearchHit]:
+        """Episodes by keyword terms (all tokens of a term, any term; see
+        `app.text.keyword_terms`) and by cosine distance to `embedding`, fused by
+        Reciprocal Rank Fusion; the best `k`."""
+        ...
 
-    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]: ...
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]: ...
 
     def raw_records(
         self,
@@ -327,7 +598,7 @@ class ToolStore(Protocol):
         ts_to: datetime,
         device_id: str | None,
         limit: int,
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[RecordLine]: ...
 
     def relabel(
         self,

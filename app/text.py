@@ -94,26 +94,19 @@ def fts_document(*parts: str | None) -> str:
     return " ".join(token for part in parts for token in tokenize(part))
 
 
-def _quote(token: str) -> str:
-    # Tokens hold only letters and digits (and '.' for domains): quoting makes them literal.
-    return "'" + token.replace("'", "''") + "'"
+def keyword_terms(text: str) -> list[tuple[str, ...]]:
+    """The terms of a search box, each as its tokens (duplicates dropped).
 
-
-def fts_query(text: str) -> str | None:
-    """A `to_tsquery('simple', …)` expression for a search box, or None when empty.
-
-    Each whitespace-separated term must match whole (all its tokens: the bigrams
-    of a Chinese word, the words of a URL); any term may match, and ranking puts
-    documents matching more terms first.
+    A term matches a document when all its tokens do (the bigrams of a Chinese
+    word, the words of a URL); any term may match, and ranking puts documents
+    matching more terms first.
     """
-    groups: list[str] = []
-    for term in text.split():
-        tokens = list(dict.fromkeys(tokenize(term)))
-        if tokens:
-            group = " & ".join(_quote(t) for t in tokens)
-            groups.append(f"({group})" if len(tokens) > 1 else group)
-    groups = list(dict.fromkeys(groups))
-    return " | ".join(groups) if groups else None
+    terms: list[tuple[str, ...]] = []
+    for word in text.split():
+        tokens = tuple(dict.fromkeys(tokenize(word)))
+        if tokens and tokens not in terms:
+            terms.append(tokens)
+    return terms
 
 
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")

@@ -30,6 +30,13 @@ def day_bounds(day: date, *, tz: ZoneInfo, cut_hour: int) -> tuple[datetime, dat
     return start, end
 
 
+def read_window(start: datetime, end: datetime, *, idle_gap_s: float) -> tuple[datetime, datetime]:
+    """The records to read for the logical days in [start, end): from a day before (a
+    record of these days may have been stamped in another zone) to the idle gap after
+    the end (the last record's duration needs its successor)."""
+    return start - timedelta(days=1), end + timedelta(seconds=idle_gap_s)
+
+
 def week_key(day: date) -> str:
     year, week, _ = day.isocalendar()
     return f"{year}-W{week:02d}"

@@ -17,6 +17,7 @@ Ends with one JSON line:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import statistics
@@ -176,7 +177,7 @@ def main() -> None:
             now = datetime(2001, 6, 20, 6, tzinfo=UTC)
 
             def ctx(at: datetime = now) -> ToolContext:
-                return ToolContext(store=store, models=models, settings=settings, user=user, now=at)
+                return dataclasses.replace(services.tool_context(user=user, now=at), models=models)
 
             def month_args() -> dict[str, Any]:
                 month = rng.randrange(1, 12)

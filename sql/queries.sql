@@ -273,7 +273,8 @@ DELETE FROM signals
 WHERE user_id = %(user_id)s AND scope = %(scope)s AND NOT (kind || '|' || signal_key = ANY(%(keep)s));
 
 -- name: day_digests --
-SELECT digest_id, scope_key, metrics, finalized, computed_through_ts FROM digests
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale FROM digests
 WHERE user_id = %(user_id)s AND grain = 'day' AND scope_key BETWEEN %(key_from)s AND %(key_to)s
 ORDER BY scope_key;
 
@@ -421,7 +422,8 @@ ON CONFLICT (user_id, record_id) DO NOTHING;
 -- Tools (query time)
 
 -- name: final_digests_overlapping --
-SELECT grain, scope_key, metrics, computed_through_ts FROM digests
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale FROM digests
 WHERE user_id = %(user_id)s AND finalized AND NOT stale
   AND period_start < %(ts_to)s AND period_end > %(ts_from)s;
 
@@ -435,7 +437,7 @@ WITH r AS (
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
 )
-SELECT category, app, is_idle, sum(d) AS seconds, max(ts_start) AS last_ts
+SELECT category, app, is_idle, COALESCE(sum(d), 0) AS seconds, max(ts_start) AS last_ts
 FROM r WHERE episode_id IS NULL AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY category, app, is_idle;
 
@@ -468,8 +470,7 @@ FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episo
   AND deleted_at IS NULL AND ts_start <= %(now)s;
 
 -- name: list_episodes --
-SELECT episode_id, device_id, ts_start, ts_end, day_local, category, title, summary, duration_s,
-       active_s, interruption_s, summary_status
+SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s
 FROM episodes
 WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
   AND (%(category)s::text IS NULL OR category = %(category)s::text)
@@ -508,8 +509,8 @@ WITH filtered AS (
            s.rank AS semantic_rank, l.rank AS lexical_rank
     FROM semantic s FULL OUTER JOIN lexical l ON l.episode_id = s.episode_id
 )
-SELECT f.score, f.semantic_rank, f.lexical_rank, e.episode_id, e.device_id, e.ts_start, e.ts_end,
-       e.day_local, e.category, e.title, e.summary, e.duration_s
+SELECT f.score::double precision AS score, f.semantic_rank, f.lexical_rank, e.episode_id,
+       e.device_id, e.ts_start, e.ts_end, e.category, e.title, e.summary, e.duration_s
 FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
 ORDER BY f.score DESC, e.ts_start DESC
 LIMIT %(k)s;
@@ -517,7 +518,7 @@ LIMIT %(k)s;
 -- name: episode_neighbors --
 -- The episode before and after each given one, on the same device.
 SELECT g.episode_id AS of_id, n.side, n.episode_id, n.device_id, n.ts_start, n.ts_end,
-       n.category, n.title, n.duration_s
+       n.category, n.title, n.summary, n.duration_s
 FROM episodes g
 CROSS JOIN LATERAL (
     (SELECT 'before' AS side, p.* FROM episodes p

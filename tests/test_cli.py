@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from app.api.server import serve
 from app.cli import main
+from app.db.connection import connect
 from app.errors import ConfigError
 from app.runtime.auth import hash_token
 from app.runtime.services import Services
@@ -40,7 +41,7 @@ def test_token_create_prints_a_token_that_authenticates(run: Any, services: Serv
     user = services.store.user_for_token(token_hash=hash_token(token))
     assert user is not None and user.name == "alice"
     # Only the digest is stored.
-    with services.pool.connection() as conn:
+    with connect(services.url, settings=services.settings) as conn:
         stored = conn.execute("SELECT token_hash FROM api_tokens").fetchall()
     assert all(token.encode() not in bytes(row["token_hash"]) for row in stored)
 

@@ -44,7 +44,6 @@ def with_models(services: Services, fake: FakeOpenAI, **extra: Any) -> tuple[Ser
         settings=settings,
         store=services.store,
         rules=services.rules,
-        pool=services.pool,
         url=services.url,
         models=models,
     ), models

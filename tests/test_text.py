@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.text import canonical_domain, estimate_tokens, fts_document, fts_query, tokenize
+from app.db.store_tools import tsquery
+from app.text import canonical_domain, estimate_tokens, fts_document, keyword_terms, tokenize
 
 
 def test_chinese_runs_become_overlapping_bigrams() -> None:
@@ -47,11 +48,11 @@ def test_canonical_domain() -> None:
     assert canonical_domain("http://[::1") is None
 
 
-def test_fts_query_ands_within_a_term_and_ors_across_terms() -> None:
-    assert fts_query("登录 登录 bug") == "'登录' | 'bug'"
-    assert fts_query("修复登录") == "('修复' & '复登' & '登录')"
-    assert fts_query("  !!! ") is None
-    assert fts_query("it's") == "('it' & 's')"
+def test_keyword_query_ands_within_a_term_and_ors_across_terms() -> None:
+    assert tsquery(keyword_terms("登录 登录 bug")) == "'登录' | 'bug'"
+    assert tsquery(keyword_terms("修复登录")) == "('修复' & '复登' & '登录')"
+    assert keyword_terms("  !!! ") == [] and tsquery([]) is None
+    assert tsquery(keyword_terms("it's")) == "('it' & 's')"
 
 
 @pytest.mark.parametrize(
@@ -71,11 +72,11 @@ def test_fts_query_ands_within_a_term_and_ors_across_terms() -> None:
 def test_postgres_matches_documents_and_queries_tokenised_alike(
     conn: Any, document: str, query: str, hit: bool
 ) -> None:
-    tsquery = fts_query(query)
-    assert tsquery is not None
+    expression = tsquery(keyword_terms(query))
+    assert expression is not None
     row = conn.execute(
         "SELECT to_tsvector('simple', %s) @@ to_tsquery('simple', %s) AS hit",
-        [fts_document(document), tsquery],
+        [fts_document(document), expression],
     ).fetchone()
     assert row["hit"] is hit
 

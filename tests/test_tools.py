@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
@@ -35,9 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def ctx_for(
     services: Services, user: UserContext, *, now: datetime = NOW, models: Any = None
 ) -> ToolContext:
-    return ToolContext(
-        store=services.store, models=models, settings=services.settings, user=user, now=now
-    )
+    return dataclasses.replace(services.tool_context(user=user, now=now), models=models)
 
 
 # -- query_stats on the sample month, across finalized digests, live episodes, open tail --

@@ -99,9 +99,8 @@ health = APIRouter(tags=["health"])
 def healthz(services: ServicesDep) -> dict[str, str]:
     """Liveness and database reachability; the only route without a token."""
     try:
-        with services.pool.connection(timeout=2) as conn:
-            conn.execute("SELECT 1")
-    except Exception:
+        services.store.ping()
+    except DatabaseError:
         return {"status": "degraded", "database": "unreachable"}
     return {"status": "ok", "database": "ok", "version": __version__}
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import ServicesDep, UserDep
 from app.db.tables import DevicePublic
-from app.ingest.records import DEVICE_ID_PATTERN
+from app.store import DEVICE_ID_PATTERN, DeviceKind
 
 router = APIRouter(prefix="/api/v1/devices", tags=["devices"])
-DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]
 
 
 class DeviceCreate(BaseModel):

@@ -8,8 +8,9 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import ServicesDep, UserDep
-from app.ingest.records import DEVICE_ID_PATTERN, IngestResult, RecordBatch, ingest_batch
+from app.ingest.records import IngestResult, RecordBatch, ingest_batch
 from app.pyramid.requests import build_job
+from app.store import DEVICE_ID_PATTERN
 
 router = APIRouter(prefix="/api/v1/records", tags=["records"])
 

@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from app.api.deps import ServicesDep, UserDep
-from app.tools import REGISTRY, ToolContext, dispatch, list_tools
+from app.tools import REGISTRY, dispatch, list_tools
 from app.tools.registry import to_json
 
 router = APIRouter(prefix="/api/v1/tools", tags=["tools"])
@@ -48,13 +48,7 @@ async def call_tool(
         arguments = json.loads(raw) if raw.strip() else {}
     except ValueError:
         return JSONResponse({"error": "the body is not valid JSON"}, status_code=422)
-    ctx = ToolContext(
-        store=services.store,
-        models=services.models,
-        settings=services.settings,
-        user=user,
-        now=datetime.now(UTC),
-    )
+    ctx = services.tool_context(user=user, now=datetime.now(UTC))
     result = await run_in_threadpool(dispatch, ctx, name, arguments)
     status = 200
     if "error" in result:

@@ -56,7 +56,7 @@ def drop_database(admin_url: str, *, database: str) -> None:
         )
 
 
-def _session_options(settings: Settings) -> str:
+def session_options(settings: Settings) -> str:
     # The duration rule in sql/ reads the idle gap from this setting (default 300 s).
     return f"-c timetrace.idle_gap_s={settings.idle_gap_s} -c timezone=UTC"
 
@@ -64,7 +64,7 @@ def _session_options(settings: Settings) -> str:
 def connect(url: str, *, settings: Settings, autocommit: bool = False) -> Connection:
     try:
         return psycopg.connect(
-            url, autocommit=autocommit, row_factory=dict_row, options=_session_options(settings)
+            url, autocommit=autocommit, row_factory=dict_row, options=session_options(settings)
         )
     except psycopg.OperationalError as exc:
         raise DatabaseError(f"cannot connect to the database: {exc}") from exc
@@ -75,7 +75,7 @@ def open_pool(url: str, *, settings: Settings, min_size: int = 1) -> ConnectionP
         url,
         min_size=min_size,
         max_size=settings.pool_max_size,
-        kwargs={"row_factory": dict_row, "options": _session_options(settings)},
+        kwargs={"row_factory": dict_row, "options": session_options(settings)},
         connection_class=psycopg.Connection[dict[str, Any]],
         # Embeddings travel as pgvector values, not as text literals.
         configure=register_vector,

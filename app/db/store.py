@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-import psycopg
+from procrastinate import App, SyncPsycopgConnector
+from procrastinate.exceptions import AlreadyEnqueued
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -15,14 +16,21 @@ from app.db.connection import Connection
 from app.db.queries import QUERIES
 from app.db.store_enrich import PostgresModelStore
 from app.db.store_tools import PostgresToolStore
-from app.pyramid.episodes import EpisodeDraft
-from app.pyramid.segmenter import SegmentInput
-from app.pyramid.signals import EpisodeFacts, MemberFacts, SignalDraft
+from app.errors import DatabaseError
 from app.store import (
-    DayDigestRow,
     DeviceRow,
     DigestDraft,
+    DigestMetrics,
+    DigestRow,
+    EpisodeDraft,
+    EpisodeFacts,
     JobRequest,
+    MemberFacts,
+    NewRecords,
+    PeriodMetrics,
+    SegmentInput,
+    SignalDraft,
+    Store,
     UserContext,
 )
 from app.text import fts_document
@@ -32,11 +40,22 @@ def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
 
 
-class PostgresStore(PostgresModelStore, PostgresToolStore):
+class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:
         self.pool = pool
+        # Jobs are enqueued through procrastinate's public API, on our own connection,
+        # so that a job is committed or rolled back with the change that asks for it.
+        self._jobs = App(connector=SyncPsycopgConnector())
+        self._jobs.open(pool)
 
     # -- accounts -------------------------------------------------------------
+
+    def ping(self) -> None:
+        try:
+            with self.pool.connection(timeout=2) as conn:
+                conn.execute("SELECT 1")
+        except Exception as exc:
+            raise DatabaseError(f"the database does not answer: {type(exc).__name__}") from exc
 
     def ensure_user(self, *, name: str, time_zone: str, day_cut_hour: int) -> UserContext:
         row = self._one(
@@ -76,7 +95,8 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
 
     # -- records (L0) -----------------------------------------------------------
 
-    def insert_records(self, *, user_id: int, device_id: str, columns: dict[str, list[Any]]) -> int:
+    def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
+        columns = {name: getattr(records, name) for name in NewRecords.__dataclass_fields__}
         with self.pool.connection() as conn:
             cur = conn.execute(
                 QUERIES["insert_records"], {"user_id": user_id, "device_id": device_id, **columns}
@@ -116,7 +136,26 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
 
     def defer(self, jobs: Sequence[JobRequest]) -> int:
         with self.pool.connection() as conn:
-            return _defer(conn, jobs)
+            return self._defer(conn, jobs)
+
+    def _defer(self, conn: Connection, jobs: Sequence[JobRequest]) -> int:
+        added = 0
+        for job in jobs:
+            deferrer = self._jobs.configure_task(
+                job.task_name,
+                queue=job.queue,
+                lock=job.lock,
+                queueing_lock=job.queueing_lock,
+                priority=job.priority,
+                connection=conn,
+            )
+            try:
+                with conn.transaction():  # a savepoint: a waiting twin must not abort the caller
+                    deferrer.defer(**job.args)
+                added += 1
+            except AlreadyEnqueued:
+                pass  # the same job is already waiting (queueing lock)
+        return added
 
     # -- episodes (L2) -------------------------------------------------------------
 
@@ -143,7 +182,7 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
         then: Sequence[JobRequest] = (),
     ) -> None:
         with self.pool.connection() as conn, conn.transaction():
-            _defer(conn, then)
+            self._defer(conn, then)
             conn.execute(
                 QUERIES["delete_device_day_episodes"],
                 {"user_id": user_id, "device_id": device_id, "days": list(days)},
@@ -202,17 +241,33 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
                 QUERIES["link_records"],
                 {"user_id": user_id, "record_ids": record_ids, "episode_ids": episode_ids},
             )
-            _defer(conn, then)
+            self._defer(conn, then)
         return ids
 
     # -- digests (L3/L4) and signals -------------------------------------------------
 
-    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, Any]:
+    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> PeriodMetrics:
         row = self._one(
             "period_metrics", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
         )
-        assert row is not None
-        return row
+        assert row is not None  # an aggregate always yields one row
+        metrics = DigestMetrics(
+            seconds_by_category=row["seconds_by_category"],
+            seconds_by_app=row["seconds_by_app"],
+            episode_count=row["episode_count"],
+            active_seconds=row["active_seconds"],
+            idle_seconds=row["idle_seconds"],
+            switch_count=row["switch_count"],
+            interruption_seconds=row["interruption_seconds"],
+            top_titles=row["top_titles"],
+            first_activity=_iso(row["first_activity"]),
+            last_activity=_iso(row["last_activity"]),
+        )
+        return PeriodMetrics(
+            metrics=metrics,
+            computed_through_ts=row["computed_through_ts"],
+            episode_ids=list(row["episode_ids"]),
+        )
 
     def day_facts(self, *, user_id: int, day: date) -> tuple[list[EpisodeFacts], list[MemberFacts]]:
         params = {"user_id": user_id, "day": day}
@@ -259,7 +314,7 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
                         "day_local": day,
                         "severity": s.severity,
                         "metrics": Jsonb(s.metrics),
-                        "evidence": Jsonb(s.evidence),
+                        "evidence": Jsonb(dict(s.evidence)),
                     },
                 )
             conn.execute(
@@ -272,20 +327,12 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
             )
         return digest_id
 
-    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DayDigestRow]:
-        rows = self._all(
+    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]:
+        return self._all_as(
+            DigestRow,
             "day_digests",
             {"user_id": user_id, "key_from": day_from.isoformat(), "key_to": day_to.isoformat()},
         )
-        return [
-            DayDigestRow(
-                digest_id=r["digest_id"],
-                scope_key=r["scope_key"],
-                metrics=r["metrics"],
-                finalized=r["finalized"],
-            )
-            for r in rows
-        ]
 
     def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int:
         row = self._one("active_days", {"user_id": user_id, "day_from": day_from, "day_to": day_to})
@@ -293,15 +340,6 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
 
     def rollups_due(self) -> list[tuple[int, date]]:
         return [(r["user_id"], r["day_local"]) for r in self._all("rollups_due", {})]
-
-    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> dict[str, Any] | None:
-        return self._one("get_digest", {"user_id": user_id, "grain": grain, "scope_key": scope_key})
-
-    def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[dict[str, Any]]:
-        return self._all(
-            "list_signals",
-            {"user_id": user_id, "day_from": day_from, "day_to": day_to},
-        )
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]:
         rows = self._all(
@@ -313,26 +351,8 @@ class PostgresStore(PostgresModelStore, PostgresToolStore):
         return _user(self._one("get_user_by_id", {"user_id": user_id}))
 
 
-def _defer(conn: Connection, jobs: Sequence[JobRequest]) -> int:
-    added = 0
-    for job in jobs:
-        try:
-            with conn.transaction():  # a savepoint: a waiting twin must not abort the caller
-                conn.execute(
-                    QUERIES["defer_job"],
-                    {
-                        "queue": job.queue,
-                        "task_name": job.task_name,
-                        "priority": job.priority,
-                        "lock": job.lock,
-                        "queueing_lock": job.queueing_lock,
-                        "args": Jsonb(job.args),
-                    },
-                )
-            added += 1
-        except psycopg.errors.UniqueViolation:
-            pass  # the same job is already waiting (queueing lock)
-    return added
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
 
 
 def _episode_params(user_id: int, d: EpisodeDraft) -> dict[str, Any]:

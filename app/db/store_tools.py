@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any
 
 from pgvector import Vector
+from psycopg.rows import class_row
 
 from app.db.base import Queries
 from app.db.queries import QUERIES
+from app.store import (
+    DigestRow,
+    EpisodeLine,
+    Neighbor,
+    OpenSitting,
+    RecordLine,
+    SearchHit,
+    SignalRow,
+    TailSeconds,
+)
 
 
 class PostgresToolStore(Queries):
@@ -16,17 +27,30 @@ class PostgresToolStore(Queries):
 
     # -- tools (query time) ---------------------------------------------------------
 
+    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> DigestRow | None:
+        return self._one_as(
+            DigestRow, "get_digest", {"user_id": user_id, "grain": grain, "scope_key": scope_key}
+        )
+
+    def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]:
+        return self._all_as(
+            SignalRow, "list_signals", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
+
     def final_digests_overlapping(
         self, *, user_id: int, ts_from: datetime, ts_to: datetime
-    ) -> list[dict[str, Any]]:
-        return self._all(
-            "final_digests_overlapping", {"user_id": user_id, "ts_from": ts_from, "ts_to": ts_to}
+    ) -> list[DigestRow]:
+        return self._all_as(
+            DigestRow,
+            "final_digests_overlapping",
+            {"user_id": user_id, "ts_from": ts_from, "ts_to": ts_to},
         )
 
     def open_tail_metrics(
         self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
-    ) -> list[dict[str, Any]]:
-        return self._all(
+    ) -> list[TailSeconds]:
+        return self._all_as(
+            TailSeconds,
             "open_tail_metrics",
             {
                 "user_id": user_id,
@@ -43,15 +67,19 @@ class PostgresToolStore(Queries):
         )
         return {r["kind"]: int(r["n"]) for r in rows}
 
-    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[dict[str, Any]]:
-        return self._all("latest_records", {"user_id": user_id, "now": now, "limit": limit})
+    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]:
+        return self._all_as(
+            RecordLine, "latest_records", {"user_id": user_id, "now": now, "limit": limit}
+        )
 
-    def last_closed_episode(self, *, user_id: int, now: datetime) -> dict[str, Any] | None:
-        return self._one("last_closed_episode", {"user_id": user_id, "now": now})
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None:
+        return self._one_as(EpisodeLine, "last_closed_episode", {"user_id": user_id, "now": now})
 
-    def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> dict[str, Any] | None:
+    def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:
         row = self._one("open_sitting", {"user_id": user_id, "device_id": device_id, "now": now})
-        return row if row and row["records"] else None
+        if not row or not row["records"]:
+            return None
+        return OpenSitting(since=row["since"], records=row["records"], main_app=row["main_app"])
 
     def list_episodes(
         self,
@@ -61,8 +89,9 @@ class PostgresToolStore(Queries):
         ts_to: datetime,
         category: str | None,
         limit: int,
-    ) -> list[dict[str, Any]]:
-        return self._all(
+    ) -> list[EpisodeLine]:
+        return self._all_as(
+            EpisodeLine,
             "list_episodes",
             {
                 "user_id": user_id,
@@ -77,17 +106,17 @@ class PostgresToolStore(Queries):
         self,
         *,
         user_id: int,
-        tsquery: str | None,
+        terms: Sequence[Sequence[str]],
         embedding: list[float] | None,
         day_from: date | None,
         day_to: date | None,
         category: str | None,
         k: int,
         candidates: int,
-    ) -> list[dict[str, Any]]:
+    ) -> list[SearchHit]:
         params = {
             "user_id": user_id,
-            "tsquery": tsquery,
+            "tsquery": tsquery(terms),
             "embedding": Vector(embedding) if embedding is not None else None,
             "day_from": day_from,
             "day_to": day_to,
@@ -100,10 +129,11 @@ class PostgresToolStore(Queries):
             # let filtered scans keep going (pgvector >= 0.8).
             conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(candidates))}")
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            return conn.execute(QUERIES["search_episodes"], params).fetchall()
+            with conn.cursor(row_factory=class_row(SearchHit)) as cur:
+                return cur.execute(QUERIES["search_episodes"], params).fetchall()
 
-    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
-        return self._all("episode_neighbors", {"user_id": user_id, "ids": ids})
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]:
+        return self._all_as(Neighbor, "episode_neighbors", {"user_id": user_id, "ids": ids})
 
     def raw_records(
         self,
@@ -113,8 +143,9 @@ class PostgresToolStore(Queries):
         ts_to: datetime,
         device_id: str | None,
         limit: int,
-    ) -> list[dict[str, Any]]:
-        return self._all(
+    ) -> list[RecordLine]:
+        return self._all_as(
+            RecordLine,
             "raw_records",
             {
                 "user_id": user_id,
@@ -159,3 +190,14 @@ class PostgresToolStore(Queries):
             ).fetchone()
             assert label is not None
         return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})
+
+
+def _quote(token: str) -> str:
+    # Tokens hold only letters and digits (and '.' for domains): quoting makes them literal.
+    return "'" + token.replace("'", "''") + "'"
+
+
+def tsquery(terms: Sequence[Sequence[str]]) -> str | None:
+    """A `to_tsquery('simple', …)` expression: all tokens of a term, any of the terms."""
+    groups = [" & ".join(_quote(t) for t in term) for term in terms if term]
+    return " | ".join(f"({g})" if " & " in g else g for g in groups) or None

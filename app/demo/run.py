@@ -28,7 +28,7 @@ from app.rules.categories import CATEGORIES, CATEGORY_LABELS_ZH
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import UserContext
+from app.store import DigestRow, SignalRow, UserContext
 from app.timeutil import month_key, week_key
 
 DEMO_DATABASE = "timetrace_demo"
@@ -78,7 +78,7 @@ def check_against_truth(
     records = store.day_category_seconds(user_id=user.user_id, day_from=days[0], day_to=days[-1])
     for day in days:
         digest = store.get_digest(user_id=user.user_id, grain="day", scope_key=day.isoformat())
-        by_day[day] = digest["metrics"]["seconds_by_category"] if digest else {}
+        by_day[day] = digest.metrics.get("seconds_by_category", {}) if digest else {}
         for category in CATEGORIES:
             truth = data.seconds.get((day, category), 0)
             for layer, value in (
@@ -89,7 +89,7 @@ def check_against_truth(
                     mismatches.append(f"{day} {category} {layer}: {value:.0f} s, truth {truth} s")
     for key in sorted({month_key(d) for d in days}):
         digest = store.get_digest(user_id=user.user_id, grain="month", scope_key=key)
-        got = digest["metrics"]["seconds_by_category"] if digest else {}
+        got = digest.metrics.get("seconds_by_category", {}) if digest else {}
         for category in CATEGORIES:
             truth = sum(
                 s for (d, c), s in data.seconds.items() if c == category and month_key(d) == key
@@ -106,7 +106,7 @@ def _hours(seconds: float) -> str:
 
 
 def _hours_table(
-    data: SampleData, by_day: dict[date, dict[str, float]], month: dict[str, Any] | None
+    data: SampleData, by_day: dict[date, dict[str, float]], month: DigestRow | None
 ) -> Table:
     table = Table(title="Hours per logical day and category (day digests)", box=box.SIMPLE_HEAD)
     table.add_column("day", no_wrap=True)
@@ -125,50 +125,50 @@ def _hours_table(
         )
     if month:
         table.add_section()
-        totals = month["metrics"]["seconds_by_category"]
+        totals = month.metrics.get("seconds_by_category", {})
         table.add_row(
-            f"{month['scope_key']}",
+            month.scope_key,
             *(f"{totals.get(c, 0) / 3600:.1f}" for c in CATEGORIES),
             "month",
         )
     return table
 
 
-def _week_panel(console: Console, week: dict[str, Any]) -> None:
-    m = week["metrics"]
+def _week_panel(console: Console, week: DigestRow) -> None:
+    m = week.metrics
+    by_category = m.get("seconds_by_category", {})
     hours = ", ".join(
-        f"{c} {m['seconds_by_category'].get(c, 0) / 3600:.1f} h"
-        for c in CATEGORIES
-        if m["seconds_by_category"].get(c)
+        f"{c} {by_category.get(c, 0) / 3600:.1f} h" for c in CATEGORIES if by_category.get(c)
     )
     console.print(
-        f"\n[bold]Week {week['scope_key']}[/] (digest, {'final' if week['finalized'] else 'open'},"
-        f" from {len(week['source_ids'])} day digests)"
+        f"\n[bold]Week {week.scope_key}[/] (digest, {'final' if week.finalized else 'open'},"
+        f" from {len(week.source_ids)} day digests)"
     )
     console.print(f"  {hours}")
     console.print(
-        f"  {m['episode_count']} episodes · active {m['active_seconds'] / 3600:.1f} h · "
-        f"focus {m['focus_minutes']:.0f} min · distraction {m['distraction_minutes']:.0f} min · "
-        f"late night {m['late_night_minutes']:.0f} min · {m['switch_count']} switches"
+        f"  {m.get('episode_count', 0)} episodes · "
+        f"active {m.get('active_seconds', 0) / 3600:.1f} h · "
+        f"focus {m.get('focus_minutes', 0):.0f} min · "
+        f"distraction {m.get('distraction_minutes', 0):.0f} min · "
+        f"late night {m.get('late_night_minutes', 0):.0f} min · "
+        f"{m.get('switch_count', 0)} switches"
     )
-    for item in m["top_titles"][:5]:
+    for item in m.get("top_titles", [])[:5]:
         console.print(f"  · {item['title']} — {item['seconds'] / 3600:.1f} h")
 
 
-def _signals_table(signals: list[dict[str, Any]]) -> Table:
+def _signals_table(signals: list[SignalRow]) -> Table:
     table = Table(title="Detected signals", box=box.SIMPLE_HEAD)
     table.add_column("kind")
     table.add_column("count", justify="right")
     table.add_column("example", overflow="fold")
-    by_kind: dict[str, list[dict[str, Any]]] = {}
+    by_kind: dict[str, list[SignalRow]] = {}
     for s in signals:
-        by_kind.setdefault(s["kind"], []).append(s)
+        by_kind.setdefault(s.kind, []).append(s)
     for kind, items in sorted(by_kind.items()):
-        first = max(items, key=lambda s: s["severity"])
-        cues = ", ".join(first["evidence"].get("cues", [])[:2])
-        detail = f"{first['day_local']} severity {first['severity']:g}" + (
-            f" — {cues}" if cues else ""
-        )
+        first = max(items, key=lambda s: s.severity)
+        cues = ", ".join(first.evidence.get("cues", [])[:2])
+        detail = f"{first.day_local} severity {first.severity:g}" + (f" — {cues}" if cues else "")
         table.add_row(kind, str(len(items)), detail)
     return table
 
@@ -248,18 +248,12 @@ QUESTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 def _answers(services: Services, user: UserContext, last_day: date, console: Console) -> None:
     """The three target questions through the tool registry, as an agent would ask them."""
     from app.timeutil import day_bounds, zone
-    from app.tools import ToolContext, dispatch
+    from app.tools import dispatch
     from app.tools.registry import output_tokens, to_json
 
     # "Now" is the evening of the sample's last day.
     _, end = day_bounds(last_day, tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
-    ctx = ToolContext(
-        store=services.store,
-        models=None,
-        settings=services.settings,
-        user=user,
-        now=end - timedelta(hours=6),
-    )
+    ctx = services.tool_context(user=user, now=end - timedelta(hours=6))
     console.print("\n[bold]Answers from the tools[/] (what an agent reads, and how much)")
     for question, name, args in QUESTIONS:
         result = dispatch(ctx, name, args)

@@ -117,13 +117,13 @@ def write_narrative(
 ) -> str:
     """Write the narrative of a finalized digest; returns 'done', 'failed' or 'skipped'."""
     digest = store.get_digest(user_id=user_id, grain=grain, scope_key=scope_key)
-    if digest is None or digest["narrative_status"] != "pending" or not digest["finalized"]:
+    if digest is None or digest.narrative_status != "pending" or not digest.finalized:
         return "skipped"
-    metrics = digest["metrics"]
+    metrics: dict[str, Any] = dict(digest.metrics)
     if grain == "day":
         sources, source_ids = _day_sources(store, user_id, date.fromisoformat(scope_key))
     else:
-        children = store.child_narratives(user_id=user_id, ids=list(digest["source_ids"]))
+        children = store.child_narratives(user_id=user_id, ids=list(digest.source_ids))
         sources = _fit(
             [f"{c['scope_key']}: {c['narrative'] or '(no narrative)'}" for c in children]
         )
@@ -166,7 +166,7 @@ def write_narrative(
     status = "done" if text else "failed"
     store.save_narrative(
         user_id=user_id,
-        digest_id=digest["digest_id"],
+        digest_id=digest.digest_id,
         narrative=text or None,
         status=status,
         source_ids=source_ids,

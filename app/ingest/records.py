@@ -7,7 +7,7 @@ hand the rows to the store. The HTTP route and the importers both come here.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, Self
+from typing import Annotated, Self
 
 from pydantic import (
     AfterValidator,
@@ -23,14 +23,13 @@ from pydantic import (
 from app.errors import UnknownDeviceError
 from app.pyramid.requests import build_job
 from app.rules.categories import Rules
-from app.store import NewRecords, Store, UserContext
+from app.store import DEVICE_ID_PATTERN, NewRecords, Store, UserContext
 from app.text import canonical_domain
 from app.timeutil import logical_day, zone
 
 MAX_BATCH = 5_000
 MAX_RECORD_SPAN = timedelta(hours=24)
 MIN_YEAR = 1990
-DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
 
 
 def _clean_text(value: str) -> str:
@@ -102,11 +101,10 @@ class IngestResult(BaseModel):
 
 def prepare_records(
     batch: RecordBatch, *, rules: Rules, user: UserContext
-) -> tuple[dict[str, list[Any]], int, int]:
+) -> tuple[NewRecords, int, int]:
     """Rows ready to insert, and how many records were excluded and redacted."""
     tz = zone(user.time_zone)
-    # Column arrays for one multi-row INSERT (`insert_records` in sql/queries.sql).
-    columns: dict[str, list[Any]] = {name: [] for name in NewRecords}
+    rows = NewRecords()
     excluded = redacted = 0
     for rec in batch.records:
         app_name = rec.app.strip()
@@ -123,26 +121,22 @@ def prepare_records(
             continue
         hide = verdict.action == "redact"
         redacted += hide
-        row = dict(
-            client_record_id=rec.client_record_id,
-            ts_start=rec.ts_start,
-            ts_end=rec.ts_end,
-            day_local=logical_day(rec.ts_start, tz=tz, cut_hour=user.day_cut_hour),
-            app=app_name,
-            window_title="" if hide else rec.window_title,
-            url=None if hide else rec.url,
-            domain=None if hide else domain,
-            is_idle=rec.is_idle,
-            capture_reason=rec.capture_reason,
-            screenshot_ref=None if hide else rec.screenshot_ref,
-            screenshot_sha256=None if hide else rec.screenshot_sha256,
-            category=verdict.category,
-            category_source=verdict.source,
-            redacted=hide,
-        )
-        for name, value in row.items():
-            columns[name].append(value)
-    return columns, excluded, redacted
+        rows.client_record_id.append(rec.client_record_id)
+        rows.ts_start.append(rec.ts_start)
+        rows.ts_end.append(rec.ts_end)
+        rows.day_local.append(logical_day(rec.ts_start, tz=tz, cut_hour=user.day_cut_hour))
+        rows.app.append(app_name)
+        rows.window_title.append("" if hide else rec.window_title)
+        rows.url.append(None if hide else rec.url)
+        rows.domain.append(None if hide else domain)
+        rows.is_idle.append(rec.is_idle)
+        rows.capture_reason.append(rec.capture_reason)
+        rows.screenshot_ref.append(None if hide else rec.screenshot_ref)
+        rows.screenshot_sha256.append(None if hide else rec.screenshot_sha256)
+        rows.category.append(verdict.category)
+        rows.category_source.append(verdict.source)
+        rows.redacted.append(hide)
+    return rows, excluded, redacted
 
 
 def ingest_batch(
@@ -154,10 +148,10 @@ def ingest_batch(
             f"unknown device {batch.device_id!r}: register it first "
             "(POST /api/v1/devices or `timetrace device add`)"
         )
-    columns, excluded, redacted = prepare_records(batch, rules=rules, user=user)
-    kept = len(columns["client_record_id"])
+    rows, excluded, redacted = prepare_records(batch, rules=rules, user=user)
+    kept = len(rows)
     new = (
-        store.insert_records(user_id=user.user_id, device_id=batch.device_id, columns=columns)
+        store.insert_records(user_id=user.user_id, device_id=batch.device_id, records=rows)
         if kept
         else 0
     )

@@ -9,12 +9,13 @@ tight loop against a dead server.
 
 from __future__ import annotations
 
-from procrastinate import RetryStrategy
+from procrastinate import JobContext, RetryStrategy
 
 from app.enrich import describe, narratives, summaries
-from app.jobs import current_services, jobs_app
+from app.jobs import jobs_app, services_of
 from app.pyramid.requests import rollup_day_job
-from app.store import JobRequest
+from app.runtime.services import Services
+from app.store import JobArgs, JobRequest, Store
 
 RETRY = RetryStrategy(max_attempts=5, exponential_wait=3)
 SWEEP_LIMIT = 500
@@ -22,15 +23,14 @@ SUMMARY_PRIORITY = 5
 DESCRIBE_PRIORITY = 6
 
 
-def _job(task: str, args: dict[str, object], lock: str, priority: int = 0) -> JobRequest:
+def _job(task: str, args: JobArgs, lock: str, priority: int = 0) -> JobRequest:
     return JobRequest(
         task_name=task, queue="models", args=args, queueing_lock=lock, priority=priority
     )
 
 
-def model_jobs(*, chat: bool, embedding: bool, vision: bool) -> list[JobRequest]:
+def model_jobs(store: Store, *, chat: bool, embedding: bool, vision: bool) -> list[JobRequest]:
     """Everything the model layer still owes, as jobs (for the roles that are up)."""
-    store = current_services().store
     jobs: list[JobRequest] = []
     if vision:
         jobs += [
@@ -65,11 +65,14 @@ def model_jobs(*, chat: bool, embedding: bool, vision: bool) -> list[JobRequest]
 
 
 @jobs_app.periodic(cron="*/2 * * * *")
-@jobs_app.task(name="sweep_models", queue="maintenance", queueing_lock="sweep_models")
-def sweep_models(timestamp: int) -> int:
-    services = current_services()
+@jobs_app.task(
+    name="sweep_models", queue="maintenance", queueing_lock="sweep_models", pass_context=True
+)
+def sweep_models(context: JobContext, timestamp: int) -> int:
+    services = services_of(context)
     models = services.models
     jobs = model_jobs(
+        services.store,
         chat=models.available("chat"),
         embedding=models.available("embedding"),
         vision=models.available("vision"),
@@ -77,15 +80,15 @@ def sweep_models(timestamp: int) -> int:
     return services.store.defer(jobs)
 
 
-def _waiting(role: str) -> bool:
+def _waiting(services: Services, role: str) -> bool:
     """True when the role's breaker is open: leave the item pending for the sweep."""
-    return not current_services().models.available(role)
+    return not services.models.available(role)
 
 
-@jobs_app.task(name="summarize_episode", queue="models", retry=RETRY)
-def summarize_episode(user_id: int, episode_id: int) -> str:
-    services = current_services()
-    if _waiting("chat"):
+@jobs_app.task(name="summarize_episode", queue="models", retry=RETRY, pass_context=True)
+def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str:
+    services = services_of(context)
+    if _waiting(services, "chat"):
         return "waiting"
     outcome = summaries.summarize_episode(
         services.store,
@@ -101,30 +104,30 @@ def summarize_episode(user_id: int, episode_id: int) -> str:
     return outcome
 
 
-@jobs_app.task(name="embed_episode", queue="models", retry=RETRY)
-def embed_episode(user_id: int, episode_id: int) -> bool:
-    services = current_services()
-    if _waiting("embedding"):
+@jobs_app.task(name="embed_episode", queue="models", retry=RETRY, pass_context=True)
+def embed_episode(context: JobContext, user_id: int, episode_id: int) -> bool:
+    services = services_of(context)
+    if _waiting(services, "embedding"):
         return False
     return summaries.embed_episode(
         services.store, services.models, user_id=user_id, episode_id=episode_id
     )
 
 
-@jobs_app.task(name="write_narrative", queue="models", retry=RETRY)
-def write_narrative(user_id: int, grain: str, key: str) -> str:
-    services = current_services()
-    if _waiting("chat"):
+@jobs_app.task(name="write_narrative", queue="models", retry=RETRY, pass_context=True)
+def write_narrative(context: JobContext, user_id: int, grain: str, key: str) -> str:
+    services = services_of(context)
+    if _waiting(services, "chat"):
         return "waiting"
     return narratives.write_narrative(
         services.store, services.models, user_id=user_id, grain=grain, scope_key=key
     )
 
 
-@jobs_app.task(name="describe_record", queue="models", retry=RETRY)
-def describe_record(user_id: int, record_id: int) -> str:
-    services = current_services()
-    if _waiting("vision"):
+@jobs_app.task(name="describe_record", queue="models", retry=RETRY, pass_context=True)
+def describe_record(context: JobContext, user_id: int, record_id: int) -> str:
+    services = services_of(context)
+    if _waiting(services, "vision"):
         return "waiting"
     return describe.describe_record(
         services.store,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from procrastinate import RetryStrategy
+from procrastinate import JobContext, RetryStrategy
 
-from app.jobs import current_services, jobs_app
+from app.jobs import jobs_app, services_of
 from app.pyramid import build as pyramid
 from app.pyramid import requests
 
@@ -22,9 +22,9 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@jobs_app.task(name=requests.BUILD_TASK, queue="episodes", retry=RETRY)
-def build_episodes(user_id: int, device_id: str) -> int:
-    services = current_services()
+@jobs_app.task(name=requests.BUILD_TASK, queue="episodes", retry=RETRY, pass_context=True)
+def build_episodes(context: JobContext, user_id: int, device_id: str) -> int:
+    services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
@@ -34,9 +34,9 @@ def build_episodes(user_id: int, device_id: str) -> int:
     return result.episodes
 
 
-@jobs_app.task(name=requests.ROLLUP_DAY_TASK, queue="rollups", retry=RETRY)
-def rollup_day(user_id: int, day: str) -> int:
-    services = current_services()
+@jobs_app.task(name=requests.ROLLUP_DAY_TASK, queue="rollups", retry=RETRY, pass_context=True)
+def rollup_day(context: JobContext, user_id: int, day: str) -> int:
+    services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
@@ -49,9 +49,9 @@ def rollup_day(user_id: int, day: str) -> int:
     )
 
 
-@jobs_app.task(name=requests.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY)
-def rollup_period(user_id: int, grain: str, key: str) -> int:
-    services = current_services()
+@jobs_app.task(name=requests.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY, pass_context=True)
+def rollup_period(context: JobContext, user_id: int, grain: str, key: str) -> int:
+    services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
@@ -61,8 +61,10 @@ def rollup_period(user_id: int, grain: str, key: str) -> int:
 
 
 @jobs_app.periodic(cron="* * * * *")
-@jobs_app.task(name="sweep_pyramid", queue="maintenance", queueing_lock="sweep_pyramid")
-def sweep_pyramid(timestamp: int) -> int:
+@jobs_app.task(
+    name="sweep_pyramid", queue="maintenance", queueing_lock="sweep_pyramid", pass_context=True
+)
+def sweep_pyramid(context: JobContext, timestamp: int) -> int:
     """Every minute: close episodes that time has closed, and redo missed rollups."""
-    services = current_services()
+    services = services_of(context)
     return services.store.defer(pyramid.pending_jobs(services.store))

@@ -11,10 +11,9 @@ signals are replaced in the same transaction as its digest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from app.pyramid.episodes import draft_episode
 from app.pyramid.metrics import merge_day_metrics
@@ -22,8 +21,17 @@ from app.pyramid.requests import build_job, rollup_day_job, rollup_period_job
 from app.pyramid.segmenter import SegmentParams, segment_records
 from app.pyramid.signals import detect_day_signals, signal_metrics
 from app.settings import Settings
-from app.store import DigestDraft, JobRequest, Store, UserContext
-from app.timeutil import day_bounds, day_key, month_key, period_days, scope_keys, week_key, zone
+from app.store import DigestDraft, DigestMetrics, JobRequest, Store, UserContext
+from app.timeutil import (
+    day_bounds,
+    day_key,
+    month_key,
+    period_days,
+    read_window,
+    scope_keys,
+    week_key,
+    zone,
+)
 
 
 def segment_params(settings: Settings) -> SegmentParams:
@@ -81,12 +89,9 @@ def build_device(
         result.days.update(reopen)
     for day in todo:
         start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
+        ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
         records = store.records_to_segment(
-            user_id=user.user_id,
-            device_id=device_id,
-            day=day,
-            ts_from=start - timedelta(days=1),
-            ts_to=end + timedelta(seconds=settings.idle_gap_s),
+            user_id=user.user_id, device_id=device_id, day=day, ts_from=ts_from, ts_to=ts_to
         )
         if not records:
             continue
@@ -124,8 +129,7 @@ def rollup_day(
     signals = detect_day_signals(
         episodes, members, tz=tz, cut_hour=user.day_cut_hour, idle_gap_s=settings.idle_gap_s
     )
-    metrics = digest_metrics(live)
-    metrics.update(signal_metrics(signals))
+    metrics = DigestMetrics(**live.metrics, **signal_metrics(signals))
     over = now >= end + timedelta(seconds=settings.idle_gap_s)
     digest = DigestDraft(
         grain="day",
@@ -133,31 +137,11 @@ def rollup_day(
         period_start=start,
         period_end=end,
         metrics=metrics,
-        source_ids=list(live["episode_ids"]),
-        computed_through_ts=live["computed_through_ts"],
+        source_ids=live.episode_ids,
+        computed_through_ts=live.computed_through_ts,
         finalized=over and store.day_is_settled(user_id=user.user_id, day=day),
     )
     return store.save_day_rollup(user_id=user.user_id, digest=digest, day=day, signals=signals)
-
-
-def digest_metrics(live: dict[str, Any]) -> dict[str, Any]:
-    """The stored form of `period_metrics` (instants as ISO strings)."""
-
-    def iso(value: object) -> str | None:
-        return value.isoformat() if isinstance(value, datetime) else None
-
-    return {
-        "seconds_by_category": live["seconds_by_category"],
-        "seconds_by_app": live["seconds_by_app"],
-        "episode_count": live["episode_count"],
-        "active_seconds": live["active_seconds"],
-        "idle_seconds": live["idle_seconds"],
-        "switch_count": live["switch_count"],
-        "interruption_seconds": live["interruption_seconds"],
-        "top_titles": live["top_titles"],
-        "first_activity": iso(live["first_activity"]),
-        "last_activity": iso(live["last_activity"]),
-    }
 
 
 def rollup_period(
@@ -171,9 +155,8 @@ def rollup_period(
     days = store.day_digests(user_id=user.user_id, day_from=first, day_to=last)
     metrics = merge_day_metrics([d.metrics for d in days])
     # The top titles of a period are not the sum of each day's top ten.
-    metrics["top_titles"] = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)[
-        "top_titles"
-    ]
+    period = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)
+    metrics["top_titles"] = period.metrics.get("top_titles", [])
     complete = all(d.finalized for d in days) and len(days) == store.active_days(
         user_id=user.user_id, day_from=first, day_to=last
     )
@@ -291,3 +274,26 @@ def rollup_days(
         rollup_day(store, user=user, day=day, now=now, settings=settings)
         periods |= periods_of(user, day)
     rollup_periods(store, periods, now=now, settings=settings)
+
+
+def rebuild_days(
+    store: Store,
+    *,
+    user: UserContext,
+    device_days: Sequence[tuple[str, date]],
+    now: datetime,
+    settings: Settings,
+) -> None:
+    """Rebuild the episodes of these device-days now, then their digests (after a
+    re-label: the next answer must already see it)."""
+    for device_id in sorted({device for device, _ in device_days}):
+        build_device(
+            store,
+            user=user,
+            device_id=device_id,
+            now=now,
+            settings=settings,
+            days=[day for device, day in device_days if device == device_id],
+        )
+    days = sorted({day for _, day in device_days})
+    rollup_days(store, [(user, day) for day in days], now=now, settings=settings)

@@ -4,39 +4,14 @@ breakdowns and interruptions. Pure; the builder in `app/pyramid/build.py` stores
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
-from typing import Any
+from datetime import UTC, datetime
 
-from app.pyramid.segmenter import IDLE, Segment, SegmentInput, cluster_key
+from app.pyramid.segmenter import IDLE, Segment, cluster_key
+from app.store import EpisodeDraft, Interruption, SegmentInput
 from app.text import normalize_title
 
 IDLE_TITLE = "空闲/锁屏 · idle or locked"
 TITLE_MAX = 80
-
-
-@dataclass(frozen=True, slots=True)
-class EpisodeDraft:
-    episode_key: str
-    device_id: str
-    ts_start: datetime
-    ts_end: datetime
-    day_local: date
-    primary_app: str
-    cluster_key: str
-    category: str
-    title: str
-    summary_status: str
-    interruptions: list[dict[str, Any]]
-    frame_count: int
-    duration_s: float
-    active_s: float
-    category_seconds: dict[str, float]
-    app_seconds: dict[str, float]
-    switch_count: int
-    interruption_s: float
-    boundary: str
-    record_ids: list[int]
 
 
 def _when(ts: float) -> datetime:
@@ -83,15 +58,15 @@ def draft_episode(segment: Segment, *, device_id: str) -> EpisodeDraft:
         primary_app, title = _title(
             [m for i, m in enumerate(members) if i not in interrupted], cluster=cluster
         )
-    interruptions: list[dict[str, Any]] = [
-        {
-            "ts_start": _when(members[start].ts).isoformat(),
-            "ts_end": _when(max(m.end for m in members[start:stop])).isoformat(),
-            "seconds": sum(m.duration for m in members[start:stop]),
-            "app": members[start].app,
-            "title": normalize_title(members[start].title),
-            "record_ids": [m.record_id for m in members[start:stop]],
-        }
+    interruptions = [
+        Interruption(
+            ts_start=_when(members[start].ts).isoformat(),
+            ts_end=_when(max(m.end for m in members[start:stop])).isoformat(),
+            seconds=sum(m.duration for m in members[start:stop]),
+            app=members[start].app,
+            title=normalize_title(members[start].title),
+            record_ids=[m.record_id for m in members[start:stop]],
+        )
         for start, stop in segment.interruptions
     ]
     return EpisodeDraft(
@@ -112,7 +87,7 @@ def draft_episode(segment: Segment, *, device_id: str) -> EpisodeDraft:
         category_seconds=category_seconds,
         app_seconds=app_seconds,
         switch_count=switches,
-        interruption_s=sum(float(i["seconds"]) for i in interruptions),
+        interruption_s=sum(i["seconds"] for i in interruptions),
         boundary=segment.boundary,
         record_ids=[m.record_id for m in members],
     )

@@ -7,45 +7,41 @@ the sum of its days and a month the sum of its days (never of weeks).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
-ADDITIVE = (
-    "episode_count",
-    "active_seconds",
-    "idle_seconds",
-    "switch_count",
-    "interruption_seconds",
-    "focus_minutes",
-    "distraction_minutes",
-    "late_night_minutes",
-)
-ADDITIVE_MAPS = ("seconds_by_category", "seconds_by_app", "signal_counts")
+from app.store import DigestMetrics
 
 
-def merge_day_metrics(days: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    merged: dict[str, Any] = {name: 0 for name in ADDITIVE}
-    for name in ADDITIVE_MAPS:
-        merged[name] = {}
-    firsts: list[str] = []
-    lasts: list[str] = []
-    for metrics in days:
-        for name in ADDITIVE:
-            merged[name] += metrics.get(name, 0)
-        for name in ADDITIVE_MAPS:
-            target = merged[name]
-            for key, value in metrics.get(name, {}).items():
-                target[key] = target.get(key, 0) + value
-        if metrics.get("first_activity"):
-            firsts.append(metrics["first_activity"])
-        if metrics.get("last_activity"):
-            lasts.append(metrics["last_activity"])
-    for name in ("focus_minutes", "distraction_minutes", "late_night_minutes"):
-        merged[name] = round(merged[name], 1)
-    for name in ADDITIVE_MAPS:
-        merged[name] = dict(sorted(merged[name].items()))
+def _add_maps(maps: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    total: dict[str, float] = {}
+    for mapping in maps:
+        for key, value in mapping.items():
+            total[key] = total.get(key, 0) + value
+    return dict(sorted(total.items()))
+
+
+def merge_day_metrics(days: Sequence[DigestMetrics]) -> DigestMetrics:
+    """The sum of some days' metrics (also of partial ones, e.g. the open tail's)."""
+    signal_counts: dict[str, int] = {}
+    for m in days:
+        for kind, count in m.get("signal_counts", {}).items():
+            signal_counts[kind] = signal_counts.get(kind, 0) + count
     # ISO-8601 UTC strings of one format order like the instants they name.
-    merged["first_activity"] = min(firsts) if firsts else None
-    merged["last_activity"] = max(lasts) if lasts else None
-    merged["days"] = len(days)
-    return merged
+    firsts = [first for m in days if (first := m.get("first_activity"))]
+    lasts = [last for m in days if (last := m.get("last_activity"))]
+    return DigestMetrics(
+        episode_count=sum(m.get("episode_count", 0) for m in days),
+        active_seconds=sum(m.get("active_seconds", 0) for m in days),
+        idle_seconds=sum(m.get("idle_seconds", 0) for m in days),
+        switch_count=sum(m.get("switch_count", 0) for m in days),
+        interruption_seconds=sum(m.get("interruption_seconds", 0) for m in days),
+        focus_minutes=round(sum(m.get("focus_minutes", 0) for m in days), 1),
+        distraction_minutes=round(sum(m.get("distraction_minutes", 0) for m in days), 1),
+        late_night_minutes=round(sum(m.get("late_night_minutes", 0) for m in days), 1),
+        seconds_by_category=_add_maps([m.get("seconds_by_category", {}) for m in days]),
+        seconds_by_app=_add_maps([m.get("seconds_by_app", {}) for m in days]),
+        signal_counts=dict(sorted(signal_counts.items())),
+        first_activity=min(firsts) if firsts else None,
+        last_activity=max(lasts) if lasts else None,
+        days=len(days),
+    )

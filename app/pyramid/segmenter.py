@@ -37,31 +37,11 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+
+from app.store import SegmentInput
 
 IDLE = "idle"
 FOCUS_CATEGORIES = frozenset({"work", "study"})
-
-
-@dataclass(frozen=True, slots=True)
-class SegmentInput:
-    """One record as the segmenter sees it (times in epoch seconds)."""
-
-    record_id: int
-    ts: float
-    duration: float
-    app: str
-    title: str
-    domain: str | None
-    category: str
-    is_idle: bool
-    day: date
-    confidence: float = 1.0
-    embedding: Sequence[float] | None = None
-
-    @property
-    def end(self) -> float:
-        return self.ts + self.duration
 
 
 @dataclass(frozen=True, slots=True)

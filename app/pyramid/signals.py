@@ -22,10 +22,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
+
+from app.store import DigestMetrics, EpisodeFacts, MemberFacts, SignalDraft
+from app.timeutil import logical_day
 
 FOCUS = frozenset({"work", "study"})
 FOCUS_MIN_S = 45 * 60
@@ -49,44 +50,6 @@ FAILURE = re.compile(
 SOURCE_FILE = re.compile(
     r"([\w.-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|swift|md|sql|toml|ya?ml|json|css|html|vue))\b"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class EpisodeFacts:
-    """What the detectors know of an episode."""
-
-    episode_id: int
-    device_id: str
-    ts_start: datetime
-    ts_end: datetime
-    category: str
-    active_s: float
-    interruption_s: float
-    interruptions: Sequence[dict[str, Any]] = ()
-    cues: Sequence[str] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class MemberFacts:
-    """One member record: when, where and the text it showed."""
-
-    episode_id: int
-    device_id: str
-    ts_start: datetime
-    cluster: str
-    text: str  # window title, plus the description when there is one
-    is_idle: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SignalDraft:
-    kind: str
-    key: str
-    ts_start: datetime
-    ts_end: datetime
-    severity: float
-    metrics: dict[str, Any] = field(default_factory=dict)
-    evidence: dict[str, Any] = field(default_factory=dict)
 
 
 def _runs(flags: Iterable[bool]) -> int:
@@ -314,7 +277,7 @@ def late_night(
     for ep in episodes:
         if ep.category == "system" or ep.active_s <= 0:
             continue
-        day = (ep.ts_start.astimezone(tz) - timedelta(hours=cut_hour)).date()
+        day = logical_day(ep.ts_start, tz=tz, cut_hour=cut_hour)
         window_start = datetime.combine(day, LATE_NIGHT_FROM, tz)
         window_end = datetime.combine(day + timedelta(days=1), time(cut_hour), tz)
         overlap = (min(ep.ts_end, window_end) - max(ep.ts_start, window_start)).total_seconds()
@@ -386,7 +349,7 @@ def detect_day_signals(
     return sorted(signals, key=lambda s: (s.kind, s.ts_start, s.key))
 
 
-def signal_metrics(signals: Sequence[SignalDraft]) -> dict[str, Any]:
+def signal_metrics(signals: Sequence[SignalDraft]) -> DigestMetrics:
     """The signal-derived numbers of a day digest."""
 
     def minutes(kind: str) -> float:
@@ -395,9 +358,9 @@ def signal_metrics(signals: Sequence[SignalDraft]) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for s in signals:
         counts[s.kind] = counts.get(s.kind, 0) + 1
-    return {
-        "focus_minutes": minutes("focus_block"),
-        "distraction_minutes": minutes("distraction"),
-        "late_night_minutes": minutes("late_night"),
-        "signal_counts": dict(sorted(counts.items())),
-    }
+    return DigestMetrics(
+        focus_minutes=minutes("focus_block"),
+        distraction_minutes=minutes("distraction"),
+        late_night_minutes=minutes("late_night"),
+        signal_counts=dict(sorted(counts.items())),
+    )

@@ -1,33 +1,48 @@
-"""What a running TimeTrace process holds: settings, the store and the rules.
+"""What a running TimeTrace process holds: settings, the store, the rules and the
+model client — the composition root every door and the worker start from.
 
 with open_services(settings) as services:
     services.store.count_tokens()
+    ctx = services.tool_context(user=user, now=datetime.now(UTC))
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 
-from psycopg_pool import ConnectionPool
-
-from app.db.connection import Connection, connect, database_url, open_pool
+from app.db.connection import connect, database_url, open_pool
 from app.db.migrate import migrate
 from app.db.store import PostgresStore
 from app.enrich.client import ModelClient
+from app.pyramid.build import rebuild_days
 from app.rules.categories import Rules, load_rules
 from app.settings import Settings
+from app.store import Store, UserContext
+from app.tools.registry import ToolContext
 
 
 @dataclass(frozen=True, slots=True)
 class Services:
     settings: Settings
-    store: PostgresStore
+    store: Store
     rules: Rules
-    pool: ConnectionPool[Connection]
     url: str
     models: ModelClient
+
+    def tool_context(self, *, user: UserContext, now: datetime) -> ToolContext:
+        """The context a tool call runs in, for every door (HTTP, CLI, agent, MCP)."""
+        return ToolContext(
+            store=self.store,
+            models=self.models,
+            settings=self.settings,
+            user=user,
+            now=now,
+            rebuild=functools.partial(rebuild_days, self.store, settings=self.settings),
+        )
 
 
 def migrate_url(url: str, *, settings: Settings) -> list[str]:
@@ -51,7 +66,6 @@ def open_services(
             settings=settings,
             store=PostgresStore(pool),
             rules=rules,
-            pool=pool,
             url=url,
             models=ModelClient(settings),
         )

@@ -1,7 +1,8 @@
 """apply_label: the only write a tool makes — re-label a record or an episode.
 
 The change is audited in `labels`; the episodes built from the records are
-rebuilt and their days rolled up again at once, so the next query_stats sees it.
+rebuilt and their days rolled up again at once (`ToolContext.rebuild`), so the
+next query_stats sees it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.errors import NotFoundError
-from app.pyramid.build import build_device, rollup_days
 from app.rules.categories import Category
 from app.tools.registry import ToolContext, tool
 
@@ -48,15 +48,6 @@ def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
             + (" with active records to re-label" if args.target == "episode" else "")
         )
     label_id, device_days = done
+    ctx.rebuild(user=ctx.user, device_days=device_days, now=ctx.now)
     days = sorted({day for _, day in device_days})
-    for device_id in sorted({device for device, _ in device_days}):
-        build_device(
-            ctx.store,
-            user=ctx.user,
-            device_id=device_id,
-            now=ctx.now,
-            settings=ctx.settings,
-            days=[d for dv, d in device_days if dv == device_id],
-        )
-    rollup_days(ctx.store, [(ctx.user, d) for d in days], now=ctx.now, settings=ctx.settings)
     return {"label_id": label_id, "recomputed_days": days, "truncated": False}

@@ -3,14 +3,15 @@ and — narrowly — raw records."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field
 
 from app.errors import InvalidInputError, NotFoundError
-from app.pyramid.build import digest_metrics
 from app.rules.categories import Category
+from app.store import DigestMetrics, EpisodeLine
 from app.timeutil import day_key, month_key, period_days, week_key, zone
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolContext, tool
@@ -29,15 +30,15 @@ def _local(ts: datetime, ctx: ToolContext) -> str:
     return ts.astimezone(zone(ctx.user.time_zone)).strftime("%Y-%m-%d %H:%M")
 
 
-def episode_line(ep: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+def episode_line(ep: EpisodeLine, ctx: ToolContext) -> dict[str, Any]:
     tz = zone(ctx.user.time_zone)
     return {
-        "id": ep["episode_id"],
-        "when": f"{ep['ts_start'].astimezone(tz):%m-%d %H:%M}–{ep['ts_end'].astimezone(tz):%H:%M}",
-        "category": ep["category"],
-        "title": ep["title"],
-        "minutes": round(ep["duration_s"] / 60),
-        **({"summary": _clip(ep["summary"], 120)} if ep.get("summary") else {}),
+        "id": ep.episode_id,
+        "when": f"{ep.ts_start.astimezone(tz):%m-%d %H:%M}–{ep.ts_end.astimezone(tz):%H:%M}",
+        "category": ep.category,
+        "title": ep.title,
+        "minutes": round(ep.duration_s / 60),
+        **({"summary": _clip(ep.summary, 120)} if ep.summary else {}),
     }
 
 
@@ -59,27 +60,27 @@ def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
     latest = ctx.store.latest_records(user_id=ctx.user.user_id, now=ctx.now, limit=args.records)
     items = [
         {
-            "at": _local(r["ts_start"], ctx),
-            "device": r["device_id"],
-            "app": r["app"],
-            "title": _clip(r["window_title"], 100),
-            "category": r["category"],
-            **({"idle": True} if r["is_idle"] else {}),
-            **({"description": _clip(r["description"], 120)} if r["description"] else {}),
+            "at": _local(r.ts_start, ctx),
+            "device": r.device_id,
+            "app": r.app,
+            "title": _clip(r.window_title, 100),
+            "category": r.category,
+            **({"idle": True} if r.is_idle else {}),
+            **({"description": _clip(r.description, 120)} if r.description else {}),
         }
         for r in latest
     ]
     out: dict[str, Any] = {"items": items}
-    if latest and latest[0]["episode_id"] is None:
+    if latest and latest[0].episode_id is None:
         sitting = ctx.store.open_sitting(
-            user_id=ctx.user.user_id, device_id=latest[0]["device_id"], now=ctx.now
+            user_id=ctx.user.user_id, device_id=latest[0].device_id, now=ctx.now
         )
         if sitting:
-            minutes = (ctx.now - sitting["since"]).total_seconds() / 60
+            minutes = (ctx.now - sitting.since).total_seconds() / 60
             out["current_sitting"] = {
-                "since": _local(sitting["since"], ctx),
+                "since": _local(sitting.since, ctx),
                 "minutes": round(minutes),
-                "main_app": sitting["main_app"],
+                "main_app": sitting.main_app,
                 "note": "not closed into an episode yet",
             }
     last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
@@ -118,7 +119,18 @@ def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
     return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
 
 
-def _compact_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+_PASSED_THROUGH = (
+    "focus_minutes",
+    "distraction_minutes",
+    "late_night_minutes",
+    "signal_counts",
+    "first_activity",
+    "last_activity",
+)
+
+
+def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
+    shown: Mapping[str, object] = metrics
     hours = {
         c: round(s / 3600, 2)
         for c, s in sorted(metrics.get("seconds_by_category", {}).items(), key=lambda kv: -kv[1])
@@ -130,18 +142,7 @@ def _compact_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
         "top_apps_hours": {a: round(s / 3600, 2) for a, s in apps},
         "active_hours": round(metrics.get("active_seconds", 0) / 3600, 2),
         "episodes": metrics.get("episode_count", 0),
-        **{
-            k: metrics[k]
-            for k in (
-                "focus_minutes",
-                "distraction_minutes",
-                "late_night_minutes",
-                "signal_counts",
-                "first_activity",
-                "last_activity",
-            )
-            if k in metrics
-        },
+        **{k: shown[k] for k in _PASSED_THROUGH if k in shown},
         "top_titles": [
             {"title": t["title"], "hours": round(t["seconds"] / 3600, 2)}
             for t in metrics.get("top_titles", [])[:5]
@@ -163,28 +164,26 @@ built yet it says available: false and gives live metrics instead (never builds 
 def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
     grain, key = _scope(args, ctx)
     digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
-    if digest is None or digest["stale"]:
+    if digest is None or digest.stale:
         first, last = period_days(grain, key)
-        live = digest_metrics(
-            ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
-        )
+        live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
         return {
             "grain": grain,
             "key": key,
             "available": False,
-            "metrics": _compact_metrics(live),
+            "metrics": _compact_metrics(live.metrics),
             "source": "live",
         }
     return {
         "grain": grain,
         "key": key,
         "available": True,
-        "finalized": digest["finalized"],
-        "narrative": digest["narrative"],
-        "narrative_status": digest["narrative_status"],
-        "metrics": _compact_metrics(digest["metrics"]),
-        "source_ids": digest["source_ids"][:60],
-        "computed_through_ts": digest["computed_through_ts"],
+        "finalized": digest.finalized,
+        "narrative": digest.narrative,
+        "narrative_status": digest.narrative_status,
+        "metrics": _compact_metrics(digest.metrics),
+        "source_ids": digest.source_ids[:60],
+        "computed_through_ts": digest.computed_through_ts,
     }
 
 
@@ -261,17 +260,17 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
     rows = [
         r
         for r in ctx.store.list_signals(user_id=ctx.user.user_id, day_from=day_from, day_to=day_to)
-        if args.kinds is None or r["kind"] in args.kinds
+        if args.kinds is None or r.kind in args.kinds
     ]
     # The habits first: each kind (and rework pattern) with how often, on how many days,
     # and what it looked like; then the strongest single signals with their evidence.
     patterns: dict[str, dict[str, Any]] = {}
     for r in rows:
-        name = r["kind"] + (f":{r['metrics']['pattern']}" if "pattern" in r["metrics"] else "")
+        name = r.kind + (f":{r.metrics['pattern']}" if "pattern" in r.metrics else "")
         entry = patterns.setdefault(name, {"count": 0, "days": set(), "cues": []})
         entry["count"] += 1
-        entry["days"].add(r["day_local"])
-        for cue in r["evidence"].get("cues", []):
+        entry["days"].add(r.day_local)
+        for cue in r.evidence.get("cues", []):
             if cue not in entry["cues"] and len(entry["cues"]) < 3:
                 entry["cues"].append(cue)
     summary = {
@@ -284,15 +283,15 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
             patterns.items(), key=lambda kv: (-_weight(kv[0].split(":")[0]), -kv[1]["count"])
         )
     }
-    strongest = sorted(rows, key=lambda r: (-_weight(r["kind"]), -r["severity"]))[: args.limit]
+    strongest = sorted(rows, key=lambda r: (-_weight(r.kind), -r.severity))[: args.limit]
     items = [
         {
-            "kind": r["kind"],
-            **({"pattern": r["metrics"]["pattern"]} if "pattern" in r["metrics"] else {}),
-            "day": r["day_local"],
-            "severity": r["severity"],
-            "episode_ids": r["evidence"].get("episode_ids", [])[:5],
-            **({"cues": r["evidence"]["cues"][:2]} if r["evidence"].get("cues") else {}),
+            "kind": r.kind,
+            **({"pattern": r.metrics["pattern"]} if "pattern" in r.metrics else {}),
+            "day": r.day_local,
+            "severity": r.severity,
+            "episode_ids": r.evidence.get("episode_ids", [])[:5],
+            **({"cues": r.evidence.get("cues", [])[:2]} if r.evidence.get("cues") else {}),
         }
         for r in strongest
     ]
@@ -347,12 +346,12 @@ def get_raw(ctx: ToolContext, args: RawArgs) -> dict[str, Any]:
         raise NotFoundError(f"no records of device {args.device_id!r} in that window")
     items = [
         {
-            "at": r["ts_start"].astimezone(zone(ctx.user.time_zone)).strftime("%H:%M:%S"),
-            "device": r["device_id"],
-            "app": r["app"],
-            "title": _clip(r["window_title"]),
-            **({"description": _clip(r["description"], 200)} if r["description"] else {}),
-            **({"idle": True} if r["is_idle"] else {}),
+            "at": r.ts_start.astimezone(zone(ctx.user.time_zone)).strftime("%H:%M:%S"),
+            "device": r.device_id,
+            "app": r.app,
+            "title": _clip(r.window_title),
+            **({"description": _clip(r.description, 200)} if r.description else {}),
+            **({"idle": True} if r.is_idle else {}),
         }
         for r in rows
     ]

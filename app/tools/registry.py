@@ -13,29 +13,41 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
 from app.enrich.client import ModelClient
 from app.errors import TimeTraceError
 from app.settings import Settings
-from app.store import Store, UserContext
+from app.store import ToolStore, UserContext
 from app.text import estimate_tokens
 
 log = logging.getLogger("timetrace.tools")
 
 
+class Rebuild(Protocol):
+    """Rebuild the episodes and digests of these (device, day) pairs now (after a write)."""
+
+    def __call__(
+        self, *, user: UserContext, device_days: Sequence[tuple[str, date]], now: datetime
+    ) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    store: Store
+    """What a tool call may use: the reads of the store, the models (for embedding a
+    query), the caller, the clock, and how to rebuild days after the one write."""
+
+    store: ToolStore
     models: ModelClient | None
     settings: Settings
     user: UserContext
     now: datetime
+    rebuild: Rebuild
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from app.enrich.client import ModelOutputError, ModelUnavailable
 from app.rules.categories import Category
-from app.text import fts_query
+from app.text import keyword_terms
 from app.tools.reads import episode_line
 from app.tools.registry import ToolContext, tool
 
@@ -49,12 +49,12 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
         with contextlib.suppress(ModelUnavailable, ModelOutputError):
             embedding = ctx.models.embed([args.query], interactive=True)[0]
             mode = "hybrid"
-    tsquery = fts_query(args.query)
-    if embedding is None and tsquery is None:
+    terms = keyword_terms(args.query)
+    if embedding is None and not terms:
         return {"items": [], "mode": mode, "note": "the query has no searchable words"}
     rows = ctx.store.search_episodes(
         user_id=ctx.user.user_id,
-        tsquery=tsquery,
+        terms=terms,
         embedding=embedding,
         day_from=args.date_from,
         day_to=args.date_to,
@@ -64,15 +64,15 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
     )
     items = []
     for row in rows:
-        items.append({**episode_line(row, ctx), "score": round(float(row["score"]), 4)})
+        items.append({**episode_line(row, ctx), "score": round(row.score, 4)})
     out: dict[str, Any] = {"mode": mode, "items": items}
     if args.include_neighbors and rows:
         neighbors: dict[int, dict[str, Any]] = {}
         for n in ctx.store.episode_neighbors(
-            user_id=ctx.user.user_id, ids=[r["episode_id"] for r in rows]
+            user_id=ctx.user.user_id, ids=[r.episode_id for r in rows]
         ):
-            entry = neighbors.setdefault(n["of_id"], {})
-            entry[n["side"]] = {k: v for k, v in episode_line(n, ctx).items() if k != "summary"}
+            entry = neighbors.setdefault(n.of_id, {})
+            entry[n.side] = {k: v for k, v in episode_line(n, ctx).items() if k != "summary"}
         for item in items:
             item.update(neighbors.get(item["id"], {}))
     return out

@@ -15,12 +15,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from app.errors import InvalidInputError
-from app.pyramid.build import digest_metrics
 from app.pyramid.metrics import merge_day_metrics
 from app.rules.categories import Category
 from app.settings import Settings
-from app.store import Store, UserContext
-from app.timeutil import period_days
+from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
+from app.timeutil import period_days, read_window
 from app.tools.periods import PeriodArgs, resolve, span
 from app.tools.registry import ToolContext, tool
 
@@ -56,56 +55,52 @@ def _runs(days: list[date]) -> list[tuple[date, date]]:
     return runs
 
 
-def _open_tail(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _open_tail(rows: list[TailSeconds]) -> DigestMetrics:
     by_category: dict[str, float] = {}
     by_app: dict[str, float] = {}
     active = 0.0
     for row in rows:
-        seconds = float(row["seconds"] or 0.0)
-        by_category[row["category"]] = by_category.get(row["category"], 0.0) + seconds
-        app = row["app"] or "(unknown)"
-        by_app[app] = by_app.get(app, 0.0) + seconds
-        active += 0.0 if row["is_idle"] else seconds
-    return {"seconds_by_category": by_category, "seconds_by_app": by_app, "active_seconds": active}
+        by_category[row.category] = by_category.get(row.category, 0.0) + row.seconds
+        app = row.app or "(unknown)"
+        by_app[app] = by_app.get(app, 0.0) + row.seconds
+        active += 0.0 if row.is_idle else row.seconds
+    return DigestMetrics(
+        seconds_by_category=by_category, seconds_by_app=by_app, active_seconds=active
+    )
 
 
 def stitched_metrics(
-    store: Store, *, user: UserContext, day_from: date, day_to: date, settings: Settings
-) -> tuple[dict[str, Any], str, datetime | None]:
+    store: ToolStore, *, user: UserContext, day_from: date, day_to: date, settings: Settings
+) -> tuple[DigestMetrics, str, datetime | None]:
     """Additive metrics of [day_from, day_to]; the source; the watermark."""
     ts_from, ts_to = span(day_from, day_to, user=user)
     wanted = set(_days(day_from, day_to))
     covered: set[date] = set()
-    parts: list[dict[str, Any]] = []
+    parts: list[DigestMetrics] = []
     watermarks: list[datetime] = []
     digests = store.final_digests_overlapping(user_id=user.user_id, ts_from=ts_from, ts_to=ts_to)
     for grain in ("month", "week", "day"):
-        for digest in sorted(
-            (d for d in digests if d["grain"] == grain), key=lambda d: d["scope_key"]
-        ):
-            days = set(_days(*period_days(grain, digest["scope_key"])))
+        for digest in sorted((d for d in digests if d.grain == grain), key=lambda d: d.scope_key):
+            days = set(_days(*period_days(grain, digest.scope_key)))
             if days <= wanted and not days & covered:
                 covered |= days
-                parts.append(digest["metrics"])
-                if digest["computed_through_ts"]:
-                    watermarks.append(digest["computed_through_ts"])
+                parts.append(digest.metrics)
+                if digest.computed_through_ts:
+                    watermarks.append(digest.computed_through_ts)
     live_days = sorted(wanted - covered)
     for first, last in _runs(live_days):
         live = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)
-        parts.append(digest_metrics(live))
-        if live["computed_through_ts"]:
-            watermarks.append(live["computed_through_ts"])
+        parts.append(live.metrics)
+        if live.computed_through_ts:
+            watermarks.append(live.computed_through_ts)
         run_from, run_to = span(first, last, user=user)
+        read_from, read_to = read_window(run_from, run_to, idle_gap_s=settings.idle_gap_s)
         tail = store.open_tail_metrics(
-            user_id=user.user_id,
-            day_from=first,
-            day_to=last,
-            ts_from=run_from - timedelta(days=1),
-            ts_to=run_to + timedelta(seconds=settings.idle_gap_s),
+            user_id=user.user_id, day_from=first, day_to=last, ts_from=read_from, ts_to=read_to
         )
         if tail:
             parts.append(_open_tail(tail))
-            watermarks += [r["last_ts"] for r in tail if r["last_ts"]]
+            watermarks += [r.last_ts for r in tail if r.last_ts]
     source = "digest" if not live_days else ("live" if not covered else "mixed")
     return merge_day_metrics(parts), source, max(watermarks, default=None)
 
@@ -141,7 +136,7 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
             )
             out["items"] = [
                 {"title": t["title"], "hours": round(t["seconds"] / 3600, 2)}
-                for t in live["top_titles"][: args.top_n]
+                for t in live.metrics.get("top_titles", [])[: args.top_n]
             ]
         else:
             counts = ctx.store.period_signal_counts(
@@ -153,7 +148,7 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
         ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
     )
     if args.metric == "seconds_by_category":
-        by_category = metrics["seconds_by_category"]
+        by_category = metrics.get("seconds_by_category", {})
         if args.category:
             by_category = {args.category: by_category.get(args.category, 0.0)}
             out["items"] = [
@@ -167,12 +162,13 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
             out["items"] = _items(by_category, "category", None)
         out["total_seconds"] = round(sum(by_category.values()))
     elif args.metric == "seconds_by_app":
-        out["items"] = _items(metrics["seconds_by_app"], "app", args.top_n)
+        out["items"] = _items(metrics.get("seconds_by_app", {}), "app", args.top_n)
     elif args.metric == "episode_count":
-        out["value"] = metrics["episode_count"]
+        out["value"] = metrics.get("episode_count", 0)
     else:
-        out["value"] = round(metrics["active_seconds"])
-        out["hours"] = round(metrics["active_seconds"] / 3600, 2)
+        active = metrics.get("active_seconds", 0.0)
+        out["value"] = round(active)
+        out["hours"] = round(active / 3600, 2)
     out["source"] = source
     out["computed_through_ts"] = through
     return out

@@ -1,0 +1,354 @@
+"""A second implementation of the query side of the seam (`app.store.ToolStore`),
+in memory, so the tool layer has fast tests that need no database.
+
+It holds typed rows the way the pyramid leaves them — episodes with their
+per-category and per-app seconds, digests, signals, records with their
+durations already decided — and answers the tools' reads with plain Python.
+It decides nothing the pyramid decides (no segmenting, no duration rule): a
+test states those facts and checks what the tools make of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+
+from app.store import (
+    DigestMetrics,
+    DigestRow,
+    EpisodeLine,
+    Neighbor,
+    OpenSitting,
+    PeriodMetrics,
+    RecordLine,
+    SearchHit,
+    SignalRow,
+    TailSeconds,
+    TitleTime,
+    ToolStore,
+)
+from app.text import tokenize
+
+RRF_K = 60
+
+
+@dataclass(slots=True)
+class MemoryEpisode:
+    user_id: int
+    line: EpisodeLine
+    day_local: date
+    category_seconds: dict[str, float]
+    app_seconds: dict[str, float]
+    active_s: float
+    switch_count: int = 0
+    interruption_s: float = 0.0
+    auto_title: str = ""
+    closed: bool = True
+    stale: bool = False
+    embedding: list[float] | None = None
+
+    def tokens(self) -> set[str]:
+        return set(tokenize(f"{self.line.title} {self.line.summary or ''}"))
+
+
+@dataclass(slots=True)
+class MemoryRecord:
+    user_id: int
+    line: RecordLine
+    day_local: date
+    duration_s: float  # as the duration rule decided it
+
+
+@dataclass(slots=True)
+class MemoryLabel:
+    user_id: int
+    label_id: int
+    target_kind: str
+    target_id: int
+    old_value: str
+    new_value: str
+    actor: str
+    note: str
+
+
+@dataclass(slots=True)
+class MemoryStore(ToolStore):
+    episodes: list[MemoryEpisode] = field(default_factory=list)
+    records: list[MemoryRecord] = field(default_factory=list)
+    digests: list[tuple[int, DigestRow]] = field(default_factory=list)
+    signals: list[tuple[int, SignalRow]] = field(default_factory=list)
+    labels: list[MemoryLabel] = field(default_factory=list)
+
+    def _live(self, user_id: int) -> list[MemoryEpisode]:
+        return [e for e in self.episodes if e.user_id == user_id and not e.stale]
+
+    # -- digests and signals ----------------------------------------------------------
+
+    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> PeriodMetrics:
+        eps = [e for e in self._live(user_id) if e.closed and day_from <= e.day_local <= day_to]
+        by_category: dict[str, float] = {}
+        by_app: dict[str, float] = {}
+        titles: dict[str, float] = {}
+        for e in eps:
+            _add(by_category, e.category_seconds)
+            _add(by_app, e.app_seconds)
+            if e.line.category != "system":
+                _add(titles, {e.auto_title or e.line.title: e.line.duration_s})
+        active = [e for e in eps if e.line.category != "system"]
+        metrics = DigestMetrics(
+            seconds_by_category=dict(sorted(by_category.items())),
+            seconds_by_app=dict(sorted(by_app.items())),
+            episode_count=len(eps),
+            active_seconds=sum(e.active_s for e in eps),
+            idle_seconds=sum(e.line.duration_s - e.active_s for e in eps),
+            switch_count=sum(e.switch_count for e in eps),
+            interruption_seconds=sum(e.interruption_s for e in eps),
+            top_titles=[
+                TitleTime(title=t, seconds=s)
+                for t, s in sorted(titles.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+            ],
+            first_activity=min(e.line.ts_start for e in active).isoformat() if active else None,
+            last_activity=max(e.line.ts_end for e in active).isoformat() if active else None,
+        )
+        ordered = sorted(eps, key=lambda e: (e.line.ts_start, e.line.episode_id))
+        return PeriodMetrics(
+            metrics=metrics,
+            computed_through_ts=max((e.line.ts_end for e in eps), default=None),
+            episode_ids=[e.line.episode_id for e in ordered],
+        )
+
+    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> DigestRow | None:
+        return next(
+            (
+                d
+                for u, d in self.digests
+                if u == user_id and d.grain == grain and d.scope_key == scope_key
+            ),
+            None,
+        )
+
+    def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]:
+        rows = [s for u, s in self.signals if u == user_id and day_from <= s.day_local <= day_to]
+        return sorted(rows, key=lambda s: (s.ts_start, s.kind, s.signal_id))
+
+    def final_digests_overlapping(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime
+    ) -> list[DigestRow]:
+        return [
+            d
+            for u, d in self.digests
+            if u == user_id
+            and d.finalized
+            and not d.stale
+            and d.period_start < ts_to
+            and d.period_end > ts_from
+        ]
+
+    def open_tail_metrics(
+        self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
+    ) -> list[TailSeconds]:
+        groups: dict[tuple[str, str, bool], list[MemoryRecord]] = {}
+        for r in self.records:
+            if (
+                r.user_id == user_id
+                and r.line.episode_id is None
+                and day_from <= r.day_local <= day_to
+                and ts_from <= r.line.ts_start < ts_to
+            ):
+                key = (r.line.category, r.line.app, r.line.is_idle)
+                groups.setdefault(key, []).append(r)
+        return [
+            TailSeconds(
+                category=category,
+                app=app,
+                is_idle=idle,
+                seconds=sum(r.duration_s for r in rows),
+                last_ts=max(r.line.ts_start for r in rows),
+            )
+            for (category, app, idle), rows in sorted(groups.items())
+        ]
+
+    def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
+        counts = Counter(
+            s.kind for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to)
+        )
+        return dict(sorted(counts.items()))
+
+    # -- records and episodes -------------------------------------------------------------
+
+    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]:
+        rows = [r.line for r in self.records if r.user_id == user_id and r.line.ts_start <= now]
+        return sorted(rows, key=lambda r: (r.ts_start, r.record_id), reverse=True)[:limit]
+
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None:
+        done = [e.line for e in self._live(user_id) if e.closed and e.line.ts_end <= now]
+        return max(done, key=lambda e: (e.ts_end, e.episode_id), default=None)
+
+    def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:
+        rows = [
+            r.line
+            for r in self.records
+            if r.user_id == user_id
+            and r.line.device_id == device_id
+            and r.line.episode_id is None
+            and r.line.ts_start <= now
+        ]
+        if not rows:
+            return None
+        apps = Counter(r.app for r in rows)
+        main_app = min(apps, key=lambda a: (-apps[a], a))
+        return OpenSitting(
+            since=min(r.ts_start for r in rows), records=len(rows), main_app=main_app
+        )
+
+    def list_episodes(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        category: str | None,
+        limit: int,
+    ) -> list[EpisodeLine]:
+        rows = [
+            e.line
+            for e in self._live(user_id)
+            if e.line.ts_start < ts_to
+            and e.line.ts_end > ts_from
+            and (category is None or e.line.category == category)
+        ]
+        return sorted(rows, key=lambda e: (e.ts_start, e.episode_id), reverse=True)[:limit]
+
+    def search_episodes(
+        self,
+        *,
+        user_id: int,
+        terms: Sequence[Sequence[str]],
+        embedding: list[float] | None,
+        day_from: date | None,
+        day_to: date | None,
+        category: str | None,
+        k: int,
+        candidates: int,
+    ) -> list[SearchHit]:
+        pool = [
+            e
+            for e in self._live(user_id)
+            if (day_from is None or e.day_local >= day_from)
+            and (day_to is None or e.day_local <= day_to)
+            and (category is None or e.line.category == category)
+        ]
+        lexical: dict[int, int] = {}
+        if terms:
+            groups = [set(term) for term in terms]
+            scored = [(sum(g <= e.tokens() for g in groups), e) for e in pool]
+            hits = sorted(
+                ((n, e) for n, e in scored if n),
+                key=lambda ne: (-ne[0], -ne[1].line.ts_start.timestamp()),
+            )[:candidates]
+            lexical = {e.line.episode_id: rank for rank, (_, e) in enumerate(hits, 1)}
+        semantic: dict[int, int] = {}
+        if embedding is not None:
+            near = sorted(
+                (e for e in pool if e.embedding is not None),
+                key=lambda e: _cosine_distance(embedding, e.embedding or []),
+            )[:candidates]
+            semantic = {e.line.episode_id: rank for rank, e in enumerate(near, 1)}
+        by_id = {e.line.episode_id: e for e in pool}
+        fused = [
+            SearchHit(
+                **{f: getattr(by_id[i].line, f) for f in EpisodeLine.__dataclass_fields__},
+                score=sum(1.0 / (RRF_K + r[i]) for r in (semantic, lexical) if i in r),
+                semantic_rank=semantic.get(i),
+                lexical_rank=lexical.get(i),
+            )
+            for i in set(semantic) | set(lexical)
+        ]
+        return sorted(fused, key=lambda h: (-h.score, -h.ts_start.timestamp()))[:k]
+
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]:
+        live = sorted(self._live(user_id), key=lambda e: e.line.ts_start)
+        out: list[Neighbor] = []
+        for of in (e for e in live if e.line.episode_id in ids):
+            same = [e.line for e in live if e.line.device_id == of.line.device_id]
+            before = [e for e in same if e.ts_start < of.line.ts_start]
+            after = [e for e in same if e.ts_start > of.line.ts_start]
+            for side, found in (("before", before[-1:]), ("after", after[:1])):
+                out += [_neighbor(n, of_id=of.line.episode_id, side=side) for n in found]
+        return out
+
+    def raw_records(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        device_id: str | None,
+        limit: int,
+    ) -> list[RecordLine]:
+        rows = [
+            r.line
+            for r in self.records
+            if r.user_id == user_id
+            and ts_from <= r.line.ts_start < ts_to
+            and (device_id is None or r.line.device_id == device_id)
+        ]
+        return sorted(rows, key=lambda r: (r.ts_start, r.record_id))[:limit]
+
+    # -- the one write ------------------------------------------------------------------
+
+    def relabel(
+        self,
+        *,
+        user_id: int,
+        target_kind: str,
+        target_id: int,
+        category: str,
+        actor: str,
+        note: str,
+    ) -> tuple[int, list[tuple[str, date]]] | None:
+        if target_kind == "record":
+            hit = [
+                r for r in self.records if r.user_id == user_id and r.line.record_id == target_id
+            ]
+        else:
+            if not any(e.line.episode_id == target_id for e in self._live(user_id)):
+                return None
+            hit = [
+                r
+                for r in self.records
+                if r.user_id == user_id and r.line.episode_id == target_id and not r.line.is_idle
+            ]
+        if not hit:
+            return None
+        old = hit[0].line.category
+        for r in hit:
+            r.line = replace(r.line, category=category)
+        stale = {r.line.episode_id for r in hit}
+        for e in self.episodes:
+            if e.user_id == user_id and e.line.episode_id in stale:
+                e.stale = True
+        label_id = len(self.labels) + 1
+        self.labels.append(
+            MemoryLabel(user_id, label_id, target_kind, target_id, old, category, actor, note)
+        )
+        return label_id, sorted({(r.line.device_id, r.day_local) for r in hit})
+
+
+def _add(total: dict[str, float], more: dict[str, float]) -> None:
+    for key, seconds in more.items():
+        total[key] = total.get(key, 0.0) + seconds
+
+
+def _neighbor(line: EpisodeLine, *, of_id: int, side: str) -> Neighbor:
+    fields = {f: getattr(line, f) for f in EpisodeLine.__dataclass_fields__}
+    return Neighbor(**fields, of_id=of_id, side=side)
+
+
+def _cosine_distance(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return 1.0 if norm == 0 else 1.0 - dot / norm

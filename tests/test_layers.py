@@ -1,0 +1,149 @@
+"""The package layout keeps its shape: every module under app/ belongs to a named
+unit, imports only point down the layer order below, and no module imports itself
+back through others (no cycles). docs/architecture.md explains the order."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app"
+
+# Bottom first. A module may import its own unit and any unit of a lower layer.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("leaves", frozenset({"app", "app.settings", "app.errors", "app.text", "app.timeutil"})),
+    ("the seam", frozenset({"app.store"})),
+    ("storage and rules", frozenset({"app.db", "app.rules"})),
+    ("pyramid", frozenset({"app.pyramid"})),
+    ("model layer and ingest", frozenset({"app.enrich", "app.ingest"})),
+    ("tools", frozenset({"app.tools"})),
+    ("agent and importers", frozenset({"app.agent", "app.importers"})),
+    ("runtime", frozenset({"app.runtime"})),
+    ("jobs", frozenset({"app.jobs"})),
+    ("doors", frozenset({"app.api", "app.mcp", "app.web"})),
+    ("demo", frozenset({"app.demo"})),
+    ("command", frozenset({"app.cli"})),
+)
+LAYER_OF = {unit: index for index, (_, units) in enumerate(LAYERS) for unit in units}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(APP.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit_of(module: str) -> str:
+    """`app.db.store` → `app.db`; a top-level module is its own unit."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def app_imports(path: Path) -> set[str]:
+    """Every `app…` module this file imports, at any depth of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "app"}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.split(".")[0] != "app":
+                continue
+            found.add(node.module)
+            # `from app.pyramid import build` imports the submodule app.pyramid.build.
+            found |= {
+                f"{node.module}.{a.name}"
+                for a in node.names
+                if (APP.parent / f"{node.module}.{a.name}".replace(".", "/"))
+                .with_suffix(".py")
+                .exists()
+                or (APP.parent / f"{node.module}.{a.name}".replace(".", "/")).is_dir()
+            }
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    return {module_name(p): app_imports(p) for p in sorted(APP.rglob("*.py"))}
+
+
+def violations(imports: dict[str, set[str]]) -> list[str]:
+    problems = []
+    for module, targets in sorted(imports.items()):
+        unit = unit_of(module)
+        if unit not in LAYER_OF:
+            problems.append(f"{module}: belongs to no unit of the layer order")
+            continue
+        for target in sorted(targets):
+            other = unit_of(target)
+            if other == unit or other == "app":
+                continue
+            if other not in LAYER_OF:
+                problems.append(f"{module} imports {target}, which belongs to no unit")
+            elif LAYER_OF[other] >= LAYER_OF[unit]:
+                problems.append(
+                    f"{module} ({LAYERS[LAYER_OF[unit]][0]}) imports {target} "
+                    f"({LAYERS[LAYER_OF[other]][0]}): imports must point down"
+                )
+    return problems
+
+
+def cycles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in imports.get(node, set()):
+            if nxt not in imports:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(imports):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_every_import_points_down_the_layer_order() -> None:
+    assert violations(graph()) == []
+
+
+def test_no_import_cycles() -> None:
+    imports = {m: {t for t in ts if t != m} for m, ts in graph().items()}
+    # A package's __init__ importing its own modules is how packages re-export.
+    imports = {
+        m: {t for t in ts if not (t.startswith(m + ".") and m == unit_of(m))}
+        for m, ts in imports.items()
+    }
+    assert cycles(imports) == []
+
+
+def test_the_checker_catches_an_upward_import_and_a_cycle() -> None:
+    fake = {
+        "app.pyramid.build": {"app.tools.stats"},
+        "app.tools.stats": {"app.pyramid.build"},
+        "app.nowhere": set(),
+    }
+    problems = violations(fake)
+    assert any("app.pyramid.build (pyramid) imports app.tools.stats" in p for p in problems)
+    assert any("app.nowhere: belongs to no unit" in p for p in problems)
+    assert cycles(fake) == [["app.pyramid.build", "app.tools.stats"]]

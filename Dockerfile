@@ -1,13 +1,21 @@
-FROM python:3.11-slim
-
-WORKDIR /srv/timetrace
-COPY requirements.lock pyproject.toml README.md ./
-RUN pip install --no-cache-dir -r requirements.lock
+# Build stage: the wheel, with sql/ and the default rules inside it as package data.
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY pyproject.toml setup.py README.md ./
 COPY app ./app
 COPY sql ./sql
-RUN pip install --no-cache-dir --no-deps -e . \
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /dist .
+
+# Final stage: the runtime pins and the wheel; no sources, no test tools.
+FROM python:3.11-slim
+COPY requirements.lock /tmp/requirements.lock
+RUN pip install --no-cache-dir -r /tmp/requirements.lock
+COPY --from=build /dist/ /tmp/dist/
+RUN pip install --no-cache-dir --no-deps /tmp/dist/*.whl \
+    && rm -r /tmp/dist /tmp/requirements.lock \
     && useradd --system --create-home timetrace
 USER timetrace
+WORKDIR /home/timetrace
 
 # Inside a container the API must listen on all interfaces; `timetrace serve`
 # refuses that until an API token exists (`timetrace token create`).

@@ -16,8 +16,6 @@ from platformdirs import user_data_dir
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 from procrastinate.schema import SchemaManager
 
 from app.db.connection import Connection
-from app.db.queries import SQL_DIR
+from app.db.queries import MIGRATIONS_DIR
 from app.errors import DatabaseError, SchemaTooNewError
 
-MIGRATIONS_DIR = SQL_DIR / "migrations"
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 # Any constant: serialises concurrent `migrate` runs on one database.
 _LOCK_ID = 0x7171_7E7E
@@ -28,16 +27,17 @@ _LOCK_ID = 0x7171_7E7E
 class Migration:
     version: int
     name: str
-    path: Path
+    path: Traversable
 
 
-def list_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+def list_migrations(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
     migrations = []
-    for path in sorted(directory.glob("*.sql")):
+    files = [path for path in directory.iterdir() if path.name.endswith(".sql")]
+    for path in sorted(files, key=lambda path: path.name):
         match = _NAME.match(path.name)
         if not match:
             raise DatabaseError(f"migration file {path.name} is not named NNNN_what.sql")
-        migrations.append(Migration(int(match.group(1)), path.stem, path))
+        migrations.append(Migration(int(match.group(1)), path.name.removesuffix(".sql"), path))
     versions = [m.version for m in migrations]
     if len(set(versions)) != len(versions):
         raise DatabaseError("two migration files share a version number")

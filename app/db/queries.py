@@ -2,18 +2,19 @@
 
 The file is split on headers of the form `-- name: insert_records --`; the text
 up to the next header is the query, used as `QUERIES["insert_records"]`.
+The repository's sql/ is installed as package data of `app.sql`: read it from here.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import LiteralString, cast
 
-from app.settings import PROJECT_ROOT
-
-SQL_DIR = PROJECT_ROOT / "sql"
+SQL_DIR: Traversable = resources.files("app.sql")
+MIGRATIONS_DIR: Traversable = SQL_DIR / "migrations"
 _HEADER = re.compile(r"^-- name: ([a-z_][a-z0-9_]*) --\s*$", re.MULTILINE)
 
 
@@ -29,7 +30,7 @@ def parse_named_queries(text: str) -> dict[str, LiteralString]:
 
 
 @cache
-def load_queries(path: Path = SQL_DIR / "queries.sql") -> dict[str, LiteralString]:
+def load_queries(path: Traversable = SQL_DIR / "queries.sql") -> dict[str, LiteralString]:
     return parse_named_queries(path.read_text(encoding="utf-8"))
 
 

@@ -1,0 +1,1 @@
+"""The SQL files, installed as package data of `app.sql` (read through app.db.queries)."""

@@ -15,9 +15,9 @@ from datetime import date
 from typing import Any
 
 from app.enrich.client import ModelClient, ModelOutputError
-from app.enrich.prompts import NARRATIVE_SCHEMA, NARRATIVE_SYSTEM, PERIOD_NAMES, language_of
+from app.enrich.prompts import NARRATIVE_SCHEMA, NARRATIVE_SYSTEM, PERIOD_NAMES
 from app.store import Store
-from app.text import estimate_tokens
+from app.text import estimate_tokens, language_of
 
 log = logging.getLogger("timetrace.narratives")
 INPUT_BUDGET = 12_000

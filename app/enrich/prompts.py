@@ -1,27 +1,17 @@
 """Prompts and output schemas for every model call, in Chinese and English.
 
 The language follows the data: a text whose letters are mostly CJK gets the
-Chinese prompt and a Chinese answer.
+Chinese prompt and a Chinese answer (`app.text.language_of`).
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any, Literal
+from typing import Any
 
 from app.rules.categories import CATEGORIES
-
-Language = Literal["zh", "en"]
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
-_LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
+from app.text import Language
 
 TITLE_MAX = 40
-
-
-def language_of(text: str) -> Language:
-    """'zh' when at least a fifth of the letters are CJK characters."""
-    letters = len(_LETTER.findall(text))
-    return "zh" if letters and len(_CJK.findall(text)) / letters >= 0.2 else "en"
 
 
 SUMMARY_SCHEMA: dict[str, Any] = {

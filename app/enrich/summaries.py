@@ -22,10 +22,10 @@ from datetime import datetime
 from typing import Any
 
 from app.enrich.client import ModelClient, ModelOutputError, ModelUnavailable
-from app.enrich.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX, language_of
+from app.enrich.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
 from app.store import EpisodeForSummary, Store
-from app.text import estimate_tokens, fts_document
+from app.text import estimate_tokens, fts_document, language_of
 
 log = logging.getLogger("timetrace.summaries")
 DESCRIPTION_MAX = 300

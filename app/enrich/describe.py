@@ -34,7 +34,7 @@ def describe_record(
     record = store.record_for_description(user_id=user_id, record_id=record_id)
     if record is None:
         return "skipped"
-    path = screenshot_path(record["screenshot_ref"], settings=settings)
+    path = screenshot_path(record.screenshot_ref, settings=settings)
     image = (
         path.read_bytes()
         if path and path.is_file() and path.stat().st_size <= MAX_IMAGE_BYTES
@@ -58,7 +58,7 @@ def describe_record(
         nothing("unavailable:screenshot")
         return "unavailable"
     mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    context = f"App: {record['app']}. Window title: {record['window_title']}."
+    context = f"App: {record.app}. Window title: {record.window_title}."
     try:
         answer = models.describe_image(
             image=image,

@@ -97,13 +97,12 @@ def _day_sources(store: Store, user_id: int, day: date) -> tuple[str, list[int]]
     rows = store.day_episode_summaries(user_id=user_id, day=day)
     lines = []
     for r in rows:
-        cues = f" [cues: {', '.join(r['cues'])}]" if r["cues"] else ""
-        summary = r["summary"] or ""
+        cues = f" [cues: {', '.join(r.cues)}]" if r.cues else ""
+        summary = r.summary or ""
         lines.append(
-            f"{r['ts_start']:%H:%M}–{r['ts_end']:%H:%M} UTC [{r['category']}] "
-            f"{r['title']}: {summary}{cues}"
+            f"{r.ts_start:%H:%M}–{r.ts_end:%H:%M} UTC [{r.category}] {r.title}: {summary}{cues}"
         )
-    return _fit(lines), [r["episode_id"] for r in rows]
+    return _fit(lines), [r.episode_id for r in rows]
 
 
 def _fit(lines: list[str]) -> str:
@@ -124,10 +123,8 @@ def write_narrative(
         sources, source_ids = _day_sources(store, user_id, date.fromisoformat(scope_key))
     else:
         children = store.child_narratives(user_id=user_id, ids=list(digest["source_ids"]))
-        sources = _fit(
-            [f"{c['scope_key']}: {c['narrative'] or '(no narrative)'}" for c in children]
-        )
-        source_ids = [c["digest_id"] for c in children]
+        sources = _fit([f"{c.scope_key}: {c.narrative or '(no narrative)'}" for c in children])
+        source_ids = [c.digest_id for c in children]
     language = language_of(sources)
     system = NARRATIVE_SYSTEM[language].format(period=PERIOD_NAMES[language][grain])
     messages: list[dict[str, Any]] = [

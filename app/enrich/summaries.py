@@ -24,7 +24,7 @@ from typing import Any
 from app.enrich.client import ModelClient, ModelOutputError, ModelUnavailable
 from app.enrich.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
-from app.store import EpisodeForSummary, Store
+from app.store import EpisodeForSummary, Store, SummaryMember
 from app.text import estimate_tokens, fts_document, language_of
 
 log = logging.getLogger("timetrace.summaries")
@@ -41,25 +41,25 @@ class Line:
     repeats: int = 1
 
 
-def member_lines(members: Sequence[dict[str, Any]]) -> list[Line]:
+def member_lines(members: Sequence[SummaryMember]) -> list[Line]:
     """One line per change on screen: consecutive identical titles collapse into one."""
     lines: list[Line] = []
     for m in members:
-        if m["is_idle"]:
+        if m.is_idle:
             text = "(idle / locked)"
         else:
             # Raw titles: "— 2 failed" is noise for grouping but evidence for cues.
-            title = m["window_title"][:TITLE_CHARS] or "(no title)"
-            site = f" ({m['domain']})" if m["domain"] else ""
+            title = m.window_title[:TITLE_CHARS] or "(no title)"
+            site = f" ({m.domain})" if m.domain else ""
             text = f"{title}{site}"
-            if m["description"]:
-                text += f" ⟶ {m['description'][:DESCRIPTION_MAX]}"
-        seconds = float(m["duration_s"] or 0.0)
-        if lines and lines[-1].app == m["app"] and lines[-1].text == text:
+            if m.description:
+                text += f" ⟶ {m.description[:DESCRIPTION_MAX]}"
+        seconds = float(m.duration_s or 0.0)
+        if lines and lines[-1].app == m.app and lines[-1].text == text:
             last = lines[-1]
             lines[-1] = Line(last.ts, last.seconds + seconds, last.app, last.text, last.repeats + 1)
         else:
-            lines.append(Line(m["ts_start"], seconds, m["app"], text))
+            lines.append(Line(m.ts_start, seconds, m.app, text))
     return lines
 
 
@@ -87,7 +87,7 @@ def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str
     log_text = render_lines(lines, budget=budget)
     language = language_of(log_text)
     minutes = round((ep.ts_end - ep.ts_start).total_seconds() / 60)
-    apps = ", ".join(sorted({m["app"] for m in ep.members if m["app"]}))
+    apps = ", ".join(sorted({m.app for m in ep.members if m.app}))
     header = (
         f"Episode {ep.ts_start:%Y-%m-%d %H:%M}–{ep.ts_end:%H:%M} UTC ({minutes} min) on "
         f"{ep.device_id}. Category by time: {ep.category}. Apps: {apps}."
@@ -100,11 +100,11 @@ def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str
 
 
 def grounding_problems(answer: dict[str, Any], ep: EpisodeForSummary) -> list[str]:
-    categories = {m["category"] for m in ep.members if not m["is_idle"]} | {ep.category}
+    categories = {m.category for m in ep.members if not m.is_idle} | {ep.category}
     problems = []
     if answer["category"] not in categories:
         problems.append(f"category {answer['category']!r} is not among {sorted(categories)}")
-    own = {m["app"].lower() for m in ep.members}
+    own = {m.app.lower() for m in ep.members}
     text = f"{answer['title']} {answer['summary']}".lower()
     strangers = sorted(
         a
@@ -120,7 +120,7 @@ def grounding_problems(answer: dict[str, Any], ep: EpisodeForSummary) -> list[st
 
 def literal_cues(cues: Sequence[str], ep: EpisodeForSummary) -> list[str]:
     """Cues the members' own text shows (case-insensitive); the rest are dropped."""
-    seen = " ".join(f"{m['window_title']} {m['description'] or ''}" for m in ep.members).lower()
+    seen = " ".join(f"{m.window_title} {m.description or ''}" for m in ep.members).lower()
     out: list[str] = []
     for cue in cues:
         cue = cue.strip()

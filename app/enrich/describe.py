@@ -10,8 +10,9 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 
+from app.enrich.answers import DescriptionAnswer
 from app.enrich.client import ModelClient, ModelOutputError
-from app.enrich.prompts import DESCRIBE_PROMPT, DESCRIBE_SCHEMA
+from app.enrich.prompts import DESCRIBE_PROMPT
 from app.settings import Settings
 from app.store import Store
 from app.text import fts_document
@@ -64,8 +65,7 @@ def describe_record(
             image=image,
             mime=mime,
             prompt=f"{DESCRIBE_PROMPT}\n{context}",
-            schema=DESCRIBE_SCHEMA,
-            name="frame_description",
+            answer=DescriptionAnswer,
         )
     except ModelOutputError:
         nothing("failed:" + settings.vision_model)
@@ -73,11 +73,11 @@ def describe_record(
     store.save_record_analysis(
         user_id=user_id,
         record_id=record_id,
-        description=answer["description"],
-        category=answer["category"],
-        confidence=float(answer["confidence"]),
-        cues=list(answer["cues"]),
+        description=answer.description,
+        category=answer.category,
+        confidence=answer.confidence,
+        cues=list(answer.cues),
         model=settings.vision_model,
-        fts_text=fts_document(answer["description"], " ".join(answer["cues"])),
+        fts_text=fts_document(answer.description, " ".join(answer.cues)),
     )
     return "done"

@@ -1,8 +1,8 @@
 """Digest narratives: a day from its episode summaries, a week or month from its
 days' narratives. Numbers come from SQL: every number with a unit (hours,
 minutes, times, episodes, percent) in a narrative must match the digest's
-metrics; otherwise the model gets one corrected retry, and then the sentences
-with wrong numbers are dropped.
+metrics; otherwise the model gets one corrected retry (the client's), and then
+the sentences with wrong numbers are dropped.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
-from app.enrich.client import ModelClient, ModelOutputError
-from app.enrich.prompts import NARRATIVE_SCHEMA, NARRATIVE_SYSTEM, PERIOD_NAMES
+from app.enrich.answers import NarrativeAnswer
+from app.enrich.client import AnswerRejected, ModelClient, ModelOutputError
+from app.enrich.prompts import NARRATIVE_SYSTEM, PERIOD_NAMES
 from app.store import Store
 from app.text import estimate_tokens, language_of
 
@@ -135,31 +136,29 @@ def write_narrative(
             f"\n\nSUMMARIES\n{sources}",
         },
     ]
-    text = ""
-    wrong: list[str] = []
-    for attempt in range(2):
-        try:
-            text = models.chat_json(
-                messages=messages, schema=NARRATIVE_SCHEMA, name="digest_narrative", max_tokens=600
-            )["narrative"].strip()
-        except ModelOutputError as exc:
+
+    def numbers_problems(answer: NarrativeAnswer) -> list[str]:
+        wrong = wrong_numbers(answer.narrative.strip(), metrics)
+        return [f"these numbers are not in METRICS: {wrong}"] if wrong else []
+
+    try:
+        text = models.chat_answer(
+            messages=messages,
+            answer=NarrativeAnswer,
+            check=numbers_problems,
+            fix="Rewrite using only numbers copied from METRICS.",
+            max_tokens=600,
+        ).narrative.strip()
+    except AnswerRejected as exc:
+        if isinstance(exc.answer, NarrativeAnswer):  # wrong numbers twice: drop those sentences
+            last = exc.answer.narrative.strip()
+            text = drop_sentences_with(last, wrong_numbers(last, metrics))
+        else:
             log.warning("%s %s: unusable narrative: %s", grain, scope_key, exc.message)
             text = ""
-            break
-        wrong = wrong_numbers(text, metrics)
-        if not wrong:
-            break
-        if attempt == 0:
-            messages += [
-                {"role": "assistant", "content": text},
-                {
-                    "role": "user",
-                    "content": f"These numbers are not in METRICS: {wrong}. "
-                    "Rewrite using only numbers copied from METRICS.",
-                },
-            ]
-    if text and wrong:
-        text = drop_sentences_with(text, wrong)
+    except ModelOutputError as exc:
+        log.warning("%s %s: unusable narrative: %s", grain, scope_key, exc.message)
+        text = ""
     status = "done" if text else "failed"
     store.save_narrative(
         user_id=user_id,

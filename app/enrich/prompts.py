@@ -1,4 +1,5 @@
-"""Prompts and output schemas for every model call, in Chinese and English.
+"""Prompts for every model call, in Chinese and English (the shapes of the
+answers are in app.enrich.answers).
 
 The language follows the data: a text whose letters are mostly CJK gets the
 Chinese prompt and a Chinese answer (`app.text.language_of`).
@@ -6,45 +7,10 @@ Chinese prompt and a Chinese answer (`app.text.language_of`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.rules.categories import CATEGORIES
 from app.text import Language
 
 TITLE_MAX = 40
-
-
-SUMMARY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["title", "summary", "category", "tags", "cues"],
-    "properties": {
-        "title": {"type": "string", "minLength": 1, "maxLength": 120},
-        "summary": {"type": "string", "minLength": 1, "maxLength": 2000},
-        "category": {"type": "string", "enum": list(CATEGORIES)},
-        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
-        "cues": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
-    },
-}
-
-NARRATIVE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["narrative"],
-    "properties": {"narrative": {"type": "string", "minLength": 1, "maxLength": 4000}},
-}
-
-DESCRIBE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["description", "category", "confidence", "cues"],
-    "properties": {
-        "description": {"type": "string", "minLength": 1, "maxLength": 2000},
-        "category": {"type": "string", "enum": list(CATEGORIES)},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "cues": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
-    },
-}
 
 _CATS = "|".join(CATEGORIES)
 

@@ -6,8 +6,9 @@ An episode is summarised once: the call happens only while its status is
 `pending`, and the row is written only if it still is. The model's answer is
 checked against the members: the category it names must be one of theirs, and
 no app of the same day that is not in the episode may appear in its title or
-summary. One corrected retry; after that the deterministic title stays and the
-episode is marked `failed`. Cues are kept only when the members' text shows
+summary. One corrected retry (the client's, for any problem: shape or
+grounding); after that the deterministic title stays and the episode is marked
+`failed`. Cues are kept only when the members' text shows
 them, so a hallucinated `git reset --hard` cannot become a signal.
 """
 
@@ -21,8 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.enrich.answers import SummaryAnswer
 from app.enrich.client import ModelClient, ModelOutputError, ModelUnavailable
-from app.enrich.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX
+from app.enrich.prompts import SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
 from app.store import EpisodeForSummary, Store, SummaryMember
 from app.text import estimate_tokens, fts_document, language_of
@@ -99,13 +101,14 @@ def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str
     return messages, language
 
 
-def grounding_problems(answer: dict[str, Any], ep: EpisodeForSummary) -> list[str]:
+def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str]:
+    """What in the answer the episode's own log does not support (empty: grounded)."""
     categories = {m.category for m in ep.members if not m.is_idle} | {ep.category}
     problems = []
-    if answer["category"] not in categories:
-        problems.append(f"category {answer['category']!r} is not among {sorted(categories)}")
+    if answer.category not in categories:
+        problems.append(f"category {answer.category!r} is not among {sorted(categories)}")
     own = {m.app.lower() for m in ep.members}
-    text = f"{answer['title']} {answer['summary']}".lower()
+    text = f"{answer.title} {answer.summary}".lower()
     strangers = sorted(
         a
         for a in ep.day_apps
@@ -137,30 +140,17 @@ def summarize_episode(
     if ep is None or ep.summary_status != "pending":
         return "skipped"  # already summarised, idle, or rebuilt since the job was queued
     messages, _ = episode_prompt(ep, budget=settings.summary_input_tokens)
-    answer: dict[str, Any] | None = None
-    for attempt in range(2):
-        try:
-            candidate = models.chat_json(
-                messages=messages, schema=SUMMARY_SCHEMA, name="episode_summary", max_tokens=700
-            )
-        except ModelOutputError as exc:
-            log.warning("episode %s: unusable model output: %s", episode_id, exc.message)
-            break
-        problems = grounding_problems(candidate, ep)
-        if not problems:
-            answer = candidate
-            break
-        if attempt == 0:
-            messages = [
-                *messages,
-                {"role": "assistant", "content": str(candidate)},
-                {
-                    "role": "user",
-                    "content": "Rejected: "
-                    + "; ".join(problems)
-                    + ". Use only the apps and categories of this episode's log.",
-                },
-            ]
+    answer: SummaryAnswer | None = None
+    try:
+        answer = models.chat_answer(
+            messages=messages,
+            answer=SummaryAnswer,
+            check=lambda candidate: grounding_problems(candidate, ep),
+            fix="Use only the apps and categories of this episode's log.",
+            max_tokens=700,
+        )
+    except ModelOutputError as exc:
+        log.warning("episode %s: unusable model output: %s", episode_id, exc.message)
     if answer is None:
         store.save_episode_summary(
             user_id=user_id,
@@ -174,8 +164,8 @@ def summarize_episode(
             fts_text=fts_document(ep.title),
         )
         return "failed"
-    title = answer["title"].strip()[:TITLE_MAX] or ep.title
-    summary = answer["summary"].strip()
+    title = answer.title.strip()[:TITLE_MAX] or ep.title
+    summary = answer.summary.strip()
     embedding = None
     if models.available("embedding"):
         with contextlib.suppress(ModelUnavailable):  # the sweep embeds it later
@@ -185,8 +175,8 @@ def summarize_episode(
         episode_id=episode_id,
         title=title,
         summary=summary,
-        tags=[t.strip() for t in answer["tags"] if t.strip()][:8],
-        cues=literal_cues(answer["cues"], ep),
+        tags=[t.strip() for t in answer.tags if t.strip()][:8],
+        cues=literal_cues(answer.cues, ep),
         status="done",
         embedding=embedding,
         fts_text=fts_document(title, summary, ep.primary_app),

@@ -208,7 +208,7 @@ class SummaryMember:
     category: str
     is_idle: bool
     description: str | None  # from the frame description, when there is one
-    duration_s: float | None  # for the prompt only: the last member's is capped, not exact
+    duration_s: float  # for the prompt only: the last member's is capped, not exact
 
 
 @dataclass(frozen=True, slots=True)

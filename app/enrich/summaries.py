@@ -8,8 +8,8 @@ checked against the members: the category it names must be one of theirs, and
 no app of the same day that is not in the episode may appear in its title or
 summary. One corrected retry (the client's, for any problem: shape or
 grounding); after that the deterministic title stays and the episode is marked
-`failed`. Cues are kept only when the members' text shows
-them, so a hallucinated `git reset --hard` cannot become a signal.
+`failed`. Cues are kept only when the members' text shows them, so a
+hallucinated `git reset --hard` cannot become a signal.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def member_lines(members: Sequence[SummaryMember]) -> list[Line]:
             text = f"{title}{site}"
             if m.description:
                 text += f" ⟶ {m.description[:DESCRIPTION_MAX]}"
-        seconds = float(m.duration_s or 0.0)
+        seconds = m.duration_s
         if lines and lines[-1].app == m.app and lines[-1].text == text:
             last = lines[-1]
             lines[-1] = Line(last.ts, last.seconds + seconds, last.app, last.text, last.repeats + 1)

@@ -347,21 +347,6 @@ class SignalRow:
 # -- the model layer ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeForSummary:
-    episode_id: int
-    device_id: str
-    ts_start: datetime
-    ts_end: datetime
-    day_local: date
-    primary_app: str
-    category: str
-    title: str
-    summary_status: str
-    members: list[dict[str, Any]]  # ts_start, app, window_title, domain, category, is_idle, ...
-    day_apps: list[str]  # every app of the user that day, for the grounding check
-
-
 # -- the protocol, grouped by who uses it -------------------------------------------------------
 
 
@@ -470,8 +455,98 @@ class DigestStore(Protocol):
     def rollups_due(self) -> list[tuple[int, date]]: ...
 
 
+# -- rows of the model layer (ModelStore) -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryMember:
+    """One record of an episode, as the summary prompt and its checks see it."""
+
+    record_id: int
+    ts_start: datetime
+    app: str
+    window_title: str
+    domain: str | None
+    category: str
+    is_idle: bool
+    description: str | None  # from the frame description, when there is one
+    duration_s: float  # for the prompt only: the last member's is capped, not exact
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeForSummary:
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    day_local: date
+    primary_app: str
+    category: str
+    title: str
+    summary_status: str
+    day_apps: list[str]  # every app of the user that day, for the grounding check
+    members: list[SummaryMember]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEpisode:
+    """An episode the model layer still owes something (a summary, an embedding)."""
+
+    user_id: int
+    episode_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingNarrative:
+    user_id: int
+    grain: str
+    scope_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDescription:
+    user_id: int
+    record_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class DayEpisodeSummary:
+    """One episode of a day, as a day narrative reads it."""
+
+    episode_id: int
+    ts_start: datetime
+    ts_end: datetime
+    category: str
+    title: str
+    summary: str | None
+    cues: list[str]
+    duration_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChildNarrative:
+    """A day's narrative, as its week's or month's narrative reads it."""
+
+    digest_id: int
+    scope_key: str
+    narrative: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordToDescribe:
+    record_id: int
+    app: str
+    window_title: str
+    url: str | None
+    screenshot_ref: str
+    screenshot_sha256: str | None
+
+
 class ModelStore(Protocol):
-    """What the model layer reads and writes."""
+    """What the model layer reads and writes.
+
+    Rows come back typed; the one dict parameter, `metrics` of `save_narrative`,
+    is a digest's free-form metrics JSON document, written back as it was read."""
 
     def episode_for_summary(self, *, user_id: int, episode_id: int) -> EpisodeForSummary | None: ...
 
@@ -496,12 +571,12 @@ class ModelStore(Protocol):
     def save_episode_embedding(
         self, *, user_id: int, episode_id: int, embedding: list[float]
     ) -> None: ...
-    def pending_summaries(self, *, limit: int) -> list[tuple[int, int]]: ...
-    def pending_embeddings(self, *, limit: int) -> list[tuple[int, int]]: ...
-    def pending_narratives(self, *, limit: int) -> list[tuple[int, str, str]]: ...
-    def pending_descriptions(self, *, limit: int) -> list[tuple[int, int]]: ...
-    def day_episode_summaries(self, *, user_id: int, day: date) -> list[dict[str, Any]]: ...
-    def child_narratives(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]: ...
+    def pending_summaries(self, *, limit: int) -> list[PendingEpisode]: ...
+    def pending_embeddings(self, *, limit: int) -> list[PendingEpisode]: ...
+    def pending_narratives(self, *, limit: int) -> list[PendingNarrative]: ...
+    def pending_descriptions(self, *, limit: int) -> list[PendingDescription]: ...
+    def day_episode_summaries(self, *, user_id: int, day: date) -> list[DayEpisodeSummary]: ...
+    def child_narratives(self, *, user_id: int, ids: list[int]) -> list[ChildNarrative]: ...
 
     def save_narrative(
         self,
@@ -517,7 +592,9 @@ class ModelStore(Protocol):
         was written from."""
         ...
 
-    def record_for_description(self, *, user_id: int, record_id: int) -> dict[str, Any] | None: ...
+    def record_for_description(
+        self, *, user_id: int, record_id: int
+    ) -> RecordToDescribe | None: ...
 
     def save_record_analysis(
         self,

@@ -1,4 +1,5 @@
-"""CJK-aware text helpers, one of each: the FTS tokenizer and the token estimator.
+"""CJK-aware text helpers, one of each: the CJK character ranges, the FTS
+tokenizer, the token estimator and the Chinese-or-English guess.
 
 Chinese has no spaces, so PostgreSQL's parsers see a whole sentence as one word.
 Every text that is indexed or searched goes through `tokenize()`: CJK runs become
@@ -14,10 +15,12 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Literal
 from urllib.parse import urlsplit
 
-# Han, Hiragana/Katakana, Hangul, CJK punctuation-free letter ranges.
-_CJK = (
+# Han, Hiragana/Katakana, Hangul, CJK punctuation-free letter ranges: the inside of
+# a regex character class, for every pattern that needs to tell CJK text apart.
+CJK_CHARS = (
     "\u3040-\u30ff"  # Hiragana, Katakana
     "\u3400-\u4dbf"  # CJK Extension A
     "\u4e00-\u9fff"  # CJK Unified Ideographs
@@ -25,11 +28,26 @@ _CJK = (
     "\uf900-\ufaff"  # CJK Compatibility Ideographs
     "\U00020000-\U0002ffff"  # Extensions B-F
 )
-_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 # Words of other scripts: letters and digits, no underscore (PostgreSQL's parser splits on it).
-_WORD = re.compile(f"[^\\W_{_CJK}]+")
-_PIECE = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
+_WORD = re.compile(f"[^\\W_{CJK_CHARS}]+")
+_PIECE = re.compile(f"[{CJK_CHARS}]+|[^\\W_{CJK_CHARS}]+")
+_LETTER = re.compile(f"[A-Za-z{CJK_CHARS}]")
+
+Language = Literal["zh", "en"]
+
+
+def has_cjk(text: str) -> bool:
+    """True when the text holds at least one CJK character."""
+    return _CJK_RUN.search(text) is not None
+
+
+def language_of(text: str) -> Language:
+    """'zh' when at least a fifth of the letters are CJK characters."""
+    letters = len(_LETTER.findall(text))
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    return "zh" if letters and cjk / letters >= 0.2 else "en"
 
 
 def _cjk_bigrams(run: str) -> list[str]:

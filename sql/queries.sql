@@ -315,9 +315,15 @@ GROUP BY day_local ORDER BY day_local;
 -- The model layer: summaries, embeddings, narratives, frame descriptions
 
 -- name: episode_for_summary --
-SELECT episode_id, device_id, ts_start, ts_end, day_local, primary_app, category, title,
-       summary_status, frame_count, duration_s, interruptions
-FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND closed AND NOT stale;
+-- day_apps: every app of the user that day (code-point order), for the grounding check.
+SELECT e.episode_id, e.device_id, e.ts_start, e.ts_end, e.day_local, e.primary_app, e.category,
+       e.title, e.summary_status,
+       ARRAY(SELECT r.app FROM records r
+             WHERE r.user_id = e.user_id AND r.day_local = e.day_local AND r.deleted_at IS NULL
+               AND r.app <> ''
+             GROUP BY r.app ORDER BY r.app COLLATE "C") AS day_apps
+FROM episodes e
+WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s AND e.closed AND NOT e.stale;
 
 -- name: episode_members --
 -- Durations for the prompt only (the last member does not see its successor here).
@@ -329,10 +335,6 @@ FROM records r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at IS NULL
 ORDER BY r.ts_start, r.record_id;
-
--- name: day_apps --
-SELECT DISTINCT app FROM records
-WHERE user_id = %(user_id)s AND day_local = %(day)s AND deleted_at IS NULL AND app <> '';
 
 -- name: save_episode_summary --
 UPDATE episodes SET
@@ -389,7 +391,7 @@ WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale AND
 ORDER BY ts_start, episode_id;
 
 -- name: child_narratives --
-SELECT digest_id, scope_key, narrative, metrics FROM digests
+SELECT digest_id, scope_key, narrative FROM digests
 WHERE user_id = %(user_id)s AND digest_id IN (SELECT jsonb_array_elements_text(%(ids)s::jsonb)::bigint)
 ORDER BY scope_key;
 

@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from app.pyramid.signals import ROLLBACK, UNDO
-from app.text import estimate_tokens, tokenize
+from app.text import estimate_tokens, has_cjk, tokenize
 
 SYNONYMS = {
     "回滚": "rollback",
@@ -82,7 +82,7 @@ def summary_answer(prompt: str) -> dict[str, Any]:
     category = re.search(r"Category by time: (\w+)", prompt)
     first = lines[0].split(maxsplit=2)[2] if lines else "activity"
     app, _, title = first.partition(" — ")
-    chinese = bool(re.search(r"[\u4e00-\u9fff]", log))
+    chinese = has_cjk(log)
     cues: list[str] = []
     for line in lines:
         for pattern in (ROLLBACK, UNDO, _FAILED):

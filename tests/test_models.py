@@ -12,8 +12,16 @@ from typing import Any
 import pytest
 
 from app.demo.sample import generate_sample
+from app.enrich.answers import DescriptionAnswer, NarrativeAnswer, SummaryAnswer
 from app.enrich.catchup import enrich
-from app.enrich.client import EmbeddingDimensionError, ModelClient, PriorityGate, parse_json_object
+from app.enrich.client import (
+    EmbeddingDimensionError,
+    ModelClient,
+    ModelOutputError,
+    PriorityGate,
+    parse_answer,
+    parse_json_object,
+)
 from app.enrich.narratives import drop_sentences_with, wrong_numbers
 from app.pyramid.build import backfill
 from app.runtime.services import Services
@@ -271,9 +279,36 @@ def test_a_server_that_ignores_the_schema_gets_one_corrected_retry(
 
 
 def test_fenced_and_chatty_json_is_accepted() -> None:
-    schema = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}
-    assert parse_json_object('```json\n{"a": 1}\n```', schema=schema) == {"a": 1}
-    assert parse_json_object('<think>hmm</think>\n{"a": 2}', schema=schema) == {"a": 2}
+    assert parse_json_object('```json\n{"a": 1}\n```') == {"a": 1}
+    assert parse_json_object('<think>hmm</think>\n{"a": 2}') == {"a": 2}
+
+
+@pytest.mark.parametrize("answer", [SummaryAnswer, NarrativeAnswer, DescriptionAnswer])
+def test_answer_formats_are_strict_json_schemas(answer: Any) -> None:
+    fmt = answer.response_format()
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+    schema = fmt["json_schema"]["schema"]
+    # What strict json_schema servers demand: a flat object, every field required, no others.
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert schema["required"] == list(schema["properties"])
+    assert "$defs" not in schema
+    assert not any("default" in field for field in schema["properties"].values())
+
+
+def test_a_wrong_answer_is_refused_naming_the_field() -> None:
+    with pytest.raises(ModelOutputError, match=r"at narrative: String should have at least 1"):
+        parse_answer('{"narrative": ""}', answer=NarrativeAnswer)
+    with pytest.raises(ModelOutputError, match=r"at confidence: Input should be a valid number"):
+        parse_answer(
+            '{"description": "x", "category": "work", "confidence": "0.9", "cues": []}',
+            answer=DescriptionAnswer,
+        )
+    with pytest.raises(ModelOutputError, match=r"at category: .*at extra: Extra inputs"):
+        parse_answer(
+            '{"title": "t", "summary": "s", "category": "coding", "tags": [], "cues": [], '
+            '"extra": 1}',
+            answer=SummaryAnswer,
+        )
 
 
 def test_an_embedding_of_another_size_is_a_clear_error(services: Services) -> None:

@@ -1,4 +1,4 @@
-"""The CJK-aware tokenizer and token estimator."""
+"""The CJK-aware tokenizer, token estimator and language guess."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.db.store_tools import tsquery
-from app.text import canonical_domain, estimate_tokens, fts_document, keyword_terms, tokenize
+from app.text import (
+    canonical_domain,
+    estimate_tokens,
+    fts_document,
+    has_cjk,
+    keyword_terms,
+    language_of,
+    tokenize,
+)
 
 
 def test_chinese_runs_become_overlapping_bigrams() -> None:
@@ -108,3 +116,11 @@ def test_token_estimate_adds_up_over_parts(a: str, b: str) -> None:
 @given(st.text())
 def test_tokenize_never_fails_and_yields_no_blank_tokens(text: str) -> None:
     assert all(token and not token.isspace() for token in tokenize(text))
+
+
+def test_the_language_is_chinese_once_a_fifth_of_the_letters_are_cjk() -> None:
+    assert language_of("调试 支付回调超时 in VS Code") == "zh"
+    assert language_of("Debugging the payment callback timeout, 测试") == "en"
+    assert language_of("abcd一") == "zh"  # exactly a fifth
+    assert language_of("12:30 — 42") == "en"  # no letters at all
+    assert has_cjk("Zoom · 会") and has_cjk("한국어") and not has_cjk("Zoom — café")

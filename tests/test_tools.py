@@ -21,6 +21,7 @@ from app.pyramid.build import backfill
 from app.rules.categories import CATEGORIES
 from app.runtime.services import Services
 from app.store import UserContext
+from app.text import has_cjk
 from app.timeutil import month_key, period_days, week_key
 from app.tools import REGISTRY, ToolContext, dispatch, list_tools
 from app.tools.reference import render_reference
@@ -340,7 +341,7 @@ def test_every_tool_has_a_schema_and_a_chinese_hint() -> None:
     assert [t["name"] for t in tools][:2] == ["get_now", "query_stats"]
     for t in tools:
         assert t["input_schema"]["type"] == "object"
-        assert any("\u4e00" <= ch <= "\u9fff" for ch in t["description"]), t["name"]
+        assert has_cjk(t["description"]), t["name"]
 
 
 def test_tools_over_http(services: Services, golden: Api) -> None:

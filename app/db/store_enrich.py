@@ -10,7 +10,16 @@ from psycopg.types.json import Jsonb
 
 from app.db.base import Queries
 from app.db.queries import QUERIES
-from app.store import EpisodeForSummary
+from app.store import (
+    ChildNarrative,
+    DayEpisodeSummary,
+    EpisodeForSummary,
+    PendingDescription,
+    PendingEpisode,
+    PendingNarrative,
+    RecordToDescribe,
+    SummaryMember,
+)
 
 
 class PostgresModelStore(Queries):
@@ -21,22 +30,9 @@ class PostgresModelStore(Queries):
         row = self._one("episode_for_summary", params)
         if row is None:
             return None
-        members = self._all("episode_members", params)
-        apps = [
-            r["app"] for r in self._all("day_apps", {"user_id": user_id, "day": row["day_local"]})
-        ]
+        # The episode's columns are EpisodeForSummary's fields, as class_row would load them.
         return EpisodeForSummary(
-            episode_id=row["episode_id"],
-            device_id=row["device_id"],
-            ts_start=row["ts_start"],
-            ts_end=row["ts_end"],
-            day_local=row["day_local"],
-            primary_app=row["primary_app"],
-            category=row["category"],
-            title=row["title"],
-            summary_status=row["summary_status"],
-            members=members,
-            day_apps=sorted(apps),
+            **row, members=self._all_as(SummaryMember, "episode_members", params)
         )
 
     def save_episode_summary(
@@ -89,33 +85,27 @@ class PostgresModelStore(Queries):
                 },
             )
 
-    def pending_summaries(self, *, limit: int) -> list[tuple[int, int]]:
-        return [
-            (r["user_id"], r["episode_id"])
-            for r in self._all("pending_summaries", {"limit": limit})
-        ]
+    def pending_summaries(self, *, limit: int) -> list[PendingEpisode]:
+        return self._all_as(PendingEpisode, "pending_summaries", {"limit": limit})
 
-    def pending_embeddings(self, *, limit: int) -> list[tuple[int, int]]:
-        return [
-            (r["user_id"], r["episode_id"])
-            for r in self._all("pending_embeddings", {"limit": limit})
-        ]
+    def pending_embeddings(self, *, limit: int) -> list[PendingEpisode]:
+        return self._all_as(PendingEpisode, "pending_embeddings", {"limit": limit})
 
-    def pending_narratives(self, *, limit: int) -> list[tuple[int, str, str]]:
-        rows = self._all("pending_narratives", {"limit": limit})
-        return [(r["user_id"], r["grain"], r["scope_key"]) for r in rows]
+    def pending_narratives(self, *, limit: int) -> list[PendingNarrative]:
+        return self._all_as(PendingNarrative, "pending_narratives", {"limit": limit})
 
-    def pending_descriptions(self, *, limit: int) -> list[tuple[int, int]]:
-        return [
-            (r["user_id"], r["record_id"])
-            for r in self._all("pending_descriptions", {"limit": limit})
-        ]
+    def pending_descriptions(self, *, limit: int) -> list[PendingDescription]:
+        return self._all_as(PendingDescription, "pending_descriptions", {"limit": limit})
 
-    def day_episode_summaries(self, *, user_id: int, day: date) -> list[dict[str, Any]]:
-        return self._all("day_episode_summaries", {"user_id": user_id, "day": day})
+    def day_episode_summaries(self, *, user_id: int, day: date) -> list[DayEpisodeSummary]:
+        return self._all_as(
+            DayEpisodeSummary, "day_episode_summaries", {"user_id": user_id, "day": day}
+        )
 
-    def child_narratives(self, *, user_id: int, ids: list[int]) -> list[dict[str, Any]]:
-        return self._all("child_narratives", {"user_id": user_id, "ids": Jsonb(ids)})
+    def child_narratives(self, *, user_id: int, ids: list[int]) -> list[ChildNarrative]:
+        return self._all_as(
+            ChildNarrative, "child_narratives", {"user_id": user_id, "ids": Jsonb(ids)}
+        )
 
     def save_narrative(
         self,
@@ -141,8 +131,10 @@ class PostgresModelStore(Queries):
             )
             return cur.rowcount == 1
 
-    def record_for_description(self, *, user_id: int, record_id: int) -> dict[str, Any] | None:
-        return self._one("record_for_description", {"user_id": user_id, "record_id": record_id})
+    def record_for_description(self, *, user_id: int, record_id: int) -> RecordToDescribe | None:
+        return self._one_as(
+            RecordToDescribe, "record_for_description", {"user_id": user_id, "record_id": record_id}
+        )
 
     def save_record_analysis(
         self,

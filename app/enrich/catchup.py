@@ -14,7 +14,7 @@ from app.enrich import describe, narratives, summaries
 from app.enrich.client import ModelClient, ModelUnavailable
 from app.pyramid.build import rollup_days
 from app.settings import Settings
-from app.store import Store
+from app.store import PendingEpisode, Store
 
 BATCH = 500
 
@@ -39,40 +39,52 @@ def enrich(
     done = EnrichSummary()
     try:
         if models.vision_enabled:
-            while batch := store.pending_descriptions(limit=BATCH):
-                for user_id, record_id in batch:
+            while records := store.pending_descriptions(limit=BATCH):
+                for record in records:
                     describe.describe_record(
-                        store, models, user_id=user_id, record_id=record_id, settings=settings
+                        store,
+                        models,
+                        user_id=record.user_id,
+                        record_id=record.record_id,
+                        settings=settings,
                     )
                     done.descriptions += 1
         if models.chat_enabled:
             days: set[tuple[int, date]] = set()
-            seen: list[tuple[int, int]] = []
-            while (batch := store.pending_summaries(limit=BATCH)) and batch != seen:
-                seen = batch
-                for user_id, episode_id in batch:
+            seen: list[PendingEpisode] = []
+            while (episodes := store.pending_summaries(limit=BATCH)) and episodes != seen:
+                seen = episodes
+                for ep in episodes:
                     summaries.summarize_episode(
-                        store, models, user_id=user_id, episode_id=episode_id, settings=settings
+                        store,
+                        models,
+                        user_id=ep.user_id,
+                        episode_id=ep.episode_id,
+                        settings=settings,
                     )
-                    day = store.episode_day(user_id=user_id, episode_id=episode_id)
+                    day = store.episode_day(user_id=ep.user_id, episode_id=ep.episode_id)
                     if day is not None:
-                        days.add((user_id, day))
+                        days.add((ep.user_id, day))
                     done.summaries += 1
                     if progress and done.summaries % 50 == 0:
                         progress(f"{done.summaries} episodes summarised")
             _rollup_again(store, days, now=now, settings=settings)
         if models.embeddings_enabled:
-            while batch := store.pending_embeddings(limit=BATCH):
-                for user_id, episode_id in batch:
+            while unembedded := store.pending_embeddings(limit=BATCH):
+                for ep in unembedded:
                     done.embeddings += summaries.embed_episode(
-                        store, models, user_id=user_id, episode_id=episode_id
+                        store, models, user_id=ep.user_id, episode_id=ep.episode_id
                     )
         if models.chat_enabled:
             # Days first: a week or month is ready only once its days are narrated.
             while digests := store.pending_narratives(limit=BATCH):
-                for user_id, grain, key in digests:
+                for digest in digests:
                     narratives.write_narrative(
-                        store, models, user_id=user_id, grain=grain, scope_key=key
+                        store,
+                        models,
+                        user_id=digest.user_id,
+                        grain=digest.grain,
+                        scope_key=digest.scope_key,
                     )
                     done.narratives += 1
     except ModelUnavailable:

@@ -1,9 +1,9 @@
-"""The one door to models: chat with structured JSON output, vision description,
+"""The one door to models: chat with structured JSON answers, vision description,
 and embeddings, over any OpenAI-compatible endpoint (LM Studio, Ollama, vLLM,
 OpenAI), one endpoint, key and model per role.
 
     client = ModelClient(settings)
-    data = client.chat_json(messages=[...], schema=SUMMARY_SCHEMA, name="episode_summary")
+    summary = client.chat_answer(messages=[...], answer=SummaryAnswer)
     vectors = client.embed(["调试支付回调超时"])
 
 Every background call goes through one priority gate per process, so a single
@@ -20,19 +20,21 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import openai
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
+import pydantic
 
+from app.enrich.answers import Answer
 from app.errors import ConfigError, TimeTraceError
 from app.settings import Settings
 
 BREAKER_CEILING_S = 600.0
+A = TypeVar("A", bound=Answer)
+Check = Callable[[A], list[str]]
 
 
 class ModelUnavailable(TimeTraceError):
@@ -41,6 +43,15 @@ class ModelUnavailable(TimeTraceError):
 
 class ModelOutputError(TimeTraceError):
     """The model answered, but not with what was asked for."""
+
+
+class AnswerRejected(ModelOutputError):
+    """The model's answer still had problems after one corrected retry."""
+
+    def __init__(self, message: str, *, answer: Answer | None, problems: list[str]) -> None:
+        super().__init__(message)
+        self.answer = answer  # the last answer, when it at least had the right shape
+        self.problems = problems
 
 
 class EmbeddingDimensionError(ConfigError):
@@ -120,12 +131,13 @@ _UNAVAILABLE = (
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
 
-def parse_json_object(text: str | None, *, schema: dict[str, Any]) -> dict[str, Any]:
-    """The JSON object in a model's answer, validated against `schema`."""
+def parse_json_object(text: str | None) -> dict[str, Any]:
+    """The JSON object in a model's answer, tolerating code fences and reasoning
+    text before it."""
     if not text:
         raise ModelOutputError("the model returned no content")
     cleaned = _FENCE.sub("", text.strip())
-    # Reasoning models may think aloud first; the answer is the last {...} block.
+    # Reasoning models may think aloud first; the answer starts at the first '{'.
     if not cleaned.startswith("{") and "{" in cleaned:
         cleaned = cleaned[cleaned.index("{") :]
     try:
@@ -134,12 +146,26 @@ def parse_json_object(text: str | None, *, schema: dict[str, Any]) -> dict[str, 
         raise ModelOutputError(f"not valid JSON ({exc.msg} at {exc.pos})") from exc
     if not isinstance(data, dict):
         raise ModelOutputError("the JSON is not an object")
-    try:
-        Draft202012Validator(schema).validate(data)
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        raise ModelOutputError(f"JSON does not match the schema at {where}: {exc.message}") from exc
     return data
+
+
+def parse_answer(text: str | None, *, answer: type[A]) -> A:
+    """The model's answer as `answer`; the error names every field that is wrong."""
+    data = parse_json_object(text)
+    try:
+        return answer.model_validate(data)
+    except pydantic.ValidationError as exc:
+        wrong = "; ".join(
+            f"at {'/'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()
+        )
+        raise ModelOutputError(f"JSON does not match the schema {wrong}") from exc
+
+
+def _no_problems(answer: Answer) -> list[str]:
+    return []
+
+
+_SCHEMA_FIX = "Reply with only the JSON object, following the schema exactly."
 
 
 class ModelClient:
@@ -223,38 +249,38 @@ class ModelClient:
         role: str,
         model: str,
         messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        name: str,
+        answer: type[Answer],
         max_tokens: int,
         interactive: bool,
     ) -> str | None:
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {"name": name, "schema": schema, "strict": True},
-        }
         with self._call(role, interactive=interactive):
             reply = client.chat.completions.create(  # type: ignore[call-overload]
                 model=model,
                 messages=messages,
-                response_format=response_format,
+                response_format=answer.response_format(),
                 max_tokens=max_tokens,
                 temperature=0.2,
             )
         self._count(role, reply.usage)
         return reply.choices[0].message.content if reply.choices else None
 
-    def chat_json(
+    def chat_answer(
         self,
         *,
         messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        name: str,
+        answer: type[A],
+        check: Check[A] = _no_problems,
+        fix: str = _SCHEMA_FIX,
         max_tokens: int = 800,
         interactive: bool = False,
         role: str = "chat",
-    ) -> dict[str, Any]:
-        """Ask for one JSON object matching `schema`. Servers that ignore the
-        json_schema format get their answer validated and one corrected retry."""
+    ) -> A:
+        """Ask for one `answer`, and give it at most one corrected retry.
+
+        An answer that is not that JSON object (servers may ignore the json_schema
+        format), or that `check` finds problems with, is sent back once with the
+        problems named (and `fix` for `check`'s); if the second answer has problems
+        too, `AnswerRejected` carries it and its problems."""
         client = self._chat if role == "chat" else self._vision
         model = self.settings.llm_model if role == "chat" else self.settings.vision_model
         if client is None:
@@ -266,24 +292,32 @@ class ModelClient:
                 role=role,
                 model=model,
                 messages=conversation,
-                schema=schema,
-                name=name,
+                answer=answer,
                 max_tokens=max_tokens,
                 interactive=interactive,
             )
+            result: A | None
             try:
-                return parse_json_object(text, schema=schema)
-            except ModelOutputError as exc:
-                if attempt:
-                    raise
-                conversation += [
-                    {"role": "assistant", "content": text or ""},
-                    {
-                        "role": "user",
-                        "content": f"That answer was rejected: {exc.message}. "
-                        "Reply with only the JSON object, following the schema exactly.",
-                    },
-                ]
+                result = parse_answer(text, answer=answer)
+            except ModelOutputError as exc:  # the wrong shape is one more kind of problem
+                result, problems, hint = None, [exc.message], _SCHEMA_FIX
+            else:
+                problems, hint = check(result), fix
+                if not problems:
+                    return result
+            if attempt:
+                raise AnswerRejected(
+                    f"rejected after one corrected retry: {'; '.join(problems)}",
+                    answer=result,
+                    problems=problems,
+                )
+            conversation += [
+                {"role": "assistant", "content": text or ""},
+                {
+                    "role": "user",
+                    "content": f"That answer was rejected: {'; '.join(problems)}. {hint}",
+                },
+            ]
         raise AssertionError("unreachable")
 
     def describe_image(
@@ -292,10 +326,9 @@ class ModelClient:
         image: bytes,
         mime: str,
         prompt: str,
-        schema: dict[str, Any],
-        name: str,
+        answer: type[A],
         max_tokens: int = 600,
-    ) -> dict[str, Any]:
+    ) -> A:
         url = f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
         messages = [
             {
@@ -306,8 +339,8 @@ class ModelClient:
                 ],
             }
         ]
-        return self.chat_json(
-            messages=messages, schema=schema, name=name, max_tokens=max_tokens, role="vision"
+        return self.chat_answer(
+            messages=messages, answer=answer, max_tokens=max_tokens, role="vision"
         )
 
     def embed(self, texts: list[str], *, interactive: bool = False) -> list[list[float]]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 
+from app.enrich.answers import DescriptionAnswer
 from app.enrich.client import ModelClient, ModelOutputError
-from app.enrich.prompts import DESCRIBE_PROMPT, DESCRIBE_SCHEMA
+from app.enrich.prompts import DESCRIBE_PROMPT
 from app.settings import Settings
 from app.store import Store
 from app.text import fts_document
@@ -34,7 +35,7 @@ def describe_record(
     record = store.record_for_description(user_id=user_id, record_id=record_id)
     if record is None:
         return "skipped"
-    path = screenshot_path(record["screenshot_ref"], settings=settings)
+    path = screenshot_path(record.screenshot_ref, settings=settings)
     image = (
         path.read_bytes()
         if path and path.is_file() and path.stat().st_size <= MAX_IMAGE_BYTES
@@ -58,14 +59,13 @@ def describe_record(
         nothing("unavailable:screenshot")
         return "unavailable"
     mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    context = f"App: {record['app']}. Window title: {record['window_title']}."
+    context = f"App: {record.app}. Window title: {record.window_title}."
     try:
         answer = models.describe_image(
             image=image,
             mime=mime,
             prompt=f"{DESCRIBE_PROMPT}\n{context}",
-            schema=DESCRIBE_SCHEMA,
-            name="frame_description",
+            answer=DescriptionAnswer,
         )
     except ModelOutputError:
         nothing("failed:" + settings.vision_model)
@@ -73,11 +73,11 @@ def describe_record(
     store.save_record_analysis(
         user_id=user_id,
         record_id=record_id,
-        description=answer["description"],
-        category=answer["category"],
-        confidence=float(answer["confidence"]),
-        cues=list(answer["cues"]),
+        description=answer.description,
+        category=answer.category,
+        confidence=answer.confidence,
+        cues=list(answer.cues),
         model=settings.vision_model,
-        fts_text=fts_document(answer["description"], " ".join(answer["cues"])),
+        fts_text=fts_document(answer.description, " ".join(answer.cues)),
     )
     return "done"

@@ -1,8 +1,8 @@
 """Digest narratives: a day from its episode summaries, a week or month from its
 days' narratives. Numbers come from SQL: every number with a unit (hours,
 minutes, times, episodes, percent) in a narrative must match the digest's
-metrics; otherwise the model gets one corrected retry, and then the sentences
-with wrong numbers are dropped.
+metrics; otherwise the model gets one corrected retry (the client's), and then
+the sentences with wrong numbers are dropped.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
-from app.enrich.client import ModelClient, ModelOutputError
-from app.enrich.prompts import NARRATIVE_SCHEMA, NARRATIVE_SYSTEM, PERIOD_NAMES, language_of
+from app.enrich.answers import NarrativeAnswer
+from app.enrich.client import AnswerRejected, ModelClient, ModelOutputError
+from app.enrich.prompts import NARRATIVE_SYSTEM, PERIOD_NAMES
 from app.store import Store
-from app.text import estimate_tokens
+from app.text import estimate_tokens, language_of
 
 log = logging.getLogger("timetrace.narratives")
 INPUT_BUDGET = 12_000
@@ -97,13 +98,12 @@ def _day_sources(store: Store, user_id: int, day: date) -> tuple[str, list[int]]
     rows = store.day_episode_summaries(user_id=user_id, day=day)
     lines = []
     for r in rows:
-        cues = f" [cues: {', '.join(r['cues'])}]" if r["cues"] else ""
-        summary = r["summary"] or ""
+        cues = f" [cues: {', '.join(r.cues)}]" if r.cues else ""
+        summary = r.summary or ""
         lines.append(
-            f"{r['ts_start']:%H:%M}–{r['ts_end']:%H:%M} UTC [{r['category']}] "
-            f"{r['title']}: {summary}{cues}"
+            f"{r.ts_start:%H:%M}–{r.ts_end:%H:%M} UTC [{r.category}] {r.title}: {summary}{cues}"
         )
-    return _fit(lines), [r["episode_id"] for r in rows]
+    return _fit(lines), [r.episode_id for r in rows]
 
 
 def _fit(lines: list[str]) -> str:
@@ -124,10 +124,8 @@ def write_narrative(
         sources, source_ids = _day_sources(store, user_id, date.fromisoformat(scope_key))
     else:
         children = store.child_narratives(user_id=user_id, ids=list(digest.source_ids))
-        sources = _fit(
-            [f"{c['scope_key']}: {c['narrative'] or '(no narrative)'}" for c in children]
-        )
-        source_ids = [c["digest_id"] for c in children]
+        sources = _fit([f"{c.scope_key}: {c.narrative or '(no narrative)'}" for c in children])
+        source_ids = [c.digest_id for c in children]
     language = language_of(sources)
     system = NARRATIVE_SYSTEM[language].format(period=PERIOD_NAMES[language][grain])
     messages: list[dict[str, Any]] = [
@@ -138,31 +136,29 @@ def write_narrative(
             f"\n\nSUMMARIES\n{sources}",
         },
     ]
-    text = ""
-    wrong: list[str] = []
-    for attempt in range(2):
-        try:
-            text = models.chat_json(
-                messages=messages, schema=NARRATIVE_SCHEMA, name="digest_narrative", max_tokens=600
-            )["narrative"].strip()
-        except ModelOutputError as exc:
+
+    def numbers_problems(answer: NarrativeAnswer) -> list[str]:
+        wrong = wrong_numbers(answer.narrative.strip(), metrics)
+        return [f"these numbers are not in METRICS: {wrong}"] if wrong else []
+
+    try:
+        text = models.chat_answer(
+            messages=messages,
+            answer=NarrativeAnswer,
+            check=numbers_problems,
+            fix="Rewrite using only numbers copied from METRICS.",
+            max_tokens=600,
+        ).narrative.strip()
+    except AnswerRejected as exc:
+        if isinstance(exc.answer, NarrativeAnswer):  # wrong numbers twice: drop those sentences
+            last = exc.answer.narrative.strip()
+            text = drop_sentences_with(last, wrong_numbers(last, metrics))
+        else:
             log.warning("%s %s: unusable narrative: %s", grain, scope_key, exc.message)
             text = ""
-            break
-        wrong = wrong_numbers(text, metrics)
-        if not wrong:
-            break
-        if attempt == 0:
-            messages += [
-                {"role": "assistant", "content": text},
-                {
-                    "role": "user",
-                    "content": f"These numbers are not in METRICS: {wrong}. "
-                    "Rewrite using only numbers copied from METRICS.",
-                },
-            ]
-    if text and wrong:
-        text = drop_sentences_with(text, wrong)
+    except ModelOutputError as exc:
+        log.warning("%s %s: unusable narrative: %s", grain, scope_key, exc.message)
+        text = ""
     status = "done" if text else "failed"
     store.save_narrative(
         user_id=user_id,

@@ -1,60 +1,16 @@
-"""Prompts and output schemas for every model call, in Chinese and English.
+"""Prompts for every model call, in Chinese and English (the shapes of the
+answers are in app.enrich.answers).
 
 The language follows the data: a text whose letters are mostly CJK gets the
-Chinese prompt and a Chinese answer.
+Chinese prompt and a Chinese answer (`app.text.language_of`).
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any, Literal
-
 from app.rules.categories import CATEGORIES
-
-Language = Literal["zh", "en"]
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
-_LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
+from app.text import Language
 
 TITLE_MAX = 40
-
-
-def language_of(text: str) -> Language:
-    """'zh' when at least a fifth of the letters are CJK characters."""
-    letters = len(_LETTER.findall(text))
-    return "zh" if letters and len(_CJK.findall(text)) / letters >= 0.2 else "en"
-
-
-SUMMARY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["title", "summary", "category", "tags", "cues"],
-    "properties": {
-        "title": {"type": "string", "minLength": 1, "maxLength": 120},
-        "summary": {"type": "string", "minLength": 1, "maxLength": 2000},
-        "category": {"type": "string", "enum": list(CATEGORIES)},
-        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
-        "cues": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
-    },
-}
-
-NARRATIVE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["narrative"],
-    "properties": {"narrative": {"type": "string", "minLength": 1, "maxLength": 4000}},
-}
-
-DESCRIBE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["description", "category", "confidence", "cues"],
-    "properties": {
-        "description": {"type": "string", "minLength": 1, "maxLength": 2000},
-        "category": {"type": "string", "enum": list(CATEGORIES)},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "cues": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
-    },
-}
 
 _CATS = "|".join(CATEGORIES)
 

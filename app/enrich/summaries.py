@@ -6,9 +6,10 @@ An episode is summarised once: the call happens only while its status is
 `pending`, and the row is written only if it still is. The model's answer is
 checked against the members: the category it names must be one of theirs, and
 no app of the same day that is not in the episode may appear in its title or
-summary. One corrected retry; after that the deterministic title stays and the
-episode is marked `failed`. Cues are kept only when the members' text shows
-them, so a hallucinated `git reset --hard` cannot become a signal.
+summary. One corrected retry (the client's, for any problem: shape or
+grounding); after that the deterministic title stays and the episode is marked
+`failed`. Cues are kept only when the members' text shows them, so a
+hallucinated `git reset --hard` cannot become a signal.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.enrich.answers import SummaryAnswer
 from app.enrich.client import ModelClient, ModelOutputError, ModelUnavailable
-from app.enrich.prompts import SUMMARY_SCHEMA, SUMMARY_SYSTEM, TITLE_MAX, language_of
+from app.enrich.prompts import SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
-from app.store import EpisodeForSummary, Store
-from app.text import estimate_tokens, fts_document
+from app.store import EpisodeForSummary, Store, SummaryMember
+from app.text import estimate_tokens, fts_document, language_of
 
 log = logging.getLogger("timetrace.summaries")
 DESCRIPTION_MAX = 300
@@ -41,25 +43,25 @@ class Line:
     repeats: int = 1
 
 
-def member_lines(members: Sequence[dict[str, Any]]) -> list[Line]:
+def member_lines(members: Sequence[SummaryMember]) -> list[Line]:
     """One line per change on screen: consecutive identical titles collapse into one."""
     lines: list[Line] = []
     for m in members:
-        if m["is_idle"]:
+        if m.is_idle:
             text = "(idle / locked)"
         else:
             # Raw titles: "— 2 failed" is noise for grouping but evidence for cues.
-            title = m["window_title"][:TITLE_CHARS] or "(no title)"
-            site = f" ({m['domain']})" if m["domain"] else ""
+            title = m.window_title[:TITLE_CHARS] or "(no title)"
+            site = f" ({m.domain})" if m.domain else ""
             text = f"{title}{site}"
-            if m["description"]:
-                text += f" ⟶ {m['description'][:DESCRIPTION_MAX]}"
-        seconds = float(m["duration_s"] or 0.0)
-        if lines and lines[-1].app == m["app"] and lines[-1].text == text:
+            if m.description:
+                text += f" ⟶ {m.description[:DESCRIPTION_MAX]}"
+        seconds = m.duration_s
+        if lines and lines[-1].app == m.app and lines[-1].text == text:
             last = lines[-1]
             lines[-1] = Line(last.ts, last.seconds + seconds, last.app, last.text, last.repeats + 1)
         else:
-            lines.append(Line(m["ts_start"], seconds, m["app"], text))
+            lines.append(Line(m.ts_start, seconds, m.app, text))
     return lines
 
 
@@ -87,7 +89,7 @@ def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str
     log_text = render_lines(lines, budget=budget)
     language = language_of(log_text)
     minutes = round((ep.ts_end - ep.ts_start).total_seconds() / 60)
-    apps = ", ".join(sorted({m["app"] for m in ep.members if m["app"]}))
+    apps = ", ".join(sorted({m.app for m in ep.members if m.app}))
     header = (
         f"Episode {ep.ts_start:%Y-%m-%d %H:%M}–{ep.ts_end:%H:%M} UTC ({minutes} min) on "
         f"{ep.device_id}. Category by time: {ep.category}. Apps: {apps}."
@@ -99,13 +101,14 @@ def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str
     return messages, language
 
 
-def grounding_problems(answer: dict[str, Any], ep: EpisodeForSummary) -> list[str]:
-    categories = {m["category"] for m in ep.members if not m["is_idle"]} | {ep.category}
+def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str]:
+    """What in the answer the episode's own log does not support (empty: grounded)."""
+    categories = {m.category for m in ep.members if not m.is_idle} | {ep.category}
     problems = []
-    if answer["category"] not in categories:
-        problems.append(f"category {answer['category']!r} is not among {sorted(categories)}")
-    own = {m["app"].lower() for m in ep.members}
-    text = f"{answer['title']} {answer['summary']}".lower()
+    if answer.category not in categories:
+        problems.append(f"category {answer.category!r} is not among {sorted(categories)}")
+    own = {m.app.lower() for m in ep.members}
+    text = f"{answer.title} {answer.summary}".lower()
     strangers = sorted(
         a
         for a in ep.day_apps
@@ -120,7 +123,7 @@ def grounding_problems(answer: dict[str, Any], ep: EpisodeForSummary) -> list[st
 
 def literal_cues(cues: Sequence[str], ep: EpisodeForSummary) -> list[str]:
     """Cues the members' own text shows (case-insensitive); the rest are dropped."""
-    seen = " ".join(f"{m['window_title']} {m['description'] or ''}" for m in ep.members).lower()
+    seen = " ".join(f"{m.window_title} {m.description or ''}" for m in ep.members).lower()
     out: list[str] = []
     for cue in cues:
         cue = cue.strip()
@@ -137,30 +140,17 @@ def summarize_episode(
     if ep is None or ep.summary_status != "pending":
         return "skipped"  # already summarised, idle, or rebuilt since the job was queued
     messages, _ = episode_prompt(ep, budget=settings.summary_input_tokens)
-    answer: dict[str, Any] | None = None
-    for attempt in range(2):
-        try:
-            candidate = models.chat_json(
-                messages=messages, schema=SUMMARY_SCHEMA, name="episode_summary", max_tokens=700
-            )
-        except ModelOutputError as exc:
-            log.warning("episode %s: unusable model output: %s", episode_id, exc.message)
-            break
-        problems = grounding_problems(candidate, ep)
-        if not problems:
-            answer = candidate
-            break
-        if attempt == 0:
-            messages = [
-                *messages,
-                {"role": "assistant", "content": str(candidate)},
-                {
-                    "role": "user",
-                    "content": "Rejected: "
-                    + "; ".join(problems)
-                    + ". Use only the apps and categories of this episode's log.",
-                },
-            ]
+    answer: SummaryAnswer | None = None
+    try:
+        answer = models.chat_answer(
+            messages=messages,
+            answer=SummaryAnswer,
+            check=lambda candidate: grounding_problems(candidate, ep),
+            fix="Use only the apps and categories of this episode's log.",
+            max_tokens=700,
+        )
+    except ModelOutputError as exc:
+        log.warning("episode %s: unusable model output: %s", episode_id, exc.message)
     if answer is None:
         store.save_episode_summary(
             user_id=user_id,
@@ -174,8 +164,8 @@ def summarize_episode(
             fts_text=fts_document(ep.title),
         )
         return "failed"
-    title = answer["title"].strip()[:TITLE_MAX] or ep.title
-    summary = answer["summary"].strip()
+    title = answer.title.strip()[:TITLE_MAX] or ep.title
+    summary = answer.summary.strip()
     embedding = None
     if models.available("embedding"):
         with contextlib.suppress(ModelUnavailable):  # the sweep embeds it later
@@ -185,8 +175,8 @@ def summarize_episode(
         episode_id=episode_id,
         title=title,
         summary=summary,
-        tags=[t.strip() for t in answer["tags"] if t.strip()][:8],
-        cues=literal_cues(answer["cues"], ep),
+        tags=[t.strip() for t in answer.tags if t.strip()][:8],
+        cues=literal_cues(answer.cues, ep),
         status="done",
         embedding=embedding,
         fts_text=fts_document(title, summary, ep.primary_app),

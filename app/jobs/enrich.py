@@ -36,30 +36,38 @@ def model_jobs(store: Store, *, chat: bool, embedding: bool, vision: bool) -> li
         jobs += [
             _job(
                 "describe_record",
-                {"user_id": u, "record_id": r},
-                f"describe:{u}:{r}",
+                {"user_id": r.user_id, "record_id": r.record_id},
+                f"describe:{r.user_id}:{r.record_id}",
                 DESCRIBE_PRIORITY,
             )
-            for u, r in store.pending_descriptions(limit=SWEEP_LIMIT)
+            for r in store.pending_descriptions(limit=SWEEP_LIMIT)
         ]
     if chat:
         jobs += [
             _job(
                 "summarize_episode",
-                {"user_id": u, "episode_id": e},
-                f"summary:{u}:{e}",
+                {"user_id": e.user_id, "episode_id": e.episode_id},
+                f"summary:{e.user_id}:{e.episode_id}",
                 SUMMARY_PRIORITY,
             )
-            for u, e in store.pending_summaries(limit=SWEEP_LIMIT)
+            for e in store.pending_summaries(limit=SWEEP_LIMIT)
         ]
         jobs += [
-            _job("write_narrative", {"user_id": u, "grain": g, "key": k}, f"narrative:{u}:{k}")
-            for u, g, k in store.pending_narratives(limit=SWEEP_LIMIT)
+            _job(
+                "write_narrative",
+                {"user_id": d.user_id, "grain": d.grain, "key": d.scope_key},
+                f"narrative:{d.user_id}:{d.scope_key}",
+            )
+            for d in store.pending_narratives(limit=SWEEP_LIMIT)
         ]
     if embedding:
         jobs += [
-            _job("embed_episode", {"user_id": u, "episode_id": e}, f"embed:{u}:{e}")
-            for u, e in store.pending_embeddings(limit=SWEEP_LIMIT)
+            _job(
+                "embed_episode",
+                {"user_id": e.user_id, "episode_id": e.episode_id},
+                f"embed:{e.user_id}:{e.episode_id}",
+            )
+            for e in store.pending_embeddings(limit=SWEEP_LIMIT)
         ]
     return jobs
 

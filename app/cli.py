@@ -80,12 +80,14 @@ def migrate() -> None:
 @_edge
 def serve(host: str | None, port: int | None, worker: bool) -> None:
     """Serve the HTTP API."""
+    from app.api.server import bind
     from app.api.server import serve as run
     from app.runtime.services import open_services
 
     settings = _settings(host=host, port=port)
-    with open_services(settings) as services:
-        run(services, host=settings.host, port=settings.port, with_worker=worker)
+    sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
+    with sock, open_services(settings) as services:
+        run(services, sock=sock, host=settings.host, with_worker=worker)
 
 
 @main.command()
@@ -106,6 +108,45 @@ def worker(concurrency: int, once: bool) -> None:
         # With several slots, one that finds only lock-held jobs would end the drain early.
         slots = 1 if once else concurrency
         asyncio.run(run_worker(services, concurrency=slots, wait=not once))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_edge
+def status(as_json: bool) -> None:
+    """The database and the job queue: waiting jobs and the oldest one's age, stalled
+    jobs, live workers. Exit status 1 when degraded (for health checks)."""
+    import json
+
+    from app.runtime.health import check_health
+    from app.runtime.services import open_services
+
+    settings = _settings()
+    with open_services(settings) as services:
+        report = check_health(services.store, settings=settings)
+    if as_json:
+        click.echo(json.dumps(report.document()))
+    else:
+        for line in report.lines():
+            click.echo(line)
+    if report.problems:
+        raise SystemExit(1)
+
+
+@main.command()
+@_edge
+def compact() -> None:
+    """Rewrite the tables that hold captured text, so that text erased by deletions
+    leaves the data files (WAL segments and backups keep it until they age out)."""
+    from app.db.compact import compact_tables
+    from app.db.connection import connect, database_url
+
+    settings = _settings()
+    with connect(database_url(settings), settings=settings, autocommit=True) as conn:
+        notes = compact_tables(conn)
+    click.echo("compacted: " + ", ".join(notes.done))
+    for skipped in notes.skipped:
+        click.echo(f"not done: {skipped}")
 
 
 @main.group()

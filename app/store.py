@@ -154,6 +154,18 @@ class JobRequest:
     priority: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class JobHealth:
+    """The job queue at a glance (/healthz, `timetrace status`)."""
+
+    waiting: int  # due to run now
+    oldest_waiting_s: float | None  # since the oldest of them last became due
+    running: int
+    stalled: int  # running on a worker that stopped sending heartbeats
+    failed: int
+    workers: int  # with a recent heartbeat
+
+
 # -- episodes (L2) -----------------------------------------------------------------------
 
 
@@ -275,6 +287,16 @@ class DigestDraft:
     source_ids: list[int]
     computed_through_ts: datetime | None
     finalized: bool
+    # The newest update of its sources (episodes, or day digests) when it was computed.
+    sources_through: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnbuiltDay:
+    """A logical day with live records not (or no longer) in a current closed episode."""
+
+    day: date
+    records: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,8 +402,11 @@ class RecordStore(Protocol):
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
     ) -> dict[tuple[str, date], int]:
-        """Tombstone records: their text is blanked and analyses removed at once, the
-        episodes built from them are marked stale. Returns records hit per (device, day)."""
+        """Delete records, in one transaction: each keeps only ids, device, span and a hash
+        of its key; its analysis and the label notes on it go; the episodes of its
+        device-day and the signals of its day are deleted, and the day, week and month
+        digests over it are stripped and marked stale until rolled up again. Returns
+        records hit per (device, day)."""
         ...
 
     def day_category_seconds(
@@ -396,6 +421,14 @@ class JobStore(Protocol):
         """Enqueue jobs; one already waiting under the same queueing lock is kept. Returns
         how many were added."""
         ...
+
+    def recover_stalled_jobs(self, *, stalled_after_s: float) -> int:
+        """Put back in the queue each job left running by a worker silent for longer than
+        `stalled_after_s` (ended `aborted` instead when a twin already waits). Returns how
+        many."""
+        ...
+
+    def job_health(self, *, stalled_after_s: float) -> JobHealth: ...
 
 
 class EpisodeStore(Protocol):
@@ -445,14 +478,33 @@ class DigestStore(Protocol):
     def save_digest(self, *, user_id: int, digest: DigestDraft) -> int: ...
 
     def save_day_rollup(
-        self, *, user_id: int, digest: DigestDraft, day: date, signals: Sequence[SignalDraft]
+        self,
+        *,
+        user_id: int,
+        digest: DigestDraft,
+        day: date,
+        signals: Sequence[SignalDraft],
+        then: Sequence[JobRequest] = (),
     ) -> int:
-        """Upsert the day digest and replace the day's signals, in one transaction."""
+        """Upsert the day digest, replace the day's signals and enqueue `then` (its week
+        and month), in one transaction."""
+        ...
+
+    def sources_through(
+        self, *, user_id: int, grain: str, day_from: date, day_to: date
+    ) -> datetime | None:
+        """The newest update of what a digest is computed from: the closed episodes of a
+        day, or the day digests of a week or month. Read it before the numbers."""
         ...
 
     def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]: ...
     def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int: ...
     def rollups_due(self) -> list[tuple[int, date]]: ...
+
+    def periods_due(self) -> list[tuple[int, str, str]]:
+        """(user, grain, key) of week and month digests missing, stale or older than
+        their days, or ready to be finalized."""
+        ...
 
 
 # -- rows of the model layer (ModelStore) -------------------------------------------
@@ -631,6 +683,11 @@ class ToolStore(Protocol):
     def period_signal_counts(
         self, *, user_id: int, day_from: date, day_to: date
     ) -> dict[str, int]: ...
+
+    def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
+        """Days of [day_from, day_to] whose records are not all in current episodes yet."""
+        ...
+
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
 

@@ -13,7 +13,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 
 from app.cli import main
 from app.jobs import jobs_app, worker_connector
-from app.jobs.maintenance import retry_stalled_jobs
+from app.jobs.maintenance import remove_old_jobs
 from app.runtime.services import Services
 from app.settings import Settings
 from tests.conftest import make_api
@@ -43,7 +43,7 @@ def run_worker_once(db_url: str, tmp_path: Path, **env: str) -> None:
     assert result.exit_code == 0, result.output
 
 
-def _defer(url: str, settings: Settings, task: Any = retry_stalled_jobs) -> int:
+def _defer(url: str, settings: Settings, task: Any = remove_old_jobs) -> int:
     return with_app(url, settings, lambda: task.defer_async(timestamp=0))
 
 
@@ -131,61 +131,3 @@ def test_the_worker_summarises_episodes_through_the_model_sweep(
     }
     assert statuses == {"done": 15, "idle": 3}  # E, Q, S: idle or locked
     assert fake.calls["episode_summary"] == 15
-
-
-def _retry_stalled(url: str, settings: Settings) -> int:
-    """What retry_stalled_jobs does, with a heartbeat threshold short enough for a test."""
-
-    async def retry() -> int:
-        manager = jobs_app.job_manager
-        stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=0.5))
-        for job in stalled:
-            await manager.retry_job(job)
-        return len(stalled)
-
-    return with_app(url, settings, retry)
-
-
-@pytest.mark.slow
-def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
-    services: Services, db_url: str, tmp_path: Path, conn: Any
-) -> None:
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    from datetime import date
-
-    from app.demo.sample import generate_sample
-    from tests.test_pyramid import ingest_sample
-
-    data = generate_sample(start=date(2003, 3, 1), days=21, seed=8)
-    ingest_sample(services, data)
-    env = {**os.environ, "TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "worker", "--concurrency", "2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # kill it once it is busy building
-        if conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0:
-            break
-        time.sleep(0.05)
-    worker.send_signal(signal.SIGKILL)
-    worker.wait(10)
-    time.sleep(1.0)  # no more heartbeats from the dead worker
-    _retry_stalled(db_url, services.settings)
-    run_worker_once(db_url, tmp_path)
-    assert (
-        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
-        == 0
-    )
-    for day in data.days:
-        digest = conn.execute(
-            "SELECT metrics FROM digests WHERE grain = 'day' AND scope_key = %s", [day.isoformat()]
-        ).fetchone()
-        want = {c: s for (d, c), s in data.seconds.items() if d == day}
-        assert digest["metrics"]["seconds_by_category"] == want, day

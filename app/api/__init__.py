@@ -17,15 +17,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import __version__
 from app.api import devices, records, tools
-from app.api.deps import DocsUserDep, ServicesDep, UserDep
+from app.api.deps import RETRY_AFTER_S, DocsUserDep, ServicesDep, UserDep
 from app.errors import (
     AuthError,
+    ConflictError,
     DatabaseError,
     InvalidInputError,
     NotFoundError,
     TimeTraceError,
     UnknownDeviceError,
 )
+from app.runtime.health import check_health
 from app.runtime.services import Services
 
 log = logging.getLogger("timetrace.api")
@@ -52,6 +54,8 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
 
 def _error(status: int, message: str, **extra: Any) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status == 503:
+        headers = {"Retry-After": str(RETRY_AFTER_S)}
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
@@ -77,9 +81,11 @@ def _install_error_handlers(app: FastAPI) -> None:
             status = 404
         elif isinstance(exc, InvalidInputError):
             status = 422
+        elif isinstance(exc, ConflictError):
+            status = 409
         elif isinstance(exc, DatabaseError):
-            log.error("database error: %s", exc.message)
-            return _error(503, "the database is not available, try again shortly")
+            log.warning("database error: %s", exc.message)
+            return _error(503, "the database is busy or not available; try again shortly")
         return _error(status, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
@@ -96,13 +102,13 @@ health = APIRouter(tags=["health"])
 
 
 @health.get("/healthz")
-def healthz(services: ServicesDep) -> dict[str, str]:
-    """Liveness and database reachability; the only route without a token."""
-    try:
-        services.store.ping()
-    except DatabaseError:
-        return {"status": "degraded", "database": "unreachable"}
-    return {"status": "ok", "database": "ok", "version": __version__}
+def healthz(services: ServicesDep) -> dict[str, Any]:
+    """Liveness, database reachability and the job queue (waiting, the age of the oldest
+    waiting job, stalled jobs, live workers): `degraded` with the problems when the
+    database does not answer, a job is stalled, or jobs wait too long. The only route
+    without a token."""
+    report = check_health(services.store, settings=services.settings)
+    return {**report.document(), "version": __version__}
 
 
 me = APIRouter(prefix="/api/v1", tags=["account"])

@@ -12,6 +12,9 @@ from app.runtime.auth import hash_token
 from app.runtime.services import Services
 from app.store import UserContext
 
+# A transient database error (busy, restarting) is a 503 to retry after this many seconds.
+RETRY_AFTER_S = 2
+
 _bearer = HTTPBearer(auto_error=False, description="An API token from `timetrace token create`.")
 
 

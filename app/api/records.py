@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import ServicesDep, UserDep
+from app.ingest import records as ingest
 from app.ingest.records import IngestResult, RecordBatch, ingest_batch
-from app.pyramid.requests import build_job
 from app.store import DEVICE_ID_PATTERN
 
 router = APIRouter(prefix="/api/v1/records", tags=["records"])
@@ -51,16 +51,16 @@ class DeleteResult(BaseModel):
 
 @router.delete("", response_model=DeleteResult)
 def delete_records(request: DeleteRequest, services: ServicesDep, user: UserDep) -> DeleteResult:
-    """Delete records: their captured text is erased at once and every layer built
-    from them is rebuilt without them."""
-    hit = services.store.delete_records(
-        user_id=user.user_id,
+    """Delete records: when this answers, their captured text is gone from every layer
+    (episodes, digests, signals, label notes built from them stop serving it), and the
+    layers are rebuilt without them in the background. `timetrace compact` then rewrites
+    the table files; what it cannot reach (WAL, backups) is in the README."""
+    deleted = ingest.delete_records(
+        services.store,
+        user=user,
         record_ids=request.record_ids,
         device_id=request.device_id,
         ts_from=request.ts_from,
         ts_to=request.ts_to,
     )
-    services.store.defer(
-        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
-    )
-    return DeleteResult(deleted=sum(hit.values()))
+    return DeleteResult(deleted=deleted)

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from app.api.deps import ServicesDep, UserDep
+from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.tools import REGISTRY, dispatch, list_tools
 from app.tools.registry import to_json
 
@@ -50,7 +50,11 @@ async def call_tool(
         return JSONResponse({"error": "the body is not valid JSON"}, status_code=422)
     ctx = services.tool_context(user=user, now=datetime.now(UTC))
     result = await run_in_threadpool(dispatch, ctx, name, arguments)
-    status = 200
+    status, headers = 200, None
     if "error" in result:
         status = 404 if name not in REGISTRY else 422
-    return JSONResponse(content=json.loads(to_json(result)), status_code=status)
+        if result.get("conflict"):
+            status = 409  # the item was deleted or rebuilt meanwhile
+        elif result.get("retry"):
+            status, headers = 503, {"Retry-After": str(RETRY_AFTER_S)}
+    return JSONResponse(content=json.loads(to_json(result)), status_code=status, headers=headers)

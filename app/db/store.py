@@ -12,6 +12,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from app.db.base import retrying
 from app.db.connection import Connection
 from app.db.queries import QUERIES
 from app.db.store_enrich import PostgresModelStore
@@ -24,6 +25,7 @@ from app.store import (
     DigestRow,
     EpisodeDraft,
     EpisodeFacts,
+    JobHealth,
     JobRequest,
     MemberFacts,
     NewRecords,
@@ -34,6 +36,10 @@ from app.store import (
     UserContext,
 )
 from app.text import fts_document
+from app.timeutil import day_key, scope_keys
+
+# A pass requeues at most this many stalled jobs (a crash leaves one per worker slot).
+_MAX_RECOVERED = 1_000
 
 
 def _user(row: dict[str, Any] | None) -> UserContext | None:
@@ -97,11 +103,13 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
 
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
         columns = {name: getattr(records, name) for name in NewRecords.__dataclass_fields__}
-        with self.pool.connection() as conn:
-            cur = conn.execute(
-                QUERIES["insert_records"], {"user_id": user_id, "device_id": device_id, **columns}
-            )
-            return cur.rowcount
+        params = {"user_id": user_id, "device_id": device_id, **columns}
+
+        def insert() -> int:
+            with self.pool.connection() as conn:
+                return conn.execute(QUERIES["insert_records"], params).rowcount
+
+        return retrying(insert)
 
     def delete_records(
         self,
@@ -112,17 +120,45 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
     ) -> dict[tuple[str, date], int]:
-        rows = self._all(
-            "tombstone_records",
-            {
-                "user_id": user_id,
-                "record_ids": list(record_ids) if record_ids is not None else None,
-                "device_id": device_id,
-                "ts_from": ts_from,
-                "ts_to": ts_to,
-            },
-        )
-        return {(row["device_id"], row["day_local"]): int(row["n"]) for row in rows}
+        params = {
+            "user_id": user_id,
+            "record_ids": list(record_ids) if record_ids is not None else None,
+            "device_id": device_id,
+            "ts_from": ts_from,
+            "ts_to": ts_to,
+        }
+
+        def delete() -> dict[tuple[str, date], int]:
+            # One transaction: nothing built from the deleted records serves their text
+            # once it commits; the rebuild (jobs, or the sweep) fills the layers again.
+            with self.pool.connection() as conn, conn.transaction():
+                hit = {
+                    (r["device_id"], r["day_local"]): int(r["n"])
+                    for r in conn.execute(QUERIES["tombstone_records"], params)
+                }
+                if not hit:
+                    return {}
+                device_days = sorted(hit)
+                days = sorted({day for _, day in device_days})
+                conn.execute(
+                    QUERIES["delete_episodes_of_device_days"],
+                    {
+                        "user_id": user_id,
+                        "devices": [device for device, _ in device_days],
+                        "days": [day for _, day in device_days],
+                    },
+                )
+                conn.execute(
+                    QUERIES["delete_day_signals"],
+                    {"user_id": user_id, "keys": [day_key(day) for day in days]},
+                )
+                conn.execute(
+                    QUERIES["strip_digests"],
+                    {"user_id": user_id, "keys": sorted({k for d in days for k in scope_keys(d)})},
+                )
+                return hit
+
+        return retrying(delete)
 
     def day_category_seconds(
         self, *, user_id: int, day_from: date, day_to: date
@@ -140,7 +176,8 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
 
     def _defer(self, conn: Connection, jobs: Sequence[JobRequest]) -> int:
         added = 0
-        for job in jobs:
+        # Queueing-lock order: transactions that defer several jobs lock them in one order.
+        for job in sorted(jobs, key=lambda j: j.queueing_lock or ""):
             deferrer = self._jobs.configure_task(
                 job.task_name,
                 queue=job.queue,
@@ -151,11 +188,51 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
             )
             try:
                 with conn.transaction():  # a savepoint: a waiting twin must not abort the caller
+                    if job.queueing_lock is not None and self._waiting(conn, job.queueing_lock):
+                        continue
                     deferrer.defer(**job.args)
-                added += 1
             except AlreadyEnqueued:
-                pass  # the same job is already waiting (queueing lock)
+                continue  # a twin deferred without the advisory lock won the race
+            added += 1
         return added
+
+    @staticmethod
+    def _waiting(conn: Connection, queueing_lock: str) -> bool:
+        """True when a job already waits under this queueing lock; it then cannot start
+        before this transaction commits. The advisory lock serialises deferrals of one
+        key, so a duplicate is skipped here instead of failing the unique index (an ERROR
+        line in the server log for every de-duplicated job)."""
+        params = {"queueing_lock": queueing_lock}
+        conn.execute(QUERIES["lock_queueing_lock"], params)
+        return conn.execute(QUERIES["job_waiting"], params).fetchone() is not None
+
+    def recover_stalled_jobs(self, *, stalled_after_s: float) -> int:
+        recovered = 0
+        with self.pool.connection() as conn:
+            while recovered < _MAX_RECOVERED:
+                with conn.transaction():  # one job at a time: its row stays locked meanwhile
+                    row = conn.execute(
+                        QUERIES["next_stalled_job"], {"stalled_after_s": stalled_after_s}
+                    ).fetchone()
+                    if row is None:
+                        break
+                    conn.execute(
+                        QUERIES["requeue_job"],
+                        {
+                            "job_id": row["id"],
+                            "retry_at": None,
+                            "priority": None,
+                            "queue": None,
+                            "lock": None,
+                        },
+                    )
+                recovered += 1
+        return recovered
+
+    def job_health(self, *, stalled_after_s: float) -> JobHealth:
+        health = self._one_as(JobHealth, "job_health", {"stalled_after_s": stalled_after_s})
+        assert health is not None  # an aggregate always yields one row
+        return health
 
     # -- episodes (L2) -------------------------------------------------------------
 
@@ -182,7 +259,6 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
         then: Sequence[JobRequest] = (),
     ) -> None:
         with self.pool.connection() as conn, conn.transaction():
-            self._defer(conn, then)
             conn.execute(
                 QUERIES["delete_device_day_episodes"],
                 {"user_id": user_id, "device_id": device_id, "days": list(days)},
@@ -191,6 +267,7 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
                 QUERIES["mark_digests_stale"],
                 {"user_id": user_id, "keys": list(digest_keys)},
             )
+            self._defer(conn, then)
 
     def records_to_segment(
         self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
@@ -297,7 +374,13 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
             return _upsert_digest(conn, user_id, digest)
 
     def save_day_rollup(
-        self, *, user_id: int, digest: DigestDraft, day: date, signals: Sequence[SignalDraft]
+        self,
+        *,
+        user_id: int,
+        digest: DigestDraft,
+        day: date,
+        signals: Sequence[SignalDraft],
+        then: Sequence[JobRequest] = (),
     ) -> int:
         with self.pool.connection() as conn, conn.transaction():
             digest_id = _upsert_digest(conn, user_id, digest)
@@ -325,7 +408,20 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
                     "keep": [f"{s.kind}|{s.key}" for s in signals],
                 },
             )
+            self._defer(conn, then)
         return digest_id
+
+    def sources_through(
+        self, *, user_id: int, grain: str, day_from: date, day_to: date
+    ) -> datetime | None:
+        if grain == "day":
+            row = self._one("day_sources_through", {"user_id": user_id, "day": day_from})
+        else:
+            row = self._one(
+                "period_sources_through",
+                {"user_id": user_id, "key_from": day_key(day_from), "key_to": day_key(day_to)},
+            )
+        return row["through"] if row else None
 
     def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]:
         return self._all_as(
@@ -340,6 +436,9 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
 
     def rollups_due(self) -> list[tuple[int, date]]:
         return [(r["user_id"], r["day_local"]) for r in self._all("rollups_due", {})]
+
+    def periods_due(self) -> list[tuple[int, str, str]]:
+        return [(r["user_id"], r["grain"], r["scope_key"]) for r in self._all("periods_due", {})]
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]:
         rows = self._all(
@@ -392,6 +491,7 @@ def _upsert_digest(conn: Connection, user_id: int, digest: DigestDraft) -> int:
         "source_ids": Jsonb(digest.source_ids),
         "computed_through_ts": digest.computed_through_ts,
         "finalized": digest.finalized,
+        "sources_through": digest.sources_through,
     }
     row = conn.execute(QUERIES["upsert_digest"], params).fetchone()
     if row is None:  # unchanged: the upsert wrote nothing

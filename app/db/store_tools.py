@@ -19,6 +19,7 @@ from app.store import (
     SearchHit,
     SignalRow,
     TailSeconds,
+    UnbuiltDay,
 )
 
 
@@ -66,6 +67,11 @@ class PostgresToolStore(Queries):
             "period_signal_counts", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
         )
         return {r["kind"]: int(r["n"]) for r in rows}
+
+    def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
+        return self._all_as(
+            UnbuiltDay, "unbuilt_days", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
 
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]:
         return self._all_as(

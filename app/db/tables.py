@@ -195,6 +195,7 @@ class Digest(DigestBase, table=True):
     user_id: int = _pk()
     digest_id: int | None = _pk(identity=True)
     stale: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    sources_through: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
     created_at: datetime = Field(sa_type=TZ, nullable=False)
     updated_at: datetime = Field(sa_type=TZ, nullable=False)
 

@@ -1,7 +1,9 @@
 """Ingest: validate a batch of records, apply privacy and category rules, and
-hand the rows to the store. The HTTP route and the importers both come here.
+hand the rows to the store. The HTTP route and the importers both come here, and so
+does deletion.
 
     result = ingest_batch(store, user=user, batch=RecordBatch(...), rules=rules)
+    deleted = delete_records(store, user=user, ts_from=..., ts_to=...)
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pydantic import (
 )
 
 from app.errors import UnknownDeviceError
-from app.pyramid.requests import build_job
+from app.pyramid.requests import build_job, rollup_day_job
 from app.rules.categories import Rules
 from app.store import DEVICE_ID_PATTERN, NewRecords, Store, UserContext
 from app.text import canonical_domain
@@ -165,3 +167,29 @@ def ingest_batch(
         excluded=excluded,
         redacted=redacted,
     )
+
+
+def delete_records(
+    store: Store,
+    *,
+    user: UserContext,
+    record_ids: list[int] | None = None,
+    device_id: str | None = None,
+    ts_from: datetime | None = None,
+    ts_to: datetime | None = None,
+) -> int:
+    """Delete records: once this returns, no layer serves their text (see
+    `RecordStore.delete_records`); the episodes and digests of their days are rebuilt by
+    the jobs asked for here (or, if those are lost, by the sweep). Returns how many."""
+    hit = store.delete_records(
+        user_id=user.user_id,
+        record_ids=record_ids,
+        device_id=device_id,
+        ts_from=ts_from,
+        ts_to=ts_to,
+    )
+    store.defer(
+        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
+        + [rollup_day_job(user.user_id, day) for day in sorted({day for _, day in hit})]
+    )
+    return sum(hit.values())

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from app.enrich.client import ModelClient
-from app.errors import TimeTraceError
+from app.errors import ConflictError, DatabaseError, TimeTraceError
 from app.settings import Settings
 from app.store import ToolStore, UserContext
 from app.text import estimate_tokens
@@ -174,6 +174,10 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> d
         return _validation_error(name, exc)
     try:
         result = spec.run(ctx, params)
+    except ConflictError as exc:
+        return {"error": exc.message, "conflict": True, "hint": "look it up again, then retry"}
+    except DatabaseError as exc:
+        return {"error": exc.message, "retry": True, "hint": "the database is busy: try again"}
     except TimeTraceError as exc:
         return {"error": exc.message}
     except Exception:

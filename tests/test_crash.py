@@ -1,0 +1,157 @@
+"""Crashes, as they happen: a worker and a back-fill killed with SIGKILL at random points
+and started again end with exactly the pyramid of a run that was never interrupted."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.demo.sample import SampleData, generate_sample
+from app.pyramid.build import backfill, pending_jobs
+from app.runtime.services import Services
+from app.store import UserContext
+from tests.faults import (
+    FAST_WORKER,
+    ingest_days,
+    jobs_by_status,
+    kill9,
+    pyramid_snapshot,
+    spawn,
+    timetrace_env,
+    wait_for,
+)
+
+# Two months, sparse enough (a record every ~5 minutes) to build in seconds.
+TWO_MONTHS = {"start": date(2003, 3, 1), "days": 61, "seed": 11, "mean_record_s": 300}
+APRIL = date(2003, 4, 1)
+
+
+def two_months() -> SampleData:
+    return generate_sample(**TWO_MONTHS)  # type: ignore[arg-type]
+
+
+def add_user(services: Services, data: SampleData) -> UserContext:
+    user = services.store.ensure_user(name="sample", time_zone=data.time_zone, day_cut_hour=4)
+    for device_id, kind, name in data.devices:
+        services.store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
+    return user
+
+
+def uninterrupted(
+    other_db: Callable[[], AbstractContextManager[tuple[Services, Any]]], data: SampleData
+) -> dict[str, Any]:
+    """The pyramid of the same records built in one go, in a database of its own."""
+    with other_db() as (services, conn):
+        user = add_user(services, data)
+        ingest_days(services, user, data, lambda _: True)
+        backfill(services.store, now=datetime.now(UTC), settings=services.settings)
+        return pyramid_snapshot(conn)
+
+
+def _newest_worker(conn: Any) -> int:
+    row = conn.execute("SELECT COALESCE(max(id), 0) AS id FROM procrastinate_workers").fetchone()
+    return int(row["id"])
+
+
+def _running(conn: Any, *, worker_after: int) -> list[str]:
+    """What the worker started last (its id is above `worker_after`) is running."""
+    rows = conn.execute(
+        "SELECT task_name FROM procrastinate_jobs WHERE status = 'doing' AND worker_id > %s",
+        [worker_after],
+    )
+    return sorted(r["task_name"] for r in rows)
+
+
+def _workers_alive(conn: Any) -> int:
+    row = conn.execute(
+        "SELECT count(*) AS n FROM procrastinate_workers "
+        "WHERE last_heartbeat > now() - interval '1 second'"
+    ).fetchone()
+    return int(row["n"])
+
+
+@pytest.mark.slow
+def test_a_worker_killed_at_random_points_leaves_the_pyramid_of_an_uninterrupted_run(
+    services: Services, db_url: str, conn: Any, tmp_path: Path, other_db: Any
+) -> None:
+    data = two_months()
+    user = add_user(services, data)
+    ingest_days(services, user, data, lambda day: day < APRIL)
+    env = timetrace_env(db_url, tmp_path, **FAST_WORKER)
+    log = tmp_path / "worker.log"
+    rng = random.Random(20030301)
+    before, worker = _newest_worker(conn), spawn(["worker"], env, log)
+    kills: list[list[str]] = []
+    # Kill while episodes are built, then while days and while weeks and months roll up;
+    # after the first kills, April arrives while March is being built (waiting twins).
+    for index, wanted in enumerate(["build_episodes"] * 4 + ["rollup_day", "rollup_period"] * 3):
+        if index == 2:
+            assert ingest_days(services, user, data, lambda day: day >= APRIL) > 0
+        assert wait_for(
+            lambda t=wanted, b=before: t in _running(conn, worker_after=b),  # type: ignore[misc]
+            timeout=90,
+            interval=0.005,
+        ), (wanted, jobs_by_status(conn))
+        time.sleep(rng.uniform(0, 0.03))
+        kills.append(_running(conn, worker_after=before))
+        kill9(worker)
+        before, worker = _newest_worker(conn), spawn(["worker"], env, log)
+    # The last worker finishes the work, recovering what the last kill left.
+    assert wait_for(
+        lambda: set(jobs_by_status(conn)) <= {"succeeded", "aborted"}, timeout=120, interval=0.1
+    ), (jobs_by_status(conn), log.read_text()[-3000:])
+    assert wait_for(lambda: _workers_alive(conn) == 1, timeout=30)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(30) == 0
+    kinds = Counter(task for running in kills for task in running)
+    assert len(kills) == 10 and all(kills), kills
+    assert kinds["build_episodes"] and kinds["rollup_day"] and kinds["rollup_period"], kinds
+    # Nothing left for the sweep to catch: no chain of jobs was cut.
+    assert pending_jobs(services.store) == []
+    got = pyramid_snapshot(conn)
+    assert len(got["digests"]) == 61 + 10 + 2  # days, ISO weeks 9-18, March and April
+    want = uninterrupted(other_db, data)
+    for layer in ("episodes", "members", "digests", "signals"):
+        assert got[layer] == want[layer], layer
+
+
+@pytest.mark.slow
+def test_a_killed_backfill_run_again_leaves_every_week_and_month_of_an_uninterrupted_run(
+    services: Services, db_url: str, conn: Any, tmp_path: Path, other_db: Any
+) -> None:
+    data = two_months()
+    user = add_user(services, data)
+    ingest_days(services, user, data, lambda _: True)
+    env = timetrace_env(db_url, tmp_path)
+    log = tmp_path / "backfill.log"
+
+    def digests(grain: str) -> int:
+        row = conn.execute("SELECT count(*) AS n FROM digests WHERE grain = %s", [grain])
+        return int(row.fetchone()["n"])
+
+    # Killed halfway through the days (its weeks and months come at the end), then
+    # again once it has begun on the weeks and months.
+    first = spawn(["backfill"], env, log)
+    assert wait_for(lambda: digests("day") >= 30, timeout=120, interval=0.01)
+    kill9(first)
+    assert digests("week") == 0 and digests("month") == 0
+    second = spawn(["backfill"], env, log)
+    assert wait_for(lambda: digests("week") + digests("month") >= 3, timeout=120, interval=0.005)
+    kill9(second)
+    third = spawn(["backfill"], env, log)
+    assert third.wait(120) == 0, log.read_text()[-3000:]
+    got = pyramid_snapshot(conn)
+    want = uninterrupted(other_db, data)
+    periods = {k: v for k, v in want["digests"].items() if not k.startswith("day:")}
+    assert len(periods) == 12
+    assert {k: v for k, v in got["digests"].items() if not k.startswith("day:")} == periods
+    assert got == want

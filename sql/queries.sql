@@ -709,6 +709,20 @@ WITH ep AS (
 SELECT DISTINCT upd.device_id, upd.day_local, ep.episode_id, ep.category AS old_category
 FROM upd, ep;
 
+-- name: label_target_gone --
+-- No row to re-label, but the target was there: a deleted record, or an episode id that
+-- existed (episodes are rebuilt, under new ids, when their records change). A conflict
+-- to report as such, not an unknown id.
+SELECT CASE WHEN %(target_kind)s = 'record' THEN EXISTS (
+           SELECT 1 FROM records WHERE user_id = %(user_id)s AND record_id = %(target_id)s
+             AND deleted_at IS NOT NULL)
+       ELSE NOT EXISTS (
+           SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(target_id)s
+             AND NOT stale)
+         AND %(target_id)s <= COALESCE(
+           pg_sequence_last_value(pg_get_serial_sequence('episodes', 'episode_id')), 0)
+       END AS gone;
+
 -- name: insert_label --
 INSERT INTO labels (user_id, target_kind, target_id, field, old_value, new_value, actor, note)
 VALUES (%(user_id)s, %(target_kind)s, %(target_id)s, 'category', %(old_value)s, %(new_value)s,

@@ -5,9 +5,11 @@ PostgreSQL server a test may stop, start and read the files of."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,6 +44,18 @@ def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[b
         return subprocess.Popen(
             [sys.executable, "-m", "app.cli", *args], env=env, stdout=out, stderr=out
         )
+
+
+@contextmanager
+def reaped(*processes: subprocess.Popen[bytes]) -> Iterator[None]:
+    """Kill whatever of `processes` still runs when the block ends."""
+    try:
+        yield
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
 
 
 def kill9(process: subprocess.Popen[bytes]) -> None:
@@ -165,10 +179,12 @@ class PrivateServer:
 
 
 @contextmanager
-def private_server(root: Path) -> Iterator[PrivateServer]:
+def private_server() -> Iterator[PrivateServer]:
+    """Not under pytest's temporary directory: the server runs as another OS user, and
+    pytest keeps that directory private to ours."""
     from app.db.embedded import start_embedded
 
-    pgdata = root / "pgdata"
+    pgdata = Path(tempfile.mkdtemp(prefix="tt-private-")) / "pgdata"
     server = PrivateServer(start_embedded(pgdata=pgdata, cleanup_mode="delete"), pgdata)
     try:
         yield server
@@ -176,3 +192,4 @@ def private_server(root: Path) -> Iterator[PrivateServer]:
         if (pgdata / "postmaster.pid").exists():
             server.stop()  # a restarted server is not the process the handle knows
         server.handle.cleanup()
+        shutil.rmtree(pgdata.parent, ignore_errors=True)

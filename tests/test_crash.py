@@ -97,7 +97,7 @@ def test_a_worker_killed_at_random_points_leaves_the_pyramid_of_an_uninterrupted
         if index == 2:
             assert ingest_days(services, user, data, lambda day: day >= APRIL) > 0
         assert wait_for(
-            lambda t=wanted, b=before: t in _running(conn, worker_after=b),  # type: ignore[misc]
+            lambda t=wanted, b=before: t in _running(conn, worker_after=b),
             timeout=90,
             interval=0.005,
         ), (wanted, jobs_by_status(conn))

@@ -29,15 +29,23 @@ from app.pyramid.requests import build_job
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import migrate_url, open_services
 from app.settings import Settings
-from tests.faults import FAST_WORKER, PrivateServer, private_server, spawn, timetrace_env, wait_for
+from tests.faults import (
+    FAST_WORKER,
+    PrivateServer,
+    private_server,
+    reaped,
+    spawn,
+    timetrace_env,
+    wait_for,
+)
 
 _names = itertools.count()
 SHANGHAI = "Asia/Shanghai"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateServer]:
-    with private_server(tmp_path_factory.mktemp("private")) as private:
+def server() -> Iterator[PrivateServer]:
+    with private_server() as private:
         yield private
 
 
@@ -183,15 +191,19 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
         services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="t")
         services.store.add_device(user_id=user.user_id, device_id="laptop", name="", kind="laptop")
     port = free_port()
-    env = timetrace_env(url, tmp_path, TIMETRACE_WORKER_GIVE_UP_S="20", **FAST_WORKER)
+    env = timetrace_env(url, tmp_path, TIMETRACE_WORKER_GIVE_UP_S="15", **FAST_WORKER)
     log = tmp_path / "processes.log"
     api = spawn(["serve", "--worker", "--port", str(port)], env, log)
     worker = spawn(["worker"], env, log)
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {token}"}
-    with connect(url, settings=private_db, autocommit=True) as conn:
 
-        def episodes_of(prefix: str) -> int:
+    def post(prefix: str, start: datetime) -> httpx.Response:
+        body = {"device_id": "laptop", "records": records(prefix, start, 20)}
+        return httpx.post(f"{base}/api/v1/records", json=body, headers=auth, timeout=30)
+
+    def in_episodes(prefix: str) -> int:
+        with connect(url, settings=private_db) as conn:
             row = conn.execute(
                 "SELECT count(*) AS n FROM records WHERE client_record_id LIKE %s "
                 "AND episode_id IS NOT NULL",
@@ -199,39 +211,31 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
             ).fetchone()
             return int(row["n"])
 
-        def post(prefix: str, start: datetime) -> httpx.Response:
-            body = {"device_id": "laptop", "records": records(prefix, start, 20)}
-            return httpx.post(f"{base}/api/v1/records", json=body, headers=auth, timeout=30)
-
+    with reaped(api, worker):
         assert wait_for(lambda: _answers(f"{base}/healthz"), timeout=60, interval=0.2)
         assert post("before", datetime(2003, 3, 12, 1, tzinfo=UTC)).status_code == 200
-        assert wait_for(lambda: episodes_of("before") == 21, timeout=60, interval=0.2)
-
-    server.stop()
-    down = post("down", datetime(2003, 3, 13, 1, tzinfo=UTC))
-    assert down.status_code == 503 and down.headers["Retry-After"]  # never a 500
-    time.sleep(2)
-    server.start()
-    restarted = time.monotonic()
-    after = post("after", datetime(2003, 3, 14, 1, tzinfo=UTC))
-    assert after.status_code == 200, after.text
-    with connect(url, settings=private_db, autocommit=True) as conn:
-        assert wait_for(lambda: episodes_of("after") == 21, timeout=60, interval=0.2), (
+        assert wait_for(lambda: in_episodes("before") == 21, timeout=60, interval=0.2)
+        server.stop()
+        down = post("down", datetime(2003, 3, 13, 1, tzinfo=UTC))
+        assert down.status_code == 503 and down.headers["Retry-After"] == "2"  # never a 500
+        time.sleep(2)
+        server.start()
+        restarted = time.monotonic()
+        after = post("after", datetime(2003, 3, 14, 1, tzinfo=UTC))
+        assert after.status_code == 200, after.text
+        assert wait_for(lambda: in_episodes("after") == 21, timeout=60, interval=0.2), (
             log.read_text()[-4000:]
         )
-    print(f"episodes {time.monotonic() - restarted:.1f} s after the restart")
-    assert api.poll() is None and worker.poll() is None
-    assert httpx.get(f"{base}/healthz", timeout=10).json()["status"] == "ok"
-    # A database that stays away: both give up and exit non-zero for a supervisor.
-    server.stop()
-    try:
-        assert worker.wait(90) == 1
-        assert api.wait(90) == 1
-    finally:
-        server.start()
-        for process in (api, worker):
-            if process.poll() is None:
-                process.kill()
+        print(f"episodes {time.monotonic() - restarted:.1f} s after the restart")
+        assert api.poll() is None and worker.poll() is None
+        assert httpx.get(f"{base}/healthz", timeout=10).json()["status"] == "ok"
+        # A database that stays away: both give up and exit non-zero for a supervisor.
+        server.stop()
+        try:
+            assert worker.wait(90) == 1
+            assert api.wait(90) == 1
+        finally:
+            server.start()
     assert "gives up" in log.read_text()
 
 

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from psycopg.errors import TransactionRollback
 from psycopg.rows import class_row
 from psycopg_pool import ConnectionPool
 
@@ -19,6 +18,11 @@ from app.errors import DatabaseBusyError
 R = TypeVar("R")
 
 
+def lost_a_race(exc: DatabaseBusyError) -> bool:
+    """A deadlock or a serialization failure (SQLSTATE class 40): worth running again."""
+    return str(getattr(exc.__cause__, "sqlstate", "") or "").startswith("40")
+
+
 def retrying(transaction: Callable[[], R], *, attempts: int = 4) -> R:
     """Run a transaction again (a few times, with a short jittered wait) when it lost a
     deadlock or a serialization conflict to a concurrent one; other errors pass."""
@@ -26,7 +30,7 @@ def retrying(transaction: Callable[[], R], *, attempts: int = 4) -> R:
         try:
             return transaction()
         except DatabaseBusyError as exc:
-            if attempt == attempts or not isinstance(exc.__cause__, TransactionRollback):
+            if attempt == attempts or not lost_a_race(exc):
                 raise
             time.sleep(0.02 * 2**attempt * random.uniform(0.5, 1.5))
     raise AssertionError("unreachable")

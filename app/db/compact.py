@@ -33,11 +33,17 @@ class CompactReport:
 def compact_tables(conn: Connection) -> CompactReport:
     report = CompactReport()
     conn.autocommit = True  # VACUUM cannot run inside a transaction
+    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+    superuser = bool(row and row["rolsuper"])
+    if superuser:
+        # ANALYZE keeps the old statistics of a table it finds empty: drop them first.
+        conn.execute(
+            "DELETE FROM pg_statistic WHERE starelid = ANY(%s::regclass[])", [list(TEXT_TABLES)]
+        )
     for table in TEXT_TABLES:
         conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {}").format(sql.Identifier(table)))
         report.done.append(table)
-    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-    if row and row["rolsuper"]:
+    if superuser:
         conn.execute("VACUUM FULL pg_statistic")
         report.done.append("pg_statistic")
     else:

@@ -22,6 +22,7 @@ from app.errors import DatabaseBusyError, DatabaseError
 from app.settings import Settings
 
 DEFAULT_DATABASE = "timetrace"
+POOL_WAIT_S = 10.0
 Connection = psycopg.Connection[dict[str, Any]]
 
 
@@ -98,6 +99,8 @@ def open_pool(url: str, *, settings: Settings, min_size: int = 1) -> Pool:
         # Embeddings travel as pgvector values, not as text literals.
         configure=register_vector,
         check=ConnectionPool.check_connection,
+        # A request (or a job) waits this long for a connection, then gets a 503 (a retry).
+        timeout=POOL_WAIT_S,
         open=False,
         name="timetrace",
     )

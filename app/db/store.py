@@ -148,13 +148,14 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
                         "days": [day for _, day in device_days],
                     },
                 )
-                conn.execute(
-                    QUERIES["delete_day_signals"],
-                    {"user_id": user_id, "keys": [day_key(day) for day in days]},
-                )
+                # Digests before signals, as a rollup writes them (one lock order).
                 conn.execute(
                     QUERIES["strip_digests"],
                     {"user_id": user_id, "keys": sorted({k for d in days for k in scope_keys(d)})},
+                )
+                conn.execute(
+                    QUERIES["delete_day_signals"],
+                    {"user_id": user_id, "keys": [day_key(day) for day in days]},
                 )
                 return hit
 

@@ -7,9 +7,9 @@
   back to the queue, each exactly once (`Store.recover_stalled_jobs`).
 - The database going away (a restart, a dropped connection) ends procrastinate's worker
   ("side task failed … stopping worker"). The session is started again once the
-  database answers, with backoff from 1 s to 30 s; after `worker_give_up_s` of failures
-  `WorkerGaveUpError` is raised, so that the process exits non-zero and a supervisor
-  (systemd, compose) restarts it.
+  database answers, with backoff from 1 s to 30 s; when it has not answered for
+  `worker_give_up_s`, `WorkerGaveUpError` is raised, so that the process exits non-zero
+  and a supervisor (systemd, compose) restarts it.
 - SIGINT/SIGTERM (when asked to handle them) stop the worker gracefully: running jobs
   finish, nothing new starts.
 """
@@ -46,7 +46,6 @@ async def supervise(
     install_signal_handlers: bool,
 ) -> None:
     settings = services.settings
-    failing_since: float | None = None
     backoff = FIRST_BACKOFF_S
     with _stop_on_signals(stop) if install_signal_handlers else contextlib.nullcontext():
         while not stop.is_set():
@@ -56,17 +55,12 @@ async def supervise(
                 return
             if not wait and error is not None:
                 raise error
-            now = time.monotonic()
-            if failing_since is None or now - started >= HEALTHY_SESSION_S:
-                failing_since, backoff = now, FIRST_BACKOFF_S
+            if time.monotonic() - started >= HEALTHY_SESSION_S:
+                backoff = FIRST_BACKOFF_S
             log.warning("the worker stopped (%s); starting it again", _describe(error))
-            # Back off until the database answers, or give up.
+            # Back off until the database answers; give up when it has not for too long.
+            failed_at = time.monotonic()
             while not stop.is_set():
-                if time.monotonic() - failing_since >= settings.worker_give_up_s:
-                    raise WorkerGaveUpError(
-                        f"the worker lost the database for {settings.worker_give_up_s:g} s "
-                        f"and gives up ({_describe(error)})"
-                    )
                 await _sleep(backoff, stop)
                 backoff = min(backoff * 2, MAX_BACKOFF_S)
                 try:
@@ -74,6 +68,11 @@ async def supervise(
                     break
                 except DatabaseError as exc:
                     error = exc
+                if time.monotonic() - failed_at >= settings.worker_give_up_s:
+                    raise WorkerGaveUpError(
+                        f"the database did not answer for {settings.worker_give_up_s:g} s; "
+                        f"the worker gives up ({_describe(error)})"
+                    )
 
 
 async def _run_session(

@@ -90,8 +90,9 @@ def main() -> None:
         for _ in range(args.calls):
             ctx = services.tool_context(user=user, now=datetime.now(UTC))
             started = time.perf_counter()
-            dispatch(ctx, "query_stats", ARGUMENTS)
+            answer = dispatch(ctx, "query_stats", ARGUMENTS)
             samples.append(time.perf_counter() - started)
+        print(f"query_stats answers from: {answer['source']}", file=sys.stderr)
         direct = p50_p95_ms(samples)
         print(f"{'dispatch':<10} p50 {direct[0]:>7} ms  p95 {direct[1]:>7} ms", file=sys.stderr)
 

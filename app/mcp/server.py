@@ -12,6 +12,7 @@ other tier reads only).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -35,6 +36,12 @@ UserOf = Callable[[ServerRequestContext[Any, Any]], UserContext]
 """Who a request acts for: fixed for stdio, the bearer token's user over HTTP."""
 
 
+@functools.cache
+def _schema(spec: Tool) -> dict[str, Any]:
+    # Building a JSON schema costs milliseconds, and a tool's never changes once registered.
+    return spec.input_schema()
+
+
 def annotations_for(spec: Tool) -> types.ToolAnnotations:
     writes = spec.tier == "write"
     return types.ToolAnnotations(read_only_hint=not writes, destructive_hint=writes)
@@ -44,7 +51,7 @@ def mcp_tool(spec: Tool) -> types.Tool:
     return types.Tool(
         name=spec.name,
         description=spec.description,
-        input_schema=spec.input_schema(),
+        input_schema=_schema(spec),
         annotations=annotations_for(spec),
     )
 
@@ -72,7 +79,7 @@ def _too_large(name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
 
 def _input_schema(name: str) -> dict[str, Any] | None:
     spec = REGISTRY.get(name)
-    return spec.input_schema() if spec else None
+    return _schema(spec) if spec else None
 
 
 def build_server(*, services: Services, user_of: UserOf) -> Server[Any]:

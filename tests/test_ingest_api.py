@@ -201,9 +201,13 @@ def test_every_route_but_healthz_needs_a_token(api: Api) -> None:
                 assert reply.headers["WWW-Authenticate"] == "Bearer"
 
 
-def test_healthz_reports_database(api: Api) -> None:
+def test_healthz_reports_database(api: Api, services: Any) -> None:
     reply = api.client.get("/healthz")
     assert reply.json()["status"] == "ok"
+    assert reply.json()["database"] == "ok"
+    services.pool.close()  # the database is out of reach
+    reply = api.client.get("/healthz")
+    assert reply.json() == {"status": "degraded", "database": "unreachable"}
 
 
 def test_docs_need_a_token_and_work_with_one(api: Api) -> None:

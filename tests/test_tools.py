@@ -20,7 +20,7 @@ from app.pyramid.build import backfill
 from app.rules.categories import CATEGORIES
 from app.runtime.services import Services
 from app.store import UserContext
-from app.timeutil import month_key, period_days, week_key
+from app.timeutil import period_days, week_key
 from app.tools import REGISTRY, ToolContext, dispatch, list_tools
 from app.tools.reference import render_reference
 from app.tools.registry import output_tokens
@@ -496,4 +496,3 @@ def test_no_tool_ever_exceeds_its_cap(services: Services, conn: Any) -> None:
         assert "error" in result or "truncated" in result
 
     check()
-    assert week_key(date(2003, 3, 1)) and month_key(date(2003, 3, 1))

@@ -127,7 +127,6 @@ def _digest(conn: Any, grain: str, key: str) -> dict[str, Any]:
     return dict(row)
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_sample_month_digests_equal_ground_truth_to_the_second(
     month: tuple[SampleData, UserContext], conn: Any
@@ -145,7 +144,6 @@ def test_sample_month_digests_equal_ground_truth_to_the_second(
     assert _digest(conn, "month", "2003-03")["finalized"]
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_sample_month_has_at_most_80_episodes_per_day(
     month: tuple[SampleData, UserContext], conn: Any
@@ -157,7 +155,6 @@ def test_sample_month_has_at_most_80_episodes_per_day(
     assert len(counts) == 31 and max(counts) <= 80 and min(counts) >= 5
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_invariants_hold_on_the_sample_month(
     month: tuple[SampleData, UserContext], services: Services, conn: Any
@@ -198,7 +195,6 @@ def test_invariants_hold_on_the_sample_month(
         assert {k: stored[k] for k in checked} == {k: live[k] for k in checked}, key
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_running_everything_twice_changes_nothing(
     month: tuple[SampleData, UserContext], services: Services, conn: Any
@@ -389,7 +385,6 @@ def test_day_digest_is_not_final_while_the_day_is_open(
     ]
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_planted_rework_in_the_sample_month_is_detected_and_nothing_else(
     month: tuple[SampleData, UserContext], conn: Any

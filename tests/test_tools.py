@@ -78,7 +78,6 @@ def stats(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
     )
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_query_stats_equals_ground_truth_for_every_day_week_month_and_straddling_range(
     services: Services, month: tuple[SampleData, UserContext]
@@ -104,7 +103,6 @@ def test_query_stats_equals_ground_truth_for_every_day_week_month_and_straddling
     assert sources == {"digest", "live", "mixed"}
 
 
-@pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_query_stats_periods_resolve_in_the_users_clock(
     services: Services, month: tuple[SampleData, UserContext]

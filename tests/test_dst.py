@@ -20,7 +20,7 @@ from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.timeutil import day_bounds, logical_day, month_key, week_key
 from app.tools import ToolContext, dispatch
-from tests.helpers import make_api
+from tests.helpers import Api, make_api
 
 CUT = 4
 STEP = timedelta(minutes=5)
@@ -38,17 +38,46 @@ class Day:
     start: datetime  # the logical day's bounds in UTC
     end: datetime
     hours: int
+    change: datetime | None = None  # when the clocks change inside it, in UTC
 
 
 CHANGES = [
-    # Clocks go 02:00 -> 03:00 on 03-08, inside the logical day that began 03-07 04:00 EST.
-    Day("America/New_York", date(2026, 3, 7), utc(2026, 3, 7, 9), utc(2026, 3, 8, 8), 23),
-    # Clocks go 02:00 -> 01:00 on 11-01, inside the logical day that began 10-31 04:00 EDT.
-    Day("America/New_York", date(2026, 10, 31), utc(2026, 10, 31, 8), utc(2026, 11, 1, 9), 25),
+    # 02:00 EST -> 03:00 EDT on 03-08, inside the logical day that began 03-07 04:00 EST.
+    Day(
+        "America/New_York",
+        date(2026, 3, 7),
+        utc(2026, 3, 7, 9),
+        utc(2026, 3, 8, 8),
+        23,
+        change=utc(2026, 3, 8, 7),
+    ),
+    # 02:00 EDT -> 01:00 EST on 11-01, inside the logical day that began 10-31 04:00 EDT.
+    Day(
+        "America/New_York",
+        date(2026, 10, 31),
+        utc(2026, 10, 31, 8),
+        utc(2026, 11, 1, 9),
+        25,
+        change=utc(2026, 11, 1, 6),
+    ),
     # 02:00 CET -> 03:00 CEST on 03-29.
-    Day("Europe/Berlin", date(2026, 3, 28), utc(2026, 3, 28, 3), utc(2026, 3, 29, 2), 23),
+    Day(
+        "Europe/Berlin",
+        date(2026, 3, 28),
+        utc(2026, 3, 28, 3),
+        utc(2026, 3, 29, 2),
+        23,
+        change=utc(2026, 3, 29, 1),
+    ),
     # 03:00 CEST -> 02:00 CET on 10-25.
-    Day("Europe/Berlin", date(2026, 10, 24), utc(2026, 10, 24, 2), utc(2026, 10, 25, 3), 25),
+    Day(
+        "Europe/Berlin",
+        date(2026, 10, 24),
+        utc(2026, 10, 24, 2),
+        utc(2026, 10, 25, 3),
+        25,
+        change=utc(2026, 10, 25, 1),
+    ),
 ]
 # The calendar dates of the changes start after the change: ordinary 24-hour days.
 CALENDAR_DATES = [
@@ -73,6 +102,11 @@ def test_day_bounds_are_the_exact_instants_and_the_day_is_23_24_or_25_hours(d: D
     assert logical_day(d.start, tz=tz, cut_hour=CUT) == d.day
     assert logical_day(d.end - timedelta(microseconds=1), tz=tz, cut_hour=CUT) == d.day
     assert logical_day(d.end, tz=tz, cut_hour=CUT) == d.day + timedelta(days=1)
+    if d.change is not None:  # the clocks really do change inside the day, then
+        assert d.start < d.change < d.end
+        before, after = d.change - timedelta(seconds=1), d.change
+        offsets = (before.astimezone(tz).utcoffset(), after.astimezone(tz).utcoffset())
+        assert abs(offsets[1] - offsets[0]) == timedelta(hours=1)  # type: ignore[operator]
 
 
 # -- three whole days over the API, the pyramid, query_stats ----------------------------------
@@ -134,14 +168,21 @@ def _seconds(metrics: dict[str, Any]) -> dict[str, float]:
     return {"active": metrics["active_seconds"], "idle": metrics["idle_seconds"]}
 
 
-@pytest.mark.parametrize("d", CHANGES, ids=_id)
-def test_a_whole_dst_day_adds_up_in_every_layer_and_in_query_stats(
-    services: Services, conn: Any, d: Day
-) -> None:
+@pytest.fixture(params=CHANGES, ids=_id)
+def dst_days(request: pytest.FixtureRequest, services: Services) -> tuple[Day, Api]:
+    """The day with a change of clock and its neighbours, ingested over the API and built."""
+    d: Day = request.param
     api = make_api(services, time_zone=d.zone, devices=("laptop",))
     reply = api.ingest("laptop", _records(d))
     assert reply.status_code == 200, reply.text
     backfill(services.store, now=d.end + timedelta(days=3), settings=services.settings)
+    return d, api
+
+
+def test_a_whole_dst_day_adds_up_in_the_day_week_and_month_digests(
+    dst_days: tuple[Day, Api], conn: Any
+) -> None:
+    d, _ = dst_days
     truth = _truth(d)
     assert truth[d.day]["active"] + truth[d.day]["idle"] == d.hours * HOUR
     assert truth[d.day]["idle"] > 0 and truth[d.day]["active"] > 0
@@ -161,13 +202,18 @@ def test_a_whole_dst_day_adds_up_in_every_layer_and_in_query_stats(
     # Week and month digests are the sums of their days (the three days share a week; a
     # 25-hour day at the end of October has its next day in November).
     for grain, key_of in (("week", week_key), ("month", month_key)):
-        keys = {key_of(day) for day in truth}
-        for key in keys:
+        for key in {key_of(day) for day in truth}:
             days = [day for day in truth if key_of(day) == key]
             want = {k: sum(truth[day][k] for day in days) for k in ("active", "idle")}
             assert _seconds(_digest(conn, grain, key)["metrics"]) == want, key
 
-    # query_stats over HTTP: the same totals for the day and for the three days.
+
+def test_query_stats_counts_every_second_of_a_dst_day(
+    dst_days: tuple[Day, Api], services: Services
+) -> None:
+    d, api = dst_days
+    truth = _truth(d)
+    # Over HTTP: the same totals for the day, and for it with its neighbours.
     day_args = {"period": "custom", "date_from": str(d.day), "date_to": str(d.day)}
     by_category = api.post("/api/v1/tools/query_stats", day_args).json()
     assert by_category["total_seconds"] == d.hours * HOUR
@@ -188,22 +234,14 @@ def test_a_whole_dst_day_adds_up_in_every_layer_and_in_query_stats(
     ).json()
     assert three["total_seconds"] == (d.hours + 48) * HOUR
 
-    # "today", asked half an hour after the clocks changed, is still the logical day `d`.
-    tz = ZoneInfo(d.zone)
-    change = (
-        next(
-            t
-            for t in (d.start + timedelta(minutes=m) for m in range(0, d.hours * 60, 5))
-            if (t + STEP).astimezone(tz).utcoffset() != t.astimezone(tz).utcoffset()
-        )
-        + STEP
-    )
+    # Through dispatch: "today", half an hour after the clocks changed, is still the day.
+    assert d.change is not None
     ctx = ToolContext(
         store=services.store,
         models=None,
         settings=services.settings,
         user=api.user,
-        now=change + timedelta(minutes=30),
+        now=d.change + timedelta(minutes=30),
     )
     today = dispatch(ctx, "query_stats", {"period": "today"})
     assert (today["from"], today["to"]) == (str(d.day), str(d.day))

@@ -15,7 +15,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,20 +30,20 @@ from pydantic import BaseModel, Field
 
 from app.api.server import serve_in_thread
 from app.cli import main
-from app.demo.sample import SampleData, generate_sample
+from app.demo.sample import SampleData
 from app.ingest.records import RecordBatch, ingest_batch
 from app.mcp.server import MAX_ARGUMENTS_BYTES
-from app.pyramid.build import backfill
+from app.pyramid.build import rebuild_days
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
 from app.settings import Settings
 from app.store import UserContext
 from app.tools import REGISTRY, dispatch, list_tools
 from app.tools.registry import ToolContext, tool
+from tests.helpers import NOW, SAMPLE_MONTH, Preloaded
 
 ROOT = Path(__file__).resolve().parent.parent
-NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after the sentinel days below
-FIRST, LAST = date(2003, 3, 3), date(2003, 3, 4)
+FIRST, LAST = SAMPLE_MONTH.start, SAMPLE_MONTH.start + timedelta(days=SAMPLE_MONTH.days - 1)
 T = TypeVar("T")
 
 STATS = {"period": "custom", "date_from": FIRST.isoformat(), "date_to": LAST.isoformat()}
@@ -59,11 +59,15 @@ class People:
     bob_token: str
 
 
-def _add_user(services: Services, name: str) -> tuple[UserContext, str]:
-    user = services.store.ensure_user(name=name, time_zone="Asia/Shanghai", day_cut_hour=4)
+def _token_for(services: Services, user: UserContext) -> str:
     token = new_token()
     services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="mcp")
-    return user, token
+    return token
+
+
+def _add_user(services: Services, name: str) -> tuple[UserContext, str]:
+    user = services.store.ensure_user(name=name, time_zone="Asia/Shanghai", day_cut_hour=4)
+    return user, _token_for(services, user)
 
 
 @pytest.fixture
@@ -74,15 +78,10 @@ def people(services: Services) -> People:
 
 
 @pytest.fixture
-def seeded(people: People) -> tuple[People, SampleData]:
-    """Alice: two days of the sample. Bob: half an hour over his private ledger, the same days."""
-    services, alice, bob = people.services, people.alice, people.bob
-    data = generate_sample(start=FIRST, days=2, seed=13)
-    for device_id, kind, name in data.devices:
-        services.store.add_device(user_id=alice.user_id, device_id=device_id, name=name, kind=kind)
-    for body in data.batches():
-        batch = RecordBatch.model_validate(body)
-        ingest_batch(services.store, user=alice, batch=batch, rules=services.rules)
+def seeded(preloaded: Preloaded, services: Services) -> tuple[People, SampleData]:
+    """Alice: the sample month. Bob: half an hour over his private ledger, on 3 March."""
+    alice, alice_token = preloaded.user, _token_for(services, preloaded.user)
+    bob, bob_token = _add_user(services, "bob")
     services.store.add_device(user_id=bob.user_id, device_id="pc", name="", kind="desktop")
     records = [
         {
@@ -96,8 +95,14 @@ def seeded(people: People) -> tuple[People, SampleData]:
     ]
     batch = RecordBatch.model_validate({"device_id": "pc", "records": records})
     ingest_batch(services.store, user=bob, batch=batch, rules=services.rules)
-    backfill(services.store, now=NOW, settings=services.settings)
-    return people, data
+    rebuild_days(
+        services.store,
+        user=bob,
+        device_days=[("pc", date(2003, 3, 3))],
+        now=NOW,
+        settings=services.settings,
+    )
+    return People(services, alice, alice_token, bob, bob_token), preloaded.data
 
 
 class EchoArgs(BaseModel):
@@ -229,10 +234,13 @@ def alice_truth(data: SampleData) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_stdio_lists_the_registry_and_answers_as_dispatch_does(
-    seeded: tuple[People, SampleData], settings: Settings
+    seeded: tuple[People, SampleData], settings: Settings, conn: Any
 ) -> None:
     people, data = seeded
+    # README's config serves the user `me`: here that is Alice, the sample's user.
+    conn.execute("UPDATE users SET name = 'me' WHERE user_id = %s", [people.alice.user_id])
 
     async def session(client: Client) -> tuple[Any, Any, Any, list[Any]]:
         # Malformed calls first: the same session must keep answering after them.
@@ -248,6 +256,7 @@ def test_stdio_lists_the_registry_and_answers_as_dispatch_does(
     assert_refusals(refused)
 
 
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_http_lists_the_registry_and_answers_as_dispatch_does(
     seeded: tuple[People, SampleData],
 ) -> None:
@@ -312,6 +321,7 @@ def test_requests_without_a_valid_token_are_refused_before_any_tool_runs(
     assert echo_tool == ["me"]
 
 
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_each_token_sees_only_its_own_users_data(seeded: tuple[People, SampleData]) -> None:
     people, data = seeded
     services = people.services

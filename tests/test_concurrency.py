@@ -18,8 +18,7 @@ import pytest
 from app.api.server import serve_in_thread
 from app.pyramid.build import backfill, build_and_enqueue, rollup_day_and_enqueue
 from app.runtime.services import Services
-from tests.conftest import make_api
-from tests.test_pyramid import load_golden
+from tests.helpers import load_golden, make_api
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 T = TypeVar("T")

@@ -9,16 +9,15 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import UTC, date, datetime
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.demo.sample import SampleData, generate_sample
-from app.pyramid.build import backfill, pending_jobs
+from app.pyramid.build import pending_jobs
 from app.runtime.services import Services
-from app.store import UserContext
 from tests.faults import (
     FAST_WORKER,
     ingest_days,
@@ -29,31 +28,18 @@ from tests.faults import (
     timetrace_env,
     wait_for,
 )
+from tests.helpers import SampleRecipe, ingest_sample
 
-# Two months, sparse enough (a record every ~5 minutes) to build in seconds.
-TWO_MONTHS = {"start": date(2003, 3, 1), "days": 61, "seed": 11, "mean_record_s": 300}
+# Two months (March and April 2003), sparse enough (a record every ~5 minutes) to build
+# in seconds; as ingested, and as built by one uninterrupted back-fill.
+TWO_MONTHS = SampleRecipe(start=date(2003, 3, 1), days=61, seed=11, mean_record_s=300)
+TWO_MONTHS_INGESTED = replace(TWO_MONTHS, built=False)
 APRIL = date(2003, 4, 1)
 
 
-def two_months() -> SampleData:
-    return generate_sample(**TWO_MONTHS)  # type: ignore[arg-type]
-
-
-def add_user(services: Services, data: SampleData) -> UserContext:
-    user = services.store.ensure_user(name="sample", time_zone=data.time_zone, day_cut_hour=4)
-    for device_id, kind, name in data.devices:
-        services.store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
-    return user
-
-
-def uninterrupted(
-    other_db: Callable[[], AbstractContextManager[tuple[Services, Any]]], data: SampleData
-) -> dict[str, Any]:
+def uninterrupted(other_db: Callable[..., AbstractContextManager[tuple[Services, Any]]]) -> Any:
     """The pyramid of the same records built in one go, in a database of its own."""
-    with other_db() as (services, conn):
-        user = add_user(services, data)
-        ingest_days(services, user, data, lambda _: True)
-        backfill(services.store, now=datetime.now(UTC), settings=services.settings)
+    with other_db(TWO_MONTHS) as (_, conn):
         return pyramid_snapshot(conn)
 
 
@@ -83,8 +69,8 @@ def _workers_alive(conn: Any) -> int:
 def test_a_worker_killed_at_random_points_leaves_the_pyramid_of_an_uninterrupted_run(
     services: Services, db_url: str, conn: Any, tmp_path: Path, other_db: Any
 ) -> None:
-    data = two_months()
-    user = add_user(services, data)
+    data = TWO_MONTHS.data()
+    user = ingest_sample(services, replace(data, records=[]))  # the user and devices
     ingest_days(services, user, data, lambda day: day < APRIL)
     env = timetrace_env(db_url, tmp_path, **FAST_WORKER)
     log = tmp_path / "worker.log"
@@ -119,18 +105,16 @@ def test_a_worker_killed_at_random_points_leaves_the_pyramid_of_an_uninterrupted
     assert pending_jobs(services.store) == []
     got = pyramid_snapshot(conn)
     assert len(got["digests"]) == 61 + 10 + 2  # days, ISO weeks 9-18, March and April
-    want = uninterrupted(other_db, data)
+    want = uninterrupted(other_db)
     for layer in ("episodes", "members", "digests", "signals"):
         assert got[layer] == want[layer], layer
 
 
 @pytest.mark.slow
+@pytest.mark.preloaded(TWO_MONTHS_INGESTED)
 def test_a_killed_backfill_run_again_leaves_every_week_and_month_of_an_uninterrupted_run(
     services: Services, db_url: str, conn: Any, tmp_path: Path, other_db: Any
 ) -> None:
-    data = two_months()
-    user = add_user(services, data)
-    ingest_days(services, user, data, lambda _: True)
     env = timetrace_env(db_url, tmp_path)
     log = tmp_path / "backfill.log"
 
@@ -150,7 +134,7 @@ def test_a_killed_backfill_run_again_leaves_every_week_and_month_of_an_uninterru
     third = spawn(["backfill"], env, log)
     assert third.wait(120) == 0, log.read_text()[-3000:]
     got = pyramid_snapshot(conn)
-    want = uninterrupted(other_db, data)
+    want = uninterrupted(other_db)
     periods = {k: v for k, v in want["digests"].items() if not k.startswith("day:")}
     assert len(periods) == 12
     assert {k: v for k, v in got["digests"].items() if not k.startswith("day:")} == periods

@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 
 from app.enrich.catchup import enrich
-from app.enrich.client import ModelClient
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from tests.conftest import Api, make_api
 from tests.fake_openai import FakeOpenAI
+from tests.helpers import Api, make_api, with_models
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 MARKER = "ZqxjMarker7781"  # in an app name, window titles, a URL and a label note
@@ -26,19 +25,6 @@ SHANGHAI_9AM = datetime(2003, 3, 12, 1, tzinfo=UTC)
 def fake() -> Iterator[FakeOpenAI]:
     with FakeOpenAI(dim=384) as server:
         yield server
-
-
-def with_models(services: Services, fake: FakeOpenAI) -> Services:
-    settings = services.settings.model_copy(
-        update={"llm_base_url": fake.url, "embedding_base_url": fake.url, "llm_backoff_s": 0.01}
-    )
-    return Services(
-        settings=settings,
-        store=services.store,
-        rules=services.rules,
-        url=services.url,
-        models=ModelClient(settings),
-    )
 
 
 def minutes(start: datetime, count: int, prefix: str, **fields: Any) -> list[dict[str, Any]]:
@@ -98,7 +84,7 @@ def every_answer(api: Api) -> str:
 def test_deleted_text_leaves_every_answer_at_once_and_every_table_after_the_rebuild(
     services: Services, fake: FakeOpenAI, conn: Any
 ) -> None:
-    services = with_models(services, fake)
+    services, _ = with_models(services, fake)
     api = make_api(services, devices=("laptop",))
     secret = minutes(
         SHANGHAI_9AM + timedelta(hours=1),

@@ -16,7 +16,7 @@ from app.jobs import jobs_app, worker_connector
 from app.jobs.maintenance import remove_old_jobs
 from app.runtime.services import Services
 from app.settings import Settings
-from tests.conftest import make_api
+from tests.helpers import make_api
 
 T = TypeVar("T")
 

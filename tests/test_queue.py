@@ -16,7 +16,7 @@ from app.cli import main
 from app.jobs import jobs_app, worker_connector
 from app.pyramid.requests import build_job, rollup_day_job
 from app.runtime.services import Services
-from tests.conftest import make_api
+from tests.helpers import make_api
 
 T = TypeVar("T")
 BUILD = build_job(1, "laptop")

@@ -51,8 +51,10 @@ def _with_worker(
     """Run the worker beside the API; a worker that gives up stops the server, so that the
     process exits non-zero and its supervisor restarts it."""
 
+    app_lifespan = app.router.lifespan_context  # the MCP sessions: keep them
+
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = asyncio.Event()
         task = asyncio.create_task(run_worker(services, install_signal_handlers=False, stop=stop))
 
@@ -64,7 +66,8 @@ def _with_worker(
 
         task.add_done_callback(on_done)
         try:
-            yield
+            async with app_lifespan(app):
+                yield
         finally:
             stop.set()
             with contextlib.suppress(Exception):  # already in `failures`
@@ -99,7 +102,7 @@ def serve_in_thread(services: Services) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(services=services), log_level="warning", access_log=False, lifespan="off"
+        create_app(services=services), log_level="warning", access_log=False, lifespan="on"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

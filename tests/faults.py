@@ -47,8 +47,8 @@ def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[b
 
 
 @contextmanager
-def reaped(*processes: subprocess.Popen[bytes]) -> Iterator[None]:
-    """Kill whatever of `processes` still runs when the block ends."""
+def reaped(processes: list[subprocess.Popen[bytes]]) -> Iterator[None]:
+    """Kill whatever of `processes` (as the list is when the block ends) still runs."""
     try:
         yield
     finally:

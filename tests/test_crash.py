@@ -24,6 +24,7 @@ from tests.faults import (
     jobs_by_status,
     kill9,
     pyramid_snapshot,
+    reaped,
     spawn,
     timetrace_env,
     wait_for,
@@ -75,29 +76,35 @@ def test_a_worker_killed_at_random_points_leaves_the_pyramid_of_an_uninterrupted
     env = timetrace_env(db_url, tmp_path, **FAST_WORKER)
     log = tmp_path / "worker.log"
     rng = random.Random(20030301)
-    before, worker = _newest_worker(conn), spawn(["worker"], env, log)
     kills: list[list[str]] = []
-    # Kill while episodes are built, then while days and while weeks and months roll up;
-    # after the first kills, April arrives while March is being built (waiting twins).
-    for index, wanted in enumerate(["build_episodes"] * 4 + ["rollup_day", "rollup_period"] * 3):
-        if index == 2:
-            assert ingest_days(services, user, data, lambda day: day >= APRIL) > 0
+    workers = [spawn(["worker"], env, log)]
+    before = 0
+    # Kill while episodes are built, while days roll up, and while weeks and months do
+    # (they run after the days); then April arrives, and the same again.
+    phases = ["build_episodes"] * 3 + ["rollup_day", "rollup_period"]
+    with reaped(workers):
+        for index, wanted in enumerate(phases * 2):
+            if index == len(phases):
+                assert ingest_days(services, user, data, lambda day: day >= APRIL) > 0
+            assert wait_for(
+                lambda t=wanted, b=before: t in _running(conn, worker_after=b),
+                timeout=90,
+                interval=0.005,
+            ), (wanted, jobs_by_status(conn))
+            time.sleep(rng.uniform(0, 0.03))
+            kills.append(_running(conn, worker_after=before))
+            kill9(workers[-1])
+            before = _newest_worker(conn)
+            workers.append(spawn(["worker"], env, log))
+        # The last worker finishes the work, recovering what the last kill left.
         assert wait_for(
-            lambda t=wanted, b=before: t in _running(conn, worker_after=b),
-            timeout=90,
-            interval=0.005,
-        ), (wanted, jobs_by_status(conn))
-        time.sleep(rng.uniform(0, 0.03))
-        kills.append(_running(conn, worker_after=before))
-        kill9(worker)
-        before, worker = _newest_worker(conn), spawn(["worker"], env, log)
-    # The last worker finishes the work, recovering what the last kill left.
-    assert wait_for(
-        lambda: set(jobs_by_status(conn)) <= {"succeeded", "aborted"}, timeout=120, interval=0.1
-    ), (jobs_by_status(conn), log.read_text()[-3000:])
-    assert wait_for(lambda: _workers_alive(conn) == 1, timeout=30)
-    worker.send_signal(signal.SIGTERM)
-    assert worker.wait(30) == 0
+            lambda: set(jobs_by_status(conn)) <= {"succeeded", "aborted"},
+            timeout=120,
+            interval=0.1,
+        ), (jobs_by_status(conn), log.read_text()[-3000:])
+        assert wait_for(lambda: _workers_alive(conn) == 1, timeout=30)
+        workers[-1].send_signal(signal.SIGTERM)
+        assert workers[-1].wait(30) == 0
     kinds = Counter(task for running in kills for task in running)
     assert len(kills) == 10 and all(kills), kills
     assert kinds["build_episodes"] and kinds["rollup_day"] and kinds["rollup_period"], kinds

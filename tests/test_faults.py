@@ -211,7 +211,7 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
             ).fetchone()
             return int(row["n"])
 
-    with reaped(api, worker):
+    with reaped([api, worker]):
         assert wait_for(lambda: _answers(f"{base}/healthz"), timeout=60, interval=0.2)
         assert post("before", datetime(2003, 3, 12, 1, tzinfo=UTC)).status_code == 200
         assert wait_for(lambda: in_episodes("before") == 21, timeout=60, interval=0.2)

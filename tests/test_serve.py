@@ -38,7 +38,7 @@ def test_serve_on_a_taken_port_fails_at_once_and_starts_nothing(
         serve = spawn(
             ["serve", "--worker", "--port", str(port)], timetrace_env(None, data_dir), log
         )
-        with reaped(serve):
+        with reaped([serve]):
             assert serve.wait(60) == 1
     assert f"cannot listen on 127.0.0.1:{port}" in log.read_text()
     assert "Traceback" not in log.read_text()
@@ -59,7 +59,7 @@ def test_sigterm_and_sigint_stop_the_embedded_database_serve_started(
         serve = spawn(
             ["serve", "--worker", "--port", str(port)], timetrace_env(None, data_dir), log
         )
-        with reaped(serve):
+        with reaped([serve]):
             assert wait_for(lambda p=port: _healthy(p), timeout=90, interval=0.2), log.read_text()
             assert pid_file.exists()
             serve.send_signal(signum)

@@ -11,6 +11,7 @@ shared CJK-aware token estimate; it never raises — errors come back as
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.enrich.client import ModelClient
 from app.errors import TimeTraceError
@@ -50,11 +51,18 @@ class ToolContext:
     rebuild: Rebuild
 
 
+class ToolArgs(BaseModel):
+    """The base of every tool's argument model: an unknown key is an error, never
+    dropped (a typo such as `perod` would otherwise answer for the default period)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
     description: str
-    params: type[BaseModel]
+    params: type[ToolArgs]
     run: Callable[[ToolContext, Any], dict[str, Any]]
     cap_tokens: int  # hard ceiling on the serialized output
     tier: str
@@ -74,7 +82,7 @@ def ordered_tools() -> list[Tool]:
 
 
 def tool(
-    *, name: str, description: str, params: type[BaseModel], cap_tokens: int, tier: str
+    *, name: str, description: str, params: type[ToolArgs], cap_tokens: int, tier: str
 ) -> Callable[
     [Callable[[ToolContext, Any], dict[str, Any]]], Callable[[ToolContext, Any], dict[str, Any]]
 ]:
@@ -150,14 +158,20 @@ def list_tools() -> list[dict[str, Any]]:
     ]
 
 
-def _validation_error(name: str, exc: ValidationError) -> dict[str, Any]:
+def _validation_error(spec: Tool, exc: ValidationError) -> dict[str, Any]:
     problems = []
+    known = list(spec.params.model_fields)
     for error in exc.errors():
         field = ".".join(str(p) for p in error["loc"]) or "arguments"
-        problems.append(f"{field}: {str(error['msg']).removeprefix('Value error, ')}")
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(field, known, n=1)
+            message = "unknown argument" + (f" (did you mean {close[0]!r}?)" if close else "")
+        problems.append(f"{field}: {message}")
     return {
-        "error": f"invalid arguments for {name}: " + "; ".join(problems),
-        "hint": "fix the arguments to match the tool's input schema and call again",
+        "error": f"invalid arguments for {spec.name}: " + "; ".join(problems),
+        "hint": "fix the arguments to match the tool's input schema and call again "
+        f"(arguments: {', '.join(known)})",
     }
 
 
@@ -171,7 +185,7 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> d
     try:
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
-        return _validation_error(name, exc)
+        return _validation_error(spec, exc)
     try:
         result = spec.run(ctx, params)
     except TimeTraceError as exc:

@@ -85,6 +85,8 @@ DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]
 DEVICE_KINDS: tuple[DeviceKind, ...] = get_args(DeviceKind)
 # Letters, digits and . _ : - only, at most 64 (the same CHECK guards the column).
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+# Record, episode and label ids are bigint: a larger number cannot name any row.
+ID_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +397,10 @@ class JobStore(Protocol):
     def defer(self, jobs: Sequence[JobRequest]) -> int:
         """Enqueue jobs; one already waiting under the same queueing lock is kept. Returns
         how many were added."""
+        ...
+
+    def oldest_waiting_job_s(self) -> float | None:
+        """Seconds the oldest job due now has waited to start; None when none waits."""
         ...
 
 

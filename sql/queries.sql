@@ -22,6 +22,14 @@ RETURNING token_id;
 -- name: count_tokens --
 SELECT count(*) AS n FROM api_tokens WHERE revoked_at IS NULL;
 
+-- name: oldest_waiting_job --
+-- A job waits from when it was deferred, or from when it became due if scheduled later.
+SELECT extract(epoch FROM now() - min(greatest(e.at, coalesce(j.scheduled_at, e.at))))
+       AS seconds
+FROM procrastinate_jobs j
+JOIN procrastinate_events e ON e.job_id = j.id AND e.type = 'deferred'
+WHERE j.status = 'todo' AND (j.scheduled_at IS NULL OR j.scheduled_at <= now());
+
 -- name: add_device --
 INSERT INTO devices (user_id, device_id, name, kind)
 VALUES (%(user_id)s, %(device_id)s, %(name)s, %(kind)s)

@@ -157,6 +157,10 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
                 pass  # the same job is already waiting (queueing lock)
         return added
 
+    def oldest_waiting_job_s(self) -> float | None:
+        row = self._one("oldest_waiting_job", {})
+        return None if row is None or row["seconds"] is None else float(row["seconds"])
+
     # -- episodes (L2) -------------------------------------------------------------
 
     def devices_with_work(self) -> list[tuple[int, str]]:

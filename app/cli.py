@@ -5,6 +5,7 @@ timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
 timetrace demo
+timetrace psql --database timetrace_demo
 """
 
 from __future__ import annotations
@@ -175,6 +176,44 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
     click.echo(f"device {device_id} {'added' if created else 'already registered'}")
 
 
+@main.command("psql", context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--database", help="Another database on the same server (the demo's: timetrace_demo)."
+)
+@click.argument("psql_args", nargs=-1, type=click.UNPROCESSED)
+@_edge
+def psql_command(database: str | None, psql_args: tuple[str, ...]) -> None:
+    """Open psql on TimeTrace's database: the embedded server is started for as long as
+    psql runs when no TIMETRACE_DATABASE_URL is set. Other arguments go to psql."""
+    from app.db.connection import DEFAULT_DATABASE, database_url
+    from app.db.psql import run_psql, with_database
+
+    settings = _settings()
+    url = database_url(settings, database=database or DEFAULT_DATABASE)
+    if settings.database_url:
+        url = with_database(url, database)
+    raise SystemExit(run_psql(url, psql_args))
+
+
+@main.command("queue-age")
+@click.option(
+    "--max",
+    "max_s",
+    type=click.FloatRange(min=1),
+    help="Exit 1 when the oldest job due has waited longer than this many seconds.",
+)
+@_edge
+def queue_age(max_s: float | None) -> None:
+    """How long the oldest due job has waited to start: a worker's health check."""
+    from app.runtime.services import open_services
+
+    with open_services(_settings(), auto_migrate=False) as services:
+        waited = services.store.oldest_waiting_job_s()
+    click.echo("no job waiting" if waited is None else f"oldest job waiting {waited:.0f} s")
+    if max_s is not None and waited is not None and waited > max_s:
+        raise click.ClickException(f"the oldest job has waited more than {max_s:.0f} s")
+
+
 @main.command("backfill")
 @_edge
 def backfill_command() -> None:
@@ -269,7 +308,7 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
             raise click.UsageError(f"--{key} needs a value")
         try:
             out[key] = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON (or absurdly nested): the text
             out[key] = value
     return out
 

@@ -29,6 +29,7 @@ RUNTIME_UNIMPORTED = {"tzdata": "zoneinfo's data where the OS has none"}
 TEST_UNIMPORTED = {
     "mypy": "make typecheck",
     "ruff": "make lint",
+    "schemathesis": "tests/test_api_fuzz.py runs it as a program",
     "setuptools": "builds the wheel below without network",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "testcontainers", "ruff", "mypy"}

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.api.errors import ErrorBody
 from app.tools import REGISTRY
-from tests.conftest import Api
+from tests.helpers import Api
 
 PRIVATE_HEADERS = {"cache-control": "no-store", "referrer-policy": "no-referrer"}
 

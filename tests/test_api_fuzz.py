@@ -7,17 +7,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from datetime import date
 from pathlib import Path
 
 import pytest
 
 from app.api.server import serve_in_thread
-from app.demo.sample import generate_sample
-from app.pyramid.build import backfill
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
-from tests.test_pyramid import NOW, ingest_sample
+from tests.helpers import SAMPLE_MONTH, Preloaded
 
 FUZZ_SECONDS = 40
 # Left out, on purpose: `positive_data_acceptance` (some rules are not JSON Schema: a
@@ -27,13 +24,14 @@ EXCLUDED = "positive_data_acceptance,negative_data_rejection"
 
 
 @pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_api_fuzz_finds_no_server_error_schema_violation_or_undocumented_status(
-    services: Services, tmp_path: Path
+    services: Services, preloaded: Preloaded, tmp_path: Path
 ) -> None:
-    user = ingest_sample(services, generate_sample(start=date(2003, 3, 3), days=4, seed=8))
-    backfill(services.store, now=NOW, settings=services.settings)
     token = new_token()
-    services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="fuzz")
+    services.store.add_token(
+        user_id=preloaded.user.user_id, token_hash=hash_token(token), name="fuzz"
+    )
     with serve_in_thread(services) as base_url:
         run = subprocess.run(
             [

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from app.cli import main
 from app.db.embedded import start_embedded
-from tests.conftest import _isolated_env
+from tests.helpers import isolated_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,7 +29,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]
     month the README's examples ask about), with its embedded server stopped again."""
     data_dir = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as monkeypatch:
-        _isolated_env(monkeypatch)
+        isolated_env(monkeypatch)
         result = CliRunner().invoke(
             main,
             ["demo", "--days", "8"],

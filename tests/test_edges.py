@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from app.api.limits import MAX_JSON_DEPTH
 from app.cli import main
 from app.tools import REGISTRY
-from tests.conftest import Api
+from tests.helpers import Api
 
 T0 = datetime(2003, 3, 12, 1, 0, tzinfo=UTC)  # sentinel: 09:00 in Asia/Shanghai
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from app.api.limits import MAX_BODY_BYTES, json_depth
 from app.ingest.records import MAX_BATCH
-from tests.conftest import Api
+from tests.helpers import Api
 
 MB = 1024 * 1024
 SERVER = """

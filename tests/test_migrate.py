@@ -21,7 +21,7 @@ from app.db.connection import drop_database
 from app.db.drift import schema_drift
 from app.db.migrate import list_migrations, migrate
 from app.errors import DatabaseError, SchemaTooNewError
-from tests.conftest import url_for
+from tests.helpers import url_for
 
 
 def _versions(conn: Any) -> list[tuple[int, str]]:
@@ -42,7 +42,6 @@ def test_migrate_twice_is_a_no_op(conn: Any) -> None:
 def test_migrate_builds_an_empty_database(admin_url: str) -> None:
     from app.db.connection import connect, drop_database, ensure_database
     from app.settings import Settings
-    from tests.helpers import url_for
 
     ensure_database(admin_url, database="tt_fresh_migrate")
     try:

@@ -11,7 +11,7 @@ both). To call routes from the page, paste the token into "Authorize".
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import fastapi_offline
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -20,7 +20,7 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Resp
 from app.api.deps import DOCS_COOKIE, DocsTokenDep, DocsUserDep, ServicesDep, authenticate
 
 _SWAGGER = Path(fastapi_offline.__file__).parent / "static"
-_ASSETS = {
+_ASSETS: dict[str, tuple[Path, str]] = {
     "swagger-ui-bundle.js": (_SWAGGER / "swagger-ui-bundle.js", "text/javascript"),
     "swagger-ui.css": (_SWAGGER / "swagger-ui.css", "text/css"),
     "favicon.png": (_SWAGGER / "favicon.png", "image/png"),
@@ -86,7 +86,7 @@ def docs_openapi(_: DocsUserDep, request: Request) -> JSONResponse:
 def docs_asset(_: DocsUserDep, name: str) -> Response:
     if name == "start.js":
         return Response(_START, media_type="text/javascript", headers=PRIVATE)
-    found: Any = _ASSETS.get(name)
+    found = _ASSETS.get(name)
     if found is None:
         return JSONResponse({"error": f"no asset {name!r}"}, status_code=404, headers=PRIVATE)
     path, media_type = found

@@ -118,7 +118,7 @@ def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
         first, last = period_days(grain, key)
     except ValueError as exc:
         raise InvalidInputError(
-            f"date: {text!r} is not a {grain} as YYYY-MM-DD, YYYY-Www or YYYY-MM"
+            f"date: {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM (for grain {grain})"
         ) from exc
     if first < FIRST_DAY or last > LAST_DAY:
         raise InvalidInputError(f"date: {text!r} is outside {FIRST_DAY}..{LAST_DAY}")

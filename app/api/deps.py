@@ -7,8 +7,7 @@ from typing import Annotated
 from fastapi import Cookie, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.errors import AuthError
-from app.runtime.auth import hash_token
+from app.runtime.auth import user_for_token
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -23,21 +22,11 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def authenticate(services: Services, token: str | None) -> UserContext:
-    """The user a token acts for; AuthError when it is missing, unknown or revoked."""
-    if not token:
-        raise AuthError()
-    user = services.store.user_for_token(token_hash=hash_token(token))
-    if user is None:
-        raise AuthError("the API token is unknown or revoked")
-    return user
-
-
 def current_user(
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> UserContext:
-    return authenticate(services, credentials.credentials if credentials else None)
+    return user_for_token(services.store, token=credentials.credentials if credentials else None)
 
 
 # The docs pages carry their session in this cookie (HttpOnly, SameSite=Strict, Path=/docs),
@@ -57,7 +46,7 @@ DocsTokenDep = Annotated[str | None, Depends(docs_token)]
 
 
 def user_for_docs(services: ServicesDep, token: DocsTokenDep) -> UserContext:
-    return authenticate(services, token)
+    return user_for_token(services.store, token=token)
 
 
 UserDep = Annotated[UserContext, Depends(current_user)]

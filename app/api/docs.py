@@ -17,7 +17,8 @@ import fastapi_offline
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 
-from app.api.deps import DOCS_COOKIE, DocsTokenDep, DocsUserDep, ServicesDep, authenticate
+from app.api.deps import DOCS_COOKIE, DocsTokenDep, DocsUserDep, ServicesDep
+from app.runtime.auth import user_for_token
 
 _SWAGGER = Path(fastapi_offline.__file__).parent / "static"
 _ASSETS: dict[str, tuple[Path, str]] = {
@@ -61,9 +62,9 @@ def docs_page(
 ) -> Response:
     """The Swagger UI page. With ?token= it sets the session cookie and redirects."""
     if token is None:
-        authenticate(services, given)
+        user_for_token(services.store, token=given)
         return Response(_PAGE, media_type="text/html; charset=utf-8", headers=PRIVATE)
-    authenticate(services, token)
+    user_for_token(services.store, token=token)
     redirect = RedirectResponse("/docs", status_code=303, headers=PRIVATE)
     redirect.set_cookie(
         DOCS_COOKIE,

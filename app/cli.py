@@ -240,21 +240,11 @@ def rules() -> None:
 @_edge
 def rules_check(user_name: str, period: str, top: int) -> None:
     """The apps and sites with the most uncategorized time, and a rule for each."""
-    from datetime import UTC, datetime
-
-    from app.runtime.services import open_services
-    from app.tools import dispatch
     from app.tools.coverage import rules_snippet
 
-    settings = _settings()
-    with open_services(settings) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
-        context = services.tool_context(user=user, now=datetime.now(UTC))
-        result = dispatch(
-            context, "query_stats", {"period": period, "metric": "uncategorized", "top_n": top}
-        )
+    result = _run_tool(
+        user_name, "query_stats", {"period": period, "metric": "uncategorized", "top_n": top}
+    )
     if "error" in result:
         raise click.ClickException(result["error"])
     active = result["active_seconds"]
@@ -284,10 +274,8 @@ def rules_check(user_name: str, period: str, top: int) -> None:
 def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list: bool) -> None:
     """Run a tool and print its JSON: timetrace tool query_stats --period this_month."""
     import json
-    from datetime import UTC, datetime
 
-    from app.runtime.services import open_services
-    from app.tools import dispatch, list_tools
+    from app.tools import list_tools
     from app.tools.registry import to_json
 
     if show_list or not name:
@@ -295,17 +283,25 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
             args = ", ".join(spec["input_schema"].get("properties", {}))
             click.echo(f"{spec['name']:<16} tier {spec['tier']:<5} {args}")
         return
-    arguments = _parse_tool_args(ctx.args)
-    settings = _settings()
-    with open_services(settings) as services:
+    result = _run_tool(user_name, name, _parse_tool_args(ctx.args))
+    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
+    if "error" in result:
+        raise SystemExit(1)
+
+
+def _run_tool(user_name: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One tool call for a user, now, through the registry (never raises: errors are data)."""
+    from datetime import UTC, datetime
+
+    from app.runtime.services import open_services
+    from app.tools import dispatch
+
+    with open_services(_settings()) as services:
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
         context = services.tool_context(user=user, now=datetime.now(UTC))
-        result = dispatch(context, name, arguments)
-    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
-    if "error" in result:
-        raise SystemExit(1)
+        return dispatch(context, name, arguments)
 
 
 def _parse_tool_args(extra: list[str]) -> dict[str, Any]:

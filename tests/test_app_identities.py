@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from app.demo.corpus import CorpusEntry, load_corpus
-from app.errors import ConfigError
 from app.rules.categories import load_rules
 from app.text import canonical_domain, has_cjk
 
@@ -208,21 +207,3 @@ domain = '(^|\\.)wiki\\.acme\\.com$'
     # The user's [[site]] comes first: their mapping wins over the shipped one.
     assert rules.apps.site_of("cats - YouTube") == "reddit.com"
     assert load_rules(user_file=None).apps.site_of("cats - YouTube") == "youtube.com"
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("[[app]]\naliases = ['x']\n", "needs a name"),
-        ("[[app]]\nname = 'x'\naliases = 'x'\n", "aliases must be a list"),
-        ("[[app]]\nname = 'x'\nbrowzer = true\n", "unknown keys"),
-        ("[[site]]\ntitle = 'x'\n", "needs a domain"),
-        ("[[site]]\ndomain = 'x.com'\ntitle = '('\n", "bad \\[\\[site\\]\\] regex"),
-        ("[[browser_suffix]]\nfoo = 1\n", "needs a pattern"),
-    ],
-)
-def test_bad_app_tables_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
-    path = tmp_path / "rules.toml"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ConfigError, match=message):
-        load_rules(user_file=path)

@@ -2,7 +2,7 @@
 reported (a Windows executable, a macOS app name or bundle id, a Linux WM_CLASS,
 an Android package), and the site a browser window shows when there is no URL.
 
-    apps = load_app_identities(user_text=None)
+    apps = load_app_identities(user_data=None)
     apps.canonical("Code.exe")                      # "Visual Studio Code"
     apps.canonical("com.ss.android.ugc.aweme")     # "抖音"
     apps.page_title("ChatGPT — Mozilla Firefox")    # "ChatGPT"
@@ -129,7 +129,7 @@ def _parse(
             raw.get("aliases", []), origin=origin, what=f"app {name!r}: aliases"
         )
         for alias in [name, *aliases_given]:
-            # First file wins: a user's alias overrides the shipped one.
+            # The first [[app]] to claim a name keeps it (the user's file is read first).
             aliases.setdefault(normal_app(alias), name)
         if raw.get("browser", False):
             browsers.add(name)

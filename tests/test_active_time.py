@@ -4,25 +4,22 @@ report — on a day with afk periods inside app use, and on the sample month."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.demo.sample import generate_sample
-from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import dispatch
-from tests.conftest import make_api
+from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 DAY = date(2003, 3, 12)
-LATER = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
 YT = "lofi hip hop radio - YouTube — Mozilla Firefox"
 CODE_WIN = "main.py - timetrace - Visual Studio Code"
 
@@ -101,33 +98,33 @@ def test_seconds_by_app_counts_no_afk_time_before_and_after_the_pyramid_is_built
     raw = {r["app_raw"] for r in conn.execute("SELECT app_raw FROM records")}
     assert {"Code.exe", "Code", "firefox.exe"} <= raw  # the reported names are kept
     # Nothing built yet: every record is in the open tail.
-    tail = _ask(services, afk_day, LATER, metric="seconds_by_app", top_n=10)
+    tail = _ask(services, afk_day, NOW, metric="seconds_by_app", top_n=10)
     assert (tail["source"], _apps(tail)) == ("live", EXPECTED_APPS)
-    backfill(services.store, now=LATER, settings=services.settings)
-    built = _ask(services, afk_day, LATER, metric="seconds_by_app", top_n=10)
+    backfill(services.store, now=NOW, settings=services.settings)
+    built = _ask(services, afk_day, NOW, metric="seconds_by_app", top_n=10)
     assert (built["source"], _apps(built)) == ("digest", EXPECTED_APPS)
-    by_category = _ask(services, afk_day, LATER)
+    by_category = _ask(services, afk_day, NOW)
     assert by_category["idle_seconds"] == EXPECTED_IDLE
     assert {i["category"]: i["seconds"] for i in by_category["items"]}["system"] == EXPECTED_IDLE
-    active = _ask(services, afk_day, LATER, metric="active_seconds")
+    active = _ask(services, afk_day, NOW, metric="active_seconds")
     assert (active["value"], active["idle_seconds"]) == (sum(EXPECTED_APPS.values()), EXPECTED_IDLE)
 
 
 def test_episode_minutes_top_titles_and_digest_apps_are_active_time(
     services: Services, afk_day: UserContext
 ) -> None:
-    backfill(services.store, now=LATER, settings=services.settings)
-    episodes = _ask(services, afk_day, LATER, tool="get_episodes")["items"]
+    backfill(services.store, now=NOW, settings=services.settings)
+    episodes = _ask(services, afk_day, NOW, tool="get_episodes")["items"]
     lines = {(e["title"], e["minutes"], e.get("idle_minutes", 0)) for e in episodes}
     # 10:30-11:30: Code.exe and PowerShell (both work) around a 1-minute blip away.
     assert ("Visual Studio Code · main.py - timetrace - Visual Studio Code", 59, 1) in lines
     assert ("空闲/锁屏 · idle or locked", 0, 30) in lines
-    titles = _ask(services, afk_day, LATER, metric="top_titles")["items"]
+    titles = _ask(services, afk_day, NOW, metric="top_titles")["items"]
     hours = {t["title"]: t["hours"] for t in titles}
     # Both Firefox sittings share a title; the VS Code one is an hour less its blip away.
     assert hours[f"Firefox · {YT}"] == 1.0
     assert hours[f"Visual Studio Code · {CODE_WIN}"] == round(3540 / 3600, 2)
-    digest = _ask(services, afk_day, LATER, tool="get_digest", grain="day", date="2003-03-12")
+    digest = _ask(services, afk_day, NOW, tool="get_digest", grain="day", date="2003-03-12")
     metrics = digest["metrics"]
     assert metrics["top_apps_hours"]["Firefox"] == 1.0
     assert metrics["idle_hours"] == round(EXPECTED_IDLE / 3600, 2)
@@ -144,22 +141,14 @@ def test_the_readme_query_for_app_hours_matches_query_stats(
     assert hours == {app: round(s / 3600, 2) for app, s in EXPECTED_APPS.items()}
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_seconds_by_app_equals_non_idle_record_time_per_app_on_the_sample_month(
-    services: Services, conn: Any
+    services: Services, preloaded: Preloaded, conn: Any
 ) -> None:
-    data = generate_sample(start=date(2003, 3, 1), days=31, seed=13)
-    user = services.store.ensure_user(name="sample", time_zone=data.time_zone, day_cut_hour=4)
-    for device_id, kind, name in data.devices:
-        services.store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
-    for body in data.batches():
-        batch = RecordBatch.model_validate(body)
-        ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
-    backfill(services.store, now=LATER, settings=services.settings)
     first, last = date(2003, 3, 1), date(2003, 3, 31)
     expected = _non_idle_seconds_by_app(conn, first=first, last=last)
     assert {"Visual Studio Code", "Firefox", "Google Chrome", "抖音", "微信"} <= set(expected)
-    ctx = services.tool_context(user=user, now=LATER)
+    ctx = services.tool_context(user=preloaded.user, now=NOW)
     month = {"period": "custom", "date_from": first.isoformat(), "date_to": last.isoformat()}
     # The output cap lists the top ten: exactly the ten apps with the most active time.
     top = dict(sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:10])

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from app.cli import main
 from app.enrich.catchup import enrich
-from app.enrich.client import ModelClient
 from app.pyramid.build import backfill
 from app.rules.categories import load_rules
 from app.runtime.services import Services
@@ -22,10 +21,9 @@ from app.store import UserContext
 from app.text import canonical_domain
 from app.tools import dispatch
 from app.tools.coverage import rules_snippet
-from tests.conftest import Api, make_api
 from tests.fake_openai import FakeOpenAI
+from tests.helpers import NOW, Api, make_api, with_models
 
-LATER = datetime(2026, 11, 30, tzinfo=UTC)
 DAY = date(2003, 3, 12)
 # (app, title, url, minutes) in the order they happen on a Windows desktop.
 DESKTOP = [
@@ -65,7 +63,7 @@ def desktop_day(services: Services) -> UserContext:
 
 
 def _uncategorized(services: Services, user: UserContext) -> dict[str, Any]:
-    ctx = services.tool_context(user=user, now=LATER)
+    ctx = services.tool_context(user=user, now=NOW)
     args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY)}
     return dispatch(ctx, "query_stats", args | {"metric": "uncategorized"})
 
@@ -96,7 +94,7 @@ def test_the_coverage_view_lists_uncategorized_apps_and_sites_with_a_rule_each(
     result = _uncategorized(services, desktop_day)
     assert result["items"] == EXPECTED_ITEMS
     assert (result["uncategorized_seconds"], result["active_seconds"]) == (6000, 9600)
-    backfill(services.store, now=LATER, settings=services.settings)
+    backfill(services.store, now=NOW, settings=services.settings)
     assert _uncategorized(services, desktop_day)["items"] == EXPECTED_ITEMS
 
 
@@ -158,11 +156,11 @@ def test_a_summary_fills_in_an_uncategorized_episode_but_never_a_label_or_a_numb
         if name == "episode_summary" and "Hades II" in prompt
         else None
     )
-    settings = services.settings.model_copy(update={"llm_base_url": fake.url})
-    models = ModelClient(settings)
-    backfill(services.store, now=LATER, settings=settings)
+    services, models = with_models(services, fake)
+    settings = services.settings
+    backfill(services.store, now=NOW, settings=settings)
     before = _by_category(services, desktop_day)
-    enrich(services.store, models, settings=settings, now=LATER)
+    enrich(services.store, models, settings=settings, now=NOW)
     hades = (
         "SELECT episode_id, category, category_source FROM episodes WHERE primary_app = 'hades2'"
     )
@@ -170,7 +168,7 @@ def test_a_summary_fills_in_an_uncategorized_episode_but_never_a_label_or_a_numb
     assert (row["category"], row["category_source"]) == ("entertainment", "model")
     # Numbers never come from a model: the hours by category are what the records say.
     assert _by_category(services, desktop_day) == before
-    ctx = services.tool_context(user=desktop_day, now=LATER)
+    ctx = services.tool_context(user=desktop_day, now=NOW)
     args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY)}
     lines = dispatch(ctx, "get_episodes", args)["items"]
     assert {"category": "entertainment", "category_by": "model"}.items() <= next(
@@ -179,12 +177,12 @@ def test_a_summary_fills_in_an_uncategorized_episode_but_never_a_label_or_a_numb
     # A user who labels it `uncategorized` keeps it so, summary or not.
     label = {"target": "episode", "id": row["episode_id"], "category": "uncategorized"}
     assert "error" not in dispatch(ctx, "apply_label", label)
-    enrich(services.store, models, settings=settings, now=LATER)
+    enrich(services.store, models, settings=settings, now=NOW)
     row = conn.execute(hades).fetchone()
     assert (row["category"], row["category_source"]) == ("uncategorized", "records")
 
 
 def _by_category(services: Services, user: UserContext) -> dict[str, int]:
-    ctx = services.tool_context(user=user, now=LATER)
+    ctx = services.tool_context(user=user, now=NOW)
     args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY)}
     return {i["category"]: i["seconds"] for i in dispatch(ctx, "query_stats", args)["items"]}

@@ -12,15 +12,13 @@ import pytest
 
 from app.demo.corpus import CorpusEntry, load_corpus
 from app.enrich.catchup import enrich
-from app.enrich.client import ModelClient
 from app.pyramid.build import backfill
 from app.rules.categories import load_rules
 from app.runtime.services import Services
 from app.text import tokenize
-from tests.conftest import make_api
 from tests.fake_openai import FakeOpenAI
+from tests.helpers import NOW, make_api, with_models
 
-LATER = datetime(2026, 11, 30, tzinfo=UTC)
 START = datetime(2003, 3, 12, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai
 DEVICES = {"windows": "desktop", "macos": "laptop", "linux": "linuxbox", "android": "phone"}
 APPS = load_rules(user_file=None).apps
@@ -82,11 +80,9 @@ def test_no_private_title_text_survives_anywhere_in_the_database(
     ).fetchone()["n"]
     assert redacted == len(private) >= 30  # every one, and nothing else
     # The whole pyramid, with a model summarising and narrating what is left.
-    settings = services.settings.model_copy(
-        update={"llm_base_url": fake.url, "embedding_base_url": fake.url}
-    )
-    backfill(services.store, now=LATER, settings=settings)
-    done = enrich(services.store, ModelClient(settings), settings=settings, now=LATER)
+    services, models = with_models(services, fake)
+    backfill(services.store, now=NOW, settings=services.settings)
+    done = enrich(services.store, models, settings=services.settings, now=NOW)
     assert done.summaries > 0 and done.narratives > 0
     texts, tokens = _secrets(private, kept)
     assert len(texts) >= 30 and {"northwind", "tokyo", "宝网", "账号"} <= tokens | texts

@@ -37,11 +37,17 @@ def _apps() -> AppIdentities:
 
 
 @cache
+def _canonical(app: str) -> str:
+    # A year of sample records names a few dozen apps: look each up once.
+    return _apps().canonical(app)
+
+
+@cache
 def _raw_names() -> dict[tuple[str, Platform], str]:
     """(canonical app, platform) -> the first raw name the corpus shows for it there."""
     names: dict[tuple[str, Platform], str] = {}
     for entry in load_corpus():
-        names.setdefault((_apps().canonical(entry.app), entry.platform), entry.app)
+        names.setdefault((_canonical(entry.app), entry.platform), entry.app)
     return names
 
 
@@ -50,14 +56,14 @@ def real_app(device: str, app: str) -> str:
     platform = DEVICE_PLATFORM.get(device)
     if platform is None:
         return app
-    return _raw_names().get((_apps().canonical(app), platform), app)
+    return _raw_names().get((_canonical(app), platform), app)
 
 
 def render_record(
     device: str, *, app: str, title: str, url: str | None, incognito: bool, n: int
 ) -> tuple[str, str, str | None, bool]:
     """(app, title, url, incognito) as `device` would report this record (`n`: its number)."""
-    canonical = _apps().canonical(app)
+    canonical = _canonical(app)
     if DEVICE_PLATFORM.get(device) == "windows" and canonical in _WINDOWS_BROWSERS:
         browser = "Firefox" if n % FIREFOX_EVERY == 0 else canonical
         exe, suffix, private_suffix = _WINDOWS_BROWSERS[browser]

@@ -37,10 +37,20 @@ class Rebuild(Protocol):
     ) -> None: ...
 
 
+def _ignore(progress: dict[str, Any]) -> None:
+    return None
+
+
+def _never() -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a tool call may use: the reads of the store, the models (for embedding a
-    query), the caller, the clock, and how to rebuild days after the one write."""
+    query, or deep_scan's summaries), the caller, the clock, and how to rebuild days
+    after the one write. A long tool reports progress to `report` and stops early
+    once `cancelled()` (the asker went away)."""
 
     store: ToolStore
     models: ModelClient | None
@@ -48,6 +58,8 @@ class ToolContext:
     user: UserContext
     now: datetime
     rebuild: Rebuild
+    report: Callable[[dict[str, Any]], None] = _ignore
+    cancelled: Callable[[], bool] = _never
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +78,7 @@ class Tool:
 
 
 REGISTRY: dict[str, Tool] = {}
-TIERS = ("0", "1", "2", "3", "write")  # the cost ladder: cheapest first
+TIERS = ("0", "1", "2", "3", "write", "fallback")  # the cost ladder: cheapest first
 
 
 def ordered_tools() -> list[Tool]:

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import __version__
-from app.api import devices, records, tools
+from app.api import agent, devices, openai_compat, records, tools
 from app.api.deps import DocsUserDep, ServicesDep, UserDep
 from app.errors import (
     AuthError,
@@ -129,6 +129,8 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(records.router)
     app.include_router(devices.router)
     app.include_router(tools.router)
+    app.include_router(agent.router)
+    app.include_router(openai_compat.router)
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: DocsUserDep) -> JSONResponse:

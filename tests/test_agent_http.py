@@ -284,6 +284,13 @@ def test_timetrace_ask_streams_the_answer_and_a_footer(month: Month) -> None:
     assert result.exit_code == 0, result.output
     assert f"{work_hours(month)} 小时" in result.output
     assert "tools: query_stats" in result.output and "0 model calls" in result.output
+    conversation = result.output.rsplit("conversation ", 1)[1].strip()
+    follow = runner.invoke(
+        main,
+        ["ask", "那 3 月 13 日呢？", "--user", "sample", "--conversation", conversation],
+        env=env,
+    )
+    assert follow.exit_code == 0 and f"conversation {conversation}" in follow.output
     as_json = runner.invoke(
         main, ["ask", "What did I do on March 12, 2003?", "--user", "sample", "--json"], env=env
     )

@@ -90,6 +90,16 @@ class Truth:
             )
         )
 
+    def records_between(self, start: str, end: str) -> int:
+        return int(
+            self._sql(
+                "SELECT count(*) FROM records WHERE user_id = %s AND deleted_at IS NULL "
+                "AND ts_start >= %s AND ts_start < %s",
+                start,
+                end,
+            )
+        )
+
     def signals(self, first: date, last: date, kind: str) -> int:
         return int(
             self._sql(
@@ -261,6 +271,12 @@ def signals_listed(first: date, last: date, kind: str) -> Any:
     return check
 
 
+def raw_window(truth: Truth, text: str, result: dict[str, Any]) -> None:
+    count = truth.records_between("2003-03-12T14:20:00+08:00", "2003-03-12T14:40:00+08:00")
+    assert len(result["items"]) == count and f"{count} " in text
+    assert f"{result['items'][0]['at']} {result['items'][0]['device']}" in text
+
+
 def top_titles(truth: Truth, text: str, result: dict[str, Any]) -> None:
     assert len(result["items"]) >= 3
     for item in result["items"][:3]:
@@ -285,6 +301,18 @@ def stats_args(metric: str, period: dict[str, str], **extra: Any) -> dict[str, A
 THIS_MONTH = {"period": "this_month"}
 CASES = [
     Case("我现在在做什么？", "get_now", {}, latest_record),
+    Case(
+        "3月12日下午2点半我在看什么？",
+        "get_raw",
+        {"ts_from": "2003-03-12T14:20:00+08:00", "ts_to": "2003-03-12T14:40:00+08:00"},
+        raw_window,
+    ),
+    Case(
+        "What was on my screen at 2:30 pm on March 12?",
+        "get_raw",
+        {"ts_from": "2003-03-12T14:20:00+08:00", "ts_to": "2003-03-12T14:40:00+08:00"},
+        raw_window,
+    ),
     Case("what am I doing right now?", "get_now", {}, latest_record),
     Case(
         "这个月娱乐花了多少小时？",
@@ -463,13 +491,13 @@ CASES = [
     Case(
         "我上次看哔哩哔哩是什么时候？",
         "search_episodes",
-        {"query": "哔哩 哩哔 哔哩", "k": 8},
+        {"query": "哔哩 哩哔 哔哩", "k": 30},
         search_hits("哔哩哔哩"),
     ),
     Case(
         "When did I last look at Coursera?",
         "search_episodes",
-        {"query": "Coursera", "k": 8},
+        {"query": "Coursera", "k": 30},
         search_hits("Coursera"),
     ),
     Case("找一下周报", "search_episodes", {"query": "周报", "k": 8}, search_hits("周报")),
@@ -541,6 +569,7 @@ def test_the_question_table_is_large_and_half_chinese() -> None:
     assert sum(has_cjk(c.question) for c in CASES) >= len(CASES) / 2
     assert {c.tool for c in CASES} == {
         "get_now",
+        "get_raw",
         "query_stats",
         "get_digest",
         "get_episodes",

@@ -6,6 +6,7 @@
 Recognised: 今天/昨天/前天, 本周/上周, 本月/上个月, 今年, 过去 N 天, weekdays (周三,
 上周三, last Wednesday), dates (2026-06-03, 6月3日, June 3, 3 June, "on June 3rd") and
 ranges of two dates — and their English names (today, this week, last month …).
+Clock times (14:30, 下午3点半, 3 pm) are found by `find_clocks`.
 """
 
 from __future__ import annotations
@@ -188,6 +189,38 @@ def find_period(question: str, *, today: date) -> PeriodSpec | None:
             first, last = period_range(period, today=today)
             return PeriodSpec(period=period, date_from=first, date_to=last, span=match.span())
     return None
+
+
+_CLOCK = re.compile(
+    r"\b(?P<eh>\d{1,2})(?::(?P<em>[0-5]\d))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.)"
+    r"|(?<![\d:-])(?P<h>[01]?\d|2[0-3])[:：](?P<m>[0-5]\d)(?![\d:])"
+    r"|(?P<zpart>凌晨|早上|上午|中午|下午|晚上)?\s*(?P<zh>\d{1,2})\s*点"
+    r"\s*(?:(?P<half>半)|(?P<zm>\d{1,2})\s*分?)?",
+    re.IGNORECASE,
+)
+
+
+def find_clocks(question: str) -> list[tuple[int, int]]:
+    """The clock times (hour, minute) a question names, in order."""
+    found = []
+    for match in _CLOCK.finditer(question):
+        if match["h"]:
+            hour, minute = int(match["h"]), int(match["m"])
+        elif match["zh"]:
+            hour, minute = int(match["zh"]), 30 if match["half"] else int(match["zm"] or 0)
+            if (match["zpart"] in ("下午", "晚上") and hour < 12) or (
+                match["zpart"] == "中午" and hour < 6
+            ):
+                hour += 12
+        else:
+            hour, minute = int(match["eh"]), int(match["em"] or 0)
+            if match["ampm"].lower().startswith("p") and hour < 12:
+                hour += 12
+            elif match["ampm"].lower().startswith("a") and hour == 12:
+                hour = 0
+        if hour <= 23 and minute <= 59:
+            found.append((hour, minute))
+    return found
 
 
 def named(period: Period, *, today: date) -> PeriodSpec:

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from app.agent.dates import PeriodSpec, find_period, named
+from app.agent.dates import PeriodSpec, find_clocks, find_period, named
 from app.rules.categories import Category
 from app.text import CJK_CHARS, Language, language_of
+from app.timeutil import zone
 from app.tools.periods import Period
 
 IntentKind = Literal[
     "now",
+    "moment",
     "category_hours",
     "app_hours",
     "active_hours",
@@ -88,6 +90,8 @@ SEARCH = _words(
     "搜一下", "查找", "查一下",
     "when did", "when was", "last time", "find", "search", "look for", "looked at",
 )  # fmt: skip
+# "When did I last …": the newest match is wanted, so more matches are read.
+LAST_TIME = _words("上次", "上一次", "最近一次", "last time", "did i last", "most recently")
 SUMMARY = _words(
     "总结", "概括", "回顾", "汇总", "小结", "概况", "怎么样",
     "summary", "summarize", "summarise", "recap", "overview", "review", "how was",
@@ -180,11 +184,39 @@ def _period_or(period: PeriodSpec | None, default: Period, today: date) -> Perio
     return period if period is not None else named(default, today=today)
 
 
-def parse_intent(question: str, *, today: date) -> Intent:
-    """The intent of a question, the tool to call and its arguments."""
+MOMENT_S = 600  # a moment is read as the records of ten minutes either side
+
+
+def _moment(
+    clocks: list[tuple[int, int]], day: date, *, time_zone: str, cut_hour: int
+) -> tuple[datetime, datetime]:
+    """The window a clock time (or two) names on a logical day, in the user's zone: ten
+    minutes either side of one time, or from the first to the second."""
+
+    def at(hour: int, minute: int) -> datetime:
+        calendar = day + timedelta(days=1) if hour < cut_hour else day  # 01:00 is the day's end
+        return datetime(
+            calendar.year, calendar.month, calendar.day, hour, minute, tzinfo=zone(time_zone)
+        )
+
+    start = at(*clocks[0])
+    if len(clocks) == 1:
+        return start - timedelta(seconds=MOMENT_S), start + timedelta(seconds=MOMENT_S)
+    end = at(*clocks[1])
+    while end <= start:  # 晚上11点到12点: the second time is later the same evening
+        end += timedelta(hours=12)
+    return start, end
+
+
+def parse_intent(
+    question: str, *, today: date, time_zone: str = "UTC", cut_hour: int = 4
+) -> Intent:
+    """The intent of a question, the tool to call and its arguments; clock times are
+    read in `time_zone` on logical days that start at `cut_hour`."""
     language = language_of(question)
     period = find_period(question, today=today)
     kinds = _signal_kinds(question)
+    clocks = find_clocks(question)
 
     def make(kind: IntentKind, tool: str, arguments: dict[str, Any], **extra: Any) -> Intent:
         return Intent(kind=kind, tool=tool, arguments=arguments, language=language, **extra)
@@ -223,12 +255,18 @@ def parse_intent(question: str, *, today: date) -> Intent:
             period=spec,
             kinds=("rework", "forced_rollback"),
         )
+    if clocks and (period is None or period.days == 1):
+        day = period.date_from if period is not None else today
+        start, end = _moment(clocks, day, time_zone=time_zone, cut_hour=cut_hour)
+        if end - start <= timedelta(hours=2):
+            arguments = {"ts_from": start.isoformat(), "ts_to": end.isoformat()}
+            return make("moment", "get_raw", arguments, period=period)
     if NOW.search(question) and (period is None or period.period == "today"):
         return make("now", "get_now", {})
     if SEARCH.search(question):
         words = leftover_words(question, period, SEARCH)
         if words:
-            args: dict[str, Any] = {"query": words, "k": 8}
+            args: dict[str, Any] = {"query": words, "k": 30 if LAST_TIME.search(question) else 8}
             if period is not None:
                 args |= {
                     "date_from": period.date_from.isoformat(),

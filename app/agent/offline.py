@@ -28,7 +28,13 @@ class OfflineAnswer:
 
 def answer_offline(ctx: ToolContext, question: str) -> OfflineAnswer:
     """Answer with one tool call and no model."""
-    intent = parse_intent(question, today=today_of(ctx.user, ctx.now))
+    user = ctx.user
+    intent = parse_intent(
+        question,
+        today=today_of(user, ctx.now),
+        time_zone=user.time_zone,
+        cut_hour=user.day_cut_hour,
+    )
     result = dispatch(ctx, intent.tool, intent.arguments)
     return OfflineAnswer(
         intent=intent, result=result, text=render(intent, result), tokens=output_tokens(result)

@@ -101,6 +101,25 @@ def _now(intent: Intent, result: dict[str, Any]) -> str:
     return text
 
 
+def _moment(intent: Intent, result: dict[str, Any]) -> str:
+    lang = intent.language
+    items = result.get("items", [])
+    start = str(intent.arguments["ts_from"])[:16].replace("T", " ")
+    end = str(intent.arguments["ts_to"])[11:16]
+    if not items:
+        return _t(lang, f"{start}–{end} 没有记录。", f"Nothing was recorded {start}–{end}.")
+    lines = [
+        f"- {i['at']} {i['device']} {i['app']}" + (f" — {i['title']}" if i.get("title") else "")
+        for i in items[:MAX_LINES]
+    ]
+    head = _t(
+        lang,
+        f"{start}–{end} 共 {len(items)} 条记录：",
+        f"{start}–{end}: {len(items)} records:",
+    )
+    return head + "\n" + "\n".join(lines)
+
+
 def _category_hours(intent: Intent, result: dict[str, Any]) -> str:
     lang, period = intent.language, _period(result, intent.language)
     items = result.get("items", [])
@@ -256,8 +275,9 @@ def _search(intent: Intent, result: dict[str, Any]) -> str:
         )
     head = _t(
         lang,
-        f"与“{intent.subject}”相关的 {len(items)} 段，最近一次是 #{items[0]['id']}：",
-        f"{len(items)} episodes match “{intent.subject}”; the latest is #{items[0]['id']}:",
+        f"与“{intent.subject}”最相关的 {len(items)} 段中，最近一次是 #{items[0]['id']}：",
+        f"Of the {len(items)} episodes that best match “{intent.subject}”, the latest is "
+        f"#{items[0]['id']}:",
     )
     return head + "\n" + "\n".join(f"- {_episode(i, lang)}" for i in items[:5])
 
@@ -294,6 +314,7 @@ def _summary(intent: Intent, result: dict[str, Any]) -> str:
 
 RENDERERS: dict[str, Callable[[Intent, dict[str, Any]], str]] = {
     "now": _now,
+    "moment": _moment,
     "category_hours": _category_hours,
     "app_hours": _app_hours,
     "active_hours": _value,

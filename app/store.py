@@ -719,7 +719,7 @@ class NewTurn:
 
     question: str
     answer: str
-    status: Literal["done", "cancelled", "error"]
+    status: Literal["done", "cancelled"]
     mode: Literal["agent", "offline"]
     steps: list[TurnStep]
     episode_ids: list[int]

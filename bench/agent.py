@@ -35,12 +35,11 @@ from app.agent.intents import Intent, parse_intent
 from app.agent.offline import answer_offline
 from app.db.connection import connect
 from app.demo.sample import generate_sample
-from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import open_services
 from app.text import estimate_tokens
 from app.tools import ToolContext
-from bench._common import bench_database
+from bench._common import bench_database, load_sample
 
 START = date(2003, 3, 1)
 NOW = datetime(2003, 3, 31, 19, 0, tzinfo=UTC)  # 2003-04-01 03:00 in Shanghai: still 03-31
@@ -263,14 +262,8 @@ def main() -> None:
 
                 settings = settings.model_copy(update={"llm_api_key": SecretStr(args.api_key)})
         with open_services(settings, url=url, auto_migrate=False) as services:
-            store = services.store
-            user = store.ensure_user(name="bench", time_zone=data.time_zone, day_cut_hour=4)
-            for device_id, kind, name in data.devices:
-                store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
-            for body in data.batches():
-                batch = RecordBatch.model_validate(body)
-                ingest_batch(store, user=user, batch=batch, rules=services.rules)
-            backfill(store, now=datetime.now(UTC), settings=settings)
+            user = load_sample(services, data)
+            backfill(services.store, now=datetime.now(UTC), settings=settings)
             with connect(url, settings=settings, autocommit=True) as conn:
                 conn.execute("VACUUM ANALYZE")  # what autovacuum does after a big load
             ctx: ToolContext = services.tool_context(user=user, now=NOW)

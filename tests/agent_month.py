@@ -1,12 +1,13 @@
 """The sample month the agent's tests ask about: March 2003 (seed 5), ingested and
-built once per session into a template database; each test works on a copy.
+built once per session into a template database; each test module works on a copy.
 
-    with month_copy(admin_url, template_db, tmp_path) as month:
-        month.services, month.user, month.data   # data: the generator's exact truth
+    month = month_fixture()        # in a test module: the module-scoped `month` fixture
+    def test_x(month: Month): month.services, month.user, month.data   # data: exact truth
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
 
+import pytest
 from psycopg.conninfo import make_conninfo
 
 from app.db.connection import drop_database, ensure_database
@@ -89,6 +91,26 @@ def month_copy(
         drop_database(admin_url, database=name)
 
 
-def drop_templates(admin_url: str) -> None:
-    if admin_url in _templates:
-        drop_database(admin_url, database=_templates.pop(admin_url)[0])
+def _drop_template(admin_url: str) -> None:
+    name, _ = _templates.pop(admin_url)
+    with contextlib.suppress(Exception):  # the throw-away test server may be gone already
+        drop_database(admin_url, database=name)
+
+
+def month_fixture() -> object:
+    """The module-scoped fixture `month`: a copy of the built month for one test module."""
+
+    @pytest.fixture(scope="module", name="month")
+    def month(
+        admin_url: str,
+        template_db: str,
+        tmp_path_factory: pytest.TempPathFactory,
+        request: pytest.FixtureRequest,
+    ) -> Iterator[Month]:
+        if admin_url not in _templates:
+            _template(admin_url, template_db, tmp_path_factory.mktemp("month"))
+            request.config.add_cleanup(lambda: _drop_template(admin_url))
+        with month_copy(admin_url, template_db, tmp_path_factory.mktemp("month")) as built:
+            yield built
+
+    return month

@@ -20,27 +20,13 @@ from app.enrich.client import ModelClient
 from app.text import estimate_tokens, has_cjk
 from app.tools import REGISTRY, ToolContext, dispatch
 from app.tools.registry import Tool, output_tokens
-from tests.agent_month import NOW, Month, drop_templates, month_copy
+from tests.agent_month import NOW, Month, month_fixture
 from tests.fake_openai import FakeOpenAI, call, say, tool_results
 
 RAW_LINE = re.compile(r"#\d+ \d\d-\d\d \d\d:\d\d:\d\d ")  # how deep_scan writes a raw record
 
 
-@pytest.fixture(scope="session")
-def _month_templates(admin_url: str) -> Iterator[None]:
-    yield
-    drop_templates(admin_url)
-
-
-@pytest.fixture(scope="module")
-def month(
-    admin_url: str,
-    template_db: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    _month_templates: None,
-) -> Iterator[Month]:
-    with month_copy(admin_url, template_db, tmp_path_factory.mktemp("month")) as built:
-        yield built
+month = month_fixture()
 
 
 @pytest.fixture
@@ -277,7 +263,6 @@ def test_deep_scan_within_the_single_pass_budget_is_one_summariser_call(
     assert "tools" not in request and request["response_format"]["json_schema"]["strict"]
 
 
-@pytest.mark.slow
 def test_deep_scan_above_the_budget_fans_out_over_disjoint_slices_two_at_a_time(
     month: Month, fake: FakeOpenAI
 ) -> None:

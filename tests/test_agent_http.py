@@ -24,27 +24,13 @@ from app.cli import main
 from app.enrich.client import ModelClient
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
-from tests.agent_month import Month, drop_templates, month_copy
+from tests.agent_month import Month, month_fixture
 from tests.fake_openai import FakeOpenAI, call, say
 
 WORK_0312 = "2003年3月12日工作了多少小时？"
 
 
-@pytest.fixture(scope="session")
-def _month_templates(admin_url: str) -> Iterator[None]:
-    yield
-    drop_templates(admin_url)
-
-
-@pytest.fixture(scope="module")
-def month(
-    admin_url: str,
-    template_db: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    _month_templates: None,
-) -> Iterator[Month]:
-    with month_copy(admin_url, template_db, tmp_path_factory.mktemp("month")) as built:
-        yield built
+month = month_fixture()
 
 
 @pytest.fixture
@@ -178,7 +164,6 @@ def test_chat_needs_a_token_and_a_question(month: Month) -> None:
     assert empty.status_code == 422 and "question" in empty.json()["error"]
 
 
-@pytest.mark.slow
 def test_a_client_that_disconnects_mid_answer_leaves_no_running_work(
     month: Month, fake: FakeOpenAI
 ) -> None:

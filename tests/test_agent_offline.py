@@ -18,27 +18,13 @@ from app.agent.offline import answer_offline
 from app.db.connection import connect
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import has_cjk
-from tests.agent_month import NOW, Month, drop_templates, month_copy
+from tests.agent_month import NOW, Month, month_fixture
 
 TODAY = date(2003, 3, 31)  # NOW's logical day, a Monday
 LAST_WEEK = (date(2003, 3, 24), date(2003, 3, 30))
 
 
-@pytest.fixture(scope="session")
-def _month_templates(admin_url: str) -> Iterator[None]:
-    yield
-    drop_templates(admin_url)
-
-
-@pytest.fixture(scope="module")
-def month(
-    admin_url: str,
-    template_db: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    _month_templates: None,
-) -> Iterator[Month]:
-    with month_copy(admin_url, template_db, tmp_path_factory.mktemp("month")) as built:
-        yield built
+month = month_fixture()
 
 
 class Truth:
@@ -55,61 +41,32 @@ class Truth:
             if first <= d <= last and c == category
         )
 
-    def _sql(self, query: str, *params: Any) -> Any:
+    def _sql(self, expression: str, table: str, where: str, *params: Any) -> int:
+        """`expression` over the user's rows of `table` that match `where`."""
+        query = f"SELECT {expression} AS n FROM {table} WHERE user_id = %s AND {where}"
         row = self.conn.execute(query, [self.month.user.user_id, *params]).fetchone()
-        return next(iter(row.values()))
+        return round(row["n"] or 0)
+
+    def _durations(self, where: str, *params: Any) -> int:
+        return self._sql("sum(duration_s)", "v_record_durations", where, *params)
 
     def app_seconds(self, first: date, last: date, app: str) -> int:
-        return round(
-            self._sql(
-                "SELECT sum(duration_s) FROM v_record_durations WHERE user_id = %s "
-                "AND day_local BETWEEN %s AND %s AND app = %s",
-                first,
-                last,
-                app,
-            )
-        )
+        return self._durations("day_local BETWEEN %s AND %s AND app = %s", first, last, app)
 
     def active_seconds(self, first: date, last: date) -> int:
-        return round(
-            self._sql(
-                "SELECT sum(duration_s) FROM v_record_durations WHERE user_id = %s "
-                "AND day_local BETWEEN %s AND %s AND NOT is_idle",
-                first,
-                last,
-            )
-        )
+        return self._durations("day_local BETWEEN %s AND %s AND NOT is_idle", first, last)
 
     def episodes(self, first: date, last: date) -> int:
-        return int(
-            self._sql(
-                "SELECT count(*) FROM episodes WHERE user_id = %s "
-                "AND day_local BETWEEN %s AND %s AND closed AND NOT stale",
-                first,
-                last,
-            )
-        )
+        where = "day_local BETWEEN %s AND %s AND closed AND NOT stale"
+        return self._sql("count(*)", "episodes", where, first, last)
 
     def records_between(self, start: str, end: str) -> int:
-        return int(
-            self._sql(
-                "SELECT count(*) FROM records WHERE user_id = %s AND deleted_at IS NULL "
-                "AND ts_start >= %s AND ts_start < %s",
-                start,
-                end,
-            )
-        )
+        where = "deleted_at IS NULL AND ts_start >= %s AND ts_start < %s"
+        return self._sql("count(*)", "records", where, start, end)
 
     def signals(self, first: date, last: date, kind: str) -> int:
-        return int(
-            self._sql(
-                "SELECT count(*) FROM signals WHERE user_id = %s "
-                "AND day_local BETWEEN %s AND %s AND kind = %s",
-                first,
-                last,
-                kind,
-            )
-        )
+        where = "day_local BETWEEN %s AND %s AND kind = %s"
+        return self._sql("count(*)", "signals", where, first, last, kind)
 
 
 @pytest.fixture(scope="module")

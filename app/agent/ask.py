@@ -56,8 +56,8 @@ def _tracked() -> Iterator[None]:
 def start_conversation(
     store: ConversationStore, *, user_id: int, question: str, conversation_id: int | None
 ) -> tuple[int, list[tuple[str, str]]]:
-    """A new conversation, or the user's own one continued: its id and the earlier
-    answered turns (the newest that fit a quarter of the budget)."""
+    """A new conversation, or the user's own one continued: its id and its latest
+    answered turns (the agent keeps those that fit a quarter of its budget)."""
     if conversation_id is None:
         title = " ".join(question.split())[:TITLE_MAX]
         return store.create_conversation(user_id=user_id, title=title), []

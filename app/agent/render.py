@@ -48,6 +48,13 @@ def _signal(name: str, language: Language) -> str:
     return "·".join(label[0] if language == "zh" else label[1] for label in labels)
 
 
+def _sentence(language: Language, head_zh: str, head_en: str, parts: list[str]) -> str:
+    """A head and a list, punctuated as the language wants."""
+    if language == "zh":
+        return head_zh + "，".join(parts) + "。"
+    return head_en + ", ".join(parts) + "."
+
+
 def _times(n: int) -> str:
     return "once" if n == 1 else f"{n} times"
 
@@ -170,11 +177,7 @@ def _app_hours(intent: Intent, result: dict[str, Any]) -> str:
     parts = [f"{i['app']} {i['hours']}" + _t(lang, " 小时", " h") for i in items[:MAX_LINES]]
     if not parts:
         return _t(lang, f"{period} 没有记录到应用使用。", f"No app time recorded for {period}.")
-    return (
-        _t(lang, f"{period}用得最多的应用：", f"{period}, most used apps: ")
-        + _t(lang, "，", ", ").join(parts)
-        + _t(lang, "。", ".")
-    )
+    return _sentence(lang, f"{period}用得最多的应用：", f"{period}, most used apps: ", parts)
 
 
 def _value(intent: Intent, result: dict[str, Any]) -> str:
@@ -207,11 +210,7 @@ def _signal_count(intent: Intent, result: dict[str, Any]) -> str:
         )
         for k in intent.kinds
     ]
-    return (
-        _t(lang, f"{period}：", f"{period}: ")
-        + _t(lang, "，", ", ").join(parts)
-        + _t(lang, "。", ".")
-    )
+    return _sentence(lang, f"{period}：", f"{period}: ", parts)
 
 
 def _signals(intent: Intent, result: dict[str, Any]) -> str:

@@ -81,14 +81,11 @@ class AgentRunner:
         models: ModelClient,
         emit: Emit,
         cancelled: Callable[[], bool],
-        budget_tokens: int | None = None,
-        max_turns: int = MAX_TURNS,
     ) -> None:
         self.models = models
         self.emit = emit
         self.cancelled = cancelled
-        self.budget = budget_tokens or ctx.settings.agent_budget_tokens
-        self.max_turns = max_turns
+        self.budget = ctx.settings.agent_budget_tokens
         self.result = RunResult()  # filled as the run goes, so a failed run shows its steps
         # Long tools (deep_scan) report to the asker and stop when the asker goes away.
         self.ctx = dataclasses.replace(
@@ -124,9 +121,9 @@ class AgentRunner:
         run = self.result
         run.used_tokens = _message_tokens(messages)
         tools = tool_specs()
-        for turn in range(self.max_turns):
+        for turn in range(MAX_TURNS):
             self._check()
-            offer = not run.forced and turn < self.max_turns - 1
+            offer = not run.forced and turn < MAX_TURNS - 1
             reply = self.models.chat_turn(
                 messages=messages, tools=tools if offer else None, on_token=self._on_token
             )

@@ -19,7 +19,7 @@ CREATE TABLE conversation_turns (
     turn_no         integer NOT NULL CHECK (turn_no >= 1),
     question        text NOT NULL,
     answer          text NOT NULL DEFAULT '',
-    status          text NOT NULL CHECK (status IN ('done', 'cancelled', 'error')),
+    status          text NOT NULL CHECK (status IN ('done', 'cancelled')),
     mode            text NOT NULL CHECK (mode IN ('agent', 'offline')),
     steps           jsonb NOT NULL DEFAULT '[]',
     episode_ids     jsonb NOT NULL DEFAULT '[]',

@@ -16,12 +16,12 @@ import pytest
 from pydantic import BaseModel
 
 from app.agent import ask
-from app.enrich.client import ModelClient
 from app.text import estimate_tokens, has_cjk
 from app.tools import REGISTRY, ToolContext, dispatch
 from app.tools.registry import Tool, output_tokens
 from tests.agent_month import NOW, Month, month_fixture
 from tests.fake_openai import FakeOpenAI, call, say, tool_results
+from tests.helpers import with_models
 
 RAW_LINE = re.compile(r"#\d+ \d\d-\d\d \d\d:\d\d:\d\d ")  # how deep_scan writes a raw record
 
@@ -36,14 +36,8 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 def context(month: Month, fake: FakeOpenAI, **settings: Any) -> ToolContext:
-    config = month.services.settings.model_copy(
-        update={"llm_base_url": fake.url, "llm_backoff_s": 0.01, **settings}
-    )
-    return dataclasses.replace(
-        month.services.tool_context(user=month.user, now=NOW),
-        models=ModelClient(config),
-        settings=config,
-    )
+    services, _ = with_models(month.services, fake, **settings)
+    return services.tool_context(user=month.user, now=NOW)
 
 
 def run(ctx: ToolContext, question: str) -> tuple[dict[str, Any], list[tuple[str, Any]]]:

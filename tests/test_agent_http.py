@@ -4,7 +4,6 @@ a running server, and `timetrace ask`."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -21,11 +20,11 @@ from app.agent import active_runs
 from app.api import create_app
 from app.api.server import serve_in_thread
 from app.cli import main
-from app.enrich.client import ModelClient
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
 from tests.agent_month import Month, month_fixture
 from tests.fake_openai import FakeOpenAI, call, say
+from tests.helpers import with_models
 
 WORK_0312 = "2003年3月12日工作了多少小时？"
 
@@ -46,10 +45,7 @@ def token_for(services: Services, user_id: int) -> str:
 
 
 def with_model(services: Services, fake: FakeOpenAI) -> Services:
-    settings = services.settings.model_copy(
-        update={"llm_base_url": fake.url, "llm_backoff_s": 0.01}
-    )
-    return dataclasses.replace(services, settings=settings, models=ModelClient(settings))
+    return with_models(services, fake)[0]
 
 
 def work_hours(month: Month) -> str:

@@ -6,9 +6,9 @@ it and the tool's arguments. Chinese and English alike.
     #        arguments={"metric": "seconds_by_category", "period": "this_month",
     #                   "category": "entertainment"}, ...)
 
-Rules are tried in order (habits, now, search, summary, counts, apps, hours,
-episodes); a question none of them claims is searched for, or summarised when it
-only names a period.
+Rules are tried in order (behaviour counts, habits, clock times, now, search,
+behaviours, summary, counts, apps, hours, episodes); a question none of them
+claims is searched for, or summarised when it only names a period.
 """
 
 from __future__ import annotations

@@ -68,9 +68,10 @@ def test_what_now_is_one_get_now_call_within_300_tokens(month: Month, fake: Fake
     fake.script = [call("get_now"), answer]
     done, _ = run(context(month, fake), "我现在在做什么？")
     latest = max(month.data.records, key=lambda r: (r.ts_start, r.device_id))
+    app = month.services.rules.apps.canonical(latest.app)
     assert done["mode"] == "agent" and done["tools_called"] == ["get_now"]
     assert done["tool_tokens"] <= 300 and done["model_calls"] == 2
-    assert f"{latest.app}：{latest.window_title}" in done["answer"]
+    assert done["answer"].startswith(f"你正在用 {app}：{latest.window_title}。")
     assert len(done["episode_ids"]) == 1 and done["unsupported_numbers"] == []
     first = fake.requests[0]
     assert set(offered(first)) == set(REGISTRY)  # the whole registry, nothing else

@@ -344,6 +344,57 @@ def _run_tool(user_name: str, name: str, arguments: dict[str, Any]) -> dict[str,
         return dispatch(context, name, arguments)
 
 
+@main.command("ask")
+@click.argument("question")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--conversation", "conversation_id", type=int, help="Continue this conversation.")
+@click.option("--json", "as_json", is_flag=True, help="Print only the done event, as JSON.")
+@_edge
+def ask_command(question: str, user_name: str, conversation_id: int | None, as_json: bool) -> None:
+    """Ask the memory in words: timetrace ask "这个月娱乐花了多少小时？"."""
+    import json
+    from datetime import UTC, datetime
+
+    from app.agent import ask, start_conversation
+    from app.runtime.services import open_services
+
+    def show(kind: str, data: dict[str, Any]) -> None:
+        if as_json:
+            return
+        if kind == "token":
+            click.echo(data["text"], nl=False)
+        elif kind == "step" and data["phase"] == "result":
+            failed = f", error: {data['error']}" if "error" in data else ""
+            click.echo(f"· {data['tool']} ({data['tokens']} tokens{failed})", err=True)
+
+    settings = _settings()
+    with open_services(settings) as services:
+        user = services.store.get_user(name=user_name)
+        if user is None:
+            raise click.ClickException(f"no user {user_name!r}")
+        conversation_id, history = start_conversation(
+            services.store, user_id=user.user_id, question=question, conversation_id=conversation_id
+        )
+        done = ask(
+            ctx=services.tool_context(user=user, now=datetime.now(UTC)),
+            question=question,
+            history=history,
+            emit=show,
+            cancelled=lambda: False,
+            conversations=services.store,
+            conversation_id=conversation_id,
+        )
+    if as_json:
+        click.echo(json.dumps(done, ensure_ascii=False, indent=2))
+        return
+    tools = ", ".join(done["tools_called"]) or "none"
+    click.echo(
+        f"\n— tools: {tools} · {done['tool_tokens']:,} tokens read · "
+        f"{done['model_calls']} model calls · {done['elapsed_ms'] / 1000:.2f} s · {done['mode']} · "
+        f"conversation {conversation_id}"
+    )
+
+
 def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
     """--key value pairs; values are JSON when they parse as JSON (numbers, true), else text."""
     import json

@@ -621,3 +621,54 @@ RETURNING label_id;
 -- name: mark_episodes_stale --
 UPDATE episodes SET stale = true, updated_at = now()
 WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
+
+-- == conversations with the agent ==========================================
+
+-- name: create_conversation --
+INSERT INTO conversations (user_id, title) VALUES (%(user_id)s, %(title)s)
+RETURNING conversation_id;
+
+-- name: get_conversation --
+SELECT c.conversation_id, c.title, c.created_at, c.updated_at,
+       (SELECT count(*) FROM conversation_turns t
+        WHERE t.user_id = c.user_id AND t.conversation_id = c.conversation_id)::int AS turns
+FROM conversations c
+WHERE c.user_id = %(user_id)s AND c.conversation_id = %(conversation_id)s;
+
+-- name: list_conversations --
+SELECT c.conversation_id, c.title, c.created_at, c.updated_at,
+       (SELECT count(*) FROM conversation_turns t
+        WHERE t.user_id = c.user_id AND t.conversation_id = c.conversation_id)::int AS turns
+FROM conversations c
+WHERE c.user_id = %(user_id)s
+ORDER BY c.updated_at DESC, c.conversation_id DESC
+LIMIT %(limit)s;
+
+-- name: conversation_turns --
+SELECT turn_no, question, answer, status, mode, steps, episode_ids, tool_tokens, model_calls,
+       elapsed_ms, created_at
+FROM conversation_turns
+WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
+ORDER BY turn_no;
+
+-- name: add_conversation_turn --
+-- Updating the conversation first locks it: turns of one conversation are numbered in order.
+WITH conv AS (
+    UPDATE conversations SET updated_at = now()
+    WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
+    RETURNING user_id, conversation_id
+)
+INSERT INTO conversation_turns (user_id, conversation_id, turn_no, question, answer, status,
+                                mode, steps, episode_ids, tool_tokens, model_calls, elapsed_ms)
+SELECT conv.user_id, conv.conversation_id,
+       (SELECT coalesce(max(t.turn_no), 0) + 1 FROM conversation_turns t
+        WHERE t.user_id = conv.user_id AND t.conversation_id = conv.conversation_id),
+       %(question)s, %(answer)s, %(status)s, %(mode)s, %(steps)s, %(episode_ids)s,
+       %(tool_tokens)s, %(model_calls)s, %(elapsed_ms)s
+FROM conv
+RETURNING turn_no;
+
+-- name: delete_conversation --
+DELETE FROM conversations
+WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
+RETURNING conversation_id;

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
 from app import __version__
-from app.api import devices, docs, records, tools
+from app.api import agent, devices, docs, openai_compat, records, tools
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
@@ -158,6 +158,8 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(records.router)
     app.include_router(devices.router)
     app.include_router(tools.tools_router())
+    app.include_router(agent.router)
+    app.include_router(openai_compat.router)
     app.include_router(docs.router)
     _mount_mcp(app, services)
 

@@ -237,3 +237,33 @@ class Label(SQLModel, table=True):
     actor: str = _text(default="")
     note: str = _text(default="")
     created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class Conversation(SQLModel, table=True):
+    """A conversation with the agent."""
+
+    __tablename__ = "conversations"
+    user_id: int = _pk()
+    conversation_id: int | None = _pk(identity=True)
+    title: str = _text(default="")
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    updated_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class ConversationTurn(SQLModel, table=True):
+    """One question and its answer in a conversation."""
+
+    __tablename__ = "conversation_turns"
+    user_id: int = _pk()
+    conversation_id: int = _pk()
+    turn_no: int = Field(primary_key=True, sa_type=Integer)
+    question: str = _text()
+    answer: str = _text(default="")
+    status: str = _text()
+    mode: str = _text()
+    steps: list[Any] = _json([])
+    episode_ids: list[Any] = _json([])
+    tool_tokens: int = Field(default=0, sa_type=Integer, nullable=False)
+    model_calls: int = Field(default=0, sa_type=Integer, nullable=False)
+    elapsed_ms: int = Field(default=0, sa_type=Integer, nullable=False)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)

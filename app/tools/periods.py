@@ -58,11 +58,11 @@ def today_of(user: UserContext, now: datetime) -> date:
     return logical_day(now, tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
 
 
-def resolve(args: PeriodArgs, *, user: UserContext, now: datetime) -> tuple[date, date]:
-    today = today_of(user, now)
+def period_range(period: Period, *, today: date) -> tuple[date, date]:
+    """First and last logical day of a named period, seen from `today`."""
     monday = today - timedelta(days=today.weekday())
     first = today.replace(day=1)
-    match args.period:
+    match period:
         case "today":
             return today, today
         case "yesterday":
@@ -77,8 +77,14 @@ def resolve(args: PeriodArgs, *, user: UserContext, now: datetime) -> tuple[date
             last = first - timedelta(days=1)
             return last.replace(day=1), last
         case _:
-            assert args.date_from is not None and args.date_to is not None
-            return args.date_from, args.date_to
+            raise ValueError("a custom period has its own dates")
+
+
+def resolve(args: PeriodArgs, *, user: UserContext, now: datetime) -> tuple[date, date]:
+    if args.period == "custom":
+        assert args.date_from is not None and args.date_to is not None
+        return args.date_from, args.date_to
+    return period_range(args.period, today=today_of(user, now))
 
 
 def span(day_from: date, day_to: date, *, user: UserContext) -> tuple[datetime, datetime]:

@@ -46,11 +46,20 @@ def default_rules() -> Rules:
     return load_rules(user_file=None)
 
 
+def _ignore(progress: dict[str, Any]) -> None:
+    return None
+
+
+def _never() -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a tool call may use: the reads of the store, the models (for embedding a
-    query), the caller, the clock, how to rebuild days after the one write, and the
-    rules (app identities for the coverage view)."""
+    query, or deep_scan's summaries), the caller, the clock, how to rebuild days after
+    the one write, and the rules (app identities for the coverage view). A long tool
+    reports progress to `report` and stops early once `cancelled()` (the asker went away)."""
 
     store: ToolStore
     models: ModelClient | None
@@ -59,6 +68,8 @@ class ToolContext:
     now: datetime
     rebuild: Rebuild
     rules: Rules = field(default_factory=default_rules)
+    report: Callable[[dict[str, Any]], None] = _ignore
+    cancelled: Callable[[], bool] = _never
 
 
 class ToolArgs(BaseModel):
@@ -84,7 +95,7 @@ class Tool:
 
 
 REGISTRY: dict[str, Tool] = {}
-TIERS = ("0", "1", "2", "3", "write")  # the cost ladder: cheapest first
+TIERS = ("0", "1", "2", "3", "write", "fallback")  # the cost ladder: cheapest first
 
 
 def ordered_tools() -> list[Tool]:

@@ -20,7 +20,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("agent and importers", frozenset({"app.agent", "app.importers"})),
     ("runtime", frozenset({"app.runtime"})),
     ("jobs", frozenset({"app.jobs"})),
-    ("doors", frozenset({"app.api", "app.mcp", "app.web"})),
+    ("web pages", frozenset({"app.web"})),  # the API's app serves them at /
+    ("doors", frozenset({"app.api", "app.mcp"})),
     ("demo", frozenset({"app.demo"})),
     ("command", frozenset({"app.cli"})),
 )

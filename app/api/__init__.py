@@ -15,8 +15,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app import __version__
-from app.api import devices, records, tools
+from app import __version__, web
+from app.api import devices, records, reports, tools
 from app.api.deps import DocsUserDep, ServicesDep, UserDep
 from app.errors import (
     AuthError,
@@ -129,6 +129,8 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(records.router)
     app.include_router(devices.router)
     app.include_router(tools.router)
+    app.include_router(reports.router)
+    web.mount(app)  # the pages at /, behind their own sign-in
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: DocsUserDep) -> JSONResponse:

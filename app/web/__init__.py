@@ -9,26 +9,16 @@ the package, SVG drawn on the server; nothing is fetched from another origin.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.web import account, pages
 from app.web.auth import PageError, SignInRequired, current_session
 from app.web.i18n import Translator
 from app.web.render import lang_of, page
-
-
-async def _on_sign_in_required(request: Request, _: Exception) -> Response:
-    if request.method == "GET":
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        return RedirectResponse(f"/signin?next={_quote(target)}", status_code=303)
-    return _error_page(request, PageError(401, "forbidden", "sign in first"))
-
-
-def _quote(path: str) -> str:
-    from urllib.parse import quote
-
-    return quote(path, safe="/")
 
 
 def _error_page(request: Request, exc: PageError) -> HTMLResponse:
@@ -44,10 +34,16 @@ def _error_page(request: Request, exc: PageError) -> HTMLResponse:
     )
 
 
+async def _on_sign_in_required(request: Request, _: Exception) -> Response:
+    """A page asks the browser to sign in and come back; a write without a session is 401."""
+    if request.method == "GET":
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/signin?next={quote(target, safe='/')}", status_code=303)
+    return _error_page(request, PageError(401, "signin_required"))
+
+
 async def _on_page_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, PageError)
-    from fastapi.concurrency import run_in_threadpool
-
     return await run_in_threadpool(_error_page, request, exc)
 
 

@@ -158,6 +158,7 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "ask_steps": "Steps",
         "error": "Something is wrong",
         "not_found": "Not found.",
+        "signin_required": "Sign in to continue.",
         "forbidden": "This form has expired or came from another site; reload the page and "
         "try again.",
         "back": "Back to the day view",
@@ -277,6 +278,7 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "ask_steps": "步骤",
         "error": "出错了",
         "not_found": "未找到。",
+        "signin_required": "请先登录。",
         "forbidden": "表单已过期或来自其他网站；请刷新页面后重试。",
         "back": "回到日视图",
         "report": "报告",

@@ -273,6 +273,9 @@ def test_report_api_gives_json_markdown_and_one_self_contained_html_file(web: Br
     assert f"| Work | {work:.2f} |" in text
     assert "- **Forced rollbacks (git reset --hard, revert)** — 1 times on 1 days" in text
 
+    month = web.client.get("/api/v1/reports/month/2003-03?format=md", headers=auth)
+    assert month.text.startswith("# TimeTrace report — Month 2003-03 (Sat 1 Mar 2003 – ")
+
     html = web.client.get(f"/api/v1/reports/week/{WEEK}?format=html&lang=zh", headers=auth)
     assert (
         html.headers["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'"

@@ -21,8 +21,10 @@ from app.cli import main
 from app.rules.categories import CATEGORIES
 from app.runtime.services import Services
 from app.store import UserContext
+from app.timeutil import zone
 from app.tools import dispatch
 from app.web.charts import DayHours, stacked_bars
+from app.web.day import hour_ticks
 from app.web.i18n import MESSAGES, negotiate
 from app.web.palette import (
     CATEGORY_SWATCHES,
@@ -386,7 +388,7 @@ def test_stacked_bars_are_drawn_to_scale() -> None:
         DayHours(day=date(2003, 3, 3), hours={"work": 3.0, "social": 1.0}),
         DayHours(day=date(2003, 3, 4), hours={"entertainment": 7.5}),
     ]
-    chart = stacked_bars(days, label=str, width=400, height=200)
+    chart = stacked_bars(days, width=400, height=200)
     plot = chart.bottom - chart.top
     assert [t.hours for t in chart.ticks] == [0, 2, 4, 6, 8]
     tall = chart.bars[1].segments[0]
@@ -396,3 +398,13 @@ def test_stacked_bars_are_drawn_to_scale() -> None:
     assert first.segments[0].y == pytest.approx(chart.bottom - plot * 3 / 8)
     assert first.segments[1].y + first.segments[1].height == pytest.approx(first.segments[0].y)
     assert {c for c in CATEGORIES} >= {s.category for b in chart.bars for s in b.segments}
+
+
+def test_the_time_axis_counts_real_hours_across_a_clock_change() -> None:
+    new_york = zone("America/New_York")
+    # 2026-03-08: clocks jump from 02:00 to 03:00; 00:00-05:00 local is four real hours.
+    lo = datetime(2026, 3, 8, 0, 0, tzinfo=new_york).astimezone(UTC)
+    hi = datetime(2026, 3, 8, 5, 0, tzinfo=new_york).astimezone(UTC)
+    ticks = hour_ticks(lo, hi, tz=new_york)
+    assert [t.label for t in ticks] == ["00:00", "01:00", "03:00", "04:00", "05:00"]
+    assert [t.x for t in ticks] == [0.0, 25.0, 50.0, 75.0, 100.0]

@@ -22,14 +22,12 @@ from app.web.render import lang_of, page
 
 
 def _error_page(request: Request, exc: PageError) -> HTMLResponse:
-    t = Translator(lang_of(request))
     return page(
         request,
         "error.html",
         session=current_session(request) if exc.status != 401 else None,
-        title=t("error"),
         status=exc.status,
-        message=t(exc.message_key),
+        message=Translator(lang_of(request))(exc.message_key),
         detail=exc.detail,
     )
 

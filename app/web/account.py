@@ -26,9 +26,9 @@ from app.web.auth import (
     sign_in,
     sign_out,
 )
-from app.web.i18n import LANGS, Translator
-from app.web.pages import ask_enabled, tool_context
-from app.web.render import ASSETS, LANG_COOKIE, lang_of, page
+from app.web.i18n import LANGS
+from app.web.pages import tool_context
+from app.web.render import ASSETS, LANG_COOKIE, page
 
 router = APIRouter(include_in_schema=False)
 PREVIEW_EPISODES = 50
@@ -52,12 +52,10 @@ def switch_language(code: str, request: Request) -> RedirectResponse:
 
 
 def _signin_page(request: Request, *, error: bool = False) -> HTMLResponse:
-    t = Translator(lang_of(request))
     return page(
         request,
         "signin.html",
         session=None,
-        title=t("sign_in"),
         status=401 if error else 200,
         error=error,
         signed_out=request.query_params.get("out") == "1",
@@ -94,14 +92,11 @@ def signout(request: Request, session: SessionDep, form: Form) -> RedirectRespon
 
 def _privacy_page(request: Request, session: WebSessionRow, **context: Any) -> HTMLResponse:
     store = services_of(request).store
-    t = Translator(lang_of(request))
     return page(
         request,
         "privacy.html",
         session=session,
-        title=t("privacy"),
         nav="privacy",
-        ask=ask_enabled(request),
         devices=store.list_devices(user_id=session.user_id),
         tokens=store.list_tokens(user_id=session.user_id),
         erased=request.query_params.get("erased"),
@@ -151,14 +146,11 @@ def delete_preview(request: Request, session: SessionDep) -> HTMLResponse:
         )
         if device is None or e.device_id == device
     ]
-    t = Translator(lang_of(request))
     return page(
         request,
         "delete.html",
         session=session,
-        title=t("delete_range"),
         nav="privacy",
-        ask=ask_enabled(request),
         ts_from=ts_from,
         ts_to=ts_to,
         device=device or "",

@@ -119,7 +119,7 @@ Form = Annotated[dict[str, str], Depends(read_form)]
 SessionDep = Annotated[WebSessionRow, Depends(require_session)]
 
 
-def safe_next(target: str | None, default: str = "/day") -> str:
+def safe_next(target: str | None, *, default: str = "/day") -> str:
     """A local path to go back to, never another site."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
         return default

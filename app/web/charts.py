@@ -6,7 +6,7 @@ so it is computed here once and drawn by one template macro (charts.html).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -38,7 +38,6 @@ class Bar:
     day: date
     x: float
     width: float
-    label: str
     total: float
     segments: list[Segment]
 
@@ -69,7 +68,6 @@ def _step(top_hours: float) -> float:
 def stacked_bars(
     days: Sequence[DayHours],
     *,
-    label: Callable[[date], str],
     width: int = 720,
     height: int = 260,
 ) -> BarChart:
@@ -94,7 +92,6 @@ def stacked_bars(
                 day=day.day,
                 x=left + index * slot + slot * 0.15,
                 width=slot * 0.7,
-                label=label(day.day),
                 total=day.total,
                 segments=segments,
             )

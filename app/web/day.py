@@ -8,8 +8,9 @@ them), and the panel of one episode.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from app.store import EpisodeDetail, EpisodeLine, RecordLine, Store
 from app.timeutil import day_bounds, zone
@@ -111,30 +112,37 @@ def _amounts(items: list[dict[str, Any]], key: str) -> list[Amount]:
     ]
 
 
+def _whole_hour(ts: datetime, tz: ZoneInfo, *, up: bool) -> datetime:
+    """The local whole hour at or before (or after) `ts`, as an instant in UTC."""
+    local = ts.astimezone(tz)
+    floor = local.replace(minute=0, second=0, microsecond=0)
+    if up and floor < local:
+        floor += timedelta(hours=1)
+    return floor.astimezone(UTC)
+
+
 def _window(
-    episodes: list[EpisodeLine], start: datetime, end: datetime
+    episodes: list[EpisodeLine], start: datetime, end: datetime, tz: ZoneInfo
 ) -> tuple[datetime, datetime]:
-    """The whole hours that hold the day's activity (the whole day when there is none)."""
+    """The local whole hours that hold the day's activity (the whole day without any)."""
     if not episodes:
         return start, end
-    first = min(e.ts_start for e in episodes).replace(minute=0, second=0, microsecond=0)
-    last = max(e.ts_end for e in episodes)
-    rounded = last.replace(minute=0, second=0, microsecond=0)
-    if rounded < last:
-        rounded += timedelta(hours=1)
-    return max(first, start), min(rounded, end)
+    first = _whole_hour(min(e.ts_start for e in episodes), tz, up=False)
+    last = _whole_hour(max(e.ts_end for e in episodes), tz, up=True)
+    return max(first, start), min(last, end)
 
 
-def _ticks(lo: datetime, hi: datetime, tz_name: str) -> list[Tick]:
+def hour_ticks(lo: datetime, hi: datetime, *, tz: ZoneInfo) -> list[Tick]:
+    """Ticks an hour (or two) apart on [lo, hi]: where (percent) and the local time. The
+    steps are real hours, so a clock change shows as a skipped or repeated label."""
     span = (hi - lo).total_seconds()
-    hours = max(1, round(span / 3600))
-    step = 1 if hours <= 12 else 2
+    step = timedelta(hours=1 if span <= 12 * 3600 else 2)
     ticks = []
     moment = lo
     while moment <= hi:
         x = (moment - lo).total_seconds() / span * 100
-        ticks.append(Tick(x=round(x, 3), label=moment.astimezone(zone(tz_name)).strftime("%H:%M")))
-        moment += timedelta(hours=step)
+        ticks.append(Tick(x=round(x, 3), label=moment.astimezone(tz).strftime("%H:%M")))
+        moment += step
     return ticks
 
 
@@ -221,7 +229,8 @@ def day_view(ctx: ToolContext, store: Store, *, day: date, episode_id: int | Non
         )
         if start <= e.ts_start < end
     ]
-    lo, hi = _window(episodes, start, end)
+    tz = zone(user.time_zone)
+    lo, hi = _window(episodes, start.astimezone(UTC), end.astimezone(UTC), tz)
     period = {"period": "custom", "date_from": day.isoformat(), "date_to": day.isoformat()}
     totals = call_tool(ctx, "query_stats", metric="seconds_by_category", **period)
     apps = call_tool(ctx, "query_stats", metric="seconds_by_app", top_n=8, **period)
@@ -231,7 +240,7 @@ def day_view(ctx: ToolContext, store: Store, *, day: date, episode_id: int | Non
         day=day,
         today=today_of(ctx.user, ctx.now),
         lanes=_lanes(store, ctx, episodes, lo, hi, episode_id),
-        ticks=_ticks(lo, hi, user.time_zone),
+        ticks=hour_ticks(lo, hi, tz=tz),
         totals=_amounts(totals["items"], "category"),
         total_seconds=int(totals["total_seconds"]),
         apps=_amounts(apps["items"], "app"),

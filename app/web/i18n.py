@@ -344,6 +344,13 @@ class Translator:
         text = f"{day.day} {day:%b} {day.year}"
         return f"{name} {text}" if weekday else text
 
+    def period(self, grain: str, key: str, first: date, last: date) -> str:
+        """Week 2026-W23 (Mon 1 Jun 2026 – Sun 7 Jun 2026), or a day's own name."""
+        if grain == "day":
+            return self.day(first)
+        span = self("period_range", first=self.day(first), last=self.day(last))
+        return f"{self(f'{grain}_of', key=key)} ({span})"
+
     def short_day(self, day: date) -> str:
         """A chart label: 06-02 Tue / 6/2 周二."""
         name = _WEEKDAYS[self.lang][day.weekday()]

@@ -27,7 +27,6 @@ from app.web.report import (
     PeriodReport,
     build_report,
     narrative_note,
-    period_title,
     render_html,
     render_markdown,
 )
@@ -39,11 +38,6 @@ TOP_SITES = 8
 
 def tool_context(request: Request, session: WebSessionRow) -> ToolContext:
     return services_of(request).tool_context(user=session.user, now=datetime.now(UTC))
-
-
-def ask_enabled(request: Request) -> bool:
-    """The Ask page exists when the agent's chat endpoint does."""
-    return any(getattr(r, "path", "") == "/api/v1/agent/chat" for r in request.app.routes)
 
 
 def _day(text: str) -> date:
@@ -73,14 +67,11 @@ def _day_page(request: Request, session: WebSessionRow, day: date | None) -> HTM
         day=day or today_of(session.user, ctx.now),
         episode_id=_int(request.query_params.get("episode")),
     )
-    t = Translator(lang_of(request))
     return page(
         request,
         "day.html",
         session=session,
-        title=t.day(view.day),
         nav="day",
-        ask=ask_enabled(request),
         v=view,
         relabelled=request.query_params.get("relabelled") == "1",
     )
@@ -159,17 +150,14 @@ def _period_page(
         limit=TOP_SITES,
     )
     step = week_key if grain == "week" else month_key
-    t = Translator(lang_of(request))
     return page(
         request,
         "period.html",
         session=session,
-        title=period_title(report, t),
         nav=grain,
-        ask=ask_enabled(request),
         r=report,
-        chart=stacked_bars(report.days, label=t.short_day),
-        note=narrative_note(report, t),
+        chart=stacked_bars(report.days),
+        note=narrative_note(report),
         sites=sites,
         prev_key=step(first - timedelta(days=1)),
         next_key=step(last + timedelta(days=1)),
@@ -223,14 +211,11 @@ def search(request: Request, session: SessionDep) -> HTMLResponse:
         if query
         else None
     )
-    t = Translator(lang_of(request))
     return page(
         request,
         "search.html",
         session=session,
-        title=t("search"),
         nav="search",
-        ask=ask_enabled(request),
         query=query,
         result=result,
     )

@@ -78,18 +78,22 @@ def render(template: str, **context: Any) -> str:
     return _env.get_template(template).render(**context)
 
 
+def ask_enabled(request: Request) -> bool:
+    """The Ask page exists when the agent's chat endpoint does."""
+    return any(getattr(r, "path", "") == "/api/v1/agent/chat" for r in request.app.routes)
+
+
 def page(
     request: Request,
     template: str,
     *,
     session: WebSessionRow | None,
-    title: str,
     nav: str = "",
     status: int = 200,
-    ask: bool = False,
     **context: Any,
 ) -> HTMLResponse:
-    """A full page in the browser's language, with the session's CSRF token for forms."""
+    """A full page in the browser's language (its template names it), with the
+    session's CSRF token for forms."""
     lang = lang_of(request)
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     html = render(
@@ -98,10 +102,9 @@ def page(
         lang=lang,
         session=session,
         csrf=session.csrf_token if session else "",
-        title=title,
         nav=nav,
         here=here,
-        ask=ask,
+        ask=ask_enabled(request),
         generated=datetime.now(UTC),
         **context,
     )

@@ -163,23 +163,19 @@ def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
     )
 
 
-def period_title(report: PeriodReport, t: Translator) -> str:
-    if report.grain == "day":
-        return t.day(report.first)
-    key = "week_of" if report.grain == "week" else "month_of"
-    span = t("period_range", first=t.day(report.first), last=t.day(report.last))
-    return f"{t(key, key=report.key)} ({span})"
+def title_of(report: PeriodReport, *, t: Translator) -> str:
+    return t("report_title", period=t.period(report.grain, report.key, report.first, report.last))
 
 
-def narrative_note(report: PeriodReport, t: Translator) -> str | None:
-    """What stands in for the narrative when there is none."""
+def narrative_note(report: PeriodReport) -> str | None:
+    """The message that stands in for the narrative when there is none."""
     if report.narrative_status == "done" and report.narrative:
         return None
     return {
-        "live": t("digest_live"),
-        "failed": t("narrative_failed"),
-        "skipped": t("narrative_skipped"),
-    }.get(report.narrative_status, t("narrative_pending"))
+        "live": "digest_live",
+        "failed": "narrative_failed",
+        "skipped": "narrative_skipped",
+    }.get(report.narrative_status, "narrative_pending")
 
 
 def _hours(value: float) -> str:
@@ -188,7 +184,7 @@ def _hours(value: float) -> str:
 
 def render_markdown(report: PeriodReport, *, t: Translator) -> str:
     """The report as Markdown: tables for the numbers, a list for the habits."""
-    lines = [f"# {t('report_title', period=period_title(report, t))}", ""]
+    lines = [f"# {title_of(report, t=t)}", ""]
     lines += [f"## {t('totals')}", "", f"| {t('category')} | {t('hours')} |", "|---|---:|"]
     for category, hours in report.hours_by_category.items():
         lines.append(f"| {t.category(category)} | {_hours(hours)} |")
@@ -225,7 +221,8 @@ def render_markdown(report: PeriodReport, *, t: Translator) -> str:
     if not report.habits:
         lines.append(t("none"))
     lines += ["", f"## {t('narrative')}", ""]
-    lines.append(report.narrative or narrative_note(report, t) or "")
+    note = narrative_note(report)
+    lines.append(t(note) if note else report.narrative or "")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -235,9 +232,9 @@ def render_html(report: PeriodReport, *, t: Translator) -> str:
     return render(
         "report.html",
         report=report,
-        chart=stacked_bars(report.days, label=t.short_day),
-        title=t("report_title", period=period_title(report, t)),
-        note=narrative_note(report, t),
+        chart=stacked_bars(report.days),
+        title=title_of(report, t=t),
+        note=narrative_note(report),
         css=css_variables(),
         chart_css=CHART_CSS,
         t=t,

@@ -769,7 +769,6 @@ class EpisodeDetail(EpisodeLine):
     summary_status: str
     cues: list[str]
     interruptions: list[Interruption]
-    active_s: float
     frame_count: int
 
 

@@ -662,8 +662,9 @@ WITH revoked AS (
 SELECT count(*) AS n FROM revoked;
 
 -- name: episode_detail --
-SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s,
-       day_local, primary_app, summary_status, cues, interruptions, active_s, frame_count
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s, day_local, primary_app, summary_status, cues, interruptions,
+       frame_count
 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale;
 
 -- name: episode_records --

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import string
+from html import unescape
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -408,3 +409,24 @@ def test_the_time_axis_counts_real_hours_across_a_clock_change() -> None:
     ticks = hour_ticks(lo, hi, tz=new_york)
     assert [t.label for t in ticks] == ["00:00", "01:00", "03:00", "04:00", "05:00"]
     assert [t.x for t in ticks] == [0.0, 25.0, 50.0, 75.0, 100.0]
+
+
+def test_the_privacy_page_lists_uncategorized_apps_with_rules_as_query_stats(
+    web: Browser,
+) -> None:
+    web.sign_in()
+    coverage = web.tool(
+        "query_stats",
+        metric="uncategorized",
+        period="custom",
+        date_from="2003-03-01",
+        date_to="2003-03-31",
+    )
+    assert coverage["items"], "the sample month has uncategorized time"
+    page = web.client.get("/privacy?cov_from=2003-03-01&cov_to=2003-03-31").text
+    assert f'data-uncategorized="{coverage["uncategorized_seconds"]}"' in page
+    rows = re.findall(r'<tr data-seconds="(\d+)"><td>([^<]*)</td>', page)
+    assert rows == [(str(i["seconds"]), i["app"]) for i in coverage["items"]]
+    rules = [f"<code>{i['rule']}</code>" for i in coverage["items"] if "rule" in i]
+    assert rules and all(rule in unescape(page) for rule in rules)
+    assert "[[category]]" in page  # the snippet to paste

@@ -12,6 +12,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.store import WebSessionRow
 from app.timeutil import zone
+from app.tools import dispatch
+from app.tools.coverage import rules_snippet
 from app.web.auth import (
     Form,
     PageError,
@@ -90,6 +92,18 @@ def signout(request: Request, session: SessionDep, form: Form) -> RedirectRespon
     return response
 
 
+def _coverage(request: Request, session: WebSessionRow) -> dict[str, Any]:
+    """query_stats metric=uncategorized over the chosen days (last week by default)."""
+    chosen = {k: request.query_params.get(k, "") for k in ("cov_from", "cov_to")}
+    period: dict[str, Any] = {"period": "last_week"}
+    if all(chosen.values()):
+        period = {"period": "custom", "date_from": chosen["cov_from"], "date_to": chosen["cov_to"]}
+    result = dispatch(
+        tool_context(request, session), "query_stats", {"metric": "uncategorized", **period}
+    )
+    return {"result": result, "snippet": rules_snippet(result.get("items", []))}
+
+
 def _privacy_page(request: Request, session: WebSessionRow, **context: Any) -> HTMLResponse:
     store = services_of(request).store
     return page(
@@ -100,6 +114,7 @@ def _privacy_page(request: Request, session: WebSessionRow, **context: Any) -> H
         devices=store.list_devices(user_id=session.user_id),
         tokens=store.list_tokens(user_id=session.user_id),
         erased=request.query_params.get("erased"),
+        coverage=_coverage(request, session),
         **context,
     )
 

@@ -31,7 +31,8 @@ class Block:
     width: float
     start: str  # HH:MM, local
     end: str
-    minutes: int
+    minutes: int  # active, as get_episodes counts them
+    idle_minutes: int
     selected: bool
 
 
@@ -171,7 +172,8 @@ def _lanes(
                 width=round(min(width, 100 - x), 4),
                 start=e.ts_start.astimezone(tz).strftime("%H:%M"),
                 end=e.ts_end.astimezone(tz).strftime("%H:%M"),
-                minutes=round(e.duration_s / 60),
+                minutes=round(e.active_s / 60),
+                idle_minutes=round((e.duration_s - e.active_s) / 60),
                 selected=e.episode_id == selected,
             )
         )

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import string
-from html import unescape
 from datetime import UTC, date, datetime
+from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote

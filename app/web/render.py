@@ -78,11 +78,6 @@ def render(template: str, **context: Any) -> str:
     return _env.get_template(template).render(**context)
 
 
-def ask_enabled(request: Request) -> bool:
-    """The Ask page exists when the agent's chat endpoint does."""
-    return any(getattr(r, "path", "") == "/api/v1/agent/chat" for r in request.app.routes)
-
-
 def page(
     request: Request,
     template: str,
@@ -104,7 +99,6 @@ def page(
         csrf=session.csrf_token if session else "",
         nav=nav,
         here=here,
-        ask=ask_enabled(request),
         generated=datetime.now(UTC),
         **context,
     )

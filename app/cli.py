@@ -17,6 +17,7 @@ import functools
 import logging
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 from typing import Any, TypeVar, get_args
 
 import click
@@ -263,6 +264,41 @@ def backfill_command() -> None:
         )
 
 
+@main.command("report")
+@click.argument("grain", type=click.Choice(["day", "week", "month"]))
+@click.argument("scope")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md", show_default=True)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@_edge
+def report_command(
+    grain: str, scope: str, user_name: str, fmt: str, lang: str, output: Path | None
+) -> None:
+    """A period from its digests and signals: timetrace report week 2026-W23 --format html."""
+    from datetime import UTC, datetime
+
+    from app.runtime.services import open_services
+    from app.web.i18n import Translator
+    from app.web.report import build_report, render_html, render_markdown
+
+    settings = _settings()
+    with open_services(settings) as services:
+        user = services.store.get_user(name=user_name)
+        if user is None:
+            raise click.ClickException(f"no user {user_name!r}")
+        report = build_report(
+            services.tool_context(user=user, now=datetime.now(UTC)), grain=grain, key=scope
+        )
+    t = Translator("zh" if lang == "zh" else "en")
+    text = render_html(report, t=t) if fmt == "html" else render_markdown(report, t=t)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+
+
 @main.group()
 def rules() -> None:
     """Category and privacy rules."""
@@ -452,16 +488,21 @@ def mcp_command(user_name: str | None, token: str | None) -> None:
     help="First day of the sample.",
 )
 @click.option("--days", type=click.IntRange(1, 400), default=30, show_default=True)
+@click.option("--serve", "and_serve", is_flag=True, help="Then serve the web UI, signed in.")
 @_edge
-def demo(start: Any, days: int) -> None:
+def demo(start: Any, days: int, and_serve: bool) -> None:
     """Load a sample month through the real ingest path and print what it holds."""
-    from app.demo.run import run_demo
+    from datetime import timedelta
 
-    result = run_demo(
-        _settings(), start=date(start.year, start.month, start.day), days=days, console=console
-    )
+    from app.demo.run import run_demo, serve_demo
+
+    settings = _settings()
+    first = date(start.year, start.month, start.day)
+    result = run_demo(settings, start=first, days=days, console=console)
     if result.mismatches:
         raise SystemExit(1)
+    if and_serve:
+        serve_demo(settings, day=first + timedelta(days=days - 1), console=console)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
-from app import __version__
-from app.api import agent, devices, docs, openai_compat, records, tools
+from app import __version__, web
+from app.api import agent, devices, docs, openai_compat, records, reports, tools
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
@@ -162,6 +162,8 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(openai_compat.router)
     app.include_router(docs.router)
     _mount_mcp(app, services)
+    app.include_router(reports.router)
+    web.mount(app)  # the pages at /, behind their own sign-in
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: UserDep) -> JSONResponse:

@@ -17,6 +17,7 @@ from app.db.queries import QUERIES
 from app.db.store_agent import PostgresConversationStore
 from app.db.store_enrich import PostgresModelStore
 from app.db.store_tools import PostgresToolStore
+from app.db.store_web import PostgresWebStore
 from app.errors import DatabaseError
 from app.store import (
     DeviceRow,
@@ -41,7 +42,9 @@ def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
 
 
-class PostgresStore(PostgresModelStore, PostgresToolStore, PostgresConversationStore, Store):
+class PostgresStore(
+    PostgresModelStore, PostgresToolStore, PostgresConversationStore, PostgresWebStore, Store
+):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:
         self.pool = pool
         # Jobs are enqueued through procrastinate's public API, on our own connection,

@@ -92,6 +92,18 @@ class ApiToken(SQLModel, table=True):
     revoked_at: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
 
 
+class WebSession(SQLModel, table=True):
+    """A browser's sign-in, made from an API token; the cookie is stored as its SHA-256."""
+
+    __tablename__ = "web_sessions"
+    user_id: int = _pk()
+    session_hash: bytes = Field(primary_key=True, sa_type=LargeBinary)
+    token_id: int = Field(sa_type=BigInteger, nullable=False)
+    csrf_token: str = _text()
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    expires_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
 class Record(SQLModel, table=True):
     """L0: one timeline unit."""
 

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     summary_input_tokens: Annotated[int, Field(ge=500, le=100_000)] = 10_000
     screenshot_dir: Path | None = None  # relative screenshot_ref paths resolve here
 
+    # Asking (the agent): what one question may read, and how deep_scan splits a window.
+    agent_budget_tokens: Annotated[int, Field(ge=2_000, le=1_000_000)] = 40_000
+    deep_scan_pass_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 40_000
+    deep_scan_concurrency: Annotated[int, Field(ge=1, le=16)] = 2
+
     # The worker. A job whose worker sent no heartbeat for `worker_stalled_s` (killed
     # mid-job) is put back in the queue; after losing the database the worker reconnects
     # with backoff and gives up (exit status 1) when it has been gone `worker_give_up_s`.

@@ -97,9 +97,7 @@ def serve(services: Services, *, sock: socket.socket, host: str, with_worker: bo
 @contextlib.contextmanager
 def serve_in_thread(services: Services) -> Iterator[str]:
     """Serve the API on 127.0.0.1 on a free port; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(services=services), log_level="warning", access_log=False, lifespan="on"

@@ -19,6 +19,7 @@ from tests.helpers import Api, make_api, with_models
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 MARKER = "ZqxjMarker7781"  # in an app name, window titles, a URL and a label note
 SHANGHAI_9AM = datetime(2003, 3, 12, 1, tzinfo=UTC)
+REPORTS = [("day", "2003-03-12"), ("week", "2003-W11"), ("month", "2003-03")]
 
 
 @pytest.fixture
@@ -69,14 +70,28 @@ def every_answer(api: Api) -> str:
     calls += [("get_episodes", day), ("get_signals", month)]
     calls += [("search_episodes", {"query": q}) for q in (MARKER, "计划书 secret plan")]
     window = {"ts_from": "2003-03-12T09:30:00+08:00", "ts_to": "2003-03-12T11:30:00+08:00"}
-    calls += [("get_raw", window)]
+    calls += [("get_raw", window), ("query_stats", {**day, "metric": "uncategorized"})]
+    secret = {"ts_from": "2003-03-12T10:00:00+08:00", "ts_to": "2003-03-12T10:40:00+08:00"}
+    calls += [("deep_scan", {**secret, "question": "what was I planning?"})]
     answers = []
     for name, arguments in calls:
         reply = api.post(f"/api/v1/tools/{name}", arguments)
         assert reply.status_code == 200, (name, reply.text)
         answers.append(reply.text)
-    for path in ("/api/v1/me", "/api/v1/devices", "/api/v1/tools", "/healthz"):
-        answers.append(api.client.get(path, headers=api.auth).text)
+    reports = [f"/api/v1/reports/{g}/{k}" for g, k in REPORTS]
+    for path in ("/api/v1/me", "/api/v1/devices", "/api/v1/tools", "/healthz", *reports):
+        reply = api.client.get(path, headers=api.auth)
+        assert reply.status_code == 200, (path, reply.text)
+        answers.append(reply.text)
+    # The pages, signed in as a browser is.
+    signin = api.client.post("/signin", data={"token": api.token}, follow_redirects=False)
+    assert signin.status_code == 303, signin.text
+    # (a search page repeats its query: it asks for words of the title beside the marker)
+    pages = [f"/{g}/{k}" for g, k in REPORTS] + ["/search?q=secret+plan", "/privacy"]
+    for path in pages:
+        reply = api.client.get(path)
+        assert reply.status_code == 200, (path, reply.text)
+        answers.append(reply.text)
     return "\n".join(answers)
 
 

@@ -191,7 +191,7 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
         services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="t")
         services.store.add_device(user_id=user.user_id, device_id="laptop", name="", kind="laptop")
     port = free_port()
-    env = timetrace_env(url, tmp_path, TIMETRACE_WORKER_GIVE_UP_S="15", **FAST_WORKER)
+    env = timetrace_env(url, tmp_path, TIMETRACE_WORKER_GIVE_UP_S="30", **FAST_WORKER)
     log = tmp_path / "processes.log"
     api = spawn(["serve", "--worker", "--port", str(port)], env, log)
     worker = spawn(["worker"], env, log)
@@ -211,32 +211,52 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
             ).fetchone()
             return int(row["n"])
 
+    started = time.monotonic()
     with reaped([api, worker]):
         assert wait_for(lambda: _answers(f"{base}/healthz"), timeout=60, interval=0.2)
+        print(f"serving {time.monotonic() - started:.1f} s after the start")
         assert post("before", datetime(2003, 3, 12, 1, tzinfo=UTC)).status_code == 200
         assert wait_for(lambda: in_episodes("before") == 21, timeout=60, interval=0.2)
+        # Down for a request's wait for a connection and 2 s more: well inside the 30 s
+        # after which the workers would give up.
         server.stop()
+        stopped = time.monotonic()
         down = post("down", datetime(2003, 3, 13, 1, tzinfo=UTC))
+        print(f"503 after {time.monotonic() - stopped:.1f} s")
         assert down.status_code == 503 and down.headers["Retry-After"] == "2"  # never a 500
         time.sleep(2)
         server.start()
         restarted = time.monotonic()
+        # As a capture client does: a 503 is tried again after its Retry-After.
         after = post("after", datetime(2003, 3, 14, 1, tzinfo=UTC))
+        retries = 0
+        while after.status_code == 503 and retries < 10:
+            time.sleep(float(after.headers["Retry-After"]))
+            after, retries = post("after", datetime(2003, 3, 14, 1, tzinfo=UTC)), retries + 1
         assert after.status_code == 200, after.text
+        print(f"stored {time.monotonic() - restarted:.1f} s after the restart ({retries} x 503)")
         assert wait_for(lambda: in_episodes("after") == 21, timeout=60, interval=0.2), (
             log.read_text()[-4000:]
         )
         print(f"episodes {time.monotonic() - restarted:.1f} s after the restart")
         assert api.poll() is None and worker.poll() is None
+        # Both workers are back (the one inside serve and `timetrace worker`), not just one.
+        assert wait_for(lambda: _live_workers(base) == 2, timeout=30, interval=0.2)
         assert httpx.get(f"{base}/healthz", timeout=10).json()["status"] == "ok"
         # A database that stays away: both give up and exit non-zero for a supervisor.
         server.stop()
+        stopped = time.monotonic()
         try:
             assert worker.wait(90) == 1
             assert api.wait(90) == 1
         finally:
             server.start()
+        print(f"both exited 1 {time.monotonic() - stopped:.1f} s after the database stopped")
     assert "gives up" in log.read_text()
+
+
+def _live_workers(base: str) -> int:
+    return int(httpx.get(f"{base}/healthz", timeout=10).json()["jobs"]["workers"])
 
 
 def _answers(url: str) -> bool:

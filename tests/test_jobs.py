@@ -111,6 +111,35 @@ def test_the_sweep_finds_work_a_lost_job_left_behind(
     assert services.store.defer(jobs) == 0  # one waiting job per device
 
 
+def test_the_sweep_requeues_a_week_or_month_whose_digest_is_missing_or_older_than_its_days(
+    services: Services, conn: Any, golden_day: dict[str, Any]
+) -> None:
+    from datetime import UTC, datetime
+
+    from app.pyramid.build import backfill, pending_jobs
+
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    for device, records in golden_day["records"].items():
+        api.ingest(device, records)
+    backfill(services.store, now=datetime(2026, 11, 30, tzinfo=UTC), settings=services.settings)
+    conn.execute("DELETE FROM procrastinate_jobs")
+    assert pending_jobs(services.store) == []  # every layer is current
+
+    def periods_due() -> list[tuple[str, str]]:
+        return [
+            (j.args["grain"], j.args["key"])
+            for j in pending_jobs(services.store)
+            if j.task_name == "rollup_period"
+        ]
+
+    # A killed back-fill never wrote the week; then a day was rolled up again after the
+    # month was: both heal from the sweep alone.
+    conn.execute("DELETE FROM digests WHERE grain = 'week'")
+    assert periods_due() == [("week", "2003-W11")]
+    conn.execute("UPDATE digests SET updated_at = now() + interval '1 s' WHERE grain = 'day'")
+    assert sorted(periods_due()) == [("month", "2003-03"), ("week", "2003-W11")]
+
+
 def test_the_worker_summarises_episodes_through_the_model_sweep(
     services: Services, db_url: str, tmp_path: Path, golden_day: dict[str, Any], conn: Any
 ) -> None:

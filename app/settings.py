@@ -81,7 +81,7 @@ class Settings(BaseSettings):
     # /healthz and `timetrace status` say degraded when the oldest waiting job is older.
     health_queue_age_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
 
-    # Pyramid thresholds (DESIGN.md §3-§4).
+    # Pyramid thresholds (docs/architecture.md, "Data rules" and "Write time").
     idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300
     max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = 3_600
     switch_debounce_s: Annotated[int, Field(ge=0, le=1_800)] = 120

@@ -118,6 +118,9 @@ class NewRecords:
     category: list[str] = field(default_factory=list)
     category_source: list[str] = field(default_factory=list)
     redacted: list[bool] = field(default_factory=list)
+    # The frame's own text (an importer's OCR or accessibility text): stored as its L1
+    # description with no model call. Always None over HTTP.
+    description: list[str | None] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.client_record_id)
@@ -382,6 +385,13 @@ class AccountStore(Protocol):
 class RecordStore(Protocol):
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
         """Insert new records (keyed by device + client_record_id); return how many were new."""
+        ...
+
+    def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        """`insert_records` for an importer's large batches (by COPY): the same key, and each
+        record's description stored as its L1 analysis (`model` names the source)."""
         ...
 
     def delete_records(

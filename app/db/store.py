@@ -96,12 +96,35 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
     # -- records (L0) -----------------------------------------------------------
 
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        columns = {name: getattr(records, name) for name in NewRecords.__dataclass_fields__}
+        columns = {
+            name: getattr(records, name)
+            for name in NewRecords.__dataclass_fields__
+            if name != "description"
+        }
         with self.pool.connection() as conn:
             cur = conn.execute(
                 QUERIES["insert_records"], {"user_id": user_id, "device_id": device_id, **columns}
             )
             return cur.rowcount
+
+    def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        fts = [fts_document(text) if text else None for text in records.description]
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["create_import_staging"])
+            with conn.cursor().copy(QUERIES["copy_import_staging"]) as copy:
+                for row in zip(
+                    *(getattr(records, name) for name in NewRecords.__dataclass_fields__),
+                    fts,
+                    strict=True,
+                ):
+                    copy.write_row(row)
+            row = conn.execute(
+                QUERIES["insert_staged_records"],
+                {"user_id": user_id, "device_id": device_id, "model": model},
+            ).fetchone()
+        return int(row["new"]) if row else 0
 
     def delete_records(
         self,

@@ -1,0 +1,289 @@
+"""Importing ActivityWatch history: exports of both servers and the array form give the
+per-app active seconds ActivityWatch's own UI computes, to the second; importing again,
+or an export overlapping one already imported, adds only what is new; a cut-off file
+stops with where it got to and leaves nothing half-imported."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date, datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main
+from app.importers.activitywatch import ActivityWatchError, import_activitywatch_file
+from app.importers.writer import ImportSummary
+from app.pyramid.build import backfill
+from app.runtime.services import Services
+from app.settings import Settings
+from app.store import UserContext
+from app.tools import dispatch
+from tests.helpers import FIXTURES, NOW
+
+AW = FIXTURES / "activitywatch"
+DAYS = {"python_server.json": date(2026, 3, 10), "rust_server.json": date(2026, 3, 11)}
+DAYS["array_form.json"] = date(2026, 3, 12)
+# The array form holds a phone besides (an Android bucket, hostname "Unknown").
+HOSTS = {"python_server.json": ["laptop"], "rust_server.json": ["desktop"]}
+HOSTS["array_form.json"] = ["mini", "Unknown"]
+
+
+# -- ActivityWatch's own computation, written out over whole lists --------------------------
+# What aw-webui's canonical query does with its defaults (filter_afk, include_audible):
+# flood the window and afk buckets (5 s), keep not-afk time plus focused browser tabs
+# playing sound, intersect the window events with it, sum by app. One step is ours:
+# overlapping window events are clipped (ActivityWatch would count the overlap twice).
+
+Interval = tuple[float, float, dict[str, Any]]
+BROWSER_APPS = {"chrome": r"(?i)^(google[-_ ]?chrome|chrome|chromium)", "firefox": r"(?i)firefox"}
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.fromisoformat(stamp).timestamp()
+
+
+def _events(bucket: dict[str, Any]) -> list[Interval]:
+    return [
+        (_seconds(e["timestamp"]), _seconds(e["timestamp"]) + e["duration"], e["data"])
+        for e in bucket["events"]
+    ]
+
+
+def _flood(events: list[Interval], pulsetime: float = 5.0) -> list[Interval]:
+    spans = [list(e) for e in sorted(events, key=lambda e: e[0])]
+    for a, b in pairwise(spans):
+        gap = b[0] - a[1]
+        if gap == 0:
+            continue
+        if gap < 0 and a[2] == b[2]:
+            a[0], a[1] = min(a[0], b[0]), max(a[1], b[1])
+            b[0] = b[1] = a[1]
+        elif -0.1 < gap <= pulsetime:
+            if a[1] - a[0] >= b[1] - b[0]:
+                if a[2] == b[2]:
+                    a[1], b[0] = b[1], b[1]
+                else:
+                    a[1] = b[0]
+            elif a[2] == b[2]:
+                b[0], a[1] = a[0], a[0]
+            else:
+                b[0] = a[1]
+    return [(s, e, d) for s, e, d in spans if e > s]
+
+
+def _clip(events: list[Interval]) -> list[Interval]:
+    out = [
+        (s, min(e, nxt[0]) if nxt else e, d)
+        for (s, e, d), nxt in zip(events, [*events[1:], None], strict=True)
+    ]
+    return [x for x in out if x[1] > x[0]]
+
+
+def _intersect(events: list[Interval], periods: list[Interval]) -> list[Interval]:
+    return [
+        (max(s, ps), min(e, pe), d)
+        for s, e, d in events
+        for ps, pe, _ in periods
+        if max(s, ps) < min(e, pe)
+    ]
+
+
+def _union(periods: list[Interval]) -> list[Interval]:
+    out: list[Interval] = []
+    for s, e, _ in sorted(periods, key=lambda p: p[0]):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e), {})
+        else:
+            out.append((s, e, {}))
+    return out
+
+
+def activitywatch_app_seconds(export: dict[str, Any], host: str) -> dict[str, float]:
+    buckets = export["buckets"]
+    buckets = list(buckets.values()) if isinstance(buckets, dict) else buckets
+    mine = [b for b in buckets if b["hostname"] == host]
+    if not any(b["type"] == "afkstatus" for b in mine):  # a phone: no afk bucket, no filter
+        seconds: dict[str, float] = {}
+        for s, e, data in _flood(_events(mine[0])):
+            seconds[data["package"]] = seconds.get(data["package"], 0.0) + (e - s)
+        return seconds
+    windows = _clip(_flood(_events(next(b for b in mine if b["type"] == "currentwindow"))))
+    afk = _flood(_events(next(b for b in mine if b["type"] == "afkstatus")))
+    not_afk = [p for p in afk if p[2]["status"] == "not-afk"]
+    for bucket in buckets:
+        if bucket["type"] != "web.tab.current" or bucket["hostname"] not in (host, "unknown"):
+            continue
+        browser = next(n for n in BROWSER_APPS if n in bucket["id"])
+        browser_windows = [w for w in windows if re.search(BROWSER_APPS[browser], w[2]["app"])]
+        tabs = _intersect(_flood(_events(bucket)), browser_windows)
+        not_afk += [t for t in tabs if t[2].get("audible") is True]
+    seconds = {}
+    for s, e, data in _intersect(windows, _union(not_afk)):
+        seconds[data["app"]] = seconds.get(data["app"], 0.0) + (e - s)
+    return seconds
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _user(services: Services) -> UserContext:
+    return services.store.ensure_user(name="me", time_zone="Asia/Shanghai", day_cut_hour=4)
+
+
+def _import(services: Services, user: UserContext, path: Path) -> ImportSummary:
+    return import_activitywatch_file(services.store, path=path, user=user, rules=services.rules)
+
+
+def _query_apps(services: Services, user: UserContext, day: date) -> dict[str, int]:
+    ctx = services.tool_context(user=user, now=NOW)
+    result = dispatch(
+        ctx,
+        "query_stats",
+        {"period": "custom", "date_from": str(day), "date_to": str(day)}
+        | {"metric": "seconds_by_app", "top_n": 50},
+    )
+    return {item["app"]: item["seconds"] for item in result["items"]}
+
+
+def _record_count(conn: Any) -> int:
+    return int(conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"])
+
+
+# -- tests -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["python_server.json", "rust_server.json", "array_form.json"])
+def test_active_seconds_per_app_equal_activitywatchs_own_to_the_second(
+    services: Services, conn: Any, name: str
+) -> None:
+    user = _user(services)
+    summary = _import(services, user, AW / name)
+    assert summary.new > 0 and summary.duplicate == 0
+    export = json.loads((AW / name).read_text())
+    canonical: dict[str, float] = {}
+    for host in HOSTS[name]:
+        for app, seconds in activitywatch_app_seconds(export, host).items():
+            key = services.rules.apps.canonical(app)
+            canonical[key] = canonical.get(key, 0.0) + seconds
+    backfill(services.store, now=NOW, settings=services.settings)
+    got = _query_apps(services, user, DAYS[name])
+    assert got == {app: round(s) for app, s in canonical.items()}
+    # Exactly, not just after rounding: the records' own durations, to the microsecond.
+    exact = conn.execute(
+        "SELECT app, sum(duration_s) AS s FROM v_record_durations WHERE NOT is_idle GROUP BY app"
+    ).fetchall()
+    assert {r["app"]: r["s"] for r in exact} == pytest.approx(canonical, abs=1e-6)
+
+
+def test_browser_time_gets_the_focused_tabs_url_and_private_tabs_are_redacted(
+    services: Services, conn: Any
+) -> None:
+    user = _user(services)
+    summary = _import(services, user, AW / "python_server.json")
+    assert (summary.redacted, summary.devices) == (3, ["laptop"])
+    rows = conn.execute(
+        "SELECT app, app_raw, window_title, url, is_idle, redacted, "
+        "extract(epoch FROM ts_end - ts_start)::float AS s FROM records ORDER BY ts_start"
+    ).fetchall()
+    chrome = [(r["window_title"], r["url"], r["s"]) for r in rows if r["app"] == "Google Chrome"]
+    # Flooding gave Chrome the 1.5 s before its first tab event; the tab changed at 80 s,
+    # inside the first of two window events.
+    pulls = ("Pull requests · acme/timetrace", "https://github.com/acme/timetrace/pulls")
+    assert chrome == [
+        ("acme/timetrace - Google Chrome", None, 1.5),
+        ("acme/timetrace", "https://github.com/acme/timetrace", 48.0),
+        (*pulls, 12.0),
+        (*pulls, 40.25),
+    ]
+    # The private window: its incognito tab (away, then back) and its own title after it.
+    private = [(r["app"], r["window_title"], r["url"], r["s"]) for r in rows if r["redacted"]]
+    assert private == [("Firefox", "", None, s) for s in (50.0, 40.0, 3.0)]
+    # The afk remainder of a window event is an idle record of the same app; a tab
+    # playing sound (YouTube) keeps its time active, as in ActivityWatch's UI.
+    idle = [(r["app"], r["s"]) for r in rows if r["is_idle"]]
+    assert idle == [("Visual Studio Code", 300.0), ("微信", 50.0), ("Firefox", 50.0)]
+
+
+def test_reimport_adds_nothing_and_an_overlapping_export_adds_only_new_events(
+    services: Services, conn: Any, tmp_path: Path, other_db: Any
+) -> None:
+    user = _user(services)
+    full = json.loads((AW / "python_server.json").read_text())
+    cut = _seconds("2026-03-10T01:02:16+00:00")  # between two window events 7.75 s apart
+
+    def export(name: str, keep: Any) -> Path:
+        buckets = {
+            key: {**b, "events": [e for e in b["events"] if keep(*_events({"events": [e]})[0][:2])]}
+            for key, b in full["buckets"].items()
+        }
+        path = tmp_path / name
+        path.write_text(json.dumps({"buckets": buckets}), encoding="utf-8")
+        return path
+
+    # Two exports taken at different times: the later one repeats the not-afk event
+    # that was still open at the cut.
+    first = _import(services, user, export("early.json", lambda start, end: start < cut))
+    second = _import(services, user, export("later.json", lambda start, end: end > cut))
+    assert first.new > 0 and second.new > 0 and second.duplicate == 0
+    after_two = _record_count(conn)
+    assert after_two == first.new + second.new
+
+    again = _import(services, user, AW / "python_server.json")
+    assert (again.new, again.duplicate) == (0, after_two)
+    assert _record_count(conn) == after_two
+
+    with other_db() as (fresh, fresh_conn):
+        whole = _import(fresh, _user(fresh), AW / "python_server.json")
+        assert whole.new == after_two
+        ids = "SELECT client_record_id, ts_start, ts_end, is_idle FROM records ORDER BY 1"
+        assert conn.execute(ids).fetchall() == fresh_conn.execute(ids).fetchall()
+
+
+def test_a_cut_off_export_says_how_far_it_got_and_imports_nothing(
+    services: Services, conn: Any, tmp_path: Path
+) -> None:
+    user = _user(services)
+    text = (AW / "python_server.json").read_text(encoding="utf-8")
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) * 2 // 3], encoding="utf-8")
+    with pytest.raises(ActivityWatchError) as caught:
+        _import(services, user, cut)
+    message = caught.value.message
+    assert "cut.json ends too early" in message
+    assert "nothing was imported" in message
+    assert re.search(r"read [\d,]+ events of \d bucket\(s\), the last 'aw-watcher-", message)
+    assert _record_count(conn) == 0
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text(text.replace('"duration"', '"duration" 1', 1), encoding="utf-8")
+    with pytest.raises(ActivityWatchError, match=r"is not valid JSON|where"):
+        _import(services, user, corrupt)
+    assert _record_count(conn) == 0
+    # The whole file still imports afterwards.
+    assert _import(services, user, AW / "python_server.json").new > 0
+
+
+def test_cli_imports_prints_a_summary_and_builds_the_pyramid(
+    settings: Settings, db_url: str, conn: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TIMETRACE_DATABASE_URL", db_url)
+    monkeypatch.setenv("TIMETRACE_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("TIMETRACE_TIME_ZONE", "Asia/Shanghai")
+    result = CliRunner().invoke(
+        main, ["import", "activitywatch", str(AW / "rust_server.json"), "--user", "me"]
+    )
+    assert result.exit_code == 0, result.output
+    assert re.search(
+        r"activitywatch: 21 events → 18 records in [\d.]+ s: 18 new, 0 duplicate, 0 excluded, "
+        r"3 redacted",
+        result.output,
+    )
+    assert "devices: desktop" in result.output and "pyramid: 1 days" in result.output
+    episodes = conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"]
+    assert episodes > 0
+    bad = CliRunner().invoke(main, ["import", "activitywatch", str(AW), "--user", "me"])
+    assert bad.exit_code != 0

@@ -269,6 +269,7 @@ def import_activitywatch(
             return import_activitywatch_file(
                 services.store, path=export, audible_is_active=audible_is_active, **common
             )
+        assert url is not None  # one of the two, checked above
         return import_activitywatch_server(
             services.store, url=url, audible_is_active=audible_is_active, **common
         )

@@ -37,7 +37,10 @@ APPS = [
     ("explorer.exe", ["Downloads", "文档"]),
 ]
 PAGES = [
-    ("https://github.com/acme/timetrace/pull/{n}", "Import ActivityWatch exports #{n} · acme/timetrace"),
+    (
+        "https://github.com/acme/timetrace/pull/{n}",
+        "Import ActivityWatch exports #{n} · acme/timetrace",
+    ),
     ("https://www.bilibili.com/video/BV1x{n}", "城市夜景延时摄影 第{n}集_哔哩哔哩_bilibili"),
     ("https://docs.python.org/3/library/{n}.html", "{n} — Python 3.11 documentation"),
     ("https://www.zhihu.com/question/{n}", "如何评价第{n}号问题？ - 知乎"),

@@ -120,11 +120,11 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
                     strict=True,
                 ):
                     copy.write_row(row)
-            row = conn.execute(
+            inserted = conn.execute(
                 QUERIES["insert_staged_records"],
                 {"user_id": user_id, "device_id": device_id, "model": model},
             ).fetchone()
-        return int(row["new"]) if row else 0
+        return int(inserted["new"]) if inserted else 0
 
     def delete_records(
         self,

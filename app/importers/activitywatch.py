@@ -19,13 +19,13 @@ export that overlaps one already imported, adds nothing twice.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -322,13 +322,17 @@ def _browser_name(bucket: Bucket) -> str:
     return name.lower()
 
 
-@lru_cache(maxsize=1_024)
+@functools.lru_cache(maxsize=1_024)
 def _tab(data: str) -> dict[str, Any]:
     tab: dict[str, Any] = json.loads(data)
     return tab
 
 
-@lru_cache(maxsize=1_024)
+def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) -> bool:
+    return canonical(app) in apps
+
+
+@functools.lru_cache(maxsize=1_024)
 def _app_text(app: str) -> str:
     return import_text(app, limit=APP_MAX)
 
@@ -370,7 +374,7 @@ def host_records(
 ) -> Iterator[ImportedRecord]:
     """A host's window events as records, in time order."""
 
-    @lru_cache(maxsize=4_096)
+    @functools.lru_cache(maxsize=4_096)
     def canonical(app: str) -> str:
         return rules.apps.canonical(app)
 
@@ -384,7 +388,7 @@ def host_records(
                     Span(e.start, e.end, e.data)
                     for e in clip(flood(spill.events(bucket=bucket.index)))
                 ),
-                is_this_browser=lambda app, apps=apps: canonical(app) in apps,
+                is_this_browser=functools.partial(_is_one_of, canonical, apps),
             )
         )
     not_afk = None

@@ -194,7 +194,7 @@ def store_records(
     new = 0
     if kept and source is None:
         new = store.insert_records(user_id=user.user_id, device_id=device_id, records=rows)
-    elif kept:
+    elif kept and source is not None:
         new = store.import_records(
             user_id=user.user_id, device_id=device_id, records=rows, model=source
         )

@@ -363,6 +363,34 @@ class SignalRow:
 # -- the model layer ---------------------------------------------------------------------------
 
 
+# -- imports started over HTTP --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    """An import's state, as its worker job last wrote it (`done` of `total` in `stage`:
+    bytes while reading, records while writing)."""
+
+    status: str  # queued | running | done | failed
+    stage: str = ""
+    done: int = 0
+    total: int | None = None
+    events: int = 0
+    new: int = 0
+    duplicate: int = 0
+    excluded: int = 0
+    redacted: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRow(ImportProgress):
+    import_id: int = 0
+    source: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
 # -- the protocol, grouped by who uses it -------------------------------------------------------
 
 
@@ -638,6 +666,12 @@ class ModelStore(Protocol):
     ) -> None: ...
 
 
+class ImportStore(Protocol):
+    def create_import(self, *, user_id: int, source: str) -> int: ...
+    def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None: ...
+    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None: ...
+
+
 class ToolStore(Protocol):
     """What the query-time tools read, and the one write they make (re-labelling)."""
 
@@ -737,6 +771,14 @@ class ToolStore(Protocol):
 
 
 class Store(
-    AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, ModelStore, ToolStore, Protocol
+    AccountStore,
+    RecordStore,
+    JobStore,
+    EpisodeStore,
+    DigestStore,
+    ModelStore,
+    ImportStore,
+    ToolStore,
+    Protocol,
 ):
     """Everything the domain needs from storage."""

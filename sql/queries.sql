@@ -653,3 +653,21 @@ RETURNING label_id;
 -- name: mark_episodes_stale --
 UPDATE episodes SET stale = true, updated_at = now()
 WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
+
+-- ---------------------------------------------------------------------------
+-- Imports started over HTTP, with their progress
+
+-- name: create_import --
+INSERT INTO imports (user_id, source) VALUES (%(user_id)s, %(source)s) RETURNING import_id;
+
+-- name: update_import --
+UPDATE imports SET
+    status = %(status)s, stage = %(stage)s, done = %(done)s, total = %(total)s,
+    events = %(events)s, new = %(new)s, duplicate = %(duplicate)s, excluded = %(excluded)s,
+    redacted = %(redacted)s, error = %(error)s, updated_at = now()
+WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
+
+-- name: get_import --
+SELECT import_id, source, status, stage, done, total, events, new, duplicate, excluded, redacted,
+       error, created_at, updated_at
+FROM imports WHERE user_id = %(user_id)s AND import_id = %(import_id)s;

@@ -23,7 +23,7 @@ from app.runtime.services import Services
 from app.settings import Settings
 from app.store import UserContext
 from app.tools import dispatch
-from tests.helpers import FIXTURES, NOW
+from tests.helpers import FIXTURES, NOW, Api
 
 AW = FIXTURES / "activitywatch"
 DAYS = {"python_server.json": date(2026, 3, 10), "rust_server.json": date(2026, 3, 11)}
@@ -288,3 +288,36 @@ def test_cli_imports_prints_a_summary_and_builds_the_pyramid(
     assert episodes > 0
     bad = CliRunner().invoke(main, ["import", "activitywatch", str(AW), "--user", "me"])
     assert bad.exit_code != 0
+
+
+@pytest.mark.slow
+def test_an_upload_over_http_is_imported_by_the_worker_with_its_progress(
+    api: Api, services: Services, db_url: str, tmp_path: Path, conn: Any
+) -> None:
+    body = (AW / "python_server.json").read_bytes()
+    files = {"file": ("aw-buckets-export.json", body, "application/json")}
+    assert api.client.post("/api/v1/import/activitywatch", files=files).status_code == 401
+    accepted = api.client.post("/api/v1/import/activitywatch", files=files, headers=api.auth)
+    assert accepted.status_code == 202, accepted.text
+    follow = accepted.json()["progress"]
+    assert api.client.get(follow, headers=api.auth).json()["status"] == "queued"
+    cut = {"file": ("cut.json", body[: len(body) // 2], "application/json")}
+    failing = api.client.post("/api/v1/import/activitywatch", files=cut, headers=api.auth).json()
+
+    result = CliRunner().invoke(
+        main,
+        ["worker", "--once"],
+        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    done = api.client.get(follow, headers=api.auth).json()
+    assert (done["status"], done["events"], done["new"], done["redacted"]) == ("done", 21, 18, 3)
+    assert _record_count(conn) == 18
+    failed = api.client.get(failing["progress"], headers=api.auth).json()
+    assert failed["status"] == "failed" and "ends too early" in failed["error"]
+    # The uploads (captured text) are gone once imported; the worker built the episodes.
+    assert list((tmp_path / "imports").iterdir()) == []
+    assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0
+    other = api.client.get("/api/v1/import/999", headers=api.auth)
+    assert other.status_code == 404 and other.json() == {"error": "no import 999"}

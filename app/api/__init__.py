@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from app import __version__
-from app.api import devices, records, tools
+from app.api import devices, imports, records, tools
 from app.api.deps import DocsUserDep, ServicesDep, UserDep
 from app.errors import (
     AuthError,
@@ -138,6 +138,7 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(records.router)
     app.include_router(devices.router)
     app.include_router(tools.router)
+    app.include_router(imports.router)
     _mount_mcp(app, services)
 
     @app.get("/openapi.json", include_in_schema=False)

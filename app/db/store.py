@@ -24,6 +24,8 @@ from app.store import (
     DigestRow,
     EpisodeDraft,
     EpisodeFacts,
+    ImportProgress,
+    ImportRow,
     JobRequest,
     MemberFacts,
     NewRecords,
@@ -154,6 +156,23 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
             "day_category_seconds", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
         )
         return {(row["day_local"], row["category"]): float(row["seconds"]) for row in rows}
+
+    # -- imports started over HTTP ------------------------------------------------
+
+    def create_import(self, *, user_id: int, source: str) -> int:
+        row = self._one("create_import", {"user_id": user_id, "source": source})
+        assert row is not None  # RETURNING always yields the row
+        return int(row["import_id"])
+
+    def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None:
+        params = {f: getattr(progress, f) for f in ImportProgress.__dataclass_fields__}
+        with self.pool.connection() as conn:
+            conn.execute(
+                QUERIES["update_import"], {"user_id": user_id, "import_id": import_id, **params}
+            )
+
+    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None:
+        return self._one_as(ImportRow, "get_import", {"user_id": user_id, "import_id": import_id})
 
     # -- jobs --------------------------------------------------------------------
 

@@ -166,7 +166,7 @@ def main() -> None:
 
     with bench_database("timetrace_bench_import_small") as (url, _):
         _, small_rss, _ = run_import(small, url, work / "small", build=False)
-    with bench_database("timetrace_bench_import_aw") as (url, settings):
+    with bench_database("timetrace_bench_import_aw") as (url, _):
         seconds, rss, printed = run_import(big, url, work / "big", build=False)
         print(printed, file=sys.stderr)
         env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_DATA_DIR": str(work)}

@@ -7,23 +7,33 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from click.testing import CliRunner
 
+from app.api import imports
 from app.cli import main
-from app.importers.activitywatch import ActivityWatchError, import_activitywatch_file
+from app.importers.activitywatch import (
+    ActivityWatchError,
+    import_activitywatch_file,
+    import_activitywatch_server,
+)
 from app.importers.writer import ImportSummary
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.settings import Settings
 from app.store import UserContext
 from app.tools import dispatch
-from tests.helpers import FIXTURES, NOW, Api
+from tests.helpers import FIXTURES, NOW, Api, make_api
 
 AW = FIXTURES / "activitywatch"
 DAYS = {"python_server.json": date(2026, 3, 10), "rust_server.json": date(2026, 3, 11)}
@@ -154,6 +164,56 @@ def _record_count(conn: Any) -> int:
     return int(conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"])
 
 
+@contextmanager
+def aw_server(export: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
+    """A loopback aw-server serving `export` through its REST API as aw-server-rust
+    answers: `GET /api/0/buckets/` lists the buckets, `GET .../events?end=&limit=` the
+    events that started by `end`, newest first, clipped to the range asked. Yields its
+    URL and the paths it was asked for."""
+    buckets = {b["id"]: b for b in export["buckets"].values()}
+    asked: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            parts = urlsplit(self.path)
+            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            if parts.path == "/api/0/buckets/":
+                body: Any = {
+                    key: {k: v for k, v in b.items() if k != "events"} for key, b in buckets.items()
+                }
+            else:
+                bucket_id = unquote(parts.path.removeprefix("/api/0/buckets/"))
+                body = self._events(buckets[bucket_id.removesuffix("/events")], query)
+            payload = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _events(self, bucket: dict[str, Any], query: dict[str, str]) -> list[Any]:
+            end = _seconds(query["end"]) if "end" in query else float("inf")
+            out = []
+            for event in sorted(bucket["events"], key=lambda e: -_seconds(e["timestamp"])):
+                start = _seconds(event["timestamp"])
+                if start <= end:
+                    out.append({**event, "duration": min(event["duration"], end - start)})
+            return out[: int(query["limit"])]
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # -- tests -----------------------------------------------------------------------------------------
 
 
@@ -262,6 +322,10 @@ def test_a_cut_off_export_says_how_far_it_got_and_imports_nothing(
     corrupt.write_text(text.replace('"duration"', '"duration" 1', 1), encoding="utf-8")
     with pytest.raises(ActivityWatchError, match=r"is not valid JSON|where"):
         _import(services, user, corrupt)
+    deep = tmp_path / "deep.json"
+    deep.write_text(text.replace('"data": {}', '"data": ' + "[" * 100_000 + "]" * 100_000, 1))
+    with pytest.raises(ActivityWatchError, match="nests its arrays or objects too deeply"):
+        _import(services, user, deep)
     assert _record_count(conn) == 0
     # The whole file still imports afterwards.
     assert _import(services, user, AW / "python_server.json").new > 0
@@ -321,3 +385,88 @@ def test_an_upload_over_http_is_imported_by_the_worker_with_its_progress(
     assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0
     other = api.client.get("/api/v1/import/999", headers=api.auth)
     assert other.status_code == 404 and other.json() == {"error": "no import 999"}
+
+
+def test_a_running_aw_server_paged_back_in_time_imports_what_its_export_does(
+    services: Services, conn: Any, other_db: Any, settings: Settings, db_url: str
+) -> None:
+    user = _user(services)
+    export = json.loads((AW / "python_server.json").read_text())
+    ids = "SELECT client_record_id, ts_start, ts_end, is_idle, app, url FROM records ORDER BY 1"
+    with aw_server(export) as (url, asked):
+        # Pages of 4: the server repeats, clipped to nothing, the event starting at `end`.
+        summary = import_activitywatch_server(
+            services.store, url=url + "/", user=user, rules=services.rules, page=4
+        )
+        assert summary.events == sum(len(b["events"]) for b in export["buckets"].values())
+        assert sum("end=" in path for path in asked) == 4
+        with other_db() as (fresh, fresh_conn):
+            from_file = _import(fresh, _user(fresh), AW / "python_server.json")
+            assert summary.new == from_file.new
+            assert conn.execute(ids).fetchall() == fresh_conn.execute(ids).fetchall()
+
+        env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(settings.data_dir)}
+        again = CliRunner().invoke(
+            main, ["import", "activitywatch", "--url", url, "--user", "me"], env=env
+        )
+        assert again.exit_code == 0, again.output
+        assert f"0 new, {summary.new} duplicate" in " ".join(again.output.split())
+    gone = CliRunner().invoke(
+        main, ["import", "activitywatch", "--url", url, "--user", "me"], env=env
+    )
+    assert gone.exit_code == 1
+    assert f"cannot read {url}" in gone.output and "Traceback" not in gone.output
+
+
+def test_an_upload_is_refused_with_a_4xx_naming_what_is_wrong_and_leaves_nothing(
+    services: Services, conn: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(imports.STREAMED, imports.UPLOAD_PATH, 4096)
+    api = make_api(services)
+    body = (AW / "python_server.json").read_bytes()
+    assert len(body) > 4096
+    multipart = b"".join(
+        [
+            b'--b\r\nContent-Disposition: form-data; name="file"; filename="aw.json"\r\n\r\n',
+            body,
+            b"\r\n--b--\r\n",
+        ]
+    )
+
+    def post(headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        return api.client.post(
+            imports.UPLOAD_PATH, headers={**api.auth, **(headers or {})}, **kwargs
+        )
+
+    def streamed() -> Any:  # no declared size: chunked, 1 KiB at a time
+        chunks = (multipart[i : i + 1024] for i in range(0, len(multipart), 1024))
+        return post({"Content-Type": "multipart/form-data; boundary=b"}, content=chunks)
+
+    missing = post(data={"note": "x"})
+    assert missing.status_code == 422
+    assert missing.json()["detail"] == [
+        {
+            "field": "file",
+            "message": "an ActivityWatch export is required (a multipart file field `file`)",
+        }
+    ]
+    not_json = post(files={"file": ("export.csv", b"app,title\nCode,main.py\n", "text/csv")})
+    assert not_json.status_code == 422 and not_json.json()["detail"][0]["field"] == "file"
+    assert "not an ActivityWatch export" in not_json.json()["error"]
+    # Over the upload limit: declared, refused from the headers; streamed, refused once
+    # it crosses the limit. Either way with the error shape and nothing left behind.
+    declared = post({"Content-Length": str(10**10)}, content=b"{}")
+    assert declared.status_code == 413
+    assert "timetrace import activitywatch" in declared.json()["error"]
+    too_long = streamed()
+    assert too_long.status_code == 413, too_long.text
+    assert too_long.json()["error"].startswith("the request body is larger than 4,096 bytes")
+    assert conn.execute("SELECT count(*) AS n FROM imports").fetchone()["n"] == 0
+    assert not (settings.data_dir / "imports").exists()
+    # The same body under the limit is taken.
+    monkeypatch.setitem(imports.STREAMED, imports.UPLOAD_PATH, 1 << 20)
+    api = make_api(services, user_name="other")
+    taken = streamed()
+    assert taken.status_code == 202, taken.text
+    assert taken.json() == {"import_id": 1, "status": "queued", "progress": "/api/v1/import/1"}
+    assert [p.stat().st_size for p in (settings.data_dir / "imports").iterdir()] == [len(body)]

@@ -151,7 +151,7 @@ def create_app(*, services: Services) -> FastAPI:
         openapi_url=None,
     )
     app.state.services = services
-    app.add_middleware(BoundedRequests)
+    app.add_middleware(BoundedRequests, streamed=imports.STREAMED)
     _install_error_handlers(app)
     app.include_router(health)
     app.include_router(me)

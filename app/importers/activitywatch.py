@@ -174,9 +174,7 @@ def read_export(source: IO[bytes], reader: _Reader, *, name: str, size: int | No
             more = stream.next_item("}")
         if stream.peek():
             raise stream.error("goes on after the end of the export")
-    except ActivityWatchError as exc:
-        raise ActivityWatchError(f"{exc.message}; {_got(reader)} — nothing was imported") from exc
-    except InvalidInputError as exc:
+    except InvalidInputError as exc:  # the stream's and the reader's own
         raise ActivityWatchError(f"{exc.message}; {_got(reader)} — nothing was imported") from exc
     if not seen_buckets:
         raise ActivityWatchError(f'{name} is not an ActivityWatch export (no "buckets")')
@@ -276,9 +274,14 @@ def _get_json(client: httpx.Client, url: str, params: dict[str, str | int]) -> A
 
 
 def _event_key(event: object) -> str:
+    """An event seen on the page before: by its id where the server gives one, since
+    aw-server-rust clips events to the range asked (one starting at `end` comes back
+    with duration 0)."""
     if not isinstance(event, dict):
         return ""
-    return f"{event.get('id')}|{event.get('timestamp')}|{event.get('duration')}|{event.get('data')}"
+    if event.get("id") is not None:
+        return f"id:{event['id']}"
+    return f"{event.get('timestamp')}|{event.get('duration')}|{event.get('data')}"
 
 
 def _starts_at(event: object, moment: int) -> bool:
@@ -474,11 +477,12 @@ def import_activitywatch_server(
     progress: Progress | None = None,
     audible_is_active: bool = True,
     client: httpx.Client | None = None,
+    page: int = 5_000,
 ) -> ImportSummary:
     """Import everything a running aw-server holds (see the module's docstring)."""
     with EventSpill() as spill, client or httpx.Client(timeout=60) as http:
         reader = _Reader(spill, progress, None)
-        read_server(http, reader, url=url)
+        read_server(http, reader, url=url, page=page)
         return import_buckets(
             store,
             reader,

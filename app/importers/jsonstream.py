@@ -116,6 +116,8 @@ class JsonStream:
                 if exc.pos >= len(self._text) - 1 or "Unterminated" in exc.msg:
                     raise self.error("ends too early, in the middle of a value") from exc
                 raise self.error(f"is not valid JSON: {exc.msg}") from exc
+            except RecursionError as exc:  # the C decoder recurses per level
+                raise self.error("nests its arrays or objects too deeply") from exc
             self._pos = end
             return value
 

@@ -134,9 +134,11 @@ def write_export(path: Path, *, days: int, scale: float, seed: int = 14) -> int:
     return count
 
 
-def run_import(path: Path, url: str, data_dir: Path, *, build: bool) -> tuple[float, float, str]:
-    """`timetrace import activitywatch` in its own process: seconds, its peak RSS (MB),
-    and what it printed."""
+def run_import(
+    path: Path, url: str, data_dir: Path, *, build: bool
+) -> tuple[float, float, float, str]:
+    """`timetrace import activitywatch` in its own process: seconds, its CPU seconds
+    (what a loaded machine does not stretch), its peak RSS (MB), and what it printed."""
     env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_DATA_DIR": str(data_dir)}
     command = [sys.executable, "-m", "app.cli", "import", "activitywatch", str(path)]
     command += ["--user", "bench"] + ([] if build else ["--no-build"])
@@ -149,7 +151,7 @@ def run_import(path: Path, url: str, data_dir: Path, *, build: bool) -> tuple[fl
     seconds = time.perf_counter() - started
     if proc.returncode:
         raise SystemExit(f"import failed:\n{output}")
-    return seconds, usage.ru_maxrss / 1024, output
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, output
 
 
 def main() -> None:
@@ -165,9 +167,9 @@ def main() -> None:
     print(f"export: {events:,} events, {big.stat().st_size / 1e6:.0f} MB", file=sys.stderr)
 
     with bench_database("timetrace_bench_import_small") as (url, _):
-        _, small_rss, _ = run_import(small, url, work / "small", build=False)
+        _, _, small_rss, _ = run_import(small, url, work / "small", build=False)
     with bench_database("timetrace_bench_import_aw") as (url, _):
-        seconds, rss, printed = run_import(big, url, work / "big", build=False)
+        seconds, cpu_s, rss, printed = run_import(big, url, work / "big", build=False)
         print(printed, file=sys.stderr)
         env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_DATA_DIR": str(work)}
         started = time.perf_counter()
@@ -179,6 +181,7 @@ def main() -> None:
         "export_mb": round(big.stat().st_size / 1e6),
         "import_s": round(seconds, 1),
         "events_per_s": round(events / seconds),
+        "import_cpu_s": round(cpu_s, 1),  # the importer's own, PostgreSQL's not counted
         "peak_rss_mb": round(rss),
         "quarter_events": small_events,
         "quarter_peak_rss_mb": round(small_rss),

@@ -442,6 +442,11 @@ def test_an_upload_is_refused_with_a_4xx_naming_what_is_wrong_and_leaves_nothing
         chunks = (multipart[i : i + 1024] for i in range(0, len(multipart), 1024))
         return post({"Content-Type": "multipart/form-data; boundary=b"}, content=chunks)
 
+    # The upload's path is no import id: only POST answers there.
+    assert api.client.get(imports.UPLOAD_PATH, headers=api.auth).headers["allow"] == "POST"
+    assert (
+        api.client.get("/api/v1/import/99999999999999999999", headers=api.auth).status_code == 422
+    )
     missing = post(data={"note": "x"})
     assert missing.status_code == 422
     assert missing.json()["detail"] == [

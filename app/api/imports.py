@@ -103,7 +103,8 @@ async def upload_activitywatch(
     )
 
 
-@router.get("/{import_id}", responses=errors(404, 422))
+# `:int`, so that /activitywatch is no import id (nor a GET of one).
+@router.get("/{import_id:int}", responses=errors(404, 422))
 def import_progress(
     import_id: Annotated[int, Path(ge=1, le=ID_MAX)], services: ServicesDep, user: UserDep
 ) -> dict[str, Any]:

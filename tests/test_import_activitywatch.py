@@ -383,7 +383,7 @@ def test_an_upload_over_http_is_imported_by_the_worker_with_its_progress(
     # The uploads (captured text) are gone once imported; the worker built the episodes.
     assert list((tmp_path / "imports").iterdir()) == []
     assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0
-    other = api.client.get("/api/v1/import/999", headers=api.auth)
+    other = api.client.get("/api/v1/imports/999", headers=api.auth)
     assert other.status_code == 404 and other.json() == {"error": "no import 999"}
 
 
@@ -445,7 +445,7 @@ def test_an_upload_is_refused_with_a_4xx_naming_what_is_wrong_and_leaves_nothing
     # The upload's path is no import id: only POST answers there.
     assert api.client.get(imports.UPLOAD_PATH, headers=api.auth).headers["allow"] == "POST"
     assert (
-        api.client.get("/api/v1/import/99999999999999999999", headers=api.auth).status_code == 422
+        api.client.get("/api/v1/imports/99999999999999999999", headers=api.auth).status_code == 422
     )
     missing = post(data={"note": "x"})
     assert missing.status_code == 422
@@ -473,5 +473,5 @@ def test_an_upload_is_refused_with_a_4xx_naming_what_is_wrong_and_leaves_nothing
     api = make_api(services, user_name="other")
     taken = streamed()
     assert taken.status_code == 202, taken.text
-    assert taken.json() == {"import_id": 1, "status": "queued", "progress": "/api/v1/import/1"}
+    assert taken.json() == {"import_id": 1, "status": "queued", "progress": "/api/v1/imports/1"}
     assert [p.stat().st_size for p in (settings.data_dir / "imports").iterdir()] == [len(body)]

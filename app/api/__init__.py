@@ -162,6 +162,7 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(openai_compat.router)
     app.include_router(docs.router)
     app.include_router(imports.router)
+    app.include_router(imports.progress_router)
     _mount_mcp(app, services)
     app.include_router(reports.router)
     web.mount(app)  # the pages at /, behind their own sign-in

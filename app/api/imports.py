@@ -27,6 +27,8 @@ from app.runtime.services import Services
 from app.store import ID_MAX, UserContext
 
 router = APIRouter(prefix="/api/v1/import", tags=["import"], responses=AUTHED)
+# Apart from the upload's path, which would otherwise also match `/{import_id}`.
+progress_router = APIRouter(prefix="/api/v1/imports", tags=["import"], responses=AUTHED)
 UPLOAD_PATH = "/api/v1/import/activitywatch"
 # The bodies app/api/limits.py streams through to their route, with their limits.
 STREAMED = {UPLOAD_PATH: MAX_UPLOAD_BYTES}
@@ -99,12 +101,11 @@ async def upload_activitywatch(
     finally:
         await form.close()
     return ImportAccepted(
-        import_id=import_id, status="queued", progress=f"/api/v1/import/{import_id}"
+        import_id=import_id, status="queued", progress=f"/api/v1/imports/{import_id}"
     )
 
 
-# `:int`, so that /activitywatch is no import id (nor a GET of one).
-@router.get("/{import_id:int}", responses=errors(404, 422))
+@progress_router.get("/{import_id}", responses=errors(404, 422))
 def import_progress(
     import_id: Annotated[int, Path(ge=1, le=ID_MAX)], services: ServicesDep, user: UserDep
 ) -> dict[str, Any]:

@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 jobs_app = App(
     connector=PsycopgConnector(),
-    import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.enrich"],
+    import_paths=[
+        "app.jobs.maintenance",
+        "app.jobs.pyramid",
+        "app.jobs.enrich",
+        "app.jobs.imports",
+    ],
 )
 jobs_app.job_manager = RequeueingJobManager(connector=jobs_app.connector)
 _SERVICES = "services"

@@ -27,18 +27,9 @@ from app.store import (
     DigestRow,
     EpisodeDraft,
     EpisodeFacts,
-        columns = {
-            name: getattr(records, name)
-            for name in NewRecords.__dataclass_fields__
-            if name != "description"
-        }
-        params = {"user_id": user_id, "device_id": device_id, **columns}
-
-        def insert() -> int:
-            with self.pool.connection() as conn:
-                return conn.execute(QUERIES["insert_records"], params).rowcount
-
-        return retrying(insert)
+    ImportProgress,
+    ImportRow,
+    JobHealth,
     JobRequest,
     MemberFacts,
     NewRecords,

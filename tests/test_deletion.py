@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from app.enrich.catchup import enrich
+from app.importers.writer import ImportedRecord
+from app.ingest.records import delete_records, store_records
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI
@@ -184,4 +186,38 @@ def test_deleted_text_leaves_every_answer_at_once_and_every_table_after_the_rebu
     # A replay of the deleted records brings nothing back.
     again = api.ingest("laptop", secret).json()
     assert again["new"] == 0 and again["duplicate"] == 40
+    assert MARKER not in every_table(conn)
+
+
+def test_importing_a_deleted_record_again_does_not_bring_it_back(
+    services: Services, conn: Any
+) -> None:
+    api = make_api(services, devices=("laptop",))
+    imported = [
+        ImportedRecord(
+            client_record_id=f"aw:{i}",
+            ts_start=SHANGHAI_9AM + timedelta(minutes=i),
+            ts_end=SHANGHAI_9AM + timedelta(minutes=i + 1),
+            app="Notes",
+            window_title=f"{MARKER} plan",
+            description=f"{MARKER} on screen",
+        )
+        for i in range(3)
+    ]
+
+    def load() -> int:
+        return store_records(
+            services.store,
+            user=api.user,
+            device_id="laptop",
+            records=imported,
+            rules=services.rules,
+            source="activitywatch",
+        ).new
+
+    assert load() == 3
+    assert MARKER in every_table(conn)
+    hour = (SHANGHAI_9AM, SHANGHAI_9AM + timedelta(hours=1))
+    assert delete_records(services.store, user=api.user, ts_from=hour[0], ts_to=hour[1]) == 3
+    assert load() == 0
     assert MARKER not in every_table(conn)

@@ -4,6 +4,7 @@ timetrace migrate
 timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
+timetrace status
 timetrace demo
 """
 
@@ -59,6 +60,8 @@ def main() -> None:
     """TimeTrace: a self-hosted activity memory in PostgreSQL."""
     install_sigterm_exit()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # Ours at INFO: breaker openings, capability fall-backs and rejected answers, once each.
+    logging.getLogger("timetrace").setLevel(logging.INFO)
 
 
 @main.command()
@@ -106,6 +109,21 @@ def worker(concurrency: int, once: bool) -> None:
         # With several slots, one that finds only lock-held jobs would end the drain early.
         slots = 1 if once else concurrency
         asyncio.run(run_worker(services, concurrency=slots, wait=not once))
+
+
+@main.command()
+@_edge
+def status() -> None:
+    """What the background work owes and why something failed."""
+    from app.enrich.failures import model_status_lines
+    from app.runtime.services import open_services
+
+    settings = _settings()
+    with open_services(settings) as services:
+        lines = model_status_lines(services.store, settings=settings)
+    click.echo("model layer")
+    for line in lines:
+        click.echo(f"  {line}")
 
 
 @main.group()

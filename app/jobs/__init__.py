@@ -5,10 +5,17 @@ timetrace serve --worker    # runs them inside the API process
 
 Tasks take ids, never objects; the running process's `Services` reach them through
 procrastinate's job context (`services_of(context)`).
+
+The worker is two: the pyramid's queues (episodes, rollups, maintenance) on their
+own slots, and the model queue on `TIMETRACE_MODEL_SLOTS` slots of its own, so a
+backlog of slow model calls never keeps a sitting from closing or a digest from
+updating.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING
 
 from procrastinate import App, JobContext, PsycopgConnector
@@ -24,6 +31,8 @@ jobs_app = App(
     import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.enrich"],
 )
 _SERVICES = "services"
+MODEL_QUEUE = "models"
+PYRAMID_QUEUES = ("episodes", "rollups", "maintenance")
 
 
 def services_of(context: JobContext) -> Services:
@@ -48,13 +57,39 @@ async def run_worker(
     wait: bool = True,
     install_signal_handlers: bool = True,
 ) -> None:
-    """Run the worker until stopped (or, with wait=False, until the queues are empty)."""
+    """Run the worker until stopped (or, with wait=False, until the queues are empty):
+    `concurrency` slots for the pyramid's queues and `TIMETRACE_MODEL_SLOTS` for the
+    model queue. Draining (wait=False) runs one worker over every queue."""
     connector = worker_connector(services.url, settings=services.settings)
+    context = {_SERVICES: services}
     with jobs_app.replace_connector(connector):
         async with jobs_app.open_async():
-            await jobs_app.run_worker_async(
-                concurrency=concurrency,
-                wait=wait,
-                install_signal_handlers=install_signal_handlers,
-                additional_context={_SERVICES: services},
+            if not wait:
+                await jobs_app.run_worker_async(
+                    concurrency=concurrency,
+                    wait=False,
+                    install_signal_handlers=install_signal_handlers,
+                    additional_context=context,
+                )
+                return
+            models = asyncio.create_task(
+                jobs_app.run_worker_async(
+                    queues=[MODEL_QUEUE],
+                    name="models",
+                    concurrency=services.settings.model_slots,
+                    install_signal_handlers=False,  # the pyramid worker's stop ends both
+                    additional_context=context,
+                )
             )
+            try:
+                await jobs_app.run_worker_async(
+                    queues=list(PYRAMID_QUEUES),
+                    name="pyramid",
+                    concurrency=concurrency,
+                    install_signal_handlers=install_signal_handlers,
+                    additional_context=context,
+                )
+            finally:
+                models.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await models

@@ -5,6 +5,7 @@ timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
 timetrace status
+timetrace mcp --user me
 timetrace demo
 """
 
@@ -290,6 +291,34 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
         except ValueError:
             out[key] = value
     return out
+
+
+@main.command("mcp")
+@click.option("--user", "user_name", help="Serve this user's memory.")
+@click.option(
+    "--token",
+    envvar="TIMETRACE_TOKEN",
+    help="Or serve the user of this API token (best set as TIMETRACE_TOKEN).",
+)
+@_edge
+def mcp_command(user_name: str | None, token: str | None) -> None:
+    """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline."""
+    from app.mcp import serve_stdio
+    from app.runtime.auth import user_for_token
+    from app.runtime.services import open_services
+
+    if user_name is None and token is None:
+        raise click.UsageError("say whose memory to serve: --user NAME or TIMETRACE_TOKEN")
+    settings = _settings()
+    with open_services(settings) as services:
+        if user_name is None:
+            user = user_for_token(services.store, token=token)
+        else:
+            found = services.store.get_user(name=user_name)
+            if found is None:
+                raise click.ClickException(f"no user {user_name!r}")
+            user = found
+        asyncio.run(serve_stdio(services=services, user=user))
 
 
 @main.command()

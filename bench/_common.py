@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,13 @@ def bench_database(
         drop_database(admin, database=name)
         if server is not None:
             server.cleanup()
+
+
+def p50_p95_ms(samples: list[float]) -> tuple[float, float]:
+    """The median and the 95th percentile of durations in seconds, in milliseconds."""
+    ordered = sorted(samples)
+    p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
+    return round(statistics.median(ordered) * 1000, 2), round(p95 * 1000, 2)
 
 
 def free_port() -> int:

@@ -20,7 +20,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("agent and importers", frozenset({"app.agent", "app.importers"})),
     ("runtime", frozenset({"app.runtime"})),
     ("jobs", frozenset({"app.jobs"})),
-    ("doors", frozenset({"app.api", "app.mcp", "app.web"})),
+    ("MCP bridge", frozenset({"app.mcp"})),  # the API server mounts it at /mcp
+    ("doors", frozenset({"app.api", "app.web"})),
     ("demo", frozenset({"app.demo"})),
     ("command", frozenset({"app.cli"})),
 )

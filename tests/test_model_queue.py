@@ -22,9 +22,7 @@ from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI
-from tests.test_pyramid import ingest_sample
-
-NOW = datetime(2026, 11, 30, tzinfo=UTC)
+from tests.helpers import NOW, ingest_sample
 
 
 def test_every_task_runs_on_a_queue_the_worker_serves() -> None:

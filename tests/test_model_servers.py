@@ -25,10 +25,7 @@ from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.tools import dispatch
 from tests.fake_openai import FakeOpenAI
-from tests.test_models import with_models
-from tests.test_pyramid import ingest_sample, load_golden
-
-NOW = datetime(2026, 11, 30, tzinfo=UTC)
+from tests.helpers import NOW, ingest_sample, load_golden, with_models
 
 
 @pytest.fixture

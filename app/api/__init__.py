@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 
 from app import __version__
 from app.api import devices, records, tools
@@ -26,6 +27,7 @@ from app.errors import (
     TimeTraceError,
     UnknownDeviceError,
 )
+from app.mcp import McpEndpoint
 from app.runtime.services import Services
 
 log = logging.getLogger("timetrace.api")
@@ -113,6 +115,13 @@ def whoami(user: UserDep) -> dict[str, Any]:
     return {"user": user.name, "time_zone": user.time_zone, "day_cut_hour": user.day_cut_hour}
 
 
+def _mount_mcp(app: FastAPI, services: Services) -> None:
+    """MCP over streamable HTTP at /mcp, behind the same tokens; its sessions live with the app."""
+    endpoint = McpEndpoint(services=services)
+    app.router.routes.append(Route("/mcp", endpoint=endpoint, include_in_schema=False))
+    app.router.lifespan_context = lambda _: endpoint.running()
+
+
 def create_app(*, services: Services) -> FastAPI:
     app = FastAPI(
         title="TimeTrace",
@@ -129,6 +138,7 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(records.router)
     app.include_router(devices.router)
     app.include_router(tools.router)
+    _mount_mcp(app, services)
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: DocsUserDep) -> JSONResponse:

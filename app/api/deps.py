@@ -7,8 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.errors import AuthError
-from app.runtime.auth import hash_token
+from app.runtime.auth import user_for_token
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -23,20 +22,11 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def _user_from_token(services: Services, token: str | None) -> UserContext:
-    if not token:
-        raise AuthError()
-    user = services.store.user_for_token(token_hash=hash_token(token))
-    if user is None:
-        raise AuthError("the API token is unknown or revoked")
-    return user
-
-
 def current_user(
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> UserContext:
-    return _user_from_token(services, credentials.credentials if credentials else None)
+    return user_for_token(services.store, token=credentials.credentials if credentials else None)
 
 
 def current_user_or_query_token(
@@ -45,7 +35,7 @@ def current_user_or_query_token(
     token: Annotated[str | None, Query(include_in_schema=False)] = None,
 ) -> UserContext:
     """For the docs pages only, which a browser opens without a header."""
-    return _user_from_token(services, credentials.credentials if credentials else token)
+    return user_for_token(services.store, token=credentials.credentials if credentials else token)
 
 
 UserDep = Annotated[UserContext, Depends(current_user)]

@@ -7,8 +7,8 @@
 Three sample days arrive one after another while the real worker runs (the
 pyramid's queues and the model queue on their own slots); the model sweep is
 asked for every few seconds instead of every two minutes. It stops when every
-non-idle episode is `done` or `failed` (or at --max-minutes) and ends with one
-JSON line:
+non-idle episode is `done` or `failed` (or at --max-minutes, or on Ctrl+C) and
+ends with one JSON line:
 {"summaries_done": …, "summaries_failed": …, "failure_reasons": {…},
  "s_per_call_median": …, "pyramid_delay_max_s": …}
 `pyramid_delay_max_s` is the longest any episode, rollup or sweep job waited
@@ -199,7 +199,10 @@ def main() -> None:
         )
         with open_services(settings, url=url, auto_migrate=False) as services:
             began = datetime.now(UTC)
-            asyncio.run(run(services, data, gap_s=args.gap_s, max_s=args.max_minutes * 60))
+            try:
+                asyncio.run(run(services, data, gap_s=args.gap_s, max_s=args.max_minutes * 60))
+            except KeyboardInterrupt:  # cut short by hand: report what was done so far
+                print("interrupted", file=sys.stderr)
             out = results(url, settings)
             median = services.models.usage.median_seconds("chat")
     out["s_per_call_median"] = round(median, 2) if median is not None else None

@@ -5,6 +5,7 @@ timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
 timetrace status
+timetrace rules check --period last_week
 timetrace mcp --user me
 timetrace demo
 """
@@ -16,7 +17,7 @@ import functools
 import logging
 from collections.abc import Callable
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import click
 from pydantic import ValidationError
@@ -26,6 +27,7 @@ from app.db.embedded import install_sigterm_exit
 from app.errors import TimeTraceError
 from app.settings import Settings
 from app.store import DEVICE_KINDS
+from app.tools.periods import Period
 
 F = TypeVar("F", bound=Callable[..., Any])
 console = Console(width=max(Console().width, 100))
@@ -240,6 +242,48 @@ def backfill_command() -> None:
         )
 
 
+@main.group()
+def rules() -> None:
+    """Category and privacy rules."""
+
+
+@rules.command("check")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option(
+    "--period",
+    type=click.Choice([p for p in get_args(Period) if p != "custom"]),
+    default="last_week",
+    show_default=True,
+)
+@click.option("--top", type=click.IntRange(1, 50), default=10, show_default=True)
+@_edge
+def rules_check(user_name: str, period: str, top: int) -> None:
+    """The apps and sites with the most uncategorized time, and a rule for each."""
+    from app.tools.coverage import rules_snippet
+
+    result = _run_tool(
+        user_name, "query_stats", {"period": period, "metric": "uncategorized", "top_n": top}
+    )
+    if "error" in result:
+        raise click.ClickException(result["error"])
+    active = result["active_seconds"]
+    share = result["uncategorized_seconds"] / active if active else 0.0
+    click.echo(
+        f"{result['from']} – {result['to']}: {result['uncategorized_seconds'] / 3600:.2f} h "
+        f"uncategorized of {active / 3600:.2f} h active ({share:.1%})"
+    )
+    for item in result["items"]:
+        where = f"{item['app']} · {item['site']}" if "site" in item else item["app"]
+        note = "" if "rule" in item else "  (private or untitled windows: no rule to suggest)"
+        click.echo(f"{item['hours']:>8.2f} h  {where}{note}")
+    snippet = rules_snippet(result["items"])
+    if snippet:
+        click.echo(
+            "\nAdd these to your rules file (TIMETRACE_RULES_FILE), each with its category:\n"
+        )
+        click.echo(snippet)
+
+
 @main.command("tool", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("name", required=False)
 @click.option("--user", "user_name", default="me", show_default=True)
@@ -249,10 +293,8 @@ def backfill_command() -> None:
 def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list: bool) -> None:
     """Run a tool and print its JSON: timetrace tool query_stats --period this_month."""
     import json
-    from datetime import UTC, datetime
 
-    from app.runtime.services import open_services
-    from app.tools import dispatch, list_tools
+    from app.tools import list_tools
     from app.tools.registry import to_json
 
     if show_list or not name:
@@ -260,17 +302,25 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
             args = ", ".join(spec["input_schema"].get("properties", {}))
             click.echo(f"{spec['name']:<16} tier {spec['tier']:<5} {args}")
         return
-    arguments = _parse_tool_args(ctx.args)
-    settings = _settings()
-    with open_services(settings) as services:
+    result = _run_tool(user_name, name, _parse_tool_args(ctx.args))
+    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
+    if "error" in result:
+        raise SystemExit(1)
+
+
+def _run_tool(user_name: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One tool call for a user, now, through the registry (never raises: errors are data)."""
+    from datetime import UTC, datetime
+
+    from app.runtime.services import open_services
+    from app.tools import dispatch
+
+    with open_services(_settings()) as services:
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
         context = services.tool_context(user=user, now=datetime.now(UTC))
-        result = dispatch(context, name, arguments)
-    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
-    if "error" in result:
-        raise SystemExit(1)
+        return dispatch(context, name, arguments)
 
 
 def _parse_tool_args(extra: list[str]) -> dict[str, Any]:

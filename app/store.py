@@ -106,7 +106,8 @@ class NewRecords:
     ts_start: list[datetime] = field(default_factory=list)
     ts_end: list[datetime | None] = field(default_factory=list)
     day_local: list[date] = field(default_factory=list)
-    app: list[str] = field(default_factory=list)
+    app: list[str] = field(default_factory=list)  # canonical (app/rules/apps.py)
+    app_raw: list[str] = field(default_factory=list)  # as the client sent it
     window_title: list[str] = field(default_factory=list)
     url: list[str | None] = field(default_factory=list)
     domain: list[str | None] = field(default_factory=list)
@@ -137,6 +138,16 @@ class RecordLine:
     is_idle: bool
     episode_id: int | None
     description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class UncategorizedTime:
+    """Active time no rule categorised, for one app and site (the coverage view)."""
+
+    app: str
+    domain: str | None
+    window_title: str  # only for a browser record without a URL, else ""
+    seconds: float
 
 
 # -- jobs ------------------------------------------------------------------------------
@@ -213,9 +224,11 @@ class EpisodeLine:
     ts_start: datetime
     ts_end: datetime
     category: str
+    category_source: str  # "records", or "model" when a summary filled in "uncategorized"
     title: str
     summary: str | None
     duration_s: float
+    active_s: float  # duration_s without idle/locked time
 
 
 @dataclass(frozen=True, slots=True)
@@ -604,6 +617,11 @@ class ModelStore(Protocol):
         put in place of it. Returns its day, or None."""
         ...
 
+    def fill_episode_category(self, *, user_id: int, episode_id: int, category: str) -> bool:
+        """Give an `uncategorized` episode a summary's category (source `model`), unless a
+        user's label decided it; True when it did."""
+        ...
+
     def episode_text_for_embedding(self, *, user_id: int, episode_id: int) -> str | None: ...
     def episode_day(self, *, user_id: int, episode_id: int) -> date | None: ...
     def save_episode_embedding(
@@ -717,6 +735,22 @@ class ToolStore(Protocol):
         ...
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]: ...
+
+    def uncategorized_time(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        browsers: Sequence[str],
+        limit: int,
+    ) -> list[UncategorizedTime]:
+        """Active `uncategorized` seconds of [day_from, day_to] (records starting in
+        [ts_from, ts_to), the read window) by app and domain, and by title for records
+        of these browsers without a URL; most first."""
+        ...
 
     def raw_records(
         self,

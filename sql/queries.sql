@@ -38,13 +38,13 @@ WHERE user_id = %(user_id)s ORDER BY device_id;
 -- One statement per batch: column arrays unnested side by side. A replayed
 -- record hits the (user, device, client_record_id) key and changes nothing.
 INSERT INTO records (
-    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, window_title,
+    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
     category_source, redacted)
 SELECT %(user_id)s, %(device_id)s, r.*
 FROM unnest(
     %(client_record_id)s::text[], %(ts_start)s::timestamptz[], %(ts_end)s::timestamptz[],
-    %(day_local)s::date[], %(app)s::text[], %(window_title)s::text[], %(url)s::text[],
+    %(day_local)s::date[], %(app)s::text[], %(app_raw)s::text[], %(window_title)s::text[], %(url)s::text[],
     %(domain)s::text[], %(is_idle)s::boolean[], %(capture_reason)s::text[],
     %(screenshot_ref)s::text[], %(screenshot_sha256)s::text[], %(category)s::text[],
     %(category_source)s::text[], %(redacted)s::boolean[]
@@ -196,7 +196,7 @@ SELECT
     (SELECT COALESCE(sum(switch_count), 0) FROM e)::bigint AS switch_count,
     (SELECT COALESCE(sum(interruption_s), 0) FROM e) AS interruption_seconds,
     (SELECT COALESCE(jsonb_agg(jsonb_build_object('title', title, 'seconds', s) ORDER BY s DESC, title), '[]')
-     FROM (SELECT auto_title AS title, sum(duration_s) AS s FROM e WHERE category <> 'system'
+     FROM (SELECT auto_title AS title, sum(active_s) AS s FROM e WHERE category <> 'system'
            GROUP BY auto_title ORDER BY s DESC, auto_title LIMIT 10) t) AS top_titles,
     (SELECT min(ts_start) FROM e WHERE category <> 'system') AS first_activity,
     (SELECT max(ts_end) FROM e WHERE category <> 'system') AS last_activity,
@@ -204,7 +204,10 @@ SELECT
     (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids;
 
 -- name: day_episode_facts --
-SELECT episode_id, device_id, ts_start, ts_end, category, active_s, interruption_s, interruptions, cues
+-- Signals are numbers: they see the records' category, never one a model filled in.
+SELECT episode_id, device_id, ts_start, ts_end,
+       CASE WHEN category_source = 'model' THEN 'uncategorized' ELSE category END AS category,
+       active_s, interruption_s, interruptions, cues
 FROM episodes
 WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale
 ORDER BY device_id, ts_start;
@@ -353,6 +356,16 @@ UPDATE episodes SET
 WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'pending'
 RETURNING day_local;
 
+-- name: fill_episode_category --
+-- A summary's category fills in an `uncategorized` episode, never one its records
+-- were labelled into by the user. Numbers never read it (see day_episode_facts).
+UPDATE episodes e SET category = %(category)s, category_source = 'model'
+WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s AND NOT e.stale
+  AND e.category = 'uncategorized' AND e.category_source = 'records'
+  AND NOT EXISTS (SELECT 1 FROM records r WHERE r.user_id = e.user_id
+                  AND r.episode_id = e.episode_id AND r.category_source = 'label')
+RETURNING episode_id;
+
 -- name: episode_day --
 SELECT day_local FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s;
 
@@ -497,6 +510,27 @@ SELECT category, app, is_idle, COALESCE(sum(d), 0) AS seconds, max(ts_start) AS 
 FROM r WHERE episode_id IS NULL AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY category, app, is_idle;
 
+-- name: uncategorized_time --
+-- The coverage view: active time no rule categorised, by app and site (by title for a
+-- browser record without a URL), by the duration rule.
+WITH r AS (
+    SELECT r.app, r.domain, r.window_title, r.is_idle, r.category, r.day_local,
+           timetrace_duration_s(r.ts_start, r.ts_end,
+               lead(r.ts_start) OVER (PARTITION BY r.device_id ORDER BY r.ts_start, r.record_id)) AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT app, domain,
+       CASE WHEN domain IS NULL AND app = ANY(%(browsers)s::text[]) THEN window_title ELSE '' END
+           AS window_title,
+       sum(d) AS seconds
+FROM r
+WHERE category = 'uncategorized' AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY 1, 2, 3
+ORDER BY seconds DESC, 1, 2, 3
+LIMIT %(limit)s;
+
 -- name: period_signal_counts --
 SELECT kind, count(*) AS n FROM signals
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
@@ -512,7 +546,8 @@ LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_
 ORDER BY r.ts_start DESC, r.record_id DESC;
 
 -- name: last_closed_episode --
-SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s
 FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
 ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
 
@@ -537,7 +572,8 @@ FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episo
   AND deleted_at IS NULL AND ts_start <= %(now)s;
 
 -- name: list_episodes --
-SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s
 FROM episodes
 WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
   AND (%(category)s::text IS NULL OR category = %(category)s::text)
@@ -577,7 +613,8 @@ WITH filtered AS (
     FROM semantic s FULL OUTER JOIN lexical l ON l.episode_id = s.episode_id
 )
 SELECT f.score::double precision AS score, f.semantic_rank, f.lexical_rank, e.episode_id,
-       e.device_id, e.ts_start, e.ts_end, e.category, e.title, e.summary, e.duration_s
+       e.device_id, e.ts_start, e.ts_end, e.category, e.category_source, e.title, e.summary,
+       e.duration_s, e.active_s
 FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
 ORDER BY f.score DESC, e.ts_start DESC
 LIMIT %(k)s;
@@ -585,7 +622,7 @@ LIMIT %(k)s;
 -- name: episode_neighbors --
 -- The episode before and after each given one, on the same device.
 SELECT g.episode_id AS of_id, n.side, n.episode_id, n.device_id, n.ts_start, n.ts_end,
-       n.category, n.title, n.summary, n.duration_s
+       n.category, n.category_source, n.title, n.summary, n.duration_s, n.active_s
 FROM episodes g
 CROSS JOIN LATERAL (
     (SELECT 'before' AS side, p.* FROM episodes p

@@ -148,6 +148,7 @@ def _week_panel(console: Console, week: DigestRow) -> None:
     console.print(
         f"  {m.get('episode_count', 0)} episodes · "
         f"active {m.get('active_seconds', 0) / 3600:.1f} h · "
+        f"idle {m.get('idle_seconds', 0) / 3600:.1f} h · "
         f"focus {m.get('focus_minutes', 0):.0f} min · "
         f"distraction {m.get('distraction_minutes', 0):.0f} min · "
         f"late night {m.get('late_night_minutes', 0):.0f} min · "

@@ -5,16 +5,18 @@
 An episode is summarised once: the call happens only while its status is
 `pending`, and the row is written only if it still is. Before a summary
 replaces anything it passes the gates: the category it names must be one of
-the members', no app of the same day outside the episode may appear in it, its
-title must not echo the prompt's example or header, it must be in the
-language of the episode's text, share a content word with its window titles,
-and state no number the log or the episode's duration does not show
-(`app.enrich.quality`). One corrected retry (the client's, for any problem:
-shape or gates); after that the deterministic title stays, the episode is
-marked `failed` and the reason and raw answer are stored. Cues are kept only
-when the members' text shows them, so a hallucinated `git reset --hard` cannot
-become a signal. Embeddings are a separate step (`embed_episode`) with their
-own status: a failed embedding never undoes a summary.
+the members' (an episode no rule categorised takes the summary's category,
+source `model`; numbers never read it), no app of the same day outside the
+episode may appear in it, its title must not echo the prompt's example or
+header, it must be in the language of the episode's text, share a content word
+with its window titles, and state no number the log or the episode's duration
+does not show (`app.enrich.quality`). One corrected retry (the client's, for
+any problem: shape or gates); after that the deterministic title stays, the
+episode is marked `failed` and the reason and raw answer are stored. Cues are
+kept only when the members' text shows them, so a hallucinated `git reset
+--hard` cannot become a signal. Embeddings are a separate step
+(`embed_episode`) with their own status: a failed embedding never undoes a
+summary.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from app.store import EpisodeForSummary, Store, SummaryMember
 from app.text import Language, estimate_tokens, fts_document, language_of
 
 DESCRIPTION_MAX = 300
+# Categories a summary may give an uncategorized episode ("system" would move numbers).
+MODEL_FILLS = frozenset({"work", "study", "social", "entertainment"})
 TITLE_CHARS = 200
 
 
@@ -121,7 +125,8 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
     """What in the answer the episode's own log does not support (empty: grounded)."""
     categories = {m.category for m in ep.members if not m.is_idle} | {ep.category}
     problems = []
-    if answer.category not in categories:
+    # What no rule categorised, the model may name.
+    if answer.category not in categories and ep.category != "uncategorized":
         problems.append(
             f"category not in this episode: {answer.category!r} is not among {sorted(categories)}"
         )
@@ -132,6 +137,8 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
         for a in ep.day_apps
         if len(a) >= 3
         and a.lower() not in own
+        # "Visual Studio" is named whenever its own "Visual Studio Code" is.
+        and not any(a.lower() in mine for mine in own)
         and re.search(rf"(?<!\w){re.escape(a.lower())}(?!\w)", text)
     )
     if strangers:
@@ -221,6 +228,10 @@ def summarize_episode(
         status="done",
         fts_text=fts_document(title, summary),
     )
+    if ep.category == "uncategorized" and answer.category in MODEL_FILLS:
+        store.fill_episode_category(
+            user_id=user_id, episode_id=episode_id, category=answer.category
+        )
     return "done"
 
 

@@ -107,10 +107,9 @@ def prepare_records(
     rows = NewRecords()
     excluded = redacted = 0
     for rec in batch.records:
-        app_name = rec.app.strip()
         domain = canonical_domain(rec.url)
         verdict = rules.classify(
-            app=app_name,
+            app=rec.app,
             title=rec.window_title,
             domain=domain,
             idle=rec.is_idle,
@@ -125,7 +124,8 @@ def prepare_records(
         rows.ts_start.append(rec.ts_start)
         rows.ts_end.append(rec.ts_end)
         rows.day_local.append(logical_day(rec.ts_start, tz=tz, cut_hour=user.day_cut_hour))
-        rows.app.append(app_name)
+        rows.app.append(verdict.app)
+        rows.app_raw.append(rec.app.strip())
         rows.window_title.append("" if hide else rec.window_title)
         rows.url.append(None if hide else rec.url)
         rows.domain.append(None if hide else domain)

@@ -33,13 +33,17 @@ def _local(ts: datetime, ctx: ToolContext) -> str:
 
 
 def episode_line(ep: EpisodeLine, ctx: ToolContext) -> dict[str, Any]:
+    """`minutes` are active minutes; idle/locked time inside shows as `idle_minutes`."""
     tz = zone(ctx.user.time_zone)
+    idle_minutes = round((ep.duration_s - ep.active_s) / 60)
     return {
         "id": ep.episode_id,
         "when": f"{ep.ts_start.astimezone(tz):%m-%d %H:%M}–{ep.ts_end.astimezone(tz):%H:%M}",
         "category": ep.category,
+        **({"category_by": "model"} if ep.category_source == "model" else {}),
         "title": ep.title,
-        "minutes": round(ep.duration_s / 60),
+        "minutes": round(ep.active_s / 60),
+        **({"idle_minutes": idle_minutes} if idle_minutes else {}),
         **({"summary": _clip(ep.summary, 120)} if ep.summary else {}),
     }
 
@@ -159,6 +163,7 @@ def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
         "hours_by_category": hours,
         "top_apps_hours": {a: round(s / 3600, 2) for a, s in apps},
         "active_hours": round(metrics.get("active_seconds", 0) / 3600, 2),
+        "idle_hours": round(metrics.get("idle_seconds", 0) / 3600, 2),
         "episodes": metrics.get("episode_count", 0),
         **{k: shown[k] for k in _PASSED_THROUGH if k in shown},
         "top_titles": [
@@ -176,7 +181,8 @@ def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
     description="""
 The day, week or month digest: a short narrative plus its metrics. When the digest is not
 built yet it says available: false and gives live metrics instead (never builds one).
-日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。
+App hours and top titles count active time only; idle/locked time is idle_hours.
+日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。应用时长只算活跃时间。
 """,
 )
 def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
@@ -217,8 +223,10 @@ class EpisodesArgs(PeriodArgs):
     params=EpisodesArgs,
     description="""
 One line per episode (a coherent sitting: when, category, title, minutes, short summary) in a
-period, newest first. For "what did I do yesterday afternoon". Not raw frames.
-按时间列出 episode（连续的一段活动）的一句话概要。
+period, newest first. For "what did I do yesterday afternoon". Not raw frames. `minutes` are
+active minutes; idle/locked time inside an episode is `idle_minutes`. `category_by: model`
+marks a category a model's summary gave an episode no rule categorised.
+按时间列出 episode（连续的一段活动）的一句话概要；minutes 只算活跃时间。
 """,
 )
 def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:

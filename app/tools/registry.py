@@ -11,10 +11,11 @@ shared CJK-aware token estimate; it never raises — errors come back as
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Protocol
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.enrich.client import ModelClient
 from app.errors import TimeTraceError
+from app.rules.categories import Rules, load_rules
 from app.settings import Settings
 from app.store import ToolStore, UserContext
 from app.text import estimate_tokens
@@ -37,10 +39,17 @@ class Rebuild(Protocol):
     ) -> None: ...
 
 
+@functools.cache
+def default_rules() -> Rules:
+    """The shipped rules, for a context built without a process's own (tests, scripts)."""
+    return load_rules(user_file=None)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a tool call may use: the reads of the store, the models (for embedding a
-    query), the caller, the clock, and how to rebuild days after the one write."""
+    query), the caller, the clock, how to rebuild days after the one write, and the
+    rules (app identities for the coverage view)."""
 
     store: ToolStore
     models: ModelClient | None
@@ -48,6 +57,7 @@ class ToolContext:
     user: UserContext
     now: datetime
     rebuild: Rebuild
+    rules: Rules = field(default_factory=default_rules)
 
 
 @dataclass(frozen=True, slots=True)

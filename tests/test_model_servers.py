@@ -19,8 +19,10 @@ from click.testing import CliRunner
 
 from app.cli import main
 from app.demo.sample import generate_sample
+from app.enrich.answers import NarrativeAnswer
 from app.enrich.catchup import enrich
-from app.enrich.client import ModelClient
+from app.enrich.client import ModelClient, ModelUnavailable
+from app.enrich.parsing import ModelOutputError
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.tools import dispatch
@@ -140,13 +142,14 @@ def test_an_ollama_like_server_that_ignores_the_schema_needs_no_retry(
 def test_a_plain_outage_opens_the_breaker_but_a_capability_refusal_does_not(
     services: Services, fake: FakeOpenAI
 ) -> None:
-    from app.enrich.answers import NarrativeAnswer
-    from app.enrich.client import ModelUnavailable
-
     _, models = with_models(services, fake)
     messages = [{"role": "user", "content": "METRICS\nhours by category: {}\nepisodes: 0"}]
     fake.server = "llamacpp"
     models.chat_answer(messages=messages, answer=NarrativeAnswer)
+    assert models.usage.breaker_openings["chat"] == 0 and models.available("chat")
+    fake.fail_with = 400  # a refusal naming nothing: this item fails, the endpoint stays up
+    with pytest.raises(ModelOutputError, match=r"refused the request: HTTP 400 \(.*scripted"):
+        models.chat_answer(messages=messages, answer=NarrativeAnswer)
     assert models.usage.breaker_openings["chat"] == 0 and models.available("chat")
     fake.fail_with = 503
     with pytest.raises(ModelUnavailable):
@@ -279,6 +282,27 @@ def test_a_narrative_about_nothing_in_its_period_fails_with_its_reason(
     assert day["narrative_raw"] == stray
 
 
+def test_a_blank_narrative_is_asked_once_more_then_fails_as_empty(
+    services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
+) -> None:
+    blank = '{"narrative": "  \\n "}'
+    fake.override = lambda name, prompt: (
+        blank if name == "digest_narrative" and prompt.count("day 2003-03-12") else None
+    )
+    golden_with(services, fake, golden_day)
+    day = conn.execute(
+        "SELECT narrative, narrative_status, narrative_reason, narrative_raw FROM digests "
+        "WHERE scope_key = '2003-03-12'"
+    ).fetchone()
+    assert day["narrative"] is None and day["narrative_status"] == "failed"
+    assert day["narrative_reason"] == "the narrative was empty"
+    assert day["narrative_raw"] == blank
+    day_prompts = [
+        r for r in fake.requests if "day 2003-03-12" in json.dumps(r, ensure_ascii=False)
+    ]
+    assert len(day_prompts) == 2  # the answer and its one corrected retry
+
+
 def test_status_and_get_now_say_what_waits_and_why(
     services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any, tmp_path: Any
 ) -> None:
@@ -331,8 +355,6 @@ def test_the_raw_answer_is_stored_truncated(
 def test_the_negotiated_mode_is_remembered_per_endpoint_and_model(
     services: Services, fake: FakeOpenAI
 ) -> None:
-    from app.enrich.answers import NarrativeAnswer
-
     messages = [{"role": "user", "content": "METRICS\nhours by category: {}\nepisodes: 0"}]
     fake.server = "llamacpp"
     _, models = with_models(services, fake)

@@ -11,7 +11,7 @@ GPU is never flooded and interactive calls go first. A failing endpoint opens a
 circuit breaker with exponential backoff (ceiling 10 minutes): while it is open
 calls fail at once with `ModelUnavailable` instead of hammering a dead server.
 
-Servers differ in what they accept (`app.enrich.modes`): structured output is
+Servers differ in what they accept (`app.enrich.negotiation`): structured output is
 negotiated per endpoint and model (json_schema, then json_object with the schema
 in the prompt, then plain text), and a refusal that names the request is a
 capability answer, never an outage. Embedding servers that return one vector
@@ -250,17 +250,15 @@ class ModelClient:
             try:
                 yield
             except openai.APIStatusError as exc:
-                if names_the_request(exc):  # a capability answer, not an outage
-                    raise ModelOutputError(
-                        f"{role} endpoint refused the request: HTTP {exc.status_code}"
-                    ) from exc
-                if isinstance(exc, _UNAVAILABLE):
+                # One that names the request is a capability answer, not an outage.
+                if isinstance(exc, _UNAVAILABLE) and not names_the_request(exc):
                     breaker.failed(f"HTTP {exc.status_code}")
                     raise ModelUnavailable(
                         f"{role} endpoint unavailable: HTTP {exc.status_code}"
                     ) from exc
                 raise ModelOutputError(
-                    f"{role} endpoint refused the request: HTTP {exc.status_code}"
+                    f"{role} endpoint refused the request: HTTP {exc.status_code} "
+                    f"({exc.message[:160]})"
                 ) from exc
             except _UNAVAILABLE as exc:
                 breaker.failed(type(exc).__name__)
@@ -433,6 +431,7 @@ class ModelClient:
             self._pooling_logged = True
             log.info(
                 "the embedding endpoint returns one vector per token: mean-pooling them here "
-                "(start llama.cpp's server with --pooling mean to do it there)"
+                "(to pool on the server: llama-server --pooling mean, or llama_cpp.server "
+                "--kv_overrides <arch>.pooling_type=int:1)"
             )
         return mean_pool(item)

@@ -134,6 +134,8 @@ def write_narrative(
 
     def problems(answer: NarrativeAnswer) -> list[str]:
         text = answer.narrative.strip()
+        if not text:  # blank passes the schema's min_length; ask once more
+            return ["the narrative was empty"]
         wrong = wrong_facts(text, metrics, grain=grain, scope_key=scope_key)
         return [
             *quality.overlap_problems(text, source=about, what="the summaries"),
@@ -167,7 +169,7 @@ def write_narrative(
         reason = reason_of([exc.message])
     status = "done" if text else "failed"
     if status == "failed":
-        reason = reason or "every sentence had a wrong number or date"
+        reason = reason or "the narrative was empty"
         log_failure(f"narrative of {grain} {scope_key}", reason)
     store.save_narrative(
         user_id=user_id,

@@ -32,7 +32,7 @@ def _job(task: str, args: JobArgs, lock: str, priority: int = 0) -> JobRequest:
     )
 
 
-def embed_job(user_id: int, episode_id: int) -> JobRequest:
+def _embed_job(user_id: int, episode_id: int) -> JobRequest:
     return _job(
         "embed_episode",
         {"user_id": user_id, "episode_id": episode_id},
@@ -73,7 +73,7 @@ def model_jobs(store: Store, *, chat: bool, embedding: bool, vision: bool) -> li
         ]
     if embedding:
         jobs += [
-            embed_job(e.user_id, e.episode_id) for e in store.pending_embeddings(limit=SWEEP_LIMIT)
+            _embed_job(e.user_id, e.episode_id) for e in store.pending_embeddings(limit=SWEEP_LIMIT)
         ]
     return jobs
 
@@ -112,7 +112,7 @@ def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str
         settings=services.settings,
     )
     if outcome == "done":
-        then = [embed_job(user_id, episode_id)] if services.models.embeddings_enabled else []
+        then = [_embed_job(user_id, episode_id)] if services.models.embeddings_enabled else []
         day = services.store.episode_day(user_id=user_id, episode_id=episode_id)
         if day is not None:  # cues may add evidence to the day's signals
             then.append(rollup_day_job(user_id, day))

@@ -101,6 +101,17 @@ def api_process(url: str) -> Iterator[str]:
             proc.stderr.close()
 
 
+def load_sample(services: Services, data: SampleData, *, name: str = "bench") -> UserContext:
+    """A user with the sample's devices, and its records through the real ingest code."""
+    store = services.store
+    user = store.ensure_user(name=name, time_zone=data.time_zone, day_cut_hour=4)
+    for device_id, kind, device_name in data.devices:
+        store.add_device(user_id=user.user_id, device_id=device_id, name=device_name, kind=kind)
+    for body in data.batches():
+        ingest_batch(store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules)
+    return user
+
+
 def load_sample_year(
     services: Services, user: UserContext, *, start: date, days: int, mean_record_s: int
 ) -> Iterator[SampleData]:

@@ -20,8 +20,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("agent and importers", frozenset({"app.agent", "app.importers"})),
     ("runtime", frozenset({"app.runtime"})),
     ("jobs", frozenset({"app.jobs"})),
-    ("MCP bridge", frozenset({"app.mcp"})),  # the API server mounts it at /mcp
-    ("doors", frozenset({"app.api", "app.web"})),
+    # The API's app mounts both: MCP at /mcp, the web pages at /.
+    ("MCP bridge and web pages", frozenset({"app.mcp", "app.web"})),
+    ("doors", frozenset({"app.api"})),
     ("demo", frozenset({"app.demo"})),
     ("command", frozenset({"app.cli"})),
 )

@@ -53,7 +53,7 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
     assert _waiting_summaries(conn) >= 200
 
     with FakeOpenAI() as fake:
-        fake.delay_s = 20  # a slow model: each summary holds a model slot for 20 s
+        fake.answer_delay = 20  # a slow model: each summary holds a model slot for 20 s
         env = {
             **os.environ,
             "TIMETRACE_DATABASE_URL": db_url,

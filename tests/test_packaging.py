@@ -29,6 +29,7 @@ RUNTIME_UNIMPORTED = {"tzdata": "zoneinfo's data where the OS has none"}
 TEST_UNIMPORTED = {
     "mypy": "make typecheck",
     "ruff": "make lint",
+    "schemathesis": "tests/test_api_fuzz.py runs it as a program",
     "setuptools": "builds the wheel below without network",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "testcontainers", "ruff", "mypy"}
@@ -183,6 +184,12 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_outside_the_repo(tmp_path: Pa
     migrations = {f"app/sql/migrations/{p.name}" for p in (ROOT / "sql/migrations").glob("*.sql")}
     assert len(migrations) >= 5 and migrations <= names, sorted(migrations - names)
     assert {"app/sql/queries.sql", "app/rules/default.toml"} <= names
+    pages = {
+        p.relative_to(ROOT).as_posix()
+        for folder in ("templates", "static")
+        for p in (ROOT / "app/web" / folder).iterdir()
+    }
+    assert pages and pages <= names, sorted(pages - names)  # templates and static files
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, Field
 
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
 from app.rules.categories import Category
-from app.store import DigestMetrics, EpisodeLine
+from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine
 from app.timeutil import day_key, month_key, period_days, week_key, zone
-from app.tools.periods import PeriodArgs, resolve, span, today_of
-from app.tools.registry import ToolContext, tool
+from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, today_of
+from app.tools.registry import ToolArgs, ToolContext, tool
 
 RAW_MAX_WINDOW = timedelta(hours=2)
 MODEL_BACKLOG_WINDOW = timedelta(days=7)
@@ -48,7 +48,7 @@ def episode_line(ep: EpisodeLine, ctx: ToolContext) -> dict[str, Any]:
     }
 
 
-class NowArgs(BaseModel):
+class NowArgs(ToolArgs):
     records: int = Field(3, ge=1, le=3, description="how many of the latest records to show")
 
 
@@ -113,7 +113,7 @@ def _model_line(ctx: ToolContext) -> str | None:
     return f"7 days: {backlog.pending} pending, {backlog.failed} failed{last}"
 
 
-class DigestArgs(BaseModel):
+class DigestArgs(ToolArgs):
     grain: Literal["day", "week", "month", "latest"] = Field(
         "latest", description="day | week | month, or latest (the newest finished day)"
     )
@@ -132,13 +132,19 @@ def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
         return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
     text = args.date.strip()
     try:
-        if "W" in text or (len(text) == 7 and grain == "month"):
-            period_days(grain, text)
-            return grain, text
-        day = datetime.strptime(text, "%Y-%m-%d").date()
+        if (grain == "week" and "W" in text) or (grain == "month" and len(text) == 7):
+            key = text
+        else:
+            day = datetime.strptime(text, "%Y-%m-%d").date()
+            key = {"day": day_key, "week": week_key, "month": month_key}[grain](day)
+        first, last = period_days(grain, key)
     except ValueError as exc:
-        raise InvalidInputError(f"date {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM") from exc
-    return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
+        raise InvalidInputError(
+            f"date: {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM (for grain {grain})"
+        ) from exc
+    if first < FIRST_DAY or last > LAST_DAY:
+        raise InvalidInputError(f"date: {text!r} is outside {FIRST_DAY}..{LAST_DAY}")
+    return grain, key
 
 
 _PASSED_THROUGH = (
@@ -337,10 +343,10 @@ def _weight(kind: str) -> int:
     )
 
 
-class RawArgs(BaseModel):
+class RawArgs(ToolArgs):
     ts_from: AwareDatetime = Field(description="start (ISO 8601 with zone)")
     ts_to: AwareDatetime = Field(description="end (ISO 8601 with zone), at most 2 hours later")
-    device_id: str | None = None
+    device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
 
 
 @tool(

@@ -44,6 +44,12 @@ class QueryStatsArgs(PeriodArgs):
     category: Category | None = Field(
         None, description="only this category (with seconds_by_category)"
     )
+    app: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="only apps whose name contains this (with seconds_by_app), e.g. Slack, 微信",
+    )
     top_n: int = Field(10, ge=1, le=50, description="how many apps, sites or titles to list")
 
 
@@ -148,6 +154,8 @@ uncategorized：未分类时间最多的应用/网站，附建议规则。
 def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
     if args.category and args.metric != "seconds_by_category":
         raise InvalidInputError("category works only with metric seconds_by_category")
+    if args.app and args.metric != "seconds_by_app":
+        raise InvalidInputError("app works only with metric seconds_by_app")
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     out: dict[str, Any] = {"metric": args.metric, "from": day_from, "to": day_to}
     if args.metric in ("top_titles", "signal_counts"):
@@ -192,7 +200,11 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
         out["total_seconds"] = round(sum(by_category.values()))
         out["idle_seconds"] = idle
     elif args.metric == "seconds_by_app":
-        out["items"] = _items(metrics.get("seconds_by_app", {}), "app", args.top_n)
+        by_app = metrics.get("seconds_by_app", {})
+        if args.app:
+            wanted = args.app.casefold()
+            by_app = {app: s for app, s in by_app.items() if wanted in app.casefold()}
+        out["items"] = _items(by_app, "app", args.top_n)
     elif args.metric == "episode_count":
         out["value"] = metrics.get("episode_count", 0)
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -103,7 +104,7 @@ def test_a_llamacpp_like_server_leaves_nothing_pending_and_never_opens_the_break
         r["summary_status"]: r["n"]
         for r in conn.execute("SELECT summary_status, count(*) AS n FROM episodes GROUP BY 1")
     }
-    assert statuses == {"done": 38, "failed": 17, "idle": 9}
+    assert statuses == {"done": 34, "failed": 21, "idle": 9}
     reasons = [
         r["summary_reason"]
         for r in conn.execute("SELECT summary_reason FROM episodes WHERE summary_status='failed'")
@@ -115,7 +116,11 @@ def test_a_llamacpp_like_server_leaves_nothing_pending_and_never_opens_the_break
     narratives = conn.execute(
         "SELECT narrative_status, narrative_reason FROM digests WHERE finalized"
     ).fetchall()
-    assert [r["narrative_status"] for r in narratives] == ["done"] * 6  # 3 days, 2 weeks, 1 month
+    # 3 days, 2 weeks, 1 month: each done, or failed with why (the longest are cut off too).
+    assert Counter((r["narrative_status"], r["narrative_reason"]) for r in narratives) == {
+        ("done", None): 4,
+        ("failed", "the answer was cut off at max_tokens before its JSON ended"): 2,
+    }
     fallbacks = [r.getMessage() for r in caplog.records if "from now on" in r.getMessage()]
     assert fallbacks == [
         f"{fake.url}/ (model qwen3-8b) refused response_format json_schema with HTTP 500; "

@@ -96,8 +96,8 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
                 digest = conn.execute(
                     "SELECT d.metrics FROM digests d WHERE d.grain = 'day' "
                     "AND d.scope_key = %s AND EXISTS (SELECT 1 FROM episodes e "
-                    "WHERE e.day_local = %s AND e.auto_title = 'Code · queue.py — timetrace')",
-                    [day.isoformat(), day],
+                    "WHERE e.day_local = %s AND e.auto_title = %s)",
+                    [day.isoformat(), day, "Visual Studio Code · queue.py — timetrace"],
                 ).fetchone()
                 if digest:
                     break
@@ -109,6 +109,6 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
             worker.wait(10)
     assert digest is not None, "the day digest did not update within 60 s"
     assert digest["metrics"]["seconds_by_category"] == {"work": 1800.0}
-    assert digest["metrics"]["seconds_by_app"] == {"Code": 1800.0}
+    assert digest["metrics"]["seconds_by_app"] == {"Visual Studio Code": 1800.0}
     assert took < 60
     assert waiting >= 195  # the model worker took at most a few while the pyramid ran

@@ -267,12 +267,28 @@ def test_after_a_summary_the_deterministic_title_still_finds_its_episode(
         assert keyword_titles(services, user, query) == ["Paying the supplier"], query
 
 
-def test_a_narrative_about_nothing_in_its_period_fails_with_its_reason(
-    services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        (
+            '{"narrative": "On 2026-11-30 I wrote this about the weather in a faraway land."}',
+            "no content word in common with the summaries: it is about something else; "
+            "numbers or dates not in METRICS or the period: ['2026-11-30']",
+        ),
+        ('{"narrative": "  \\n "}', "the narrative was empty"),
+    ],
+    ids=["about_nothing_dated_outside", "blank"],
+)
+def test_a_flawed_narrative_is_asked_once_more_then_fails_with_its_reason(
+    services: Services,
+    fake: FakeOpenAI,
+    golden_day: dict[str, Any],
+    conn: Any,
+    answer: str,
+    reason: str,
 ) -> None:
-    stray = '{"narrative": "On 2026-11-30 I wrote this about the weather in a faraway land."}'
     fake.override = lambda name, prompt: (
-        stray if name == "digest_narrative" and prompt.count("day 2003-03-12") else None
+        answer if name == "digest_narrative" and "day 2003-03-12" in prompt else None
     )
     golden_with(services, fake, golden_day)
     day = conn.execute(
@@ -280,32 +296,10 @@ def test_a_narrative_about_nothing_in_its_period_fails_with_its_reason(
         "WHERE scope_key = '2003-03-12'"
     ).fetchone()
     assert day["narrative"] is None and day["narrative_status"] == "failed"
-    assert day["narrative_reason"] == (
-        "no content word in common with the summaries: it is about something else; "
-        "numbers or dates not in METRICS or the period: ['2026-11-30']"
-    )
-    assert day["narrative_raw"] == stray
-
-
-def test_a_blank_narrative_is_asked_once_more_then_fails_as_empty(
-    services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
-) -> None:
-    blank = '{"narrative": "  \\n "}'
-    fake.override = lambda name, prompt: (
-        blank if name == "digest_narrative" and prompt.count("day 2003-03-12") else None
-    )
-    golden_with(services, fake, golden_day)
-    day = conn.execute(
-        "SELECT narrative, narrative_status, narrative_reason, narrative_raw FROM digests "
-        "WHERE scope_key = '2003-03-12'"
-    ).fetchone()
-    assert day["narrative"] is None and day["narrative_status"] == "failed"
-    assert day["narrative_reason"] == "the narrative was empty"
-    assert day["narrative_raw"] == blank
-    day_prompts = [
-        r for r in fake.requests if "day 2003-03-12" in json.dumps(r, ensure_ascii=False)
-    ]
-    assert len(day_prompts) == 2  # the answer and its one corrected retry
+    assert day["narrative_reason"] == reason
+    assert day["narrative_raw"] == answer
+    asked = [r for r in fake.requests if "day 2003-03-12" in json.dumps(r, ensure_ascii=False)]
+    assert len(asked) == 2  # the answer and its one corrected retry
 
 
 def test_status_and_get_now_say_what_waits_and_why(

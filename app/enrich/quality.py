@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from app.text import CJK_CHARS, Language, language_of, tokenize
+from app.timeutil import MONTH_NUMBERS
 
 _PIECE = re.compile(f"[{CJK_CHARS}]+|[^\\W_{CJK_CHARS}]+")
 _CJK = re.compile(f"[{CJK_CHARS}]")
@@ -170,28 +171,7 @@ def allowed_for_span(seconds: Mapping[str, float]) -> AllowedNumbers:
 
 # -- dates -------------------------------------------------------------------------------
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
 _DATES = (
     # 2026-10-29
     (re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"), ("y", "m", "d")),
@@ -217,7 +197,7 @@ def dates_outside(text: str, *, first: date, last: date) -> list[str]:
     for pattern, fields in _DATES:
         for match in pattern.finditer(text):
             parts = dict(zip(fields, match.groups(), strict=True))
-            month = _MONTHS[parts["M"].lower()] if parts.get("M") else int(parts["m"] or 0)
+            month = MONTH_NUMBERS[parts["M"].lower()] if parts.get("M") else int(parts["m"] or 0)
             years = [int(parts["y"])] if parts.get("y") else sorted({first.year, last.year})
             if not any(_within(year, month, int(parts["d"]), first, last) for year in years):
                 outside.append((match.start(), match.group(0).strip()))

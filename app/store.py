@@ -120,6 +120,9 @@ class NewRecords:
     category: list[str] = field(default_factory=list)
     category_source: list[str] = field(default_factory=list)
     redacted: list[bool] = field(default_factory=list)
+    # The frame's own text (an importer's OCR or accessibility text): stored as its L1
+    # description with no model call. Always None over HTTP.
+    description: list[str | None] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.client_record_id)
@@ -371,6 +374,34 @@ class SignalRow:
 # -- the model layer ---------------------------------------------------------------------------
 
 
+# -- imports started over HTTP --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    """An import's state, as its worker job last wrote it (`done` of `total` in `stage`:
+    bytes while reading, records while writing)."""
+
+    status: str  # queued | running | done | failed
+    stage: str = ""
+    done: int = 0
+    total: int | None = None
+    events: int = 0
+    new: int = 0
+    duplicate: int = 0
+    excluded: int = 0
+    redacted: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRow(ImportProgress):
+    import_id: int = 0
+    source: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
 # -- the protocol, grouped by who uses it -------------------------------------------------------
 
 
@@ -393,6 +424,13 @@ class AccountStore(Protocol):
 class RecordStore(Protocol):
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
         """Insert new records (keyed by device + client_record_id); return how many were new."""
+        ...
+
+    def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        """`insert_records` for an importer's large batches (by COPY): the same key, and each
+        record's description stored as its L1 analysis (`model` names the source)."""
         ...
 
     def delete_records(
@@ -684,6 +722,12 @@ class ModelStore(Protocol):
     def model_failures(self, *, limit: int) -> list[ModelFailure]: ...
 
 
+class ImportStore(Protocol):
+    def create_import(self, *, user_id: int, source: str) -> int: ...
+    def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None: ...
+    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None: ...
+
+
 class ToolStore(Protocol):
     """What the query-time tools read, and the one write they make (re-labelling)."""
 
@@ -967,6 +1011,7 @@ class Store(
     EpisodeStore,
     DigestStore,
     ModelStore,
+    ImportStore,
     ToolStore,
     ConversationStore,
     WebStore,

@@ -59,6 +59,46 @@ FROM unnest(
 ) AS r
 ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
 
+-- name: create_import_staging --
+-- An importer's batch arrives by COPY into this table, dropped at commit.
+CREATE TEMP TABLE import_staging (
+    client_record_id text, ts_start timestamptz, ts_end timestamptz, day_local date, app text,
+    app_raw text, window_title text, url text, domain text, is_idle boolean, capture_reason text,
+    screenshot_ref text, screenshot_sha256 text, category text, category_source text,
+    redacted boolean, description text, fts_text text
+) ON COMMIT DROP;
+-- New records meet their descriptions through this index, not a scan per record.
+CREATE INDEX ON import_staging (client_record_id);
+
+-- name: copy_import_staging --
+COPY import_staging (
+    client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
+    is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
+    redacted, description, fts_text
+) FROM STDIN;
+
+-- name: insert_staged_records --
+-- As insert_records, from the staging table; a record's description (the frame's own
+-- text, from an importer) becomes its L1 analysis in the same statement.
+WITH ins AS (
+    INSERT INTO records (
+        user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+        window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+        category, category_source, redacted)
+    SELECT %(user_id)s, %(device_id)s, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+           window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+           category, category_source, redacted
+    FROM import_staging
+    ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
+    RETURNING record_id, client_record_id
+), analyses AS (
+    INSERT INTO record_analyses (user_id, record_id, description, model, fts)
+    SELECT %(user_id)s, ins.record_id, s.description, %(model)s, to_tsvector('simple', s.fts_text)
+    FROM ins JOIN import_staging s USING (client_record_id)
+    WHERE s.description IS NOT NULL
+)
+SELECT count(*) AS new FROM ins;
+
 -- name: tombstone_records --
 -- Deletion: the span stays (episodes built over it are rebuilt from it later),
 -- every piece of captured content goes now, L1 analyses included (cascade below).
@@ -686,6 +726,24 @@ RETURNING label_id;
 -- name: mark_episodes_stale --
 UPDATE episodes SET stale = true, updated_at = now()
 WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
+
+-- ---------------------------------------------------------------------------
+-- Imports started over HTTP, with their progress
+
+-- name: create_import --
+INSERT INTO imports (user_id, source) VALUES (%(user_id)s, %(source)s) RETURNING import_id;
+
+-- name: update_import --
+UPDATE imports SET
+    status = %(status)s, stage = %(stage)s, done = %(done)s, total = %(total)s,
+    events = %(events)s, new = %(new)s, duplicate = %(duplicate)s, excluded = %(excluded)s,
+    redacted = %(redacted)s, error = %(error)s, updated_at = now()
+WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
+
+-- name: get_import --
+SELECT import_id, source, status, stage, done, total, events, new, duplicate, excluded, redacted,
+       error, created_at, updated_at
+FROM imports WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
 
 -- == conversations with the agent ==========================================
 

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
 from app import __version__, web
-from app.api import agent, devices, docs, openai_compat, records, reports, tools
+from app.api import agent, devices, docs, imports, openai_compat, records, reports, tools
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
@@ -151,7 +151,7 @@ def create_app(*, services: Services) -> FastAPI:
         openapi_url=None,
     )
     app.state.services = services
-    app.add_middleware(BoundedRequests)
+    app.add_middleware(BoundedRequests, streamed=imports.STREAMED)
     _install_error_handlers(app)
     app.include_router(health)
     app.include_router(me)
@@ -161,6 +161,8 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(agent.router)
     app.include_router(openai_compat.router)
     app.include_router(docs.router)
+    app.include_router(imports.router)
+    app.include_router(imports.progress_router)
     _mount_mcp(app, services)
     app.include_router(reports.router)
     web.mount(app)  # the pages at /, behind their own sign-in

@@ -26,6 +26,8 @@ from app.store import (
     DigestRow,
     EpisodeDraft,
     EpisodeFacts,
+    ImportProgress,
+    ImportRow,
     JobRequest,
     MemberFacts,
     NewRecords,
@@ -100,12 +102,35 @@ class PostgresStore(
     # -- records (L0) -----------------------------------------------------------
 
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        columns = {name: getattr(records, name) for name in NewRecords.__dataclass_fields__}
+        columns = {
+            name: getattr(records, name)
+            for name in NewRecords.__dataclass_fields__
+            if name != "description"
+        }
         with self.pool.connection() as conn:
             cur = conn.execute(
                 QUERIES["insert_records"], {"user_id": user_id, "device_id": device_id, **columns}
             )
             return cur.rowcount
+
+    def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        fts = [fts_document(text) if text else None for text in records.description]
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["create_import_staging"])
+            with conn.cursor().copy(QUERIES["copy_import_staging"]) as copy:
+                for row in zip(
+                    *(getattr(records, name) for name in NewRecords.__dataclass_fields__),
+                    fts,
+                    strict=True,
+                ):
+                    copy.write_row(row)
+            inserted = conn.execute(
+                QUERIES["insert_staged_records"],
+                {"user_id": user_id, "device_id": device_id, "model": model},
+            ).fetchone()
+        return int(inserted["new"]) if inserted else 0
 
     def delete_records(
         self,
@@ -135,6 +160,23 @@ class PostgresStore(
             "day_category_seconds", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
         )
         return {(row["day_local"], row["category"]): float(row["seconds"]) for row in rows}
+
+    # -- imports started over HTTP ------------------------------------------------
+
+    def create_import(self, *, user_id: int, source: str) -> int:
+        row = self._one("create_import", {"user_id": user_id, "source": source})
+        assert row is not None  # RETURNING always yields the row
+        return int(row["import_id"])
+
+    def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None:
+        params = {f: getattr(progress, f) for f in ImportProgress.__dataclass_fields__}
+        with self.pool.connection() as conn:
+            conn.execute(
+                QUERIES["update_import"], {"user_id": user_id, "import_id": import_id, **params}
+            )
+
+    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None:
+        return self._one_as(ImportRow, "get_import", {"user_id": user_id, "import_id": import_id})
 
     # -- jobs --------------------------------------------------------------------
 

@@ -259,6 +259,27 @@ class Label(SQLModel, table=True):
     created_at: datetime = Field(sa_type=TZ, nullable=False)
 
 
+class Import(SQLModel, table=True):
+    """An import started over HTTP, with its progress (migration 0013)."""
+
+    __tablename__ = "imports"
+    user_id: int = _pk()
+    import_id: int | None = _pk(identity=True)
+    source: str = _text()
+    status: str = _text(default="queued")
+    stage: str = _text(default="")
+    done: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    total: int | None = Field(default=None, sa_type=BigInteger, nullable=True)
+    events: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    new: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    duplicate: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    excluded: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    redacted: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    error: str | None = _text(default=None, nullable=True)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    updated_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
 class Conversation(SQLModel, table=True):
     """A conversation with the agent."""
 

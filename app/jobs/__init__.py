@@ -28,7 +28,12 @@ if TYPE_CHECKING:
 
 jobs_app = App(
     connector=PsycopgConnector(),
-    import_paths=["app.jobs.maintenance", "app.jobs.pyramid", "app.jobs.enrich"],
+    import_paths=[
+        "app.jobs.maintenance",
+        "app.jobs.pyramid",
+        "app.jobs.enrich",
+        "app.jobs.imports",
+    ],
 )
 _SERVICES = "services"
 MODEL_QUEUE = "models"

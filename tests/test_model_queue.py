@@ -17,7 +17,7 @@ import pytest
 
 from app.demo.sample import generate_sample
 from app.ingest.records import RecordBatch, ingest_batch
-from app.jobs import MODEL_QUEUE, PYRAMID_QUEUES, jobs_app
+from app.jobs import MAIN_QUEUES, MODEL_QUEUE, jobs_app
 from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services
@@ -29,8 +29,8 @@ def test_every_task_runs_on_a_queue_the_worker_serves() -> None:
     jobs_app.perform_import_paths()
     # procrastinate's own builtin tasks are called, never deferred, by TimeTrace.
     queues = {t.queue for t in jobs_app.tasks.values() if t.queue != "builtin"}
-    assert queues <= {*PYRAMID_QUEUES, MODEL_QUEUE}, queues
-    assert MODEL_QUEUE not in PYRAMID_QUEUES
+    assert queues <= {*MAIN_QUEUES, MODEL_QUEUE}, queues
+    assert MODEL_QUEUE not in MAIN_QUEUES
 
 
 def _waiting_summaries(conn: Any) -> int:

@@ -38,6 +38,9 @@ jobs_app = App(
 _SERVICES = "services"
 MODEL_QUEUE = "models"
 PYRAMID_QUEUES = ("episodes", "rollups", "maintenance")
+IMPORT_QUEUE = "imports"
+# The main worker's queues: an import may hold one of its slots, a model job never does.
+MAIN_QUEUES = (*PYRAMID_QUEUES, IMPORT_QUEUE)
 
 
 def services_of(context: JobContext) -> Services:
@@ -63,7 +66,7 @@ async def run_worker(
     install_signal_handlers: bool = True,
 ) -> None:
     """Run the worker until stopped (or, with wait=False, until the queues are empty):
-    `concurrency` slots for the pyramid's queues and `TIMETRACE_MODEL_SLOTS` for the
+    `concurrency` slots for the pyramid's queues (and imports) and `TIMETRACE_MODEL_SLOTS` for the
     model queue. Draining (wait=False) runs one worker over every queue."""
     connector = worker_connector(services.url, settings=services.settings)
     context = {_SERVICES: services}
@@ -88,7 +91,7 @@ async def run_worker(
             )
             try:
                 await jobs_app.run_worker_async(
-                    queues=list(PYRAMID_QUEUES),
+                    queues=list(MAIN_QUEUES),
                     name="pyramid",
                     concurrency=concurrency,
                     install_signal_handlers=install_signal_handlers,

@@ -4,6 +4,7 @@ timetrace migrate
 timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
+timetrace status
 timetrace rules check --period last_week
 timetrace import activitywatch aw-export.json --user me
 timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
@@ -66,6 +67,8 @@ def main() -> None:
     """TimeTrace: a self-hosted activity memory in PostgreSQL."""
     install_sigterm_exit()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # Ours at INFO: breaker openings, capability fall-backs and rejected answers, once each.
+    logging.getLogger("timetrace").setLevel(logging.INFO)
 
 
 @main.command()
@@ -118,24 +121,34 @@ def worker(concurrency: int, once: bool) -> None:
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the job report as JSON.")
 @_edge
 def status(as_json: bool) -> None:
-    """The database and the job queue: waiting jobs and the oldest one's age, stalled
-    jobs, live workers. Exit status 1 when degraded (for health checks)."""
+    """The database and the job queue (waiting jobs and the oldest one's age, stalled
+    jobs, live workers), then what the model layer owes and why something failed.
+    Exit status 1 when degraded (for health checks)."""
     import json
 
+    from app.enrich.failures import model_status_lines
     from app.runtime.health import check_health
     from app.runtime.services import open_services
 
     settings = _settings()
     with open_services(settings) as services:
         report = check_health(services.store, settings=settings)
+        if as_json or report.database != "ok":
+            models = []
+        else:
+            models = model_status_lines(services.store, settings=settings)
     if as_json:
         click.echo(json.dumps(report.document()))
     else:
         for line in report.lines():
             click.echo(line)
+        if models:
+            click.echo("model layer")
+        for line in models:
+            click.echo(f"  {line}")
     if report.problems:
         raise SystemExit(1)
 

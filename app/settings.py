@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     llm_backoff_s: Annotated[float, Field(ge=0, le=600)] = 5
     # One limit for every background model call in a process: one consumer GPU.
     llm_concurrency: Annotated[int, Field(ge=1, le=64)] = 1
+    # Worker slots for model jobs, beside (never instead of) the pyramid's slots.
+    model_slots: Annotated[int, Field(ge=1, le=64)] = 1
     summary_input_tokens: Annotated[int, Field(ge=500, le=100_000)] = 10_000
     screenshot_dir: Path | None = None  # relative screenshot_ref paths resolve here
 

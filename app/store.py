@@ -264,6 +264,15 @@ class Neighbor(EpisodeLine):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelBacklog:
+    """Summaries a user's recent episodes still wait for, or failed (get_now's line)."""
+
+    pending: int
+    failed: int
+    last_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class OpenSitting:
     """What a device has done since its last closed episode."""
 
@@ -638,6 +647,32 @@ class ChildNarrative:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelWorkCounts:
+    """The model layer's work over every user: done, still owed, failed."""
+
+    summaries_done: int
+    summaries_pending: int
+    summaries_failed: int
+    embeddings_done: int
+    embeddings_pending: int
+    embeddings_failed: int
+    narratives_done: int
+    narratives_pending: int
+    narratives_failed: int
+    descriptions_failed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFailure:
+    """One failed summary, embedding, narrative or description, and why."""
+
+    kind: str  # summary | embedding | narrative | description
+    target: str  # "episode 42", "day 2026-06-02", "record 7"
+    reason: str | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class RecordToDescribe:
     record_id: int
     app: str
@@ -665,10 +700,13 @@ class ModelStore(Protocol):
         tags: list[str],
         cues: list[str],
         status: str,
-        embedding: list[float] | None,
         fts_text: str,
+        reason: str | None = None,
+        raw: str | None = None,
     ) -> date | None:
-        """Store a summary if the episode is still pending; its day, or None."""
+        """Store a summary (or, with status 'failed', why not and the model's raw answer)
+        if the episode is still pending; `fts_text` is added to its keyword index, never
+        put in place of it. Returns its day, or None."""
         ...
 
     def fill_episode_category(self, *, user_id: int, episode_id: int, category: str) -> bool:
@@ -681,6 +719,11 @@ class ModelStore(Protocol):
     def save_episode_embedding(
         self, *, user_id: int, episode_id: int, embedding: list[float]
     ) -> None: ...
+
+    def fail_episode_embedding(self, *, user_id: int, episode_id: int, reason: str) -> None:
+        """Mark a summary's embedding failed, with why; the summary stays as it is."""
+        ...
+
     def pending_summaries(self, *, limit: int) -> list[PendingEpisode]: ...
     def pending_embeddings(self, *, limit: int) -> list[PendingEpisode]: ...
     def pending_narratives(self, *, limit: int) -> list[PendingNarrative]: ...
@@ -697,6 +740,8 @@ class ModelStore(Protocol):
         status: str,
         source_ids: list[int],
         metrics: dict[str, Any],
+        reason: str | None = None,
+        raw: str | None = None,
     ) -> bool:
         """Store it if the digest is still pending and its metrics are the ones it
         was written from."""
@@ -717,7 +762,12 @@ class ModelStore(Protocol):
         cues: list[str],
         model: str,
         fts_text: str,
+        reason: str | None = None,
+        raw: str | None = None,
     ) -> None: ...
+
+    def model_work_counts(self) -> ModelWorkCounts: ...
+    def model_failures(self, *, limit: int) -> list[ModelFailure]: ...
 
 
 class ImportStore(Protocol):
@@ -754,6 +804,7 @@ class ToolStore(Protocol):
 
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
+    def model_backlog(self, *, user_id: int, since: datetime) -> ModelBacklog: ...
 
     def open_sitting(
         self, *, user_id: int, device_id: str, now: datetime

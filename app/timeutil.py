@@ -70,3 +70,27 @@ def period_days(grain: str, key: str) -> tuple[date, date]:
 def scope_keys(day: date) -> tuple[str, str, str]:
     """The day, week and month digest keys a logical day rolls up into."""
     return day_key(day), week_key(day), month_key(day)
+
+
+# English month names and abbreviations, as people and models write them in dates.
+MONTH_NUMBERS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}

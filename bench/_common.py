@@ -26,10 +26,14 @@ from app.store import UserContext
 
 
 @contextlib.contextmanager
-def bench_database(name: str) -> Iterator[tuple[str, Settings]]:
+def bench_database(
+    name: str, *, embedding_dim: int | None = None
+) -> Iterator[tuple[str, Settings]]:
     """A fresh, migrated database: on TIMETRACE_DATABASE_URL's server when set, else embedded."""
     data_dir = Path(tempfile.mkdtemp(prefix="tt-bench-"))
     settings = Settings(data_dir=data_dir)
+    if embedding_dim is not None:
+        settings = settings.model_copy(update={"embedding_dim": embedding_dim})
     server = None
     if settings.database_url:
         admin = settings.database_url

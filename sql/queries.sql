@@ -371,9 +371,15 @@ ON CONFLICT (user_id, grain, scope_key) DO UPDATE SET
     finalized = EXCLUDED.finalized,
     sources_through = EXCLUDED.sources_through,
     stale = false,
+    -- New numbers, new narrative: a done or failed one is written again (and a
+    -- failure's reason and raw answer, which may quote what changed, go).
     narrative_status = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics
-                            AND digests.narrative_status = 'done' THEN 'pending'
+                            AND digests.narrative_status IN ('done', 'failed') THEN 'pending'
                             ELSE digests.narrative_status END,
+    narrative_reason = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics THEN NULL
+                            ELSE digests.narrative_reason END,
+    narrative_raw = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics THEN NULL
+                         ELSE digests.narrative_raw END,
     updated_at = now()
 WHERE (digests.metrics, digests.source_ids, digests.computed_through_ts, digests.finalized,
        digests.stale, digests.period_start, digests.period_end, digests.sources_through)
@@ -515,11 +521,12 @@ WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at
 ORDER BY r.ts_start, r.record_id;
 
 -- name: save_episode_summary --
+-- The model's words are added to the keyword index, never put in place of it: the
+-- deterministic title keeps finding its episode whatever the summary says.
 UPDATE episodes SET
     title = %(title)s, summary = %(summary)s, tags = %(tags)s, cues = %(cues)s,
-    summary_status = %(status)s,
-    summary_embedding = %(embedding)s::vector,
-    fts = to_tsvector('simple', %(fts_text)s),
+    summary_status = %(status)s, summary_reason = %(reason)s, summary_raw = %(raw)s,
+    fts = COALESCE(fts, ''::tsvector) || to_tsvector('simple', %(fts_text)s),
     updated_at = now()
 WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'pending'
 RETURNING day_local;
@@ -540,11 +547,16 @@ SELECT day_local FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(ep
 -- name: episode_for_embedding --
 SELECT title, summary FROM episodes
 WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'done'
-  AND summary_embedding IS NULL;
+  AND embedding_status = 'pending';
 
 -- name: save_episode_embedding --
-UPDATE episodes SET summary_embedding = %(embedding)s::vector
-WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_embedding IS NULL;
+UPDATE episodes SET summary_embedding = %(embedding)s::vector, embedding_status = 'done',
+       embedding_reason = NULL
+WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND embedding_status = 'pending';
+
+-- name: fail_episode_embedding --
+UPDATE episodes SET embedding_status = 'failed', embedding_reason = %(reason)s
+WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND embedding_status = 'pending';
 
 -- name: pending_summaries --
 SELECT user_id, episode_id FROM episodes
@@ -553,7 +565,7 @@ ORDER BY ts_start DESC LIMIT %(limit)s;
 
 -- name: pending_embeddings --
 SELECT user_id, episode_id FROM episodes
-WHERE summary_status = 'done' AND summary_embedding IS NULL AND NOT stale
+WHERE summary_status = 'done' AND embedding_status = 'pending' AND NOT stale
 ORDER BY ts_start DESC LIMIT %(limit)s;
 
 -- name: pending_narratives --
@@ -585,6 +597,7 @@ ORDER BY scope_key;
 
 -- name: save_narrative --
 UPDATE digests SET narrative = %(narrative)s, narrative_status = %(status)s,
+       narrative_reason = %(reason)s, narrative_raw = %(raw)s, updated_at = now(),
        source_ids = CASE WHEN grain = 'day' THEN %(source_ids)s ELSE source_ids END
 WHERE user_id = %(user_id)s AND digest_id = %(digest_id)s AND narrative_status = 'pending'
   AND metrics = %(metrics)s;
@@ -603,10 +616,51 @@ WHERE r.screenshot_ref IS NOT NULL AND r.deleted_at IS NULL AND a.record_id IS N
 ORDER BY r.ts_start DESC LIMIT %(limit)s;
 
 -- name: save_record_analysis --
-INSERT INTO record_analyses (user_id, record_id, description, category, confidence, cues, model, fts)
+INSERT INTO record_analyses (user_id, record_id, description, category, confidence, cues, model,
+                             reason, raw_answer, fts)
 VALUES (%(user_id)s, %(record_id)s, %(description)s, %(category)s, %(confidence)s, %(cues)s,
-        %(model)s, to_tsvector('simple', %(fts_text)s))
+        %(model)s, %(reason)s, %(raw)s, to_tsvector('simple', %(fts_text)s))
 ON CONFLICT (user_id, record_id) DO NOTHING;
+
+-- name: model_work_counts --
+-- The model layer's work, done, open and failed, for `timetrace status`.
+SELECT
+    count(*) FILTER (WHERE summary_status = 'done') AS summaries_done,
+    count(*) FILTER (WHERE summary_status = 'pending') AS summaries_pending,
+    count(*) FILTER (WHERE summary_status = 'failed') AS summaries_failed,
+    count(*) FILTER (WHERE summary_status = 'done' AND embedding_status = 'done') AS embeddings_done,
+    count(*) FILTER (WHERE summary_status = 'done' AND embedding_status = 'pending')
+        AS embeddings_pending,
+    count(*) FILTER (WHERE embedding_status = 'failed') AS embeddings_failed,
+    (SELECT count(*) FROM digests WHERE narrative_status = 'done' AND NOT stale) AS narratives_done,
+    (SELECT count(*) FROM digests WHERE narrative_status = 'pending' AND finalized AND NOT stale)
+        AS narratives_pending,
+    (SELECT count(*) FROM digests WHERE narrative_status = 'failed' AND NOT stale)
+        AS narratives_failed,
+    (SELECT count(*) FROM record_analyses WHERE reason IS NOT NULL) AS descriptions_failed
+FROM episodes WHERE closed AND NOT stale;
+
+-- name: model_failures --
+-- The latest failures of every kind, newest first.
+SELECT kind, target, reason, at FROM (
+    (SELECT 'summary' AS kind, 'episode ' || episode_id AS target, summary_reason AS reason,
+            updated_at AS at
+     FROM episodes WHERE summary_status = 'failed' AND NOT stale
+     ORDER BY updated_at DESC LIMIT %(limit)s)
+    UNION ALL
+    (SELECT 'embedding', 'episode ' || episode_id, embedding_reason, updated_at
+     FROM episodes WHERE embedding_status = 'failed' AND NOT stale
+     ORDER BY updated_at DESC LIMIT %(limit)s)
+    UNION ALL
+    (SELECT 'narrative', grain || ' ' || scope_key, narrative_reason, updated_at
+     FROM digests WHERE narrative_status = 'failed' AND NOT stale
+     ORDER BY updated_at DESC LIMIT %(limit)s)
+    UNION ALL
+    (SELECT 'description', 'record ' || record_id, reason, analyzed_at
+     FROM record_analyses WHERE reason IS NOT NULL
+     ORDER BY analyzed_at DESC LIMIT %(limit)s)
+) f
+ORDER BY at DESC, kind, target LIMIT %(limit)s;
 
 -- ---------------------------------------------------------------------------
 -- Tools (query time)
@@ -685,6 +739,17 @@ SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title
        duration_s, active_s
 FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
 ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
+
+-- name: model_backlog --
+-- get_now's line on the model layer: summaries still owed or failed since `since`.
+SELECT count(*) FILTER (WHERE summary_status = 'pending') AS pending,
+       count(*) FILTER (WHERE summary_status = 'failed') AS failed,
+       (SELECT summary_reason FROM episodes
+        WHERE user_id = %(user_id)s AND ts_start >= %(since)s AND summary_status = 'failed'
+          AND NOT stale
+        ORDER BY updated_at DESC, episode_id DESC LIMIT 1) AS last_reason
+FROM episodes
+WHERE user_id = %(user_id)s AND ts_start >= %(since)s AND closed AND NOT stale;
 
 -- name: open_sitting --
 -- What the device has done since its last closed episode (no episode yet).

@@ -9,16 +9,27 @@ answers, so the real `openai` client code runs end to end in tests.
 
 Chat answers depend only on the request: an episode summary is made from the
 activity log in the prompt (its first app and title, its literal rework cues),
-a narrative copies the numbers of the METRICS block, a frame description reads
-the window title, a deep_scan finding counts the records of its slice.
-Embeddings are hashed bags of the shared tokenizer's tokens, with a few
-synonyms mapped together so paraphrases land close.
+a narrative copies the numbers of the METRICS block and names the first
+summary, a frame description reads the window title, a deep_scan finding counts
+the records of its slice. Embeddings are hashed bags of the shared tokenizer's
+tokens, with a few synonyms mapped together so paraphrases land close.
 
 Streamed requests (the agent's turns) follow `script`, one entry per turn: a
 tool call (`call(...)`), a text (`say(...)`) or a function of the request's
 messages that returns either; with the script empty the answer is "ok". They
 stream in small chunks, `stream_delay` seconds apart; `streams_aborted` counts
 the streams whose client went away before the end.
+
+Modes mimic real servers and small models:
+
+    fake.server = "llamacpp"       # json_schema refused with HTTP 500 naming it
+    fake.server = "ollama"         # the format ignored: JSON inside chatter and a fence
+    fake.per_token_embeddings = True   # one vector per token (llama.cpp without pooling)
+    fake.raw_newlines = True       # raw newlines inside JSON strings
+    fake.echo_title = "example"    # titles copy the prompt's example ("header": its header)
+    fake.wrong_language = True     # English answers for Chinese logs and the reverse
+    fake.max_chars = 120           # answers cut off there, finish_reason "length"
+    fake.answer_delay = 5          # a slow model: each non-streamed answer takes 5 s
 """
 
 from __future__ import annotations
@@ -32,10 +43,10 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 from app.pyramid.signals import ROLLBACK, UNDO
-from app.text import estimate_tokens, has_cjk, tokenize
+from app.text import estimate_tokens, tokenize
 
 SYNONYMS = {
     "回滚": "rollback",
@@ -85,13 +96,23 @@ def _text_of(messages: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
+# What llama-cpp-python's server answers to response_format json_schema (HTTP 500).
+LLAMACPP_REFUSAL = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}"
+)
+_SCHEMA_NAME = re.compile(r"JSON object `(\w+)`")
+
+
 def summary_answer(prompt: str) -> dict[str, Any]:
     log = prompt.split("ACTIVITY LOG", 1)[-1]
     lines = [line for line in log.splitlines() if " — " in line]
+    titled = [line for line in lines if "(no title)" not in line] or lines
     category = re.search(r"Category by time: (\w+)", prompt)
-    first = lines[0].split(maxsplit=2)[2] if lines else "activity"
+    first = titled[0].split(maxsplit=2)[2] if titled else "activity"
     app, _, title = first.partition(" — ")
-    chinese = has_cjk(log)
+    chinese = "用中文写" in prompt  # the language the prompt asks for
     cues: list[str] = []
     for line in lines:
         for pattern in (ROLLBACK, UNDO, _FAILED):
@@ -100,7 +121,7 @@ def summary_answer(prompt: str) -> dict[str, Any]:
                 cues.append(match.group(0))
     title_text = (f"{app}：{title}" if chinese else f"{app}: {title}")[:40]
     summary = (
-        f"在 {app} 里忙了 {len(lines)} 段：{title}。"
+        f"在 {app} 里忙着：{title}。"
         if chinese
         else f"Worked in {app} across {len(lines)} screens: {title}."
     )
@@ -117,8 +138,14 @@ def narrative_answer(prompt: str) -> dict[str, Any]:
     hours = json.loads(re.search(r"hours by category: (\{.*\})", prompt).group(1))  # type: ignore[union-attr]
     episodes = re.search(r"episodes: (\d+)", prompt).group(1)  # type: ignore[union-attr]
     parts = [f"{category} {value} hours" for category, value in sorted(hours.items())]
+    # What the first source was about: a day's first title, a week's first day narrative.
+    first = prompt.split("SUMMARIES\n", 1)[-1].split("\n", 1)[0]
+    if "beginning with " in first:  # a week or month: what its first day began with
+        first = first.split("beginning with ", 1)[1]
+    about = re.split(r"[:.。]", re.sub(r"^[\d:–\- ]+UTC \[\w+\] ", "", first))[0][:60]
     return {
-        "narrative": f"The period had {episodes} episodes. Time went to " + ", ".join(parts) + "."
+        "narrative": f"The period had {episodes} episodes, beginning with {about}. "
+        "Time went to " + ", ".join(parts) + "."
     }
 
 
@@ -178,6 +205,13 @@ class FakeOpenAI:
 
     def __init__(self, *, dim: int = 384) -> None:
         self.dim = dim
+        self.server: Literal["openai", "llamacpp", "ollama"] = "openai"
+        self.per_token_embeddings = False
+        self.raw_newlines = False
+        self.echo_title: Literal["example", "header"] | None = None
+        self.wrong_language = False
+        self.max_chars: int | None = None
+        self.refused = 0  # requests refused the way this kind of server refuses them
         self.calls: Counter[str] = Counter()
         self.requests: list[dict[str, Any]] = []
         self.prompt_tokens = 0
@@ -227,13 +261,52 @@ class FakeOpenAI:
     def total_calls(self) -> int:
         return sum(self.calls.values())
 
+    def refusal(self, body: dict[str, Any]) -> str | None:
+        """What a server of this kind refuses in the request, as its error message."""
+        fmt = (body.get("response_format") or {}).get("type")
+        if self.server == "llamacpp" and fmt == "json_schema":
+            return LLAMACPP_REFUSAL
+        return None
+
+    def _scripted(self, name: str, prompt: str) -> str:
+        answer = {
+            "episode_summary": summary_answer,
+            "digest_narrative": narrative_answer,
+            "frame_description": describe_answer,
+            "deep_scan_finding": finding_answer,
+        }.get(name, lambda p: {"answer": "ok"})(prompt)
+        if name == "episode_summary":
+            answer = self._flawed_summary(answer, prompt)
+        content = json.dumps(answer, ensure_ascii=False)
+        if self.raw_newlines:  # a summary in two paragraphs, the newline left raw
+            content = content.replace(". ", ".\n", 1).replace("。", "。\n", 1)
+        if self.server == "ollama":
+            content = f"Sure! Here is the JSON:\n```json\n{content}\n```\nAnything else?"
+        return content
+
+    def _flawed_summary(self, answer: dict[str, Any], prompt: str) -> dict[str, Any]:
+        if self.echo_title == "example":
+            chinese = "用中文写" in prompt
+            answer["title"] = (
+                "调试 支付回调超时" if chinese else "Debugging the payment callback timeout"
+            )
+        elif self.echo_title == "header":
+            header = re.search(r"Episode \d{4}-[^(]*", prompt)
+            answer["title"] = header.group(0).strip() if header else "Episode"
+        if self.wrong_language:
+            chinese = "用中文写" in prompt
+            answer["summary"] = (
+                "The person spent the sitting on this, switching between windows."
+                if chinese
+                else "这个人在这段时间里一直在处理这件事，来回切换窗口。"
+            )
+        return answer
+
     def _answer_chat(self, body: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if self.answer_delay:
-                time.sleep(self.answer_delay)
             return self._compose_chat(body)
         finally:
             with self._lock:
@@ -242,20 +315,20 @@ class FakeOpenAI:
     def _compose_chat(self, body: dict[str, Any]) -> dict[str, Any]:
         prompt = _text_of(body.get("messages", []))
         fmt = body.get("response_format") or {}
-        name = (fmt.get("json_schema") or {}).get("name", "chat")
+        named = _SCHEMA_NAME.search(prompt)
+        name = (fmt.get("json_schema") or {}).get("name") or (named.group(1) if named else "chat")
         with self._lock:
             self.calls[name] += 1
             self.requests.append(body)
+        if self.answer_delay:  # after counting: a slow answer is seen as started
+            time.sleep(self.answer_delay)
         message: dict[str, Any] = {"role": "assistant", "content": None}
+        finish = "stop"
         content = self.override(name, prompt)
         if content is None:
-            answer = {
-                "episode_summary": summary_answer,
-                "digest_narrative": narrative_answer,
-                "frame_description": describe_answer,
-                "deep_scan_finding": finding_answer,
-            }.get(name, lambda p: {"answer": "ok"})
-            content = json.dumps(answer(prompt), ensure_ascii=False)
+            content = self._scripted(name, prompt)
+        if self.max_chars is not None and len(content) > self.max_chars:
+            content, finish = content[: self.max_chars], "length"
         message["content"] = content
         usage = {
             "prompt_tokens": estimate_tokens(prompt),
@@ -273,7 +346,7 @@ class FakeOpenAI:
                 {
                     "index": 0,
                     "message": message,
-                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                    "finish_reason": finish,
                 }
             ],
             "usage": {**usage, "total_tokens": sum(usage.values())},
@@ -330,7 +403,7 @@ class FakeOpenAI:
             "object": "list",
             "model": body.get("model", "fake"),
             "data": [
-                {"object": "embedding", "index": i, "embedding": fake_embedding(t, self.dim)}
+                {"object": "embedding", "index": i, "embedding": self._embedding(t)}
                 for i, t in enumerate(texts)
             ],
             "usage": {
@@ -338,6 +411,11 @@ class FakeOpenAI:
                 "total_tokens": sum(estimate_tokens(t) for t in texts),
             },
         }
+
+    def _embedding(self, text: str) -> list[float] | list[list[float]]:
+        if not self.per_token_embeddings:
+            return fake_embedding(text, self.dim)
+        return [fake_embedding(token, self.dim) for token in tokenize(text) or ["?"]]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -353,7 +431,13 @@ class FakeOpenAI:
                         fake.calls["refused"] += 1
                     self._send(fake.fail_with, {"error": {"message": "scripted failure"}})
                     return
-                if self.path.endswith("/chat/completions") and body.get("stream"):
+                refused = fake.refusal(body) if self.path.endswith("/chat/completions") else None
+                if refused:
+                    with fake._lock:
+                        fake.refused += 1
+                    error = {"message": refused, "type": "internal_server_error"}
+                    self._send(500, {"error": {**error, "param": None, "code": None}})
+                elif self.path.endswith("/chat/completions") and body.get("stream"):
                     self._stream(fake._stream_chunks(body))
                 elif self.path.endswith("/chat/completions"):
                     reply = fake._answer_chat(body)

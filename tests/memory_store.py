@@ -20,6 +20,7 @@ from app.store import (
     DigestMetrics,
     DigestRow,
     EpisodeLine,
+    ModelBacklog,
     Neighbor,
     OpenSitting,
     PeriodMetrics,
@@ -51,9 +52,13 @@ class MemoryEpisode:
     closed: bool = True
     stale: bool = False
     embedding: list[float] | None = None
+    summary_status: str = "pending"
+    summary_reason: str | None = None
+    updated_at: datetime | None = None
 
     def tokens(self) -> set[str]:
-        return set(tokenize(f"{self.line.title} {self.line.summary or ''}"))
+        # Like the keyword index: the deterministic title stays beside the model's words.
+        return set(tokenize(f"{self.auto_title} {self.line.title} {self.line.summary or ''}"))
 
 
 @dataclass(slots=True)
@@ -199,6 +204,20 @@ class MemoryStore(ToolStore):
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None:
         done = [e.line for e in self._live(user_id) if e.closed and e.line.ts_end <= now]
         return max(done, key=lambda e: (e.ts_end, e.episode_id), default=None)
+
+    def model_backlog(self, *, user_id: int, since: datetime) -> ModelBacklog:
+        recent = [e for e in self._live(user_id) if e.closed and e.line.ts_start >= since]
+        failed = [e for e in recent if e.summary_status == "failed"]
+        last = max(
+            failed,
+            key=lambda e: (e.updated_at or e.line.ts_end, e.line.episode_id),
+            default=None,
+        )
+        return ModelBacklog(
+            pending=sum(e.summary_status == "pending" for e in recent),
+            failed=len(failed),
+            last_reason=last.summary_reason if last else None,
+        )
 
     def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:
         rows = [

@@ -21,7 +21,8 @@ from app.enrich.client import (
     parse_answer,
     parse_json_object,
 )
-from app.enrich.narratives import drop_sentences_with, wrong_numbers
+from app.enrich.narratives import allowed_numbers, drop_sentences_with
+from app.enrich.quality import wrong_numbers
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI
@@ -306,14 +307,22 @@ def test_narrative_numbers_must_come_from_the_metrics() -> None:
         "signal_counts": {"rework": 1},
     }
     assert (
-        wrong_numbers("Work took 5.2 hours and fun 1.9 h; 17 episodes, focus 347 minutes.", metrics)
+        wrong_numbers(
+            "Work took 5.2 hours and fun 1.9 h; 17 episodes, focus 347 minutes.",
+            allowed_numbers(metrics),
+        )
         == []
     )
-    assert wrong_numbers("工作 5.2 小时，娱乐 3 小时，专注 347 分钟。", metrics) == ["3 小时"]
-    assert wrong_numbers("Released PR #42 in 2026.", metrics) == []  # no unit: not a metric
+    assert wrong_numbers(
+        "工作 5.2 小时，娱乐 3 小时，专注 347 分钟。", allowed_numbers(metrics)
+    ) == ["3 小时"]
+    assert (
+        wrong_numbers("Released PR #42 in 2026.", allowed_numbers(metrics)) == []
+    )  # no unit: not a metric
     text = "Work took 5.2 hours. Fun took 9.9 hours. Then bed."
     assert (
-        drop_sentences_with(text, wrong_numbers(text, metrics)) == "Work took 5.2 hours. Then bed."
+        drop_sentences_with(text, wrong_numbers(text, allowed_numbers(metrics)))
+        == "Work took 5.2 hours. Then bed."
     )
 
 
@@ -322,14 +331,16 @@ def test_a_narrative_with_wrong_numbers_is_regenerated_then_trimmed(
 ) -> None:
     load_golden(services, golden_day)
     fake.override = lambda name, prompt: (
-        '{"narrative": "A long day. Work took 99.9 hours."}' if name == "digest_narrative" else None
+        '{"narrative": "A long day of ingest work. Work took 99.9 hours."}'
+        if name == "digest_narrative"
+        else None
     )
     services, models = with_models(services, fake)
     build_everything(services, models)
     day = conn.execute(
         "SELECT narrative, narrative_status FROM digests WHERE scope_key = '2003-03-12'"
     ).fetchone()
-    assert day["narrative"] == "A long day." and day["narrative_status"] == "done"
+    assert day["narrative"] == "A long day of ingest work." and day["narrative_status"] == "done"
     asked = [
         r
         for r in fake.requests

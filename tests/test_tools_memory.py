@@ -369,8 +369,40 @@ def test_get_now_shows_the_open_sitting_and_the_last_closed_episode(layered: Mem
     }
     assert now["last_episode"]["title"] == "YouTube"
     assert output_tokens(now) <= 300
+    assert "summaries" not in now  # no chat model configured: waiting is the normal state
     empty = dispatch(ctx(MemoryStore()), "get_now", {})
     assert empty["items"] == [] and empty["note"] == "no activity recorded yet"
+
+
+def test_get_now_says_in_one_line_what_the_summaries_of_the_last_week_owe() -> None:
+    from dataclasses import replace
+
+    from app.enrich.client import ModelClient
+
+    store = MemoryStore()
+    old, pending, failed, done = (
+        episode(at(1, 9), 30),  # five days before: in the week, not in the week after
+        episode(at(5, 9), 30),
+        episode(at(5, 10), 30),
+        episode(at(5, 11), 30),
+    )
+    old.summary_status = "failed"
+    old.updated_at = at(2, 0)
+    failed.summary_status = "failed"
+    failed.summary_reason = "wrong language: the episode's text is Chinese, the answer English"
+    failed.updated_at = at(6, 0)
+    done.summary_status = "done"
+    store.episodes += [old, pending, failed, done]
+    models = ModelClient(Settings(_env_file=None, llm_base_url="http://127.0.0.1:9/v1"))
+    c = replace(ctx(store), models=models)
+    now = dispatch(c, "get_now", {})
+    assert now["summaries"] == "7 days: 1 pending, 2 failed (last: wrong language)"
+    assert output_tokens(now) <= 300
+    week_later = dispatch(replace(c, now=NOW + timedelta(days=5)), "get_now", {})
+    assert week_later["summaries"] == "7 days: 1 pending, 1 failed (last: wrong language)"
+    for ep in (old, pending, failed):
+        ep.summary_status = "done"
+    assert "summaries" not in dispatch(c, "get_now", {})
 
 
 def test_get_raw_is_narrow_by_construction(layered: MemoryStore) -> None:

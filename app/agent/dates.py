@@ -16,30 +16,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from app.timeutil import MONTH_NUMBERS
 from app.tools.periods import Period, period_range
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH = "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True))
 _DATES = re.compile(
     r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
     r"|(?P<zh>(?:(?P<zy>\d{4})年)?(?P<zm>\d{1,2})月(?P<zd>\d{1,2})[日号])"
@@ -135,9 +115,9 @@ def _date_of(match: re.Match[str], today: date, year_hint: int | None) -> tuple[
     elif g["zh"]:
         year, month, day = int(g["zy"] or 0), int(g["zm"]), int(g["zd"])
     elif g["md"]:
-        year, month, day = int(g["my"] or 0), MONTHS[g["mm"].lower()], int(g["mdd"])
+        year, month, day = int(g["my"] or 0), MONTH_NUMBERS[g["mm"].lower()], int(g["mdd"])
     else:
-        year, month, day = int(g["dy"] or 0), MONTHS[g["dmm"].lower()], int(g["dmd"])
+        year, month, day = int(g["dy"] or 0), MONTH_NUMBERS[g["dmm"].lower()], int(g["dmd"])
     try:
         found = date(year or year_hint or today.year, month, day)
     except ValueError:

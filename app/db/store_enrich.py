@@ -14,6 +14,8 @@ from app.store import (
     ChildNarrative,
     DayEpisodeSummary,
     EpisodeForSummary,
+    ModelFailure,
+    ModelWorkCounts,
     PendingDescription,
     PendingEpisode,
     PendingNarrative,
@@ -45,8 +47,9 @@ class PostgresModelStore(Queries):
         tags: list[str],
         cues: list[str],
         status: str,
-        embedding: list[float] | None,
         fts_text: str,
+        reason: str | None = None,
+        raw: str | None = None,
     ) -> date | None:
         row = self._one(
             "save_episode_summary",
@@ -58,8 +61,9 @@ class PostgresModelStore(Queries):
                 "tags": Jsonb(tags),
                 "cues": Jsonb(cues),
                 "status": status,
-                "embedding": Vector(embedding) if embedding is not None else None,
                 "fts_text": fts_text,
+                "reason": reason,
+                "raw": raw,
             },
         )
         return row["day_local"] if row else None
@@ -90,6 +94,13 @@ class PostgresModelStore(Queries):
                     "episode_id": episode_id,
                     "embedding": Vector(embedding),
                 },
+            )
+
+    def fail_episode_embedding(self, *, user_id: int, episode_id: int, reason: str) -> None:
+        with self.pool.connection() as conn:
+            conn.execute(
+                QUERIES["fail_episode_embedding"],
+                {"user_id": user_id, "episode_id": episode_id, "reason": reason},
             )
 
     def pending_summaries(self, *, limit: int) -> list[PendingEpisode]:
@@ -123,6 +134,8 @@ class PostgresModelStore(Queries):
         status: str,
         source_ids: list[int],
         metrics: dict[str, Any],
+        reason: str | None = None,
+        raw: str | None = None,
     ) -> bool:
         with self.pool.connection() as conn:
             cur = conn.execute(
@@ -134,6 +147,8 @@ class PostgresModelStore(Queries):
                     "status": status,
                     "source_ids": Jsonb(source_ids),
                     "metrics": Jsonb(metrics),
+                    "reason": reason,
+                    "raw": raw,
                 },
             )
             return cur.rowcount == 1
@@ -154,6 +169,8 @@ class PostgresModelStore(Queries):
         cues: list[str],
         model: str,
         fts_text: str,
+        reason: str | None = None,
+        raw: str | None = None,
     ) -> None:
         with self.pool.connection() as conn:
             conn.execute(
@@ -167,5 +184,15 @@ class PostgresModelStore(Queries):
                     "cues": Jsonb(cues),
                     "model": model,
                     "fts_text": fts_text,
+                    "reason": reason,
+                    "raw": raw,
                 },
             )
+
+    def model_work_counts(self) -> ModelWorkCounts:
+        counts = self._one_as(ModelWorkCounts, "model_work_counts", {})
+        assert counts is not None  # an aggregate always yields its row
+        return counts
+
+    def model_failures(self, *, limit: int) -> list[ModelFailure]:
+        return self._all_as(ModelFailure, "model_failures", {"limit": limit})

@@ -14,6 +14,7 @@ from app.errors import ConflictError, DatabaseBusyError
 from app.store import (
     DigestRow,
     EpisodeLine,
+    ModelBacklog,
     Neighbor,
     OpenSitting,
     RecordLine,
@@ -82,6 +83,11 @@ class PostgresToolStore(Queries):
 
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None:
         return self._one_as(EpisodeLine, "last_closed_episode", {"user_id": user_id, "now": now})
+
+    def model_backlog(self, *, user_id: int, since: datetime) -> ModelBacklog:
+        backlog = self._one_as(ModelBacklog, "model_backlog", {"user_id": user_id, "since": since})
+        assert backlog is not None  # an aggregate always yields its row
+        return backlog
 
     def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:
         row = self._one("open_sitting", {"user_id": user_id, "device_id": device_id, "now": now})

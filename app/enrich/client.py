@@ -11,16 +11,22 @@ Every background call goes through one priority gate per process, so a single
 GPU is never flooded and interactive calls go first. A failing endpoint opens a
 circuit breaker with exponential backoff (ceiling 10 minutes): while it is open
 calls fail at once with `ModelUnavailable` instead of hammering a dead server.
+
+Servers differ in what they accept (`app.enrich.negotiation`): structured output is
+negotiated per endpoint and model (json_schema, then json_object with the schema
+in the prompt, then plain text), and a refusal that names the request is a
+capability answer, never an outage. Embedding servers that return one vector
+per token are mean-pooled here.
 """
 
 from __future__ import annotations
 
 import base64
-import json
-import re
+import logging
+import statistics
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,12 +34,25 @@ from typing import Any, TypeVar
 
 import httpx
 import openai
-import pydantic
 
 from app.enrich.answers import Answer
+from app.enrich.negotiation import ModeMemory, names_the_request, refuses_the_format, request_for
+from app.enrich.parsing import ModelOutputError, parse_answer, parse_json_object
 from app.errors import ConfigError, TimeTraceError
 from app.settings import Settings
 
+__all__ = [
+    "AnswerRejected",
+    "EmbeddingDimensionError",
+    "ModelClient",
+    "ModelOutputError",
+    "ModelUnavailable",
+    "PriorityGate",
+    "parse_answer",
+    "parse_json_object",
+]
+
+log = logging.getLogger("timetrace.models")
 BREAKER_CEILING_S = 600.0
 A = TypeVar("A", bound=Answer)
 Check = Callable[[A], list[str]]
@@ -43,17 +62,16 @@ class ModelUnavailable(TimeTraceError):
     """The model endpoint is not reachable right now; the work waits and is retried."""
 
 
-class ModelOutputError(TimeTraceError):
-    """The model answered, but not with what was asked for."""
-
-
 class AnswerRejected(ModelOutputError):
     """The model's answer still had problems after one corrected retry."""
 
-    def __init__(self, message: str, *, answer: Answer | None, problems: list[str]) -> None:
+    def __init__(
+        self, message: str, *, answer: Answer | None, problems: list[str], raw: str | None
+    ) -> None:
         super().__init__(message)
         self.answer = answer  # the last answer, when it at least had the right shape
         self.problems = problems
+        self.raw = raw  # the model's last answer as it came, for the failure record
 
 
 class EmbeddingDimensionError(ConfigError):
@@ -84,6 +102,12 @@ class Usage:
     calls: Counter[str] = field(default_factory=Counter)
     prompt_tokens: Counter[str] = field(default_factory=Counter)
     completion_tokens: Counter[str] = field(default_factory=Counter)
+    seconds: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    breaker_openings: Counter[str] = field(default_factory=Counter)
+
+    def median_seconds(self, role: str) -> float | None:
+        """The median wall time of one call of the role, answered or not."""
+        return statistics.median(self.seconds[role]) if self.seconds[role] else None
 
 
 class PriorityGate:
@@ -113,8 +137,10 @@ class PriorityGate:
 
 
 class _Breaker:
-    def __init__(self, first_s: float) -> None:
+    def __init__(self, role: str, first_s: float, usage: Usage) -> None:
         self._lock = threading.Lock()
+        self._role = role
+        self._usage = usage
         self._open_until = 0.0
         self._first = first_s
         self._backoff = first_s
@@ -129,13 +155,24 @@ class _Breaker:
     def is_open(self) -> bool:
         return self._open_until > time.monotonic()
 
-    def failed(self) -> None:
+    def failed(self, why: str) -> None:
         with self._lock:
+            opening = self._backoff == self._first  # closed until now: say so once
             self._open_until = time.monotonic() + self._backoff
+            if opening:
+                self._usage.breaker_openings[self._role] += 1
+                log.info(
+                    "%s endpoint unavailable (%s): calls paused, first retry in %.0f s",
+                    self._role,
+                    why,
+                    self._backoff,
+                )
             self._backoff = min(self._backoff * 2, BREAKER_CEILING_S)
 
     def succeeded(self) -> None:
         with self._lock:
+            if self._backoff != self._first:
+                log.info("%s endpoint answers again", self._role)
             self._open_until = 0.0
             self._backoff = self._first
 
@@ -148,37 +185,13 @@ _UNAVAILABLE = (
     openai.RateLimitError,
     openai.NotFoundError,  # servers answer 404 while a model is (re)loading
 )
-_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
 
-def parse_json_object(text: str | None) -> dict[str, Any]:
-    """The JSON object in a model's answer, tolerating code fences and reasoning
-    text before it."""
-    if not text:
-        raise ModelOutputError("the model returned no content")
-    cleaned = _FENCE.sub("", text.strip())
-    # Reasoning models may think aloud first; the answer starts at the first '{'.
-    if not cleaned.startswith("{") and "{" in cleaned:
-        cleaned = cleaned[cleaned.index("{") :]
-    try:
-        data = json.loads(cleaned)
-    except json.JSONDecodeError as exc:
-        raise ModelOutputError(f"not valid JSON ({exc.msg} at {exc.pos})") from exc
-    if not isinstance(data, dict):
-        raise ModelOutputError("the JSON is not an object")
-    return data
+class _FormatRefused(Exception):
+    """The endpoint refused the answer format it was asked for (internal)."""
 
-
-def parse_answer(text: str | None, *, answer: type[A]) -> A:
-    """The model's answer as `answer`; the error names every field that is wrong."""
-    data = parse_json_object(text)
-    try:
-        return answer.model_validate(data)
-    except pydantic.ValidationError as exc:
-        wrong = "; ".join(
-            f"at {'/'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()
-        )
-        raise ModelOutputError(f"JSON does not match the schema {wrong}") from exc
+    def __init__(self, status: int) -> None:
+        self.status = status
 
 
 def _no_problems(answer: Answer) -> list[str]:
@@ -186,6 +199,15 @@ def _no_problems(answer: Answer) -> list[str]:
 
 
 _SCHEMA_FIX = "Reply with only the JSON object, following the schema exactly."
+
+
+def mean_pool(vectors: list[list[float]]) -> list[float]:
+    """One vector for a text from one vector per token (what llama.cpp's server sends
+    when it is started without pooling)."""
+    if not vectors:
+        raise ModelOutputError("the embedding endpoint returned no vector for a text")
+    width = len(vectors[0])
+    return [sum(v[i] for v in vectors) / len(vectors) for i in range(width)]
 
 
 class ModelClient:
@@ -196,8 +218,12 @@ class ModelClient:
         self.usage = Usage()
         self._usage_lock = threading.Lock()
         self._gate = PriorityGate(settings.llm_concurrency)
+        self._modes = ModeMemory()
+        self._pooling_logged = False
         first = settings.llm_backoff_s
-        self._breakers = {role: _Breaker(first) for role in ("chat", "vision", "embedding")}
+        self._breakers = {
+            role: _Breaker(role, first, self.usage) for role in ("chat", "vision", "embedding")
+        }
         key = settings.llm_api_key.get_secret_value() or "not-needed"
         self._chat = self._client(settings.llm_base_url, key)
         vision_key = settings.vision_api_key.get_secret_value() if settings.vision_api_key else key
@@ -240,17 +266,28 @@ class ModelClient:
         breaker = self._breakers[role]
         breaker.check()
         with self._gate.slot(interactive=interactive):
+            started = time.monotonic()
             try:
                 yield
+            except openai.APIStatusError as exc:
+                # One that names the request is a capability answer, not an outage.
+                if isinstance(exc, _UNAVAILABLE) and not names_the_request(exc):
+                    breaker.failed(f"HTTP {exc.status_code}")
+                    raise ModelUnavailable(
+                        f"{role} endpoint unavailable: HTTP {exc.status_code}"
+                    ) from exc
+                raise ModelOutputError(
+                    f"{role} endpoint refused the request: HTTP {exc.status_code} "
+                    f"({exc.message[:160]})"
+                ) from exc
             except _UNAVAILABLE as exc:
-                breaker.failed()
+                breaker.failed(type(exc).__name__)
                 raise ModelUnavailable(
                     f"{role} endpoint unavailable: {type(exc).__name__}"
                 ) from exc
-            except openai.APIStatusError as exc:
-                raise ModelOutputError(
-                    f"{role} endpoint refused the request: {exc.status_code}"
-                ) from exc
+            finally:
+                with self._usage_lock:
+                    self.usage.seconds[role].append(time.monotonic() - started)
         breaker.succeeded()
 
     def _count(self, role: str, usage: Any) -> None:
@@ -272,17 +309,36 @@ class ModelClient:
         answer: type[Answer],
         max_tokens: int,
         interactive: bool,
-    ) -> str | None:
-        with self._call(role, interactive=interactive):
-            reply = client.chat.completions.create(  # type: ignore[call-overload]
-                model=model,
-                messages=messages,
-                response_format=answer.response_format(),
-                max_tokens=max_tokens,
-                temperature=0.2,
-            )
-        self._count(role, reply.usage)
-        return reply.choices[0].message.content if reply.choices else None
+    ) -> tuple[str | None, bool]:
+        """The answer's text, and whether the server cut it off at max_tokens. The
+        output mode is negotiated: a refused format moves this endpoint to the next."""
+        url = str(client.base_url)
+        while True:
+            mode = self._modes.current(url, model)
+            try:
+                with self._call(role, interactive=interactive):
+                    try:
+                        reply = client.chat.completions.create(
+                            model=model,
+                            max_tokens=max_tokens,
+                            temperature=0.2,
+                            **request_for(mode, messages=messages, answer=answer),
+                        )
+                    except openai.APIStatusError as exc:
+                        if names_the_request(exc) and refuses_the_format(exc):
+                            raise _FormatRefused(exc.status_code) from exc
+                        raise
+            except _FormatRefused as refused:
+                if not self._modes.fall_back(url, model, refused=mode, status=refused.status):
+                    raise ModelOutputError(
+                        f"{role} endpoint refused every answer format: HTTP {refused.status}"
+                    ) from refused
+                continue
+            self._count(role, reply.usage)
+            if not reply.choices:
+                return None, False
+            choice = reply.choices[0]
+            return choice.message.content, choice.finish_reason == "length"
 
     def chat_answer(
         self,
@@ -297,17 +353,17 @@ class ModelClient:
     ) -> A:
         """Ask for one `answer`, and give it at most one corrected retry.
 
-        An answer that is not that JSON object (servers may ignore the json_schema
-        format), or that `check` finds problems with, is sent back once with the
-        problems named (and `fix` for `check`'s); if the second answer has problems
-        too, `AnswerRejected` carries it and its problems."""
+        An answer that is not that JSON object (servers may ignore the format), or
+        that `check` finds problems with, is sent back once with the problems named
+        (and `fix` for `check`'s); if the second answer has problems too,
+        `AnswerRejected` carries it, its problems and its raw text."""
         client = self._chat if role == "chat" else self._vision
         model = self.settings.llm_model if role == "chat" else self.settings.vision_model
         if client is None:
             raise ModelUnavailable(f"no {role} endpoint is configured")
         conversation = list(messages)
         for attempt in range(2):
-            text = self._complete(
+            text, cut_off = self._complete(
                 client,
                 role=role,
                 model=model,
@@ -318,7 +374,7 @@ class ModelClient:
             )
             result: A | None
             try:
-                result = parse_answer(text, answer=answer)
+                result = parse_answer(text, answer=answer, cut_off=cut_off)
             except ModelOutputError as exc:  # the wrong shape is one more kind of problem
                 result, problems, hint = None, [exc.message], _SCHEMA_FIX
             else:
@@ -330,6 +386,7 @@ class ModelClient:
                     f"rejected after one corrected retry: {'; '.join(problems)}",
                     answer=result,
                     problems=problems,
+                    raw=text,
                 )
             conversation += [
                 {"role": "assistant", "content": text or ""},
@@ -410,7 +467,8 @@ class ModelClient:
         )
 
     def embed(self, texts: list[str], *, interactive: bool = False) -> list[list[float]]:
-        """One vector per text, of exactly TIMETRACE_EMBEDDING_DIM numbers."""
+        """One vector per text, of exactly TIMETRACE_EMBEDDING_DIM numbers. A server
+        that returns one vector per token gets them mean-pooled."""
         if self._embedding is None:
             raise ModelUnavailable("no embedding endpoint is configured")
         with self._call("embedding", interactive=interactive):
@@ -418,10 +476,11 @@ class ModelClient:
                 model=self.settings.embedding_model, input=texts
             )
         self._count("embedding", reply.usage)
-        vectors = [list(item.embedding) for item in sorted(reply.data, key=lambda d: d.index)]
+        raw: list[Any] = [item.embedding for item in sorted(reply.data, key=lambda d: d.index)]
+        if len(raw) != len(texts):
+            raise ModelOutputError(f"asked for {len(texts)} embeddings, got {len(raw)}")
+        vectors = [self._one_vector(item) for item in raw]
         want = self.settings.embedding_dim
-        if len(vectors) != len(texts):
-            raise ModelOutputError(f"asked for {len(texts)} embeddings, got {len(vectors)}")
         for vector in vectors:
             if len(vector) != want:
                 raise EmbeddingDimensionError(
@@ -430,3 +489,15 @@ class ModelClient:
                     "database built with the right dimension"
                 )
         return vectors
+
+    def _one_vector(self, item: Any) -> list[float]:
+        if not isinstance(item, list) or not item or not isinstance(item[0], list):
+            return [float(x) for x in item]
+        if not self._pooling_logged:
+            self._pooling_logged = True
+            log.info(
+                "the embedding endpoint returns one vector per token: mean-pooling them here "
+                "(to pool on the server: llama-server --pooling mean, or llama_cpp.server "
+                "--kv_overrides <arch>.pooling_type=int:1)"
+            )
+        return mean_pool(item)

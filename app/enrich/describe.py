@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.enrich.answers import DescriptionAnswer
 from app.enrich.client import ModelClient, ModelOutputError
+from app.enrich.failures import failure_of
 from app.enrich.prompts import DESCRIBE_PROMPT
 from app.settings import Settings
 from app.store import Store
@@ -42,7 +43,7 @@ def describe_record(
         else None
     )
 
-    def nothing(reason: str) -> None:
+    def nothing(model: str, *, reason: str | None = None, raw: str | None = None) -> None:
         # An empty analysis marks the record as handled, so no sweep asks again.
         store.save_record_analysis(
             user_id=user_id,
@@ -51,8 +52,10 @@ def describe_record(
             category=None,
             confidence=None,
             cues=[],
-            model=reason,
+            model=model,
             fts_text="",
+            reason=reason,
+            raw=raw,
         )
 
     if image is None or path is None:
@@ -67,8 +70,9 @@ def describe_record(
             prompt=f"{DESCRIBE_PROMPT}\n{context}",
             answer=DescriptionAnswer,
         )
-    except ModelOutputError:
-        nothing("failed:" + settings.vision_model)
+    except ModelOutputError as exc:
+        reason, raw = failure_of(exc, what=f"description of record {record_id}")
+        nothing("failed:" + settings.vision_model, reason=reason, raw=raw)
         return "failed"
     store.save_record_analysis(
         user_id=user_id,

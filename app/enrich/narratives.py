@@ -1,8 +1,11 @@
 """Digest narratives: a day from its episode summaries, a week or month from its
 days' narratives. Numbers come from SQL: every number with a unit (hours,
-minutes, times, episodes, percent) in a narrative must match the digest's
-metrics; otherwise the model gets one corrected retry (the client's), and then
-the sentences with wrong numbers are dropped.
+minutes, times, episodes, percent; "20.5-hour" and "20.5小时" alike) in a
+narrative must match the digest's metrics, and every date it names must fall
+inside its period; otherwise the model gets one corrected retry (the
+client's), and then the sentences with wrong numbers or dates are dropped. A
+narrative that shares no content word with its sources is about something
+else: it fails, with the reason and the raw answer stored.
 """
 
 from __future__ import annotations
@@ -14,20 +17,17 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
+from app.enrich import quality
 from app.enrich.answers import NarrativeAnswer
 from app.enrich.client import AnswerRejected, ModelClient, ModelOutputError
+from app.enrich.failures import clip, log_failure, reason_of
 from app.enrich.prompts import NARRATIVE_SYSTEM, PERIOD_NAMES
 from app.store import Store
 from app.text import estimate_tokens, language_of
+from app.timeutil import period_days
 
-log = logging.getLogger("timetrace.narratives")
+log = logging.getLogger("timetrace.models")
 INPUT_BUDGET = 12_000
-
-_NUMBER = re.compile(
-    r"(\d+(?:\.\d+)?)\s*"
-    r"(个小时|小时|hours?|hrs?|h\b|分钟|minutes?|mins?|次|个 ?episodes?|episodes?|段|%)",
-    re.IGNORECASE,
-)
 # A sentence ends at 。！？!? or at a full stop followed by a space (not inside 5.2).
 _SENTENCE = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+")
 
@@ -47,7 +47,8 @@ def metrics_block(metrics: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def allowed_numbers(metrics: dict[str, Any]) -> dict[str, set[float]]:
+def allowed_numbers(metrics: dict[str, Any]) -> quality.AllowedNumbers:
+    """The numbers a narrative may state: the digest's metrics as METRICS writes them."""
     seconds = [s for s in metrics.get("seconds_by_category", {}).values() if s]
     total = sum(seconds)
     hours = {round(s / 3600, 1) for s in seconds}
@@ -62,30 +63,20 @@ def allowed_numbers(metrics: dict[str, Any]) -> dict[str, set[float]]:
         *map(float, metrics.get("signal_counts", {}).values()),
     }
     percent = {float(round(100 * s / total)) for s in seconds} if total else set()
-    return {
-        "hours": hours | {float(round(h)) for h in hours},
-        "minutes": {float(m) for m in minutes},
-        "counts": counts,
-        "percent": percent,
-    }
+    return quality.AllowedNumbers(
+        hours=frozenset(hours | {float(round(h)) for h in hours}),
+        minutes=frozenset(float(m) for m in minutes),
+        counts=frozenset(counts),
+        percent=frozenset(percent),
+    )
 
 
-def wrong_numbers(text: str, metrics: dict[str, Any]) -> list[str]:
-    allowed = allowed_numbers(metrics)
-    wrong = []
-    for match in _NUMBER.finditer(text):
-        value, unit = float(match.group(1)), match.group(2).lower()
-        if unit in ("个小时", "小时", "hour", "hours", "hr", "hrs", "h"):
-            ok = any(abs(value - a) < 0.051 for a in allowed["hours"])
-        elif unit in ("分钟", "minute", "minutes", "min", "mins"):
-            ok = any(abs(value - a) < 1.01 for a in allowed["minutes"])
-        elif unit == "%":
-            ok = any(abs(value - a) <= 1 for a in allowed["percent"])
-        else:
-            ok = value in allowed["counts"]
-        if not ok:
-            wrong.append(match.group(0))
-    return wrong
+def wrong_facts(text: str, metrics: dict[str, Any], *, grain: str, scope_key: str) -> list[str]:
+    """Numbers not in the metrics and dates outside the period, as they are written."""
+    first, last = period_days(grain, scope_key)
+    return quality.wrong_numbers(text, allowed_numbers(metrics)) + quality.dates_outside(
+        text, first=first, last=last
+    )
 
 
 def drop_sentences_with(text: str, wrong: Iterable[str]) -> str:
@@ -94,7 +85,9 @@ def drop_sentences_with(text: str, wrong: Iterable[str]) -> str:
     return " ".join(kept).strip() if language_of(text) == "en" else "".join(kept).strip()
 
 
-def _day_sources(store: Store, user_id: int, day: date) -> tuple[str, list[int]]:
+def _day_sources(store: Store, user_id: int, day: date) -> tuple[str, list[int], str]:
+    """The SUMMARIES block, the episode ids, and what the day was about (its titles
+    and summaries, without times and labels) for the overlap gate."""
     rows = store.day_episode_summaries(user_id=user_id, day=day)
     lines = []
     for r in rows:
@@ -103,7 +96,8 @@ def _day_sources(store: Store, user_id: int, day: date) -> tuple[str, list[int]]
         lines.append(
             f"{r.ts_start:%H:%M}–{r.ts_end:%H:%M} UTC [{r.category}] {r.title}: {summary}{cues}"
         )
-    return _fit(lines), [r.episode_id for r in rows]
+    about = " ".join(f"{r.title} {r.summary or ''}" for r in rows)
+    return _fit(lines), [r.episode_id for r in rows], about
 
 
 def _fit(lines: list[str]) -> str:
@@ -121,11 +115,12 @@ def write_narrative(
         return "skipped"
     metrics: dict[str, Any] = dict(digest.metrics)
     if grain == "day":
-        sources, source_ids = _day_sources(store, user_id, date.fromisoformat(scope_key))
+        sources, source_ids, about = _day_sources(store, user_id, date.fromisoformat(scope_key))
     else:
         children = store.child_narratives(user_id=user_id, ids=list(digest.source_ids))
         sources = _fit([f"{c.scope_key}: {c.narrative or '(no narrative)'}" for c in children])
         source_ids = [c.digest_id for c in children]
+        about = " ".join(c.narrative or "" for c in children)
     language = language_of(sources)
     system = NARRATIVE_SYSTEM[language].format(period=PERIOD_NAMES[language][grain])
     messages: list[dict[str, Any]] = [
@@ -137,29 +132,45 @@ def write_narrative(
         },
     ]
 
-    def numbers_problems(answer: NarrativeAnswer) -> list[str]:
-        wrong = wrong_numbers(answer.narrative.strip(), metrics)
-        return [f"these numbers are not in METRICS: {wrong}"] if wrong else []
+    def problems(answer: NarrativeAnswer) -> list[str]:
+        text = answer.narrative.strip()
+        if not text:  # blank passes the schema's min_length; ask once more
+            return ["the narrative was empty"]
+        wrong = wrong_facts(text, metrics, grain=grain, scope_key=scope_key)
+        return [
+            *quality.overlap_problems(text, source=about, what="the summaries"),
+            *([f"numbers or dates not in METRICS or the period: {wrong}"] if wrong else []),
+        ]
 
+    text, reason, raw = "", None, None
     try:
         text = models.chat_answer(
             messages=messages,
             answer=NarrativeAnswer,
-            check=numbers_problems,
-            fix="Rewrite using only numbers copied from METRICS.",
+            check=problems,
+            fix=f"Rewrite about these summaries only, using only numbers copied from METRICS "
+            f"and no date outside {grain} {scope_key}.",
             max_tokens=600,
         ).narrative.strip()
     except AnswerRejected as exc:
-        if isinstance(exc.answer, NarrativeAnswer):  # wrong numbers twice: drop those sentences
-            last = exc.answer.narrative.strip()
-            text = drop_sentences_with(last, wrong_numbers(last, metrics))
-        else:
-            log.warning("%s %s: unusable narrative: %s", grain, scope_key, exc.message)
-            text = ""
+        last = exc.answer.narrative.strip() if isinstance(exc.answer, NarrativeAnswer) else ""
+        off_topic = last and quality.overlap_problems(last, source=about, what="the summaries")
+        if last and not off_topic:  # only wrong numbers or dates, twice: drop those sentences
+            text = drop_sentences_with(
+                last, wrong_facts(last, metrics, grain=grain, scope_key=scope_key)
+            )
+            log.info(
+                "narrative of %s %s: sentences with wrong numbers or dates dropped",
+                grain,
+                scope_key,
+            )
+        reason, raw = reason_of(exc.problems), exc.raw
     except ModelOutputError as exc:
-        log.warning("%s %s: unusable narrative: %s", grain, scope_key, exc.message)
-        text = ""
+        reason = reason_of([exc.message])
     status = "done" if text else "failed"
+    if status == "failed":
+        reason = reason or "the narrative was empty"
+        log_failure(f"narrative of {grain} {scope_key}", reason)
     store.save_narrative(
         user_id=user_id,
         digest_id=digest.digest_id,
@@ -167,5 +178,7 @@ def write_narrative(
         status=status,
         source_ids=source_ids,
         metrics=metrics,
+        reason=None if text else reason,
+        raw=None if text else clip(raw),
     )
     return status

@@ -3,34 +3,40 @@
     outcome = summarize_episode(store, models, user_id=1, episode_id=42, settings=settings)
 
 An episode is summarised once: the call happens only while its status is
-`pending`, and the row is written only if it still is. The model's answer is
-checked against the members: the category it names must be one of theirs, and
-no app of the same day that is not in the episode may appear in its title or
-summary. One corrected retry (the client's, for any problem: shape or
-grounding); after that the deterministic title stays and the episode is marked
-`failed`. Cues are kept only when the members' text shows them, so a
-hallucinated `git reset --hard` cannot become a signal. An episode no rule
-categorised takes the summary's category (source `model`; numbers never read it).
+`pending`, and the row is written only if it still is. Before a summary
+replaces anything it passes the gates: the category it names must be one of
+the members' (an episode no rule categorised takes the summary's category,
+source `model`; numbers never read it), no app of the same day outside the
+episode may appear in it, its title must not echo the prompt's example or
+header, it must be in the language of the episode's text, share a content word
+with its window titles, and state no number the log or the episode's duration
+does not show (`app.enrich.quality`). One corrected retry (the client's, for
+any problem: shape or gates); after that the deterministic title stays, the
+episode is marked `failed` and the reason and raw answer are stored. Cues are
+kept only when the members' text shows them, so a hallucinated `git reset
+--hard` cannot become a signal. Embeddings are a separate step
+(`embed_episode`) with their own status: a failed embedding never undoes a
+summary.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.enrich import quality
 from app.enrich.answers import SummaryAnswer
-from app.enrich.client import ModelClient, ModelOutputError, ModelUnavailable
+from app.enrich.client import EmbeddingDimensionError, ModelClient, ModelOutputError
+from app.enrich.failures import failure_of, log_failure, reason_of
+from app.enrich.negotiation import schema_instruction
 from app.enrich.prompts import SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
 from app.store import EpisodeForSummary, Store, SummaryMember
-from app.text import estimate_tokens, fts_document, language_of
+from app.text import Language, estimate_tokens, fts_document, language_of
 
-log = logging.getLogger("timetrace.summaries")
 DESCRIPTION_MAX = 300
 # Categories a summary may give an uncategorized episode ("system" would move numbers).
 MODEL_FILLS = frozenset({"work", "study", "social", "entertainment"})
@@ -87,7 +93,15 @@ def render_lines(lines: Sequence[Line], *, budget: int) -> str:
     )
 
 
-def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str, Any]], str]:
+@dataclass(frozen=True, slots=True)
+class EpisodePrompt:
+    messages: list[dict[str, Any]]
+    language: Language
+    log: str  # the activity log as the model reads it
+    fixed: str  # everything else: instructions, example, header (what a title must not echo)
+
+
+def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> EpisodePrompt:
     lines = member_lines(ep.members)
     log_text = render_lines(lines, budget=budget)
     language = language_of(log_text)
@@ -101,7 +115,10 @@ def episode_prompt(ep: EpisodeForSummary, *, budget: int) -> tuple[list[dict[str
         {"role": "system", "content": SUMMARY_SYSTEM[language]},
         {"role": "user", "content": f"{header}\n\nACTIVITY LOG\n{log_text}"},
     ]
-    return messages, language
+    # What a title must not echo: the instructions, their example, the header, and the
+    # schema (its description is written into the prompt where the server ignores it).
+    fixed = f"{SUMMARY_SYSTEM[language]}\n{header}\n{schema_instruction(SummaryAnswer)}"
+    return EpisodePrompt(messages, language, log_text, fixed)
 
 
 def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str]:
@@ -110,7 +127,9 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
     problems = []
     # What no rule categorised, the model may name.
     if answer.category not in categories and ep.category != "uncategorized":
-        problems.append(f"category {answer.category!r} is not among {sorted(categories)}")
+        problems.append(
+            f"category not in this episode: {answer.category!r} is not among {sorted(categories)}"
+        )
     own = {m.app.lower() for m in ep.members}
     text = f"{answer.title} {answer.summary}".lower()
     strangers = sorted(
@@ -127,6 +146,32 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
     return problems
 
 
+def screen_text(ep: EpisodeForSummary) -> str:
+    """What was on screen: window titles, sites and frame descriptions (not app names)."""
+    return " ".join(
+        f"{m.window_title} {m.domain or ''} {m.description or ''}"
+        for m in ep.members
+        if not m.is_idle
+    )
+
+
+def summary_problems(
+    answer: SummaryAnswer, ep: EpisodeForSummary, prompt: EpisodePrompt
+) -> list[str]:
+    """Every gate a summary must pass before it replaces the deterministic title."""
+    text = f"{answer.title} {answer.summary}"
+    seconds = (ep.ts_end - ep.ts_start).total_seconds()
+    allowed = quality.allowed_for_span({"duration": seconds})
+    numbers = quality.wrong_numbers(text, allowed, literal=prompt.log)
+    return [
+        *grounding_problems(answer, ep),
+        *quality.echo_problems(answer.title, fixed=prompt.fixed, log=prompt.log),
+        *quality.language_problems(text, expected=prompt.language, source=prompt.log),
+        *quality.overlap_problems(text, source=screen_text(ep), what="the episode's window titles"),
+        *([f"numbers not in the log or the episode's duration: {numbers}"] if numbers else []),
+    ]
+
+
 def literal_cues(cues: Sequence[str], ep: EpisodeForSummary) -> list[str]:
     """Cues the members' own text shows (case-insensitive); the rest are dropped."""
     seen = " ".join(f"{m.window_title} {m.description or ''}" for m in ep.members).lower()
@@ -141,23 +186,23 @@ def literal_cues(cues: Sequence[str], ep: EpisodeForSummary) -> list[str]:
 def summarize_episode(
     store: Store, models: ModelClient, *, user_id: int, episode_id: int, settings: Settings
 ) -> str:
-    """Summarise a pending episode; returns what happened ('done', 'failed', 'skipped')."""
+    """Summarise a pending episode; returns what happened ('done', 'failed', 'skipped').
+    `ModelUnavailable` leaves it pending for a later try."""
     ep = store.episode_for_summary(user_id=user_id, episode_id=episode_id)
     if ep is None or ep.summary_status != "pending":
         return "skipped"  # already summarised, idle, or rebuilt since the job was queued
-    messages, _ = episode_prompt(ep, budget=settings.summary_input_tokens)
-    answer: SummaryAnswer | None = None
+    prompt = episode_prompt(ep, budget=settings.summary_input_tokens)
     try:
         answer = models.chat_answer(
-            messages=messages,
+            messages=prompt.messages,
             answer=SummaryAnswer,
-            check=lambda candidate: grounding_problems(candidate, ep),
-            fix="Use only the apps and categories of this episode's log.",
+            check=lambda candidate: summary_problems(candidate, ep, prompt),
+            fix="Summarise only this episode's log, in the language asked for, with its "
+            "own words, apps and categories.",
             max_tokens=700,
         )
     except ModelOutputError as exc:
-        log.warning("episode %s: unusable model output: %s", episode_id, exc.message)
-    if answer is None:
+        reason, raw = failure_of(exc, what=f"summary of episode {episode_id}")
         store.save_episode_summary(
             user_id=user_id,
             episode_id=episode_id,
@@ -166,16 +211,13 @@ def summarize_episode(
             tags=[],
             cues=[],
             status="failed",
-            embedding=None,
-            fts_text=fts_document(ep.title),
+            fts_text="",
+            reason=reason,
+            raw=raw,
         )
         return "failed"
     title = answer.title.strip()[:TITLE_MAX] or ep.title
     summary = answer.summary.strip()
-    embedding = None
-    if models.available("embedding"):
-        with contextlib.suppress(ModelUnavailable):  # the sweep embeds it later
-            embedding = models.embed([f"{title}\n{summary}"])[0]
     store.save_episode_summary(
         user_id=user_id,
         episode_id=episode_id,
@@ -184,8 +226,7 @@ def summarize_episode(
         tags=[t.strip() for t in answer.tags if t.strip()][:8],
         cues=literal_cues(answer.cues, ep),
         status="done",
-        embedding=embedding,
-        fts_text=fts_document(title, summary, ep.primary_app),
+        fts_text=fts_document(title, summary),
     )
     if ep.category == "uncategorized" and answer.category in MODEL_FILLS:
         store.fill_episode_category(
@@ -195,10 +236,18 @@ def summarize_episode(
 
 
 def embed_episode(store: Store, models: ModelClient, *, user_id: int, episode_id: int) -> bool:
+    """Embed a summarised episode. An answer that cannot be used (the wrong size, a
+    refusal) marks the embedding failed with why; the summary stays. `ModelUnavailable`
+    leaves it pending."""
     text = store.episode_text_for_embedding(user_id=user_id, episode_id=episode_id)
     if text is None:
         return False
-    store.save_episode_embedding(
-        user_id=user_id, episode_id=episode_id, embedding=models.embed([text])[0]
-    )
+    try:
+        vector = models.embed([text])[0]
+    except (ModelOutputError, EmbeddingDimensionError) as exc:
+        reason = reason_of([exc.message])
+        log_failure(f"embedding of episode {episode_id}", reason)
+        store.fail_episode_embedding(user_id=user_id, episode_id=episode_id, reason=reason)
+        return False
+    store.save_episode_embedding(user_id=user_id, episode_id=episode_id, embedding=vector)
     return True

@@ -6,12 +6,19 @@ timetrace serve --worker    # runs them inside the API process
 Tasks take ids, never objects; the running process's `Services` reach them through
 procrastinate's job context (`services_of(context)`). `run_worker` keeps the worker
 alive through crashes and database restarts (`app/jobs/supervisor.py`).
+
+The worker is two: the pyramid's queues (episodes, rollups, maintenance, imports) on
+their own slots, and the model queue on `TIMETRACE_MODEL_SLOTS` slots of its own, so a
+backlog of slow model calls never keeps a sitting from closing or a digest from
+updating.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from procrastinate import App, JobContext, PsycopgConnector
 
@@ -33,6 +40,12 @@ jobs_app = App(
 )
 jobs_app.job_manager = RequeueingJobManager(connector=jobs_app.connector)
 _SERVICES = "services"
+MODEL_QUEUE = "models"
+PYRAMID_QUEUES = ("episodes", "rollups", "maintenance")
+IMPORT_QUEUE = "imports"
+# The main worker's queues: an import may hold one of its slots, a model job never does.
+MAIN_QUEUES = (*PYRAMID_QUEUES, IMPORT_QUEUE)
+ALL_QUEUES = (*MAIN_QUEUES, MODEL_QUEUE)
 
 
 def services_of(context: JobContext) -> Services:
@@ -59,23 +72,37 @@ async def run_worker(
     stop: asyncio.Event | None = None,
 ) -> None:
     """Run the worker until stopped (a signal, or `stop` set), or, with wait=False, until
-    the queues are empty. Raises `WorkerGaveUpError` when the database stays away."""
+    the queues are empty: `concurrency` slots for the pyramid's queues (and imports) and
+    `TIMETRACE_MODEL_SLOTS` for the model queue; draining (wait=False) runs one worker
+    over every queue. Raises `WorkerGaveUpError` when the database stays away."""
     from app.jobs.supervisor import supervise
 
+    settings = services.settings
+
+    async def one_worker(*, queues: tuple[str, ...], name: str, slots: int) -> None:
+        await jobs_app.run_worker_async(
+            queues=list(queues),  # procrastinate sends it as a PostgreSQL array
+            name=name,
+            concurrency=slots,
+            wait=wait,
+            install_signal_handlers=False,
+            additional_context={_SERVICES: services},
+            update_heartbeat_interval=settings.worker_heartbeat_s,
+            stalled_worker_timeout=settings.worker_stalled_s,
+            # Requeued stalled jobs send no notification: poll as often as they come.
+            fetch_job_polling_interval=min(5.0, settings.worker_stalled_s / 3),
+        )
+
     async def session() -> None:
-        settings = services.settings
         connector = worker_connector(services.url, settings=settings)
         with jobs_app.replace_connector(connector):
             async with jobs_app.open_async():
-                await jobs_app.run_worker_async(
-                    concurrency=concurrency,
-                    wait=wait,
-                    install_signal_handlers=False,
-                    additional_context={_SERVICES: services},
-                    update_heartbeat_interval=settings.worker_heartbeat_s,
-                    stalled_worker_timeout=settings.worker_stalled_s,
-                    # Requeued stalled jobs send no notification: poll as often as they come.
-                    fetch_job_polling_interval=min(5.0, settings.worker_stalled_s / 3),
+                if not wait:
+                    await one_worker(queues=ALL_QUEUES, name="drain", slots=concurrency)
+                    return
+                await _until_one_ends(
+                    one_worker(queues=(MODEL_QUEUE,), name="models", slots=settings.model_slots),
+                    one_worker(queues=MAIN_QUEUES, name="pyramid", slots=concurrency),
                 )
 
     await supervise(
@@ -85,3 +112,21 @@ async def run_worker(
         stop=stop or asyncio.Event(),
         install_signal_handlers=install_signal_handlers,
     )
+
+
+async def _until_one_ends(*workers: Coroutine[Any, Any, None]) -> None:
+    """Run the workers together until one of them ends (a lost database ends each);
+    then stop the others gracefully, and raise what ended the first, if anything."""
+    tasks = [asyncio.ensure_future(worker) for worker in workers]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()  # procrastinate stops gracefully: running jobs finish
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+    for task in done:
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            raise error

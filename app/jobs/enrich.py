@@ -1,10 +1,13 @@
 """Model tasks: episode summaries, embeddings, digest narratives, frame descriptions.
 
-Each item is its own job (one poisoned item never blocks the others). When the
-endpoint is down the first call opens the client's circuit breaker; the other
-jobs then leave their items `pending` without calling it, and the sweep below
-queues them again once the breaker has closed: backoff with a ceiling, never a
-tight loop against a dead server.
+Each item is its own job (one poisoned item never blocks the others), on the
+`models` queue, which the worker serves with slots of its own
+(`TIMETRACE_MODEL_SLOTS`): a slow model never delays episodes, rollups or sweeps.
+When the endpoint is down the first call opens the client's circuit breaker; the
+other jobs then leave their items `pending` without calling it, and the sweep
+below queues them again once the breaker has closed: backoff with a ceiling,
+never a tight loop against a dead server. A summary and its embedding are two
+jobs: a failed embedding never costs the summary.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from procrastinate import JobContext, RetryStrategy
 
 from app.enrich import describe, narratives, summaries
-from app.jobs import jobs_app, services_of
+from app.jobs import MODEL_QUEUE, jobs_app, services_of
 from app.pyramid.requests import rollup_day_job
 from app.runtime.services import Services
 from app.store import JobArgs, JobRequest, Store
@@ -25,7 +28,15 @@ DESCRIBE_PRIORITY = 6
 
 def _job(task: str, args: JobArgs, lock: str, priority: int = 0) -> JobRequest:
     return JobRequest(
-        task_name=task, queue="models", args=args, queueing_lock=lock, priority=priority
+        task_name=task, queue=MODEL_QUEUE, args=args, queueing_lock=lock, priority=priority
+    )
+
+
+def _embed_job(user_id: int, episode_id: int) -> JobRequest:
+    return _job(
+        "embed_episode",
+        {"user_id": user_id, "episode_id": episode_id},
+        f"embed:{user_id}:{episode_id}",
     )
 
 
@@ -62,12 +73,7 @@ def model_jobs(store: Store, *, chat: bool, embedding: bool, vision: bool) -> li
         ]
     if embedding:
         jobs += [
-            _job(
-                "embed_episode",
-                {"user_id": e.user_id, "episode_id": e.episode_id},
-                f"embed:{e.user_id}:{e.episode_id}",
-            )
-            for e in store.pending_embeddings(limit=SWEEP_LIMIT)
+            _embed_job(e.user_id, e.episode_id) for e in store.pending_embeddings(limit=SWEEP_LIMIT)
         ]
     return jobs
 
@@ -93,7 +99,7 @@ def _waiting(services: Services, role: str) -> bool:
     return not services.models.available(role)
 
 
-@jobs_app.task(name="summarize_episode", queue="models", retry=RETRY, pass_context=True)
+@jobs_app.task(name="summarize_episode", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str:
     services = services_of(context)
     if _waiting(services, "chat"):
@@ -106,13 +112,15 @@ def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str
         settings=services.settings,
     )
     if outcome == "done":
+        then = [_embed_job(user_id, episode_id)] if services.models.embeddings_enabled else []
         day = services.store.episode_day(user_id=user_id, episode_id=episode_id)
         if day is not None:  # cues may add evidence to the day's signals
-            services.store.defer([rollup_day_job(user_id, day)])
+            then.append(rollup_day_job(user_id, day))
+        services.store.defer(then)
     return outcome
 
 
-@jobs_app.task(name="embed_episode", queue="models", retry=RETRY, pass_context=True)
+@jobs_app.task(name="embed_episode", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def embed_episode(context: JobContext, user_id: int, episode_id: int) -> bool:
     services = services_of(context)
     if _waiting(services, "embedding"):
@@ -122,7 +130,7 @@ def embed_episode(context: JobContext, user_id: int, episode_id: int) -> bool:
     )
 
 
-@jobs_app.task(name="write_narrative", queue="models", retry=RETRY, pass_context=True)
+@jobs_app.task(name="write_narrative", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def write_narrative(context: JobContext, user_id: int, grain: str, key: str) -> str:
     services = services_of(context)
     if _waiting(services, "chat"):
@@ -132,7 +140,7 @@ def write_narrative(context: JobContext, user_id: int, grain: str, key: str) -> 
     )
 
 
-@jobs_app.task(name="describe_record", queue="models", retry=RETRY, pass_context=True)
+@jobs_app.task(name="describe_record", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def describe_record(context: JobContext, user_id: int, record_id: int) -> str:
     services = services_of(context)
     if _waiting(services, "vision"):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from procrastinate import JobContext, RetryStrategy
 
 from app.importers.uploads import IMPORT_TASK, run_upload, upload_path
-from app.jobs import jobs_app, services_of
+from app.jobs import IMPORT_QUEUE, jobs_app, services_of
 
 RETRY = RetryStrategy(max_attempts=3, exponential_wait=5)
 
 
-@jobs_app.task(name=IMPORT_TASK, queue="imports", retry=RETRY, pass_context=True)
+@jobs_app.task(name=IMPORT_TASK, queue=IMPORT_QUEUE, retry=RETRY, pass_context=True)
 def import_activitywatch(context: JobContext, user_id: int, import_id: int) -> str:
     services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)

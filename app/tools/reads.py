@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field
 
+from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
 from app.rules.categories import Category
 from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine
@@ -17,6 +18,7 @@ from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, to
 from app.tools.registry import ToolArgs, ToolContext, tool
 
 RAW_MAX_WINDOW = timedelta(hours=2)
+MODEL_BACKLOG_WINDOW = timedelta(days=7)
 TEXT_MAX = 160
 
 
@@ -90,9 +92,25 @@ def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
     last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
     if last:
         out["last_episode"] = episode_line(last, ctx)
+    if line := _model_line(ctx):
+        out["summaries"] = line
     if not latest:
         out["note"] = "no activity recorded yet"
     return out
+
+
+def _model_line(ctx: ToolContext) -> str | None:
+    """One short line on the last week's summaries when some wait or failed (only with
+    a chat model configured: without one, waiting is the normal state)."""
+    if ctx.models is None or not ctx.models.chat_enabled:
+        return None
+    backlog = ctx.store.model_backlog(
+        user_id=ctx.user.user_id, since=ctx.now - MODEL_BACKLOG_WINDOW
+    )
+    if not backlog.pending and not backlog.failed:
+        return None
+    last = f" (last: {reason_kind(backlog.last_reason)})" if backlog.last_reason else ""
+    return f"7 days: {backlog.pending} pending, {backlog.failed} failed{last}"
 
 
 class DigestArgs(ToolArgs):

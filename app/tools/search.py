@@ -1,18 +1,19 @@
 """search_episodes: hybrid search over episode titles and summaries.
 
 pgvector cosine over summary embeddings and tsvector over the shared CJK-aware
-tokenizer, fused with Reciprocal Rank Fusion (k = 60). Keyword-only when no
-embedding endpoint is configured or reachable.
+tokenizer, fused with Reciprocal Rank Fusion (k = 60). Whenever the query cannot
+be embedded (no endpoint, an endpoint that is down or answers vectors of the
+wrong shape) the search runs on keywords alone and says so: `mode: keyword`
+with a `reason`.
 """
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from pydantic import Field
 
-from app.enrich.client import ModelOutputError, ModelUnavailable
+from app.errors import TimeTraceError
 from app.rules.categories import Category
 from app.text import StorableStr, keyword_terms
 from app.tools.periods import Day
@@ -33,6 +34,18 @@ class SearchArgs(ToolArgs):
     include_neighbors: bool = Field(False, description="add the episode before and after each hit")
 
 
+def _query_embedding(ctx: ToolContext, query: str) -> tuple[list[float] | None, str | None]:
+    """The query's vector, or None and why it could not be had."""
+    if ctx.models is None or not ctx.models.embeddings_enabled:
+        return None, "no embedding endpoint is configured"
+    if not ctx.models.available("embedding"):
+        return None, "the embedding endpoint failed recently"
+    try:
+        return ctx.models.embed([query], interactive=True)[0], None
+    except TimeTraceError as exc:  # down, refused, or vectors of the wrong shape
+        return None, exc.message
+
+
 @tool(
     name="search_episodes",
     tier="2",
@@ -45,15 +58,12 @@ with optional dates and category; include_neighbors adds what came just before a
 """,
 )
 def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
-    embedding = None
-    mode = "keyword"
-    if ctx.models is not None and ctx.models.available("embedding"):
-        with contextlib.suppress(ModelUnavailable, ModelOutputError):
-            embedding = ctx.models.embed([args.query], interactive=True)[0]
-            mode = "hybrid"
+    embedding, reason = _query_embedding(ctx, args.query)
+    mode = "hybrid" if embedding is not None else "keyword"
+    fallback = {"reason": reason} if reason else {}
     terms = keyword_terms(args.query)
     if embedding is None and not terms:
-        return {"items": [], "mode": mode, "note": "the query has no searchable words"}
+        return {"items": [], "mode": mode, **fallback, "note": "the query has no searchable words"}
     rows = ctx.store.search_episodes(
         user_id=ctx.user.user_id,
         terms=terms,
@@ -67,7 +77,7 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
     items = []
     for row in rows:
         items.append({**episode_line(row, ctx), "score": round(row.score, 4)})
-    out: dict[str, Any] = {"mode": mode, "items": items}
+    out: dict[str, Any] = {"mode": mode, **fallback, "items": items}
     if args.include_neighbors and rows:
         neighbors: dict[int, dict[str, Any]] = {}
         for n in ctx.store.episode_neighbors(

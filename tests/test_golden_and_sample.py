@@ -14,18 +14,22 @@ from app.text import canonical_domain
 from tests.conftest import Api, make_api
 
 
-def _load_golden(services: Services, golden: dict[str, Any]) -> Api:
+def _load_golden(services: Services, golden: dict[str, Any]) -> tuple[Api, dict[str, float]]:
+    """The golden day through HTTP; the seconds each device's batch had clipped."""
     api = make_api(services, time_zone=golden["time_zone"])
+    clipped = {}
     for device_id, records in golden["records"].items():
         reply = api.ingest(device_id, records)
         assert reply.status_code == 200, reply.text
-    return api
+        clipped[device_id] = reply.json()["clipped_s"]
+    return api, clipped
 
 
 def test_golden_day_hours_per_category_match_the_hand_count(
     services: Services, golden_day: dict[str, Any]
 ) -> None:
-    api = _load_golden(services, golden_day)
+    api, clipped = _load_golden(services, golden_day)
+    assert clipped == {k: v for k, v in golden_day["expected_clipped_s"].items() if k != "why"}
     live = services.store.day_category_seconds(
         user_id=api.user.user_id, day_from=date(2003, 3, 11), day_to=date(2003, 3, 14)
     )
@@ -75,6 +79,14 @@ def test_sample_month_has_what_the_issue_asks_for() -> None:
         "system",
         "uncategorized",
     }
+    # A share of intervals end after the next record of their device starts (5-120 s).
+    ends = [r for r in data.records if r.ts_end is not None]
+    assert 0.02 < len(data.overlaps) / len(ends) < 0.08
+    for rec, nxt in itertools.pairwise(data.records):
+        if rec.client_record_id in data.overlaps:
+            assert nxt.device_id == rec.device_id and rec.ts_end is not None
+            past = (rec.ts_end - nxt.ts_start).total_seconds()
+            assert past == data.overlaps[rec.client_record_id] and 5 <= past <= 120
     # Sittings are the planted episode boundaries: ordered and non-overlapping per device.
     for device in ("laptop", "desktop", "phone"):
         spans = sorted((s.start, s.end) for s in data.sittings if s.device_id == device)
@@ -108,6 +120,8 @@ def test_sample_fortnight_through_http_equals_ground_truth(services: Services) -
         assert reply.status_code == 200, reply.text
         sent.update(reply.json())
     assert sent["new"] == len(data.records) and sent["excluded"] == 0
+    # Each planted overlap is clipped once, in the batch that holds its later record.
+    assert data.overlaps and sent["clipped_s"] == sum(data.overlaps.values())
     live = services.store.day_category_seconds(
         user_id=api.user.user_id, day_from=data.days[0], day_to=data.days[-1]
     )

@@ -103,6 +103,15 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
             )
             return cur.rowcount
 
+    def clipped_seconds(
+        self, *, user_id: int, device_id: str, client_record_ids: Sequence[str]
+    ) -> float:
+        row = self._one(
+            "clipped_seconds",
+            {"user_id": user_id, "device_id": device_id, "keys": list(client_record_ids)},
+        )
+        return float(row["clipped_s"]) if row else 0.0
+
     def delete_records(
         self,
         *,

@@ -97,6 +97,9 @@ class IngestResult(BaseModel):
     duplicate: int
     excluded: int
     redacted: int
+    # Seconds cut off by overlaps this batch takes part in (one device is one timeline):
+    # a record ending after the next one starts counts only up to that start.
+    clipped_s: float
 
 
 def prepare_records(
@@ -158,10 +161,18 @@ def ingest_batch(
     if new:
         # Without a worker this job waits; the records are safe either way.
         store.defer([build_job(user.user_id, batch.device_id)])
+    clipped = (
+        store.clipped_seconds(
+            user_id=user.user_id, device_id=batch.device_id, client_record_ids=rows.client_record_id
+        )
+        if kept
+        else 0.0
+    )
     return IngestResult(
         received=len(batch.records),
         new=new,
         duplicate=kept - new,
         excluded=excluded,
         redacted=redacted,
+        clipped_s=round(clipped, 3),
     )

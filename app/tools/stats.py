@@ -3,8 +3,10 @@
 Finalized month, week and day digests cover what they can (largest first);
 the days they do not cover are computed live by SQL over closed episodes, and
 records not yet in an episode (the open tail) by the duration rule. The answer
-says where it came from (`source`: digest, live or mixed) and how far it goes
-(`computed_through_ts`).
+says where it came from (`source`: digest, live or mixed), how far it goes
+(`computed_through_ts`) and how much time two or more devices were active at once
+(`device_overlap_s`: each device's time is counted, so sums across devices include
+it twice).
 """
 
 from __future__ import annotations
@@ -101,6 +103,10 @@ def stitched_metrics(
         if tail:
             parts.append(_open_tail(tail))
             watermarks += [r.last_ts for r in tail if r.last_ts]
+        overlap = store.device_overlap_seconds(
+            user_id=user.user_id, ts_from=run_from, ts_to=run_to, read_from=read_from
+        )
+        parts.append(DigestMetrics(device_overlap_seconds=overlap))
     source = "digest" if not live_days else ("live" if not covered else "mixed")
     return merge_day_metrics(parts), source, max(watermarks, default=None)
 
@@ -169,6 +175,8 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
         active = metrics.get("active_seconds", 0.0)
         out["value"] = round(active)
         out["hours"] = round(active / 3600, 2)
+    # Each device counts its own time: say how much of it ran on two devices at once.
+    out["device_overlap_s"] = round(metrics.get("device_overlap_seconds", 0.0))
     out["source"] = source
     out["computed_through_ts"] = through
     return out

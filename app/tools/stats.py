@@ -126,8 +126,10 @@ def _items(mapping: dict[str, float], key: str, top_n: int | None) -> list[dict[
     description="""
 Exact numbers for a period: hours by category (work, study, social, entertainment, system,
 uncategorized), hours by app, episode count, active time, top titles, signal counts. The
-cheapest tool: use it first for any "how much / how many / how long" question.
+cheapest tool: use it first for any "how much / how many / how long" question. Each device
+counts its own time; device_overlap_s is how long two or more devices were active at once.
 统计：某段时间各类别/应用的时长、episode 数、活跃时长、信号次数。问"多少小时/几次"先用它。
+多设备各自计时，device_overlap_s 为多台设备同时活跃的秒数。
 """,
 )
 def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:

@@ -6,13 +6,16 @@
 
 The schema is migrated once into a template database; every test that needs a
 database gets its own `CREATE DATABASE … TEMPLATE …` copy, so tests never see
-each other's rows.
+each other's rows. A test marked `@pytest.mark.preloaded(recipe)` (recipes in
+tests/helpers.py) gets a copy of a template that holds the recipe's data instead,
+loaded once per session, and finds what it holds in the `preloaded` fixture.
+
+Shared helpers live in tests/helpers.py; this file holds fixtures only.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import socket
 import tempfile
@@ -21,18 +24,23 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
-from fastapi.testclient import TestClient
-from psycopg.conninfo import make_conninfo
 
-from app.api import create_app
 from app.db.connection import connect, drop_database, ensure_database
-from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services, migrate_url, open_services
 from app.settings import Settings
-from app.store import UserContext
+from tests.helpers import (
+    Api,
+    Preloaded,
+    SampleRecipe,
+    TemplateDatabases,
+    isolated_env,
+    make_api,
+    read_golden_day,
+    url_for,
+)
 
-FIXTURES = Path(__file__).parent / "fixtures"
 _counter = itertools.count()
 
 
@@ -71,23 +79,25 @@ def admin_url() -> Iterator[str]:
 
     root = Path(tempfile.mkdtemp(prefix="tt-test-"))
     server = start_embedded(pgdata=root / "pgdata", cleanup_mode="delete")
-    yield server.get_uri(database="postgres")
+    url = server.get_uri(database="postgres")
+    _without_durability(url)
+    yield url
     server.cleanup()
 
 
-def url_for(admin: str, database: str) -> str:
-    return make_conninfo(admin, dbname=database)
-
-
-def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key.startswith("TIMETRACE_") and key != "TIMETRACE_TEST_DATABASE_URL":
-            monkeypatch.delenv(key)
+def _without_durability(admin: str) -> None:
+    """A throw-away server need not survive a power cut. Without fsync, the checkpoints of
+    each test's CREATE/DROP DATABASE stop waiting on the disk (seconds per test on a
+    busy machine); what any query returns is the same."""
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for setting in ("fsync", "full_page_writes", "synchronous_commit"):
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
 
 
 @pytest.fixture(autouse=True)
 def _no_timetrace_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    _isolated_env(monkeypatch)
+    isolated_env(monkeypatch)
 
 
 @pytest.fixture(scope="session")
@@ -100,25 +110,66 @@ def template_db(admin_url: str) -> Iterator[str]:
     drop_database(admin_url, database=name)
 
 
+@pytest.fixture(scope="session")
+def data_templates(
+    admin_url: str, template_db: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TemplateDatabases]:
+    """Template databases holding data, one per recipe, each loaded on first use."""
+    templates = TemplateDatabases(
+        admin_url=admin_url, base=template_db, data_dir=tmp_path_factory.mktemp("templates")
+    )
+    yield templates
+    templates.drop_all()
+
+
+def _recipe(request: pytest.FixtureRequest) -> SampleRecipe | None:
+    marker = request.node.get_closest_marker("preloaded")
+    if marker is None:
+        return None
+    recipe: SampleRecipe = marker.args[0]
+    return recipe
+
+
 @pytest.fixture
-def db_url(admin_url: str, template_db: str) -> Iterator[str]:
-    """A fresh, migrated database for this test alone."""
+def db_url(
+    request: pytest.FixtureRequest,
+    admin_url: str,
+    template_db: str,
+    data_templates: TemplateDatabases,
+) -> Iterator[str]:
+    """A fresh, migrated database for this test alone; for a test marked
+    `@pytest.mark.preloaded(recipe)`, a fresh copy of the recipe's template."""
+    recipe = _recipe(request)
+    template = template_db if recipe is None else data_templates.template(recipe)[0]
     name = f"tt_test_{os.getpid()}_{next(_counter)}"
-    ensure_database(admin_url, database=name, template=template_db)
+    ensure_database(admin_url, database=name, template=template)
     yield url_for(admin_url, name)
     drop_database(admin_url, database=name)
 
 
 @pytest.fixture
+def preloaded(
+    request: pytest.FixtureRequest, db_url: str, data_templates: TemplateDatabases
+) -> Preloaded:
+    """What the test's database holds: the user and the ground truth of its recipe."""
+    recipe = _recipe(request)
+    if recipe is None:
+        raise pytest.UsageError(f"{request.node.nodeid} needs @pytest.mark.preloaded(recipe)")
+    return data_templates.template(recipe)[1]
+
+
+@pytest.fixture
 def other_db(
-    admin_url: str, template_db: str, tmp_path: Path
-) -> Callable[[], AbstractContextManager[tuple[Services, Any]]]:
-    """A second fresh database, to compare a run with another one."""
+    admin_url: str, template_db: str, data_templates: TemplateDatabases, tmp_path: Path
+) -> Callable[..., AbstractContextManager[tuple[Services, Any]]]:
+    """A second fresh database (a copy of a recipe's template when one is given), to
+    compare a run with another one."""
 
     @contextmanager
-    def open_other() -> Iterator[tuple[Services, Any]]:
+    def open_other(recipe: SampleRecipe | None = None) -> Iterator[tuple[Services, Any]]:
         name = f"tt_other_{os.getpid()}_{next(_counter)}"
-        ensure_database(admin_url, database=name, template=template_db)
+        template = template_db if recipe is None else data_templates.template(recipe)[0]
+        ensure_database(admin_url, database=name, template=template)
         url = url_for(admin_url, name)
         settings = Settings(_env_file=None, database_url=url, data_dir=tmp_path)
         try:
@@ -150,41 +201,6 @@ def conn(db_url: str, settings: Settings) -> Iterator[Any]:
         yield connection
 
 
-class Api:
-    """A test client acting for one user with a token and registered devices."""
-
-    def __init__(self, client: TestClient, user: UserContext, token: str) -> None:
-        self.client = client
-        self.user = user
-        self.token = token
-        self.auth = {"Authorization": f"Bearer {token}"}
-
-    def post(self, path: str, body: Any) -> Any:
-        # json.dumps escapes non-ASCII, so even a lone surrogate travels as JSON does.
-        headers = {**self.auth, "Content-Type": "application/json"}
-        return self.client.post(path, content=json.dumps(body), headers=headers)
-
-    def ingest(self, device_id: str, records: list[dict[str, Any]]) -> Any:
-        return self.post("/api/v1/records", {"device_id": device_id, "records": records})
-
-
-def make_api(
-    services: Services,
-    *,
-    user_name: str = "tester",
-    time_zone: str = "Asia/Shanghai",
-    devices: tuple[str, ...] = ("laptop", "desktop", "phone"),
-) -> Api:
-    user = services.store.ensure_user(name=user_name, time_zone=time_zone, day_cut_hour=4)
-    token = new_token()
-    services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="test")
-    for device_id in devices:
-        services.store.add_device(user_id=user.user_id, device_id=device_id, name="", kind="other")
-    return Api(
-        TestClient(create_app(services=services), raise_server_exceptions=False), user, token
-    )
-
-
 @pytest.fixture
 def api(services: Services) -> Api:
     return make_api(services)
@@ -192,5 +208,4 @@ def api(services: Services) -> Api:
 
 @pytest.fixture(scope="session")
 def golden_day() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / "golden_day.json").read_text(encoding="utf-8"))
-    return data
+    return read_golden_day()

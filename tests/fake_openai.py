@@ -159,7 +159,10 @@ class FakeOpenAI:
         ThreadingHTTPServer.allow_reuse_address = True
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self.port = self._server.server_address[1]
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll: stop() waits for the loop to notice, 0.5 s per server by default.
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
 
     def stop(self) -> None:
         if self._server is not None:

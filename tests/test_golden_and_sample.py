@@ -11,25 +11,13 @@ from app.demo.sample import generate_sample
 from app.rules.categories import load_rules
 from app.runtime.services import Services
 from app.text import canonical_domain
-from tests.conftest import Api, make_api
-
-
-def _load_golden(services: Services, golden: dict[str, Any]) -> tuple[Api, dict[str, float]]:
-    """The golden day through HTTP; the seconds each device's batch had clipped."""
-    api = make_api(services, time_zone=golden["time_zone"])
-    clipped = {}
-    for device_id, records in golden["records"].items():
-        reply = api.ingest(device_id, records)
-        assert reply.status_code == 200, reply.text
-        clipped[device_id] = reply.json()["clipped_s"]
-    return api, clipped
+from tests.helpers import load_golden, make_api
 
 
 def test_golden_day_hours_per_category_match_the_hand_count(
     services: Services, golden_day: dict[str, Any]
 ) -> None:
-    api, clipped = _load_golden(services, golden_day)
-    assert clipped == {k: v for k, v in golden_day["expected_clipped_s"].items() if k != "why"}
+    api = load_golden(services, golden_day)
     live = services.store.day_category_seconds(
         user_id=api.user.user_id, day_from=date(2003, 3, 11), day_to=date(2003, 3, 14)
     )
@@ -41,10 +29,21 @@ def test_golden_day_hours_per_category_match_the_hand_count(
     assert live == expected
 
 
+def test_golden_day_ingest_says_how_many_seconds_its_overlaps_cut(
+    services: Services, golden_day: dict[str, Any]
+) -> None:
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    clipped = {
+        device_id: api.ingest(device_id, records).json()["clipped_s"]
+        for device_id, records in golden_day["records"].items()
+    }
+    assert clipped == {k: v for k, v in golden_day["expected_clipped_s"].items() if k != "why"}
+
+
 def test_golden_day_redacts_what_the_fixture_says(
     services: Services, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    _load_golden(services, golden_day)
+    load_golden(services, golden_day)
     redacted = [
         r["client_record_id"]
         for r in conn.execute("SELECT client_record_id FROM records WHERE redacted ORDER BY 1")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Api
+from tests.helpers import Api, make_api, snapshot
 
 T0 = datetime(2003, 3, 12, 1, 0, tzinfo=UTC)  # sentinel: 09:00 in Asia/Shanghai
 
@@ -24,26 +24,6 @@ def rec(i: int, *, start_s: int = 0, length_s: int | None = 60, **extra: Any) ->
     if length_s is not None:
         out["ts_end"] = (start + timedelta(seconds=length_s)).isoformat()
     out.update(extra)
-    return out
-
-
-def snapshot(conn: Any) -> dict[str, str]:
-    """A digest of every row of every table (ours and the job queue's)."""
-    tables = [
-        r["relname"]
-        for r in conn.execute(
-            "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY relname"
-        )
-    ]
-    out = {}
-    for table in tables:
-        row = conn.execute(
-            "SELECT count(*) AS n, "
-            "md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h "
-            f'FROM "{table}" t'
-        ).fetchone()
-        out[table] = f"{row['n']}:{row['h']}"
     return out
 
 
@@ -229,9 +209,13 @@ def test_every_route_but_healthz_needs_a_token(api: Api) -> None:
                 assert reply.headers["WWW-Authenticate"] == "Bearer"
 
 
-def test_healthz_reports_database(api: Api) -> None:
+def test_healthz_reports_database(api: Api, services: Any) -> None:
     reply = api.client.get("/healthz")
     assert reply.json()["status"] == "ok"
+    assert reply.json()["database"] == "ok"
+    services.store.pool.close()  # the database is out of reach
+    reply = api.client.get("/healthz")
+    assert reply.json() == {"status": "degraded", "database": "unreachable"}
 
 
 def test_docs_need_a_token_and_work_with_one(api: Api) -> None:
@@ -243,8 +227,6 @@ def test_docs_need_a_token_and_work_with_one(api: Api) -> None:
 
 
 def test_tokens_of_one_user_do_not_see_another_users_devices(api: Api, services: Any) -> None:
-    from tests.conftest import make_api
-
     other = make_api(services, user_name="other", devices=("tablet",))
     reply = other.ingest("laptop", [rec(1)])
     assert reply.status_code == 422
@@ -264,7 +246,6 @@ def test_device_registration_is_idempotent(api: Api) -> None:
 
 def test_privacy_rules_redact_and_drop(services: Any, conn: Any, tmp_path: Any) -> None:
     from app.rules.categories import load_rules
-    from tests.conftest import make_api
 
     rules_file = tmp_path / "rules.toml"
     rules_file.write_text(

@@ -16,7 +16,7 @@ from app.jobs import jobs_app, worker_connector
 from app.jobs.maintenance import retry_stalled_jobs
 from app.runtime.services import Services
 from app.settings import Settings
-from tests.conftest import make_api
+from tests.helpers import make_api
 
 T = TypeVar("T")
 
@@ -158,7 +158,7 @@ def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
     from datetime import date
 
     from app.demo.sample import generate_sample
-    from tests.test_pyramid import ingest_sample
+    from tests.helpers import ingest_sample
 
     data = generate_sample(start=date(2003, 3, 1), days=21, seed=8)
     ingest_sample(services, data)

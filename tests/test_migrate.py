@@ -32,7 +32,7 @@ def test_migrate_twice_is_a_no_op(conn: Any) -> None:
 def test_migrate_builds_an_empty_database(admin_url: str) -> None:
     from app.db.connection import connect, drop_database, ensure_database
     from app.settings import Settings
-    from tests.conftest import url_for
+    from tests.helpers import url_for
 
     ensure_database(admin_url, database="tt_fresh_migrate")
     try:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.demo.sample import generate_sample
 from app.enrich.answers import DescriptionAnswer, NarrativeAnswer, SummaryAnswer
 from app.enrich.catchup import enrich
 from app.enrich.client import (
@@ -25,36 +24,22 @@ from app.enrich.client import (
 from app.enrich.narratives import drop_sentences_with, wrong_numbers
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from tests.conftest import make_api
 from tests.fake_openai import FakeOpenAI
-from tests.test_pyramid import ingest_sample
-
-NOW = datetime(2026, 11, 30, tzinfo=UTC)
+from tests.helpers import (
+    NOW,
+    SAMPLE_MONTH,
+    Preloaded,
+    SampleRecipe,
+    load_golden,
+    make_api,
+    with_models,
+)
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
     with FakeOpenAI(dim=384) as server:
         yield server
-
-
-def with_models(services: Services, fake: FakeOpenAI, **extra: Any) -> tuple[Services, ModelClient]:
-    settings = services.settings.model_copy(
-        update={
-            "llm_base_url": fake.url,
-            "embedding_base_url": fake.url,
-            "llm_backoff_s": 0.01,
-            **extra,
-        }
-    )
-    models = ModelClient(settings)
-    return Services(
-        settings=settings,
-        store=services.store,
-        rules=services.rules,
-        url=services.url,
-        models=models,
-    ), models
 
 
 def build_everything(services: Services, models: ModelClient) -> Any:
@@ -81,21 +66,21 @@ def rows(conn: Any) -> dict[str, Any]:
 # -- a week of sample data ------------------------------------------------------------
 
 
-@pytest.fixture
-def week(services: Services) -> Any:
-    data = generate_sample(start=date(2003, 3, 10), days=7, seed=9)
-    ingest_sample(services, data)
-    return data
+WEEK = SampleRecipe(start=date(2003, 3, 10), days=7, seed=9, built=False)  # ingested only
 
 
 @pytest.fixture
-def sample_month(services: Services) -> Any:
-    data = generate_sample(start=date(2003, 3, 1), days=31, seed=9)
-    ingest_sample(services, data)
-    return data
+def week(preloaded: Preloaded) -> Any:
+    return preloaded.data
+
+
+@pytest.fixture
+def sample_month(preloaded: Preloaded) -> Any:
+    return preloaded.data
 
 
 @pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)  # the pyramid is built; the model layer is not
 def test_every_non_idle_episode_of_the_sample_month_is_summarised_exactly_once(
     services: Services, fake: FakeOpenAI, sample_month: Any, conn: Any
 ) -> None:
@@ -139,6 +124,7 @@ def test_every_non_idle_episode_of_the_sample_month_is_summarised_exactly_once(
 
 
 @pytest.mark.slow
+@pytest.mark.preloaded(WEEK)
 @pytest.mark.parametrize("calls_before_down", [0, 20], ids=["down-whole-build", "down-mid-build"])
 def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
     services: Services,
@@ -149,8 +135,7 @@ def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
     calls_before_down: int,
 ) -> None:
     # A run with the endpoint always up, in a database of its own.
-    with other_db() as (clean, clean_conn):
-        ingest_sample(clean, week)
+    with other_db(WEEK) as (clean, clean_conn):
         clean, clean_models = with_models(clean, fake)
         build_everything(clean, clean_models)
         always_up = rows(clean_conn)
@@ -181,8 +166,6 @@ def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
 def test_a_poisoned_episode_is_marked_failed_and_blocks_nothing(
     services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    from tests.test_pyramid import load_golden
-
     load_golden(services, golden_day)
     fake.override = lambda name, prompt: (
         "not json {" if name == "episode_summary" and "invoice.pdf" in prompt else None
@@ -203,8 +186,6 @@ def test_a_poisoned_episode_is_marked_failed_and_blocks_nothing(
 def test_an_ungrounded_summary_is_retried_once_then_the_deterministic_title_stays(
     services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    from tests.test_pyramid import load_golden
-
     load_golden(services, golden_day)
     lying = (
         '{"title": "Steam marathon", "summary": "Played Steam all morning.", '
@@ -232,8 +213,6 @@ def test_an_ungrounded_summary_is_retried_once_then_the_deterministic_title_stay
 def test_cues_are_literal_and_feed_the_signals(
     services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    from tests.test_pyramid import load_golden
-
     load_golden(services, golden_day)
     services, models = with_models(services, fake)
     build_everything(services, models)
@@ -254,8 +233,6 @@ def test_cues_are_literal_and_feed_the_signals(
 def test_a_server_that_ignores_the_schema_gets_one_corrected_retry(
     services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    from tests.test_pyramid import load_golden
-
     load_golden(services, golden_day)
 
     def sloppy(name: str, prompt: str) -> str | None:
@@ -343,8 +320,6 @@ def test_narrative_numbers_must_come_from_the_metrics() -> None:
 def test_a_narrative_with_wrong_numbers_is_regenerated_then_trimmed(
     services: Services, fake: FakeOpenAI, golden_day: dict[str, Any], conn: Any
 ) -> None:
-    from tests.test_pyramid import load_golden
-
     load_golden(services, golden_day)
     fake.override = lambda name, prompt: (
         '{"narrative": "A long day. Work took 99.9 hours."}' if name == "digest_narrative" else None

@@ -10,47 +10,21 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.demo.sample import SampleData, generate_sample
-from app.ingest.records import RecordBatch, ingest_batch
+from app.demo.sample import SampleData
 from app.pyramid.build import backfill, build_device, rollup_day
 from app.runtime.services import Services
 from app.store import UserContext
 from app.timeutil import month_key, period_days, week_key
-from tests.conftest import Api, make_api
-from tests.test_ingest_api import snapshot
+from tests.helpers import (
+    NOW,
+    SAMPLE_MONTH,
+    Preloaded,
+    episodes_by_first_record,
+    load_golden,
+    snapshot,
+)
 
-NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
 SHANGHAI = ZoneInfo("Asia/Shanghai")
-
-
-def load_golden(
-    services: Services,
-    golden: dict[str, Any],
-    *,
-    skip: set[str] = frozenset(),
-    until: datetime | None = None,
-) -> Api:
-    """Ingest the golden day (without `skip`, and only what had ended by `until`)."""
-    api = make_api(services, time_zone=golden["time_zone"])
-    for device_id, records in golden["records"].items():
-        kept = [
-            r
-            for r in records
-            if r["client_record_id"] not in skip
-            and (until is None or datetime.fromisoformat(r.get("ts_end", r["ts_start"])) <= until)
-        ]
-        if kept:
-            assert api.ingest(device_id, kept).status_code == 200
-    return api
-
-
-def episodes_by_first_record(conn: Any) -> dict[str, dict[str, Any]]:
-    rows = conn.execute(
-        "SELECT e.*, array_agg(r.client_record_id ORDER BY r.ts_start, r.record_id) AS members "
-        "FROM episodes e JOIN records r ON r.user_id = e.user_id AND r.episode_id = e.episode_id "
-        "GROUP BY e.user_id, e.episode_id ORDER BY e.device_id, e.ts_start"
-    ).fetchall()
-    return {row["members"][0]: row for row in rows}
 
 
 def local(ts: datetime) -> str:
@@ -132,23 +106,9 @@ def test_golden_day_rollback_evidence_names_the_command(
 # -- the sample month --------------------------------------------------------------------
 
 
-def ingest_sample(services: Services, data: SampleData) -> UserContext:
-    user = services.store.ensure_user(name="sample", time_zone=data.time_zone, day_cut_hour=4)
-    for device_id, kind, name in data.devices:
-        services.store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
-    for body in data.batches():
-        ingest_batch(
-            services.store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
-        )
-    return user
-
-
 @pytest.fixture
-def month(services: Services) -> tuple[SampleData, UserContext]:
-    data = generate_sample(start=date(2003, 3, 1), days=31, seed=5)
-    user = ingest_sample(services, data)
-    backfill(services.store, now=NOW, settings=services.settings)
-    return data, user
+def month(preloaded: Preloaded) -> tuple[SampleData, UserContext]:
+    return preloaded.data, preloaded.user
 
 
 def _truth(data: SampleData, first: date, last: date) -> dict[str, int]:
@@ -167,7 +127,7 @@ def _digest(conn: Any, grain: str, key: str) -> dict[str, Any]:
     return dict(row)
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_sample_month_digests_equal_ground_truth_to_the_second(
     month: tuple[SampleData, UserContext], conn: Any
 ) -> None:
@@ -184,7 +144,7 @@ def test_sample_month_digests_equal_ground_truth_to_the_second(
     assert _digest(conn, "month", "2003-03")["finalized"]
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_sample_month_has_at_most_80_episodes_per_day(
     month: tuple[SampleData, UserContext], conn: Any
 ) -> None:
@@ -195,7 +155,7 @@ def test_sample_month_has_at_most_80_episodes_per_day(
     assert len(counts) == 31 and max(counts) <= 80 and min(counts) >= 5
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_invariants_hold_on_the_sample_month(
     month: tuple[SampleData, UserContext], services: Services, conn: Any
 ) -> None:
@@ -235,7 +195,7 @@ def test_invariants_hold_on_the_sample_month(
         assert {k: stored[k] for k in checked} == {k: live.metrics.get(k) for k in checked}, key
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_running_everything_twice_changes_nothing(
     month: tuple[SampleData, UserContext], services: Services, conn: Any
 ) -> None:
@@ -425,7 +385,7 @@ def test_day_digest_is_not_final_while_the_day_is_open(
     ]
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_planted_rework_in_the_sample_month_is_detected_and_nothing_else(
     month: tuple[SampleData, UserContext], conn: Any
 ) -> None:

@@ -112,3 +112,4 @@ def test_detection_is_deterministic_and_ordered() -> None:
         list(reversed(eps)), members, tz=ZoneInfo("Asia/Shanghai"), cut_hour=4, idle_gap_s=300
     )
     assert [s.kind for s in first] == sorted(s.kind for s in first)
+    assert [s.kind for s in first] == ["focus_block", "focus_block", "forced_rollback", "rework"]

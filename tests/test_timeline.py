@@ -21,9 +21,8 @@ from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import DigestMetrics, UserContext
 from app.tools import dispatch
-from tests.conftest import Api, make_api
+from tests.helpers import NOW, Api, make_api
 
-NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
 DAY = date(2003, 3, 12)
 BASE = datetime(2003, 3, 12, 2, 0, tzinfo=UTC)  # 10:00 in Asia/Shanghai, logical day DAY
 IDLE_GAP_S = 300

@@ -22,14 +22,21 @@ from app.rules.categories import CATEGORIES
 from app.runtime.services import Services
 from app.store import UserContext
 from app.text import has_cjk
-from app.timeutil import month_key, period_days, week_key
+from app.timeutil import period_days, week_key
 from app.tools import REGISTRY, ToolContext, dispatch, list_tools
 from app.tools.reference import render_reference
 from app.tools.registry import output_tokens
-from tests.conftest import Api
 from tests.fake_openai import FakeOpenAI
-from tests.test_models import with_models
-from tests.test_pyramid import NOW, episodes_by_first_record, ingest_sample, load_golden
+from tests.helpers import (
+    NOW,
+    SAMPLE_MONTH,
+    Api,
+    Preloaded,
+    episodes_by_first_record,
+    ingest_sample,
+    load_golden,
+    with_models,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,10 +51,7 @@ def ctx_for(
 
 
 @pytest.fixture
-def month(services: Services, conn: Any) -> tuple[SampleData, UserContext]:
-    data = generate_sample(start=date(2003, 3, 1), days=31, seed=21)
-    user = ingest_sample(services, data)
-    backfill(services.store, now=NOW, settings=services.settings)
+def month(preloaded: Preloaded, conn: Any) -> tuple[SampleData, UserContext]:
     # Make the end of the month "recent": no digests for the last 12 days (live episodes),
     # and the last day's episodes not built yet (the open tail).
     conn.execute(
@@ -55,7 +59,7 @@ def month(services: Services, conn: Any) -> tuple[SampleData, UserContext]:
         "OR grain = 'month' OR scope_key IN ('2003-W12', '2003-W13')"
     )
     conn.execute("DELETE FROM episodes WHERE day_local = '2003-03-31'")
-    return data, user
+    return preloaded.data, preloaded.user
 
 
 def truth(data: SampleData, first: date, last: date) -> dict[str, int]:
@@ -74,7 +78,7 @@ def stats(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
     )
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_query_stats_equals_ground_truth_for_every_day_week_month_and_straddling_range(
     services: Services, month: tuple[SampleData, UserContext]
 ) -> None:
@@ -99,7 +103,7 @@ def test_query_stats_equals_ground_truth_for_every_day_week_month_and_straddling
     assert sources == {"digest", "live", "mixed"}
 
 
-@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
 def test_query_stats_periods_resolve_in_the_users_clock(
     services: Services, month: tuple[SampleData, UserContext]
 ) -> None:
@@ -490,4 +494,3 @@ def test_no_tool_ever_exceeds_its_cap(services: Services, conn: Any) -> None:
         assert "error" in result or "truncated" in result
 
     check()
-    assert week_key(date(2003, 3, 1)) and month_key(date(2003, 3, 1))

@@ -1,0 +1,254 @@
+"""What several test modules share: the API client, loaders for the golden day and
+the sample, comparisons of whole databases, and the recipes of the template
+databases that tests start from (see `preloaded` in conftest.py).
+
+Test modules import from here, never from each other; conftest.py holds fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from psycopg.conninfo import make_conninfo
+
+from app.api import create_app
+from app.db.connection import drop_database, ensure_database
+from app.demo.sample import SampleData, generate_sample
+from app.enrich.client import ModelClient
+from app.ingest.records import RecordBatch, ingest_batch
+from app.pyramid.build import backfill
+from app.runtime.auth import hash_token, new_token
+from app.runtime.services import Services, open_services
+from app.settings import Settings
+from app.store import UserContext
+from tests.fake_openai import FakeOpenAI
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
+
+
+def url_for(admin: str, database: str) -> str:
+    return make_conninfo(admin, dbname=database)
+
+
+def isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No TIMETRACE_* setting of the machine running the tests leaks into them."""
+    for key in list(os.environ):
+        if key.startswith("TIMETRACE_") and key != "TIMETRACE_TEST_DATABASE_URL":
+            monkeypatch.delenv(key)
+
+
+# -- the API as a client sees it ------------------------------------------------------------
+
+
+class Api:
+    """A test client acting for one user with a token and registered devices."""
+
+    def __init__(self, client: TestClient, user: UserContext, token: str) -> None:
+        self.client = client
+        self.user = user
+        self.token = token
+        self.auth = {"Authorization": f"Bearer {token}"}
+
+    def post(self, path: str, body: Any) -> Any:
+        # json.dumps escapes non-ASCII, so even a lone surrogate travels as JSON does.
+        headers = {**self.auth, "Content-Type": "application/json"}
+        return self.client.post(path, content=json.dumps(body), headers=headers)
+
+    def ingest(self, device_id: str, records: list[dict[str, Any]]) -> Any:
+        return self.post("/api/v1/records", {"device_id": device_id, "records": records})
+
+
+def make_api(
+    services: Services,
+    *,
+    user_name: str = "tester",
+    time_zone: str = "Asia/Shanghai",
+    devices: tuple[str, ...] = ("laptop", "desktop", "phone"),
+) -> Api:
+    user = services.store.ensure_user(name=user_name, time_zone=time_zone, day_cut_hour=4)
+    token = new_token()
+    services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="test")
+    for device_id in devices:
+        services.store.add_device(user_id=user.user_id, device_id=device_id, name="", kind="other")
+    return Api(
+        TestClient(create_app(services=services), raise_server_exceptions=False), user, token
+    )
+
+
+# -- loading data ----------------------------------------------------------------------------
+
+
+def read_golden_day() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / "golden_day.json").read_text(encoding="utf-8"))
+    return data
+
+
+def load_golden(
+    services: Services,
+    golden: dict[str, Any],
+    *,
+    skip: set[str] = frozenset(),
+    until: datetime | None = None,
+) -> Api:
+    """Ingest the golden day (without `skip`, and only what had ended by `until`)."""
+    api = make_api(services, time_zone=golden["time_zone"])
+    for device_id, records in golden["records"].items():
+        kept = [
+            r
+            for r in records
+            if r["client_record_id"] not in skip
+            and (until is None or datetime.fromisoformat(r.get("ts_end", r["ts_start"])) <= until)
+        ]
+        if kept:
+            assert api.ingest(device_id, kept).status_code == 200
+    return api
+
+
+def ingest_sample(services: Services, data: SampleData) -> UserContext:
+    user = services.store.ensure_user(name="sample", time_zone=data.time_zone, day_cut_hour=4)
+    for device_id, kind, name in data.devices:
+        services.store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
+    for body in data.batches():
+        ingest_batch(
+            services.store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
+        )
+    return user
+
+
+# -- reading data back -------------------------------------------------------------------------
+
+
+def episodes_by_first_record(conn: Any) -> dict[str, dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT e.*, array_agg(r.client_record_id ORDER BY r.ts_start, r.record_id) AS members "
+        "FROM episodes e JOIN records r ON r.user_id = e.user_id AND r.episode_id = e.episode_id "
+        "GROUP BY e.user_id, e.episode_id ORDER BY e.device_id, e.ts_start"
+    ).fetchall()
+    return {row["members"][0]: row for row in rows}
+
+
+def snapshot(conn: Any) -> dict[str, str]:
+    """A digest of every row of every table (ours and the job queue's)."""
+    tables = [
+        r["relname"]
+        for r in conn.execute(
+            "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY relname"
+        )
+    ]
+    out = {}
+    for table in tables:
+        row = conn.execute(
+            "SELECT count(*) AS n, "
+            "md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h "
+            f'FROM "{table}" t'
+        ).fetchone()
+        out[table] = f"{row['n']}:{row['h']}"
+    return out
+
+
+# -- the model layer against the scripted server ---------------------------------------------
+
+
+def with_models(services: Services, fake: FakeOpenAI, **extra: Any) -> tuple[Services, ModelClient]:
+    settings = services.settings.model_copy(
+        update={
+            "llm_base_url": fake.url,
+            "embedding_base_url": fake.url,
+            "llm_backoff_s": 0.01,
+            **extra,
+        }
+    )
+    models = ModelClient(settings)
+    return Services(
+        settings=settings,
+        store=services.store,
+        rules=services.rules,
+        url=services.url,
+        models=models,
+    ), models
+
+
+# -- template databases with data in them ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Preloaded:
+    """What a test finds in a database copied from a recipe's template."""
+
+    user: UserContext
+    data: SampleData  # the sample's ground truth (shared by every test: read only)
+
+
+@cache
+def sample_data(start: date, days: int, seed: int, mean_record_s: int) -> SampleData:
+    """The sample and its ground truth, generated once per session (it is deterministic)."""
+    return generate_sample(start=start, days=days, seed=seed, mean_record_s=mean_record_s)
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRecipe:
+    """A template's data: `generate_sample` ingested through the ingest path and, when
+    `built`, the pyramid built by `backfill` at NOW, just as a test doing the same in a
+    fresh database would leave it (its `build_episodes` jobs still waiting)."""
+
+    start: date
+    days: int
+    seed: int
+    mean_record_s: int = 45
+    built: bool = True
+
+    def data(self) -> SampleData:
+        return sample_data(self.start, self.days, self.seed, self.mean_record_s)
+
+    def load(self, services: Services) -> Preloaded:
+        data = self.data()
+        user = ingest_sample(services, data)
+        if self.built:
+            backfill(services.store, now=NOW, settings=services.settings)
+        return Preloaded(user=user, data=data)
+
+
+SAMPLE_MONTH = SampleRecipe(start=date(2003, 3, 1), days=31, seed=5)  # March 2003, built
+
+
+class TemplateDatabases:
+    """One template database per recipe, derived from the migrated template and built on
+    first use; tests get `CREATE DATABASE … TEMPLATE` copies of it."""
+
+    def __init__(self, *, admin_url: str, base: str, data_dir: Path) -> None:
+        self._admin_url = admin_url
+        self._base = base
+        self._data_dir = data_dir
+        self._built: dict[SampleRecipe, tuple[str, Preloaded]] = {}
+
+    def template(self, recipe: SampleRecipe) -> tuple[str, Preloaded]:
+        """The template's name and what it holds."""
+        if recipe not in self._built:
+            name = f"tt_data_{os.getpid()}_{len(self._built)}"
+            drop_database(self._admin_url, database=name)
+            ensure_database(self._admin_url, database=name, template=self._base)
+            url = url_for(self._admin_url, name)
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                isolated_env(monkeypatch)
+                settings = Settings(_env_file=None, database_url=url, data_dir=self._data_dir)
+                # Leaving the block closes the pool: a database with open connections
+                # cannot be a template.
+                with open_services(settings, url=url, auto_migrate=False) as services:
+                    preloaded = recipe.load(services)
+            self._built[recipe] = (name, preloaded)
+        return self._built[recipe]
+
+    def drop_all(self) -> None:
+        for name, _ in self._built.values():
+            drop_database(self._admin_url, database=name)
+        self._built.clear()

@@ -372,12 +372,10 @@ class RecordStore(Protocol):
         """Insert new records (keyed by device + client_record_id); return how many were new."""
         ...
 
-    def clipped_seconds(
-        self, *, user_id: int, device_id: str, client_record_ids: Sequence[str]
-    ) -> float:
-        """Seconds the duration rule cuts off records in the overlaps these records take
-        part in (cut short, or cutting the record before them), on the device's timeline
-        as it is now."""
+    def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
+        """Seconds the duration rule cuts off records in the overlaps these records (as
+        stored under their keys, within their span) take part in: cut short, or cutting
+        the record before them; on the device's timeline as it is now."""
         ...
 
     def delete_records(

@@ -54,32 +54,30 @@ ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
 -- name: clipped_seconds --
 -- Seconds the duration rule cuts from records (own end past the next record's start)
 -- in the overlaps a batch takes part in: a batch record cut short, or the record it
--- cuts. The window runs from the record before the batch's first to the batch's last
--- end: a successor past that cannot cut anything.
-WITH keys AS (
-    SELECT unnest(%(keys)s::text[]) AS client_record_id
-), batch AS (
-    SELECT min(r.ts_start) AS lo, GREATEST(max(r.ts_end), max(r.ts_start)) AS hi
-    FROM records r JOIN keys k USING (client_record_id)
+-- cuts. The window runs from the record before the batch's first start to its last
+-- end (ts_from, ts_to): a successor past that cannot cut anything. Clipped rows are
+-- few, so the keys are looked at only for them.
+WITH timeline AS (
+    SELECT r.client_record_id, r.ts_start, r.ts_end,
+           lead(r.ts_start) OVER w AS next_start, lead(r.client_record_id) OVER w AS next_key
+    FROM records r
     WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
-), timeline AS (
-    SELECT r.ts_start, r.ts_end, k.client_record_id IS NOT NULL AS mine,
-           lead(r.ts_start) OVER w AS next_start,
-           lead(k.client_record_id IS NOT NULL) OVER w AS next_mine
-    FROM records r LEFT JOIN keys k USING (client_record_id), batch b
-    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
-      AND r.ts_start <= b.hi
+      AND r.ts_start <= %(ts_to)s
       AND r.ts_start >= COALESCE((
           SELECT max(p.ts_start) FROM records p
           WHERE p.user_id = %(user_id)s AND p.device_id = %(device_id)s
-            AND p.deleted_at IS NULL AND p.ts_start < b.lo), b.lo)
+            AND p.deleted_at IS NULL AND p.ts_start < %(ts_from)s), %(ts_from)s)
     WINDOW w AS (ORDER BY r.ts_start, r.client_record_id COLLATE "C")
+), keys AS (
+    SELECT unnest(%(keys)s::text[]) AS client_record_id
 )
 SELECT COALESCE(sum(EXTRACT(EPOCH FROM ts_end - ts_start)
                     - timetrace_duration_s(ts_start, ts_end, next_start)), 0)::double precision
        AS clipped_s
 FROM timeline
-WHERE ts_end IS NOT NULL AND (mine OR next_mine);
+WHERE ts_end > next_start
+  AND (client_record_id IN (SELECT client_record_id FROM keys)
+       OR next_key IN (SELECT client_record_id FROM keys));
 
 -- name: tombstone_records --
 -- Deletion: the span stays (episodes built over it are rebuilt from it later),

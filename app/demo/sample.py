@@ -9,8 +9,8 @@ an explicit end (like ActivityWatch), and a phone that reports point events
 (no end), whose durations follow the duration rule (docs/architecture.md). A
 share of the intervals end after the next one starts, as real capture tools
 send them (merged heartbeats, a window and a browser event for one moment):
-one device is one timeline, so those count only until the next one starts. Titles and apps are
-Chinese and English; coding sittings contain planted rework (git reset --hard,
+one device is one timeline, so those count only until the next one starts.
+Titles and apps are Chinese and English; coding sittings contain planted rework (git reset --hard,
 reverts, undo storms, error→retry loops); some days run late into the night;
 short entertainment breaks interrupt work; lunch is a locked screen.
 

@@ -161,13 +161,7 @@ def ingest_batch(
     if new:
         # Without a worker this job waits; the records are safe either way.
         store.defer([build_job(user.user_id, batch.device_id)])
-    clipped = (
-        store.clipped_seconds(
-            user_id=user.user_id, device_id=batch.device_id, client_record_ids=rows.client_record_id
-        )
-        if kept
-        else 0.0
-    )
+    clipped = store.clipped_seconds(user_id=user.user_id, device_id=batch.device_id, records=rows)
     return IngestResult(
         received=len(batch.records),
         new=new,

@@ -38,7 +38,8 @@ FROM (
 ) AS r;
 
 -- Episodes built under the old rule over overlapping records counted the overlap
--- twice (and ties went by insertion order): mark them stale so the builder rebuilds those device-days (and their digests).
+-- twice (and ties went by insertion order): mark them stale, so the builder rebuilds
+-- those device-days and their digests.
 UPDATE episodes e SET stale = true, updated_at = now()
 FROM (
     SELECT DISTINCT user_id, device_id, day_local FROM (

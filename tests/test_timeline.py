@@ -265,6 +265,17 @@ def timelines(draw: st.DrawFn, *, max_records: int) -> list[Planned]:
     return out
 
 
+def on_postgres(*, examples: int) -> settings:
+    """A property checked on the database: few examples, the same ones every run."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+
 def load(services: Services, devices: dict[str, list[Planned]]) -> tuple[UserContext, float]:
     """A fresh user with these devices' records; the seconds ingest said it clipped."""
     store = services.store
@@ -280,13 +291,7 @@ def load(services: Services, devices: dict[str, list[Planned]]) -> tuple[UserCon
 
 @pytest.mark.slow
 def test_one_device_counts_the_union_of_its_effective_spans_exactly(services: Services) -> None:
-    @settings(
-        max_examples=30,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow],
-    )
+    @on_postgres(examples=30)
     @given(timelines(max_records=10))
     def check(records: list[Planned]) -> None:
         user, clipped = load(services, {"laptop": records})
@@ -306,13 +311,7 @@ def test_one_device_counts_the_union_of_its_effective_spans_exactly(services: Se
 def test_device_overlap_is_the_measured_overlap_of_the_devices_unions(
     services: Services,
 ) -> None:
-    @settings(
-        max_examples=20,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow],
-    )
+    @on_postgres(examples=20)
     @given(st.lists(timelines(max_records=6), min_size=2, max_size=3))
     def check(devices: list[list[Planned]]) -> None:
         user, _ = load(services, {f"d{i}": records for i, records in enumerate(devices)})

@@ -491,15 +491,25 @@ GROUP BY category, app, is_idle;
 -- Seconds of [ts_from, ts_to) during which two or more devices were active at once.
 -- One device's effective spans never overlap, so a sweep over every device's active
 -- spans counts devices; at equal instants ends go before starts (touching is not
--- overlapping). Records are read from read_from (the read window) to ts_to.
-WITH r AS (
+-- overlapping). Of the records before ts_from (back to read_from) only each device's
+-- last one can reach into the period: reading starts at the earliest of those.
+WITH bound AS (
+    SELECT COALESCE(min(last.ts_start), %(ts_from)s) AS read_from
+    FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT max(p.ts_start) AS ts_start FROM records p
+        WHERE p.user_id = d.user_id AND p.device_id = d.device_id AND p.deleted_at IS NULL
+          AND p.ts_start >= %(read_from)s AND p.ts_start < %(ts_from)s
+    ) last
+    WHERE d.user_id = %(user_id)s
+), r AS (
     SELECT r.ts_start, r.is_idle,
            timetrace_duration_s(r.ts_start, r.ts_end,
                lead(r.ts_start) OVER (PARTITION BY r.device_id
                                       ORDER BY r.ts_start, r.client_record_id COLLATE "C")) AS d
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(read_from)s AND r.ts_start < %(ts_to)s
+      AND r.ts_start >= (SELECT read_from FROM bound) AND r.ts_start < %(ts_to)s
 ), spans AS (
     SELECT GREATEST(ts_start, %(ts_from)s) AS s,
            LEAST(ts_start + make_interval(secs => d), %(ts_to)s) AS e

@@ -4,7 +4,10 @@ timetrace migrate
 timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
+timetrace rules check --period last_week
+timetrace mcp --user me
 timetrace demo
+timetrace psql --database timetrace_demo
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import functools
 import logging
 from collections.abc import Callable
 from datetime import date
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, TypeVar, get_args
 
 import click
 from pydantic import ValidationError
@@ -24,6 +28,7 @@ from app.db.embedded import install_sigterm_exit
 from app.errors import TimeTraceError
 from app.settings import Settings
 from app.store import DEVICE_KINDS
+from app.tools.periods import Period
 
 F = TypeVar("F", bound=Callable[..., Any])
 console = Console(width=max(Console().width, 100))
@@ -175,6 +180,44 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
     click.echo(f"device {device_id} {'added' if created else 'already registered'}")
 
 
+@main.command("psql", context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--database", help="Another database on the same server (the demo's: timetrace_demo)."
+)
+@click.argument("psql_args", nargs=-1, type=click.UNPROCESSED)
+@_edge
+def psql_command(database: str | None, psql_args: tuple[str, ...]) -> None:
+    """Open psql on TimeTrace's database: the embedded server is started for as long as
+    psql runs when no TIMETRACE_DATABASE_URL is set. Other arguments go to psql."""
+    from app.db.connection import DEFAULT_DATABASE, database_url
+    from app.db.psql import run_psql, with_database
+
+    settings = _settings()
+    url = database_url(settings, database=database or DEFAULT_DATABASE)
+    if settings.database_url:
+        url = with_database(url, database)
+    raise SystemExit(run_psql(url, psql_args))
+
+
+@main.command("queue-age")
+@click.option(
+    "--max",
+    "max_s",
+    type=click.FloatRange(min=1),
+    help="Exit 1 when the oldest job due has waited longer than this many seconds.",
+)
+@_edge
+def queue_age(max_s: float | None) -> None:
+    """How long the oldest due job has waited to start: a worker's health check."""
+    from app.runtime.services import open_services
+
+    with open_services(_settings(), auto_migrate=False) as services:
+        waited = services.store.oldest_waiting_job_s()
+    click.echo("no job waiting" if waited is None else f"oldest job waiting {waited:.0f} s")
+    if max_s is not None and waited is not None and waited > max_s:
+        raise click.ClickException(f"the oldest job has waited more than {max_s:.0f} s")
+
+
 @main.command("backfill")
 @_edge
 def backfill_command() -> None:
@@ -221,6 +264,83 @@ def backfill_command() -> None:
         )
 
 
+@main.command("report")
+@click.argument("grain", type=click.Choice(["day", "week", "month"]))
+@click.argument("scope")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md", show_default=True)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@_edge
+def report_command(
+    grain: str, scope: str, user_name: str, fmt: str, lang: str, output: Path | None
+) -> None:
+    """A period from its digests and signals: timetrace report week 2026-W23 --format html."""
+    from datetime import UTC, datetime
+
+    from app.runtime.services import open_services
+    from app.web.i18n import Translator
+    from app.web.report import build_report, render_html, render_markdown
+
+    settings = _settings()
+    with open_services(settings) as services:
+        user = services.store.get_user(name=user_name)
+        if user is None:
+            raise click.ClickException(f"no user {user_name!r}")
+        report = build_report(
+            services.tool_context(user=user, now=datetime.now(UTC)), grain=grain, key=scope
+        )
+    t = Translator("zh" if lang == "zh" else "en")
+    text = render_html(report, t=t) if fmt == "html" else render_markdown(report, t=t)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+
+
+@main.group()
+def rules() -> None:
+    """Category and privacy rules."""
+
+
+@rules.command("check")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option(
+    "--period",
+    type=click.Choice([p for p in get_args(Period) if p != "custom"]),
+    default="last_week",
+    show_default=True,
+)
+@click.option("--top", type=click.IntRange(1, 50), default=10, show_default=True)
+@_edge
+def rules_check(user_name: str, period: str, top: int) -> None:
+    """The apps and sites with the most uncategorized time, and a rule for each."""
+    from app.tools.coverage import rules_snippet
+
+    result = _run_tool(
+        user_name, "query_stats", {"period": period, "metric": "uncategorized", "top_n": top}
+    )
+    if "error" in result:
+        raise click.ClickException(result["error"])
+    active = result["active_seconds"]
+    share = result["uncategorized_seconds"] / active if active else 0.0
+    click.echo(
+        f"{result['from']} – {result['to']}: {result['uncategorized_seconds'] / 3600:.2f} h "
+        f"uncategorized of {active / 3600:.2f} h active ({share:.1%})"
+    )
+    for item in result["items"]:
+        where = f"{item['app']} · {item['site']}" if "site" in item else item["app"]
+        note = "" if "rule" in item else "  (private or untitled windows: no rule to suggest)"
+        click.echo(f"{item['hours']:>8.2f} h  {where}{note}")
+    snippet = rules_snippet(result["items"])
+    if snippet:
+        click.echo(
+            "\nAdd these to your rules file (TIMETRACE_RULES_FILE), each with its category:\n"
+        )
+        click.echo(snippet)
+
+
 @main.command("tool", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("name", required=False)
 @click.option("--user", "user_name", default="me", show_default=True)
@@ -230,10 +350,8 @@ def backfill_command() -> None:
 def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list: bool) -> None:
     """Run a tool and print its JSON: timetrace tool query_stats --period this_month."""
     import json
-    from datetime import UTC, datetime
 
-    from app.runtime.services import open_services
-    from app.tools import dispatch, list_tools
+    from app.tools import list_tools
     from app.tools.registry import to_json
 
     if show_list or not name:
@@ -241,17 +359,76 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
             args = ", ".join(spec["input_schema"].get("properties", {}))
             click.echo(f"{spec['name']:<16} tier {spec['tier']:<5} {args}")
         return
-    arguments = _parse_tool_args(ctx.args)
+    result = _run_tool(user_name, name, _parse_tool_args(ctx.args))
+    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
+    if "error" in result:
+        raise SystemExit(1)
+
+
+def _run_tool(user_name: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One tool call for a user, now, through the registry (never raises: errors are data)."""
+    from datetime import UTC, datetime
+
+    from app.runtime.services import open_services
+    from app.tools import dispatch
+
+    with open_services(_settings()) as services:
+        user = services.store.get_user(name=user_name)
+        if user is None:
+            raise click.ClickException(f"no user {user_name!r}")
+        context = services.tool_context(user=user, now=datetime.now(UTC))
+        return dispatch(context, name, arguments)
+
+
+@main.command("ask")
+@click.argument("question")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--conversation", "conversation_id", type=int, help="Continue this conversation.")
+@click.option("--json", "as_json", is_flag=True, help="Print only the done event, as JSON.")
+@_edge
+def ask_command(question: str, user_name: str, conversation_id: int | None, as_json: bool) -> None:
+    """Ask the memory in words: timetrace ask "这个月娱乐花了多少小时？"."""
+    import json
+    from datetime import UTC, datetime
+
+    from app.agent import ask, start_conversation
+    from app.runtime.services import open_services
+
+    def show(kind: str, data: dict[str, Any]) -> None:
+        if as_json:
+            return
+        if kind == "token":
+            click.echo(data["text"], nl=False)
+        elif kind == "step" and data["phase"] == "result":
+            failed = f", error: {data['error']}" if "error" in data else ""
+            click.echo(f"· {data['tool']} ({data['tokens']} tokens{failed})", err=True)
+
     settings = _settings()
     with open_services(settings) as services:
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
-        context = services.tool_context(user=user, now=datetime.now(UTC))
-        result = dispatch(context, name, arguments)
-    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
-    if "error" in result:
-        raise SystemExit(1)
+        conversation_id, history = start_conversation(
+            services.store, user_id=user.user_id, question=question, conversation_id=conversation_id
+        )
+        done = ask(
+            ctx=services.tool_context(user=user, now=datetime.now(UTC)),
+            question=question,
+            history=history,
+            emit=show,
+            cancelled=lambda: False,
+            conversations=services.store,
+            conversation_id=conversation_id,
+        )
+    if as_json:
+        click.echo(json.dumps(done, ensure_ascii=False, indent=2))
+        return
+    tools = ", ".join(done["tools_called"]) or "none"
+    click.echo(
+        f"\n— tools: {tools} · {done['tool_tokens']:,} tokens read · "
+        f"{done['model_calls']} model calls · {done['elapsed_ms'] / 1000:.2f} s · {done['mode']} · "
+        f"conversation {conversation_id}"
+    )
 
 
 def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
@@ -269,9 +446,37 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
             raise click.UsageError(f"--{key} needs a value")
         try:
             out[key] = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON (or absurdly nested): the text
             out[key] = value
     return out
+
+
+@main.command("mcp")
+@click.option("--user", "user_name", help="Serve this user's memory.")
+@click.option(
+    "--token",
+    envvar="TIMETRACE_TOKEN",
+    help="Or serve the user of this API token (best set as TIMETRACE_TOKEN).",
+)
+@_edge
+def mcp_command(user_name: str | None, token: str | None) -> None:
+    """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline."""
+    from app.mcp import serve_stdio
+    from app.runtime.auth import user_for_token
+    from app.runtime.services import open_services
+
+    if user_name is None and token is None:
+        raise click.UsageError("say whose memory to serve: --user NAME or TIMETRACE_TOKEN")
+    settings = _settings()
+    with open_services(settings) as services:
+        if user_name is None:
+            user = user_for_token(services.store, token=token)
+        else:
+            found = services.store.get_user(name=user_name)
+            if found is None:
+                raise click.ClickException(f"no user {user_name!r}")
+            user = found
+        asyncio.run(serve_stdio(services=services, user=user))
 
 
 @main.command()
@@ -283,16 +488,21 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
     help="First day of the sample.",
 )
 @click.option("--days", type=click.IntRange(1, 400), default=30, show_default=True)
+@click.option("--serve", "and_serve", is_flag=True, help="Then serve the web UI, signed in.")
 @_edge
-def demo(start: Any, days: int) -> None:
+def demo(start: Any, days: int, and_serve: bool) -> None:
     """Load a sample month through the real ingest path and print what it holds."""
-    from app.demo.run import run_demo
+    from datetime import timedelta
 
-    result = run_demo(
-        _settings(), start=date(start.year, start.month, start.day), days=days, console=console
-    )
+    from app.demo.run import run_demo, serve_demo
+
+    settings = _settings()
+    first = date(start.year, start.month, start.day)
+    result = run_demo(settings, start=first, days=days, console=console)
     if result.mismatches:
         raise SystemExit(1)
+    if and_serve:
+        serve_demo(settings, day=first + timedelta(days=days - 1), console=console)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     summary_input_tokens: Annotated[int, Field(ge=500, le=100_000)] = 10_000
     screenshot_dir: Path | None = None  # relative screenshot_ref paths resolve here
 
+    # Asking (the agent): what one question may read, and how deep_scan splits a window.
+    agent_budget_tokens: Annotated[int, Field(ge=2_000, le=1_000_000)] = 40_000
+    deep_scan_pass_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 40_000
+    deep_scan_concurrency: Annotated[int, Field(ge=1, le=16)] = 2
+
     # Pyramid thresholds (DESIGN.md §3-§4).
     idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300
     max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = 3_600

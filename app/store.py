@@ -86,6 +86,8 @@ DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]
 DEVICE_KINDS: tuple[DeviceKind, ...] = get_args(DeviceKind)
 # Letters, digits and . _ : - only, at most 64 (the same CHECK guards the column).
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+# Record, episode and label ids are bigint: a larger number cannot name any row.
+ID_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +109,8 @@ class NewRecords:
     ts_start: list[datetime] = field(default_factory=list)
     ts_end: list[datetime | None] = field(default_factory=list)
     day_local: list[date] = field(default_factory=list)
-    app: list[str] = field(default_factory=list)
+    app: list[str] = field(default_factory=list)  # canonical (app/rules/apps.py)
+    app_raw: list[str] = field(default_factory=list)  # as the client sent it
     window_title: list[str] = field(default_factory=list)
     url: list[str | None] = field(default_factory=list)
     domain: list[str | None] = field(default_factory=list)
@@ -138,6 +141,16 @@ class RecordLine:
     is_idle: bool
     episode_id: int | None
     description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class UncategorizedTime:
+    """Active time no rule categorised, for one app and site (the coverage view)."""
+
+    app: str
+    domain: str | None
+    window_title: str  # only for a browser record without a URL, else ""
+    seconds: float
 
 
 # -- jobs ------------------------------------------------------------------------------
@@ -214,9 +227,11 @@ class EpisodeLine:
     ts_start: datetime
     ts_end: datetime
     category: str
+    category_source: str  # "records", or "model" when a summary filled in "uncategorized"
     title: str
     summary: str | None
     duration_s: float
+    active_s: float  # duration_s without idle/locked time
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,6 +419,10 @@ class JobStore(Protocol):
         how many were added."""
         ...
 
+    def oldest_waiting_job_s(self) -> float | None:
+        """Seconds the oldest job due now has waited to start; None when none waits."""
+        ...
+
 
 class EpisodeStore(Protocol):
     """What the episode builder reads and writes."""
@@ -573,6 +592,11 @@ class ModelStore(Protocol):
         """Store a summary if the episode is still pending; its day, or None."""
         ...
 
+    def fill_episode_category(self, *, user_id: int, episode_id: int, category: str) -> bool:
+        """Give an `uncategorized` episode a summary's category (source `model`), unless a
+        user's label decided it; True when it did."""
+        ...
+
     def episode_text_for_embedding(self, *, user_id: int, episode_id: int) -> str | None: ...
     def episode_day(self, *, user_id: int, episode_id: int) -> date | None: ...
     def save_episode_embedding(
@@ -681,6 +705,22 @@ class ToolStore(Protocol):
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]: ...
 
+    def uncategorized_time(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        browsers: Sequence[str],
+        limit: int,
+    ) -> list[UncategorizedTime]:
+        """Active `uncategorized` seconds of [day_from, day_to] (records starting in
+        [ts_from, ts_to), the read window) by app and domain, and by title for records
+        of these browsers without a URL; most first."""
+        ...
+
     def raw_records(
         self,
         *,
@@ -706,7 +746,193 @@ class ToolStore(Protocol):
         ...
 
 
+# -- conversations with the agent ----------------------------------------------------
+
+
+class TurnStep(TypedDict, total=False):
+    """One tool call of a turn (`conversation_turns.steps`): what was read, not the result."""
+
+    tool: str
+    arguments: dict[str, object]
+    tokens: int
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRow:
+    conversation_id: int
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    turns: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewTurn:
+    """One question and its answer, as the agent (or the offline answerer) gave it."""
+
+    question: str
+    answer: str
+    status: Literal["done", "cancelled"]
+    mode: Literal["agent", "offline"]
+    steps: list[TurnStep]
+    episode_ids: list[int]
+    tool_tokens: int
+    model_calls: int
+    elapsed_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRow:
+    turn_no: int
+    question: str
+    answer: str
+    status: str
+    mode: str
+    steps: list[TurnStep]
+    episode_ids: list[int]
+    tool_tokens: int
+    model_calls: int
+    elapsed_ms: int
+    created_at: datetime
+
+
+class ConversationStore(Protocol):
+    """Conversations with the agent; every call is scoped to one user."""
+
+    def create_conversation(self, *, user_id: int, title: str) -> int: ...
+    def get_conversation(self, *, user_id: int, conversation_id: int) -> ConversationRow | None: ...
+    def list_conversations(self, *, user_id: int, limit: int) -> list[ConversationRow]: ...
+    def conversation_turns(self, *, user_id: int, conversation_id: int) -> list[TurnRow]: ...
+
+    def add_turn(self, *, user_id: int, conversation_id: int, turn: NewTurn) -> int | None:
+        """Append a turn; its number, or None when the conversation is not the user's."""
+        ...
+
+    def delete_conversation(self, *, user_id: int, conversation_id: int) -> bool: ...
+
+
+# -- rows of the web pages (WebStore) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WebSessionRow:
+    """A signed-in browser: who it acts for, and the token its forms must carry."""
+
+    user_id: int
+    name: str
+    time_zone: str
+    day_cut_hour: int
+    csrf_token: str
+
+    @property
+    def user(self) -> UserContext:
+        return UserContext(
+            user_id=self.user_id,
+            name=self.name,
+            time_zone=self.time_zone,
+            day_cut_hour=self.day_cut_hour,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRow:
+    """An API token as the privacy page lists it (never its secret)."""
+
+    token_id: int
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None
+    web_sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeDetail(EpisodeLine):
+    """An episode as its panel shows it."""
+
+    day_local: date
+    primary_app: str
+    summary_status: str
+    cues: list[str]
+    interruptions: list[Interruption]
+    frame_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SiteTime:
+    """Active seconds on one web site (domain) in a period."""
+
+    domain: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class RangeCount:
+    """What a deletion of a time range would erase on one device and logical day."""
+
+    device_id: str
+    day_local: date
+    records: int
+    first_ts: datetime
+    last_ts: datetime
+    apps: list[str]
+
+
+class WebStore(Protocol):
+    """What the web pages read beyond the tools, and their sign-in sessions."""
+
+    def start_web_session(
+        self, *, token_hash: bytes, session_hash: bytes, csrf_token: str, ttl_s: int
+    ) -> UserContext | None:
+        """Open a session for a valid API token (None when the token is unknown or
+        revoked); sessions past their expiry are cleared on the way."""
+        ...
+
+    def web_session(self, *, session_hash: bytes) -> WebSessionRow | None:
+        """The session, while it has not expired and its token is not revoked."""
+        ...
+
+    def end_web_session(self, *, session_hash: bytes) -> None: ...
+    def list_tokens(self, *, user_id: int) -> list[TokenRow]: ...
+
+    def revoke_token(self, *, user_id: int, token_id: int) -> bool:
+        """Revoke an API token and end the browser sessions made from it."""
+        ...
+
+    def episode_detail(self, *, user_id: int, episode_id: int) -> EpisodeDetail | None: ...
+    def episode_records(self, *, user_id: int, episode_id: int, limit: int) -> list[RecordLine]: ...
+
+    def site_seconds(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        limit: int,
+    ) -> list[SiteTime]:
+        """Active seconds per domain over the logical days [day_from, day_to], by the
+        duration rule; [ts_from, ts_to) is the read window of those days."""
+        ...
+
+    def records_in_range(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, device_id: str | None
+    ) -> list[RangeCount]:
+        """Live records starting in [ts_from, ts_to), counted per device and day."""
+        ...
+
+
 class Store(
-    AccountStore, RecordStore, JobStore, EpisodeStore, DigestStore, ModelStore, ToolStore, Protocol
+    AccountStore,
+    RecordStore,
+    JobStore,
+    EpisodeStore,
+    DigestStore,
+    ModelStore,
+    ToolStore,
+    ConversationStore,
+    WebStore,
+    Protocol,
 ):
     """Everything the domain needs from storage."""

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
+
+from pydantic import AfterValidator
 
 # Han, Hiragana/Katakana, Hangul, CJK punctuation-free letter ranges: the inside of
 # a regex character class, for every pattern that needs to tell CJK text apart.
@@ -166,3 +168,19 @@ def normalize_title(title: str) -> str:
     for pattern in _TITLE_NOISE:
         out = pattern.sub(" ", out)
     return " ".join(out.split())
+
+
+def storable(value: str) -> str:
+    """Refuse text PostgreSQL cannot store as it is: a NUL character (stripping it would
+    quietly turn one key into another) or a lone surrogate (not encodable)."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("is not valid Unicode text (lone surrogate)") from exc
+    return value
+
+
+# A pydantic string field that reaches the database: refused with a message naming it.
+StorableStr = Annotated[str, AfterValidator(storable)]

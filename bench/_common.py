@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,13 @@ def bench_database(name: str) -> Iterator[tuple[str, Settings]]:
             server.cleanup()
 
 
+def p50_p95_ms(samples: list[float]) -> tuple[float, float]:
+    """The median and the 95th percentile of durations in seconds, in milliseconds."""
+    ordered = sorted(samples)
+    p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
+    return round(statistics.median(ordered) * 1000, 2), round(p95 * 1000, 2)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -87,6 +95,17 @@ def api_process(url: str) -> Iterator[str]:
         proc.wait(timeout=20)
         if proc.stderr:
             proc.stderr.close()
+
+
+def load_sample(services: Services, data: SampleData, *, name: str = "bench") -> UserContext:
+    """A user with the sample's devices, and its records through the real ingest code."""
+    store = services.store
+    user = store.ensure_user(name=name, time_zone=data.time_zone, day_cut_hour=4)
+    for device_id, kind, device_name in data.devices:
+        store.add_device(user_id=user.user_id, device_id=device_id, name=device_name, kind=kind)
+    for body in data.batches():
+        ingest_batch(store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules)
+    return user
 
 
 def load_sample_year(

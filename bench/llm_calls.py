@@ -24,10 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.demo.sample import generate_sample
 from app.enrich.catchup import enrich
 from app.enrich.client import ModelClient
-from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import open_services
-from bench._common import bench_database
+from bench._common import bench_database, load_sample
 
 
 @contextlib.contextmanager
@@ -59,13 +58,7 @@ def main() -> None:
         settings = base_settings.model_copy(update=updates)
         with open_services(settings, url=url, auto_migrate=False) as services:
             store = services.store
-            user = store.ensure_user(name="bench", time_zone=data.time_zone, day_cut_hour=4)
-            for device_id, kind, name in data.devices:
-                store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
-            for body in data.batches():
-                ingest_batch(
-                    store, user=user, batch=RecordBatch.model_validate(body), rules=services.rules
-                )
+            user = load_sample(services, data)
             backfill(store, now=now, settings=settings)
             models = ModelClient(settings)
             done = enrich(store, models, settings=settings, now=now)

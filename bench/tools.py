@@ -20,7 +20,6 @@ import argparse
 import dataclasses
 import json
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from app.runtime.services import open_services
 from app.text import estimate_tokens, fts_document
 from app.tools import ToolContext, dispatch
 from app.tools.registry import output_tokens
-from bench._common import bench_database, load_sample_year
+from bench._common import bench_database, load_sample_year, p50_p95_ms
 from tests.fake_openai import FakeOpenAI, fake_embedding
 
 START = date(2001, 1, 1)
@@ -66,12 +65,6 @@ QUERIES = [
     "读论文",
     "团队会议",
 ]
-
-
-def _ms(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
-    return round(statistics.median(ordered) * 1000, 2), round(p95 * 1000, 2)
 
 
 def _add_episodes(conn: Any, *, user_id: int, want: int, days: int) -> None:
@@ -233,7 +226,7 @@ def main() -> None:
                     samples.append(time.perf_counter() - started)
                     if "error" in result:
                         raise SystemExit(f"{name} {arguments}: {result['error']}")
-                latency[label] = _ms(samples)
+                latency[label] = p50_p95_ms(samples)
                 print(
                     f"{label:<20} p50 {latency[label][0]:>7} ms  p95 {latency[label][1]:>7} ms",
                     file=sys.stderr,

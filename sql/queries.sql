@@ -22,6 +22,14 @@ RETURNING token_id;
 -- name: count_tokens --
 SELECT count(*) AS n FROM api_tokens WHERE revoked_at IS NULL;
 
+-- name: oldest_waiting_job --
+-- A job waits from when it was deferred, or from when it became due if scheduled later.
+SELECT extract(epoch FROM now() - min(greatest(e.at, coalesce(j.scheduled_at, e.at))))
+       AS seconds
+FROM procrastinate_jobs j
+JOIN procrastinate_events e ON e.job_id = j.id AND e.type = 'deferred'
+WHERE j.status = 'todo' AND (j.scheduled_at IS NULL OR j.scheduled_at <= now());
+
 -- name: add_device --
 INSERT INTO devices (user_id, device_id, name, kind)
 VALUES (%(user_id)s, %(device_id)s, %(name)s, %(kind)s)
@@ -38,13 +46,13 @@ WHERE user_id = %(user_id)s ORDER BY device_id;
 -- One statement per batch: column arrays unnested side by side. A replayed
 -- record hits the (user, device, client_record_id) key and changes nothing.
 INSERT INTO records (
-    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, window_title,
+    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
     category_source, redacted)
 SELECT %(user_id)s, %(device_id)s, r.*
 FROM unnest(
     %(client_record_id)s::text[], %(ts_start)s::timestamptz[], %(ts_end)s::timestamptz[],
-    %(day_local)s::date[], %(app)s::text[], %(window_title)s::text[], %(url)s::text[],
+    %(day_local)s::date[], %(app)s::text[], %(app_raw)s::text[], %(window_title)s::text[], %(url)s::text[],
     %(domain)s::text[], %(is_idle)s::boolean[], %(capture_reason)s::text[],
     %(screenshot_ref)s::text[], %(screenshot_sha256)s::text[], %(category)s::text[],
     %(category_source)s::text[], %(redacted)s::boolean[]
@@ -234,7 +242,7 @@ SELECT
     (SELECT COALESCE(sum(switch_count), 0) FROM e)::bigint AS switch_count,
     (SELECT COALESCE(sum(interruption_s), 0) FROM e) AS interruption_seconds,
     (SELECT COALESCE(jsonb_agg(jsonb_build_object('title', title, 'seconds', s) ORDER BY s DESC, title), '[]')
-     FROM (SELECT auto_title AS title, sum(duration_s) AS s FROM e WHERE category <> 'system'
+     FROM (SELECT auto_title AS title, sum(active_s) AS s FROM e WHERE category <> 'system'
            GROUP BY auto_title ORDER BY s DESC, auto_title LIMIT 10) t) AS top_titles,
     (SELECT min(ts_start) FROM e WHERE category <> 'system') AS first_activity,
     (SELECT max(ts_end) FROM e WHERE category <> 'system') AS last_activity,
@@ -242,7 +250,10 @@ SELECT
     (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids;
 
 -- name: day_episode_facts --
-SELECT episode_id, device_id, ts_start, ts_end, category, active_s, interruption_s, interruptions, cues
+-- Signals are numbers: they see the records' category, never one a model filled in.
+SELECT episode_id, device_id, ts_start, ts_end,
+       CASE WHEN category_source = 'model' THEN 'uncategorized' ELSE category END AS category,
+       active_s, interruption_s, interruptions, cues
 FROM episodes
 WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale
 ORDER BY device_id, ts_start;
@@ -387,6 +398,16 @@ UPDATE episodes SET
 WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'pending'
 RETURNING day_local;
 
+-- name: fill_episode_category --
+-- A summary's category fills in an `uncategorized` episode, never one its records
+-- were labelled into by the user. Numbers never read it (see day_episode_facts).
+UPDATE episodes e SET category = %(category)s, category_source = 'model'
+WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s AND NOT e.stale
+  AND e.category = 'uncategorized' AND e.category_source = 'records'
+  AND NOT EXISTS (SELECT 1 FROM records r WHERE r.user_id = e.user_id
+                  AND r.episode_id = e.episode_id AND r.category_source = 'label')
+RETURNING episode_id;
+
 -- name: episode_day --
 SELECT day_local FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s;
 
@@ -527,6 +548,31 @@ SELECT COALESCE(sum(EXTRACT(EPOCH FROM next_t - t)) FILTER (WHERE active >= 2), 
        AS seconds
 FROM sweep;
 
+-- name: uncategorized_time --
+-- The coverage view: active time no rule categorised, by app and site (by title for a
+-- browser record without a URL), by the duration rule (the last record read sees its
+-- successor past the window).
+WITH r AS (
+    SELECT r.app, r.domain, r.window_title, r.is_idle, r.category, r.day_local,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT app, domain,
+       CASE WHEN domain IS NULL AND app = ANY(%(browsers)s::text[]) THEN window_title ELSE '' END
+           AS window_title,
+       sum(d) AS seconds
+FROM r
+WHERE category = 'uncategorized' AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY 1, 2, 3
+ORDER BY seconds DESC, 1, 2, 3
+LIMIT %(limit)s;
+
 -- name: period_signal_counts --
 SELECT kind, count(*) AS n FROM signals
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
@@ -542,7 +588,8 @@ LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_
 ORDER BY r.ts_start DESC, r.record_id DESC;
 
 -- name: last_closed_episode --
-SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s
 FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
 ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
 
@@ -556,7 +603,8 @@ FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episo
   AND deleted_at IS NULL AND ts_start <= %(now)s;
 
 -- name: list_episodes --
-SELECT episode_id, device_id, ts_start, ts_end, category, title, summary, duration_s
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s
 FROM episodes
 WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
   AND (%(category)s::text IS NULL OR category = %(category)s::text)
@@ -596,7 +644,8 @@ WITH filtered AS (
     FROM semantic s FULL OUTER JOIN lexical l ON l.episode_id = s.episode_id
 )
 SELECT f.score::double precision AS score, f.semantic_rank, f.lexical_rank, e.episode_id,
-       e.device_id, e.ts_start, e.ts_end, e.category, e.title, e.summary, e.duration_s
+       e.device_id, e.ts_start, e.ts_end, e.category, e.category_source, e.title, e.summary,
+       e.duration_s, e.active_s
 FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
 ORDER BY f.score DESC, e.ts_start DESC
 LIMIT %(k)s;
@@ -604,7 +653,7 @@ LIMIT %(k)s;
 -- name: episode_neighbors --
 -- The episode before and after each given one, on the same device.
 SELECT g.episode_id AS of_id, n.side, n.episode_id, n.device_id, n.ts_start, n.ts_end,
-       n.category, n.title, n.summary, n.duration_s
+       n.category, n.category_source, n.title, n.summary, n.duration_s, n.active_s
 FROM episodes g
 CROSS JOIN LATERAL (
     (SELECT 'before' AS side, p.* FROM episodes p
@@ -660,3 +709,143 @@ RETURNING label_id;
 -- name: mark_episodes_stale --
 UPDATE episodes SET stale = true, updated_at = now()
 WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
+
+-- == conversations with the agent ==========================================
+
+-- name: create_conversation --
+INSERT INTO conversations (user_id, title) VALUES (%(user_id)s, %(title)s)
+RETURNING conversation_id;
+
+-- name: get_conversation --
+SELECT c.conversation_id, c.title, c.created_at, c.updated_at,
+       (SELECT count(*) FROM conversation_turns t
+        WHERE t.user_id = c.user_id AND t.conversation_id = c.conversation_id)::int AS turns
+FROM conversations c
+WHERE c.user_id = %(user_id)s AND c.conversation_id = %(conversation_id)s;
+
+-- name: list_conversations --
+SELECT c.conversation_id, c.title, c.created_at, c.updated_at,
+       (SELECT count(*) FROM conversation_turns t
+        WHERE t.user_id = c.user_id AND t.conversation_id = c.conversation_id)::int AS turns
+FROM conversations c
+WHERE c.user_id = %(user_id)s
+ORDER BY c.updated_at DESC, c.conversation_id DESC
+LIMIT %(limit)s;
+
+-- name: conversation_turns --
+SELECT turn_no, question, answer, status, mode, steps, episode_ids, tool_tokens, model_calls,
+       elapsed_ms, created_at
+FROM conversation_turns
+WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
+ORDER BY turn_no;
+
+-- name: add_conversation_turn --
+-- Updating the conversation first locks it: turns of one conversation are numbered in order.
+WITH conv AS (
+    UPDATE conversations SET updated_at = now()
+    WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
+    RETURNING user_id, conversation_id
+)
+INSERT INTO conversation_turns (user_id, conversation_id, turn_no, question, answer, status,
+                                mode, steps, episode_ids, tool_tokens, model_calls, elapsed_ms)
+SELECT conv.user_id, conv.conversation_id,
+       (SELECT coalesce(max(t.turn_no), 0) + 1 FROM conversation_turns t
+        WHERE t.user_id = conv.user_id AND t.conversation_id = conv.conversation_id),
+       %(question)s, %(answer)s, %(status)s, %(mode)s, %(steps)s, %(episode_ids)s,
+       %(tool_tokens)s, %(model_calls)s, %(elapsed_ms)s
+FROM conv
+RETURNING turn_no;
+
+-- name: delete_conversation --
+DELETE FROM conversations
+WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
+RETURNING conversation_id;
+-- ---------------------------------------------------------------------------
+-- Web pages: sign-in sessions and the reads the pages make beyond the tools
+
+-- name: start_web_session --
+-- Only a live token opens a session; expired sessions are cleared on the way.
+WITH token AS (
+    SELECT user_id, token_id FROM api_tokens
+    WHERE token_hash = %(token_hash)s AND revoked_at IS NULL
+), expired AS (
+    DELETE FROM web_sessions WHERE expires_at < now()
+), session AS (
+    INSERT INTO web_sessions (user_id, session_hash, token_id, csrf_token, expires_at)
+    SELECT user_id, %(session_hash)s, token_id, %(csrf_token)s,
+           now() + make_interval(secs => %(ttl_s)s)
+    FROM token
+    RETURNING user_id
+)
+SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour FROM session JOIN users u USING (user_id);
+
+-- name: web_session --
+SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour, s.csrf_token
+FROM web_sessions s
+JOIN api_tokens t ON t.user_id = s.user_id AND t.token_id = s.token_id AND t.revoked_at IS NULL
+JOIN users u ON u.user_id = s.user_id
+WHERE s.session_hash = %(session_hash)s AND s.expires_at > now();
+
+-- name: end_web_session --
+DELETE FROM web_sessions WHERE session_hash = %(session_hash)s;
+
+-- name: list_tokens --
+SELECT t.token_id, t.name, t.created_at, t.revoked_at,
+       (SELECT count(*) FROM web_sessions s
+        WHERE s.user_id = t.user_id AND s.token_id = t.token_id AND s.expires_at > now())::int
+           AS web_sessions
+FROM api_tokens t WHERE t.user_id = %(user_id)s ORDER BY t.created_at, t.token_id;
+
+-- name: revoke_token --
+WITH revoked AS (
+    UPDATE api_tokens SET revoked_at = now()
+    WHERE user_id = %(user_id)s AND token_id = %(token_id)s AND revoked_at IS NULL
+    RETURNING user_id, token_id
+), ended AS (
+    DELETE FROM web_sessions s USING revoked r
+    WHERE s.user_id = r.user_id AND s.token_id = r.token_id
+)
+SELECT count(*) AS n FROM revoked;
+
+-- name: episode_detail --
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s, day_local, primary_app, summary_status, cues, interruptions,
+       frame_count
+FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale;
+
+-- name: episode_records --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at IS NULL
+ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
+
+-- name: site_seconds --
+-- Active seconds per web site (domain) over logical days, by the duration rule; the
+-- window reads the records of [ts_from, ts_to), the last one sees its successor past it.
+WITH r AS (
+    SELECT r.domain, r.is_idle, r.day_local,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT domain, sum(d) AS seconds FROM r
+WHERE domain IS NOT NULL AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY domain ORDER BY seconds DESC, domain LIMIT %(limit)s;
+
+-- name: records_in_range --
+-- What deleting [ts_from, ts_to) would erase, per device and logical day.
+SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_ts,
+       max(ts_start) AS last_ts,
+       COALESCE((array_agg(DISTINCT app ORDER BY app) FILTER (WHERE app <> ''))[1:8], '{}') AS apps
+FROM records
+WHERE user_id = %(user_id)s AND deleted_at IS NULL
+  AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s
+  AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
+GROUP BY device_id, day_local ORDER BY day_local, device_id;

@@ -5,12 +5,20 @@ answers, so the real `openai` client code runs end to end in tests.
         settings = Settings(llm_base_url=fake.url, embedding_base_url=fake.url, ...)
         ...
         fake.calls["episode_summary"]   # how many times each kind was asked for
+        fake.script = [call("query_stats", period="this_month"), answer_from_tools]
 
 Chat answers depend only on the request: an episode summary is made from the
 activity log in the prompt (its first app and title, its literal rework cues),
 a narrative copies the numbers of the METRICS block, a frame description reads
-the window title. Embeddings are hashed bags of the shared tokenizer's tokens,
-with a few synonyms mapped together so paraphrases land close.
+the window title, a deep_scan finding counts the records of its slice.
+Embeddings are hashed bags of the shared tokenizer's tokens, with a few
+synonyms mapped together so paraphrases land close.
+
+Streamed requests (the agent's turns) follow `script`, one entry per turn: a
+tool call (`call(...)`), a text (`say(...)`) or a function of the request's
+messages that returns either; with the script empty the answer is "ok". They
+stream in small chunks, `stream_delay` seconds apart; `streams_aborted` counts
+the streams whose client went away before the end.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import json
 import math
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -125,6 +134,45 @@ def describe_answer(prompt: str) -> dict[str, Any]:
     }
 
 
+Turn = dict[str, Any]
+ScriptEntry = Turn | Callable[[list[dict[str, Any]]], Turn]
+
+
+def call(name: str, /, **arguments: Any) -> Turn:
+    """A scripted turn that calls one tool."""
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def say(text: str) -> Turn:
+    """A scripted turn that answers with text."""
+    return {"content": text}
+
+
+def tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool results the conversation holds so far, oldest first."""
+    return [json.loads(m["content"]) for m in messages if m.get("role") == "tool"]
+
+
+_RECORD_LINE = re.compile(r"^#(\d+) (\S+ \S+) \S+ (.*)$", re.MULTILINE)
+
+
+def finding_answer(prompt: str) -> dict[str, Any]:
+    """A deep_scan finding: how many records a slice holds and its first ones; a
+    reduce copies the ids of the findings it combines."""
+    if "FINDINGS:" in prompt:
+        ids = [
+            int(i) for i in re.findall(r"\d+", " ".join(re.findall(r"records: \[(.*?)\]", prompt)))
+        ]
+        parts = len(re.findall(r"^\[slice ", prompt, re.MULTILINE))
+        return {"finding": f"Combined {parts} findings.", "record_ids": ids[:20]}
+    lines = _RECORD_LINE.findall(prompt)
+    first = lines[0] if lines else ("0", "", "nothing")
+    return {
+        "finding": f"{len(lines)} records from {first[1]}, starting with {first[2][:60]}.",
+        "record_ids": [int(line[0]) for line in lines[:3]],
+    }
+
+
 class FakeOpenAI:
     """Start with `with FakeOpenAI() as fake:`; `stop()` and `start()` take it away and back."""
 
@@ -134,7 +182,13 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.prompt_tokens = 0
         self.completion_tokens = 0
-        self.tool_script: list[dict[str, Any]] = []
+        self.script: list[ScriptEntry] = []
+        self.stream_delay = 0.0
+        self.answer_delay = 0.0  # how long each non-streamed answer takes
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most chat requests answered at once
+        self.streams_aborted = 0
+        self.streams_finished = 0
         # Hooks: return a string to send as the answer's content instead of the scripted one.
         self.override: Callable[[str, str], str | None] = lambda name, prompt: None
         self.fail_with: int | None = None  # answer every request with this HTTP status
@@ -174,6 +228,18 @@ class FakeOpenAI:
         return sum(self.calls.values())
 
     def _answer_chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.answer_delay:
+                time.sleep(self.answer_delay)
+            return self._compose_chat(body)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _compose_chat(self, body: dict[str, Any]) -> dict[str, Any]:
         prompt = _text_of(body.get("messages", []))
         fmt = body.get("response_format") or {}
         name = (fmt.get("json_schema") or {}).get("name", "chat")
@@ -181,18 +247,16 @@ class FakeOpenAI:
             self.calls[name] += 1
             self.requests.append(body)
         message: dict[str, Any] = {"role": "assistant", "content": None}
-        if body.get("tools") and self.tool_script:
-            message["tool_calls"] = [self.tool_script.pop(0)]
-        else:
-            content = self.override(name, prompt)
-            if content is None:
-                answer = {
-                    "episode_summary": summary_answer,
-                    "digest_narrative": narrative_answer,
-                    "frame_description": describe_answer,
-                }.get(name, lambda p: {"answer": "ok"})
-                content = json.dumps(answer(prompt), ensure_ascii=False)
-            message["content"] = content
+        content = self.override(name, prompt)
+        if content is None:
+            answer = {
+                "episode_summary": summary_answer,
+                "digest_narrative": narrative_answer,
+                "frame_description": describe_answer,
+                "deep_scan_finding": finding_answer,
+            }.get(name, lambda p: {"answer": "ok"})
+            content = json.dumps(answer(prompt), ensure_ascii=False)
+        message["content"] = content
         usage = {
             "prompt_tokens": estimate_tokens(prompt),
             "completion_tokens": estimate_tokens(message["content"] or ""),
@@ -214,6 +278,49 @@ class FakeOpenAI:
             ],
             "usage": {**usage, "total_tokens": sum(usage.values())},
         }
+
+    def _next_turn(self, body: dict[str, Any]) -> Turn:
+        with self._lock:
+            self.calls["stream"] += 1
+            self.requests.append(body)
+            entry = self.script.pop(0) if self.script else say("ok")
+        return entry(body["messages"]) if callable(entry) else entry
+
+    def _stream_chunks(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        turn = self._next_turn(body)
+        deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+        text = turn.get("content") or ""
+        deltas += [{"content": text[i : i + 8]} for i in range(0, len(text), 8)]
+        for index, tool_call in enumerate(turn.get("tool_calls", [])):
+            arguments = tool_call["arguments"]
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            head = {"index": index, "id": f"call_{index}", "type": "function"}
+            half = len(arguments) // 2
+            deltas += [
+                {
+                    "tool_calls": [
+                        {**head, "function": {"name": tool_call["name"], "arguments": ""}}
+                    ]
+                },
+                {"tool_calls": [{"index": index, "function": {"arguments": arguments[:half]}}]},
+                {"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]},
+            ]
+        finish = "tool_calls" if turn.get("tool_calls") else "stop"
+        chunks = [{"index": 0, "delta": d, "finish_reason": None} for d in deltas]
+        chunks.append({"index": 0, "delta": {}, "finish_reason": finish})
+        with self._lock:
+            self.completion_tokens += estimate_tokens(text)
+        return [
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": body.get("model", "fake"),
+                "choices": [choice],
+            }
+            for choice in chunks
+        ]
 
     def _answer_embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -242,9 +349,13 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 if fake.fail_with:
+                    with fake._lock:
+                        fake.calls["refused"] += 1
                     self._send(fake.fail_with, {"error": {"message": "scripted failure"}})
                     return
-                if self.path.endswith("/chat/completions"):
+                if self.path.endswith("/chat/completions") and body.get("stream"):
+                    self._stream(fake._stream_chunks(body))
+                elif self.path.endswith("/chat/completions"):
                     reply = fake._answer_chat(body)
                     self._send(200, reply)
                     chat_calls = fake.total_calls() - fake.calls["embeddings"]
@@ -255,6 +366,27 @@ class FakeOpenAI:
                     self._send(200, fake._answer_embeddings(body))
                 else:
                     self._send(404, {"error": {"message": "no such route"}})
+
+            def _stream(self, chunks: list[dict[str, Any]]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()  # HTTP/1.0: the stream ends when the connection closes
+                try:
+                    for chunk in chunks:
+                        self.wfile.write(
+                            f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
+                        )
+                        self.wfile.flush()
+                        if fake.stream_delay:
+                            time.sleep(fake.stream_delay)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    with fake._lock:
+                        fake.streams_aborted += 1
+                    return
+                with fake._lock:
+                    fake.streams_finished += 1
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload, ensure_ascii=False).encode()

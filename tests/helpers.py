@@ -67,6 +67,13 @@ class Api:
         return self.post("/api/v1/records", {"device_id": device_id, "records": records})
 
 
+def new_token_for(services: Services, user: UserContext, *, name: str = "test") -> str:
+    """A fresh API token of `user` (as `timetrace token create` makes one)."""
+    token = new_token()
+    services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name=name)
+    return token
+
+
 def make_api(
     services: Services,
     *,
@@ -75,8 +82,7 @@ def make_api(
     devices: tuple[str, ...] = ("laptop", "desktop", "phone"),
 ) -> Api:
     user = services.store.ensure_user(name=user_name, time_zone=time_zone, day_cut_hour=4)
-    token = new_token()
-    services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="test")
+    token = new_token_for(services, user)
     for device_id in devices:
         services.store.add_device(user_id=user.user_id, device_id=device_id, name="", kind="other")
     return Api(

@@ -30,6 +30,7 @@ from app.store import (
     TailSeconds,
     TitleTime,
     ToolStore,
+    UncategorizedTime,
 )
 from app.text import tokenize
 
@@ -97,7 +98,7 @@ class MemoryStore(ToolStore):
             _add(by_category, e.category_seconds)
             _add(by_app, e.app_seconds)
             if e.line.category != "system":
-                _add(titles, {e.auto_title or e.line.title: e.line.duration_s})
+                _add(titles, {e.auto_title or e.line.title: e.active_s})
         active = [e for e in eps if e.line.category != "system"]
         metrics = DigestMetrics(
             seconds_by_category=dict(sorted(by_category.items())),
@@ -300,6 +301,35 @@ class MemoryStore(ToolStore):
             for side, found in (("before", before[-1:]), ("after", after[:1])):
                 out += [_neighbor(n, of_id=of.line.episode_id, side=side) for n in found]
         return out
+
+    def uncategorized_time(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        browsers: Sequence[str],
+        limit: int,
+    ) -> list[UncategorizedTime]:
+        seconds: dict[tuple[str, str | None, str], float] = {}
+        for r in self.records:
+            line = r.line
+            if (
+                r.user_id == user_id
+                and line.category == "uncategorized"
+                and not line.is_idle
+                and day_from <= r.day_local <= day_to
+                and ts_from <= line.ts_start < ts_to
+            ):
+                by_title = line.domain is None and line.app in browsers
+                key = (line.app, line.domain, line.window_title if by_title else "")
+                seconds[key] = seconds.get(key, 0.0) + r.duration_s
+        ordered = sorted(
+            seconds.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or "", kv[0][2])
+        )
+        return [UncategorizedTime(a, d, t, s) for (a, d, t), s in ordered[:limit]]
 
     def raw_records(
         self,

@@ -95,6 +95,13 @@ def test_user_rules_come_first(tmp_path: Path) -> None:
         ("[[exclude]]\nname = 'a'\naction = 'hide'\napp = 'x'\n", "drop or redact"),
         ("[[exclude]]\nname = 'a'\nincognito = 'yes'\n", "true or false"),
         ("not toml at all [", "not valid TOML"),
+        ("[[app]]\naliases = ['x']\n", "needs a name"),
+        ("[[app]]\nname = 'x'\naliases = 'x'\n", "aliases must be a list"),
+        ("[[app]]\nname = 'x'\nbrowzer = true\n", "unknown keys"),
+        ("[[site]]\nnames = ['X']\n", "needs a domain"),
+        ("[[site]]\ndomain = 'x.com'\n", "needs names or a title"),
+        ("[[site]]\ndomain = 'x.com'\ntitle = '('\n", "bad \\[\\[site\\]\\] regex"),
+        ("[[browser_suffix]]\nfoo = 1\n", "needs a pattern"),
     ],
 )
 def test_bad_rules_files_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from app.api.server import serve
 from app.cli import main
 from app.db.connection import connect
 from app.errors import ConfigError
+from app.pyramid.requests import build_job
 from app.runtime.auth import hash_token
 from app.runtime.services import Services
 
@@ -75,3 +77,20 @@ def test_an_unreachable_database_is_a_one_line_error(run: Any) -> None:
 def test_serving_a_public_address_without_a_token_is_refused(services: Services) -> None:
     with pytest.raises(ConfigError, match="no API token"):
         serve(services, host="0.0.0.0", port=0, with_worker=False)
+
+
+def test_queue_age_fails_when_the_oldest_due_job_waited_too_long(
+    run: Any, services: Services, conn: Any
+) -> None:
+    assert run("queue-age", "--max", "60").output.strip() == "no job waiting"
+    user = services.store.ensure_user(name="q", time_zone="UTC", day_cut_hour=4)
+    services.store.defer([build_job(user.user_id, "laptop")])
+    assert run("queue-age", "--max", "60").exit_code == 0  # just deferred
+    conn.execute("UPDATE procrastinate_events SET at = now() - interval '2 hours'")
+    late = run("queue-age", "--max", "900")
+    assert late.exit_code == 1
+    assert re.match(r"oldest job waiting 72\d\d s", late.output)  # 2 hours and a few s
+    assert "Error: the oldest job has waited more than 900 s" in late.output
+    # A job scheduled for later is not waiting yet.
+    conn.execute("UPDATE procrastinate_jobs SET scheduled_at = now() + interval '1 hour'")
+    assert run("queue-age", "--max", "900").output.strip() == "no job waiting"

@@ -1,42 +1,193 @@
-"""`timetrace demo` end to end: embedded database, sample data over HTTP, the pyramid,
-hours equal to the ground truth in every layer."""
+"""`timetrace demo` end to end (embedded database, sample data over HTTP, the pyramid,
+hours equal to the ground truth in every layer), then the operator's path on what it
+left: `timetrace psql` with no server running, every SQL example of the README, and
+the embedded server's rotating log; and `demo --serve`, the web pages it serves."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
+import psycopg
 import pytest
 from click.testing import CliRunner
 
 from app.cli import main
 from app.db.embedded import start_embedded
+from tests.helpers import isolated_env
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Iterator[Path]:
-    yield tmp_path
-    start_embedded(pgdata=tmp_path / "pgdata").cleanup()  # stop the demo's server
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The data directory and the output of `timetrace demo --days 8` (June 2026, the
+    month the README's examples ask about), with its embedded server stopped again."""
+    data_dir = tmp_path_factory.mktemp("demo")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolated_env(monkeypatch)
+        result = CliRunner().invoke(
+            main,
+            ["demo", "--days", "8"],
+            env={"TIMETRACE_DATA_DIR": str(data_dir)},
+            catch_exceptions=False,
+        )
+    start_embedded(pgdata=data_dir / "pgdata").cleanup()  # stop the demo's server
+    assert result.exit_code == 0, result.output
+    yield data_dir, " ".join(result.output.split())
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(client: httpx.Client) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if client.get("/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "the demo's server did not answer"
+        time.sleep(0.1)
 
 
 @pytest.mark.slow
 def test_demo_loads_the_sample_builds_the_pyramid_and_matches_ground_truth(
-    data_dir: Path,
+    demo: tuple[Path, str],
 ) -> None:
-    result = CliRunner().invoke(
-        main,
-        ["demo", "--start", "2003-03-03", "--days", "8"],
-        env={"TIMETRACE_DATA_DIR": str(data_dir)},
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
-    text = " ".join(result.output.split())
+    _, text = demo
     assert ("equal the generator's ground truth to the second for all 8 days") in text
     assert "✗" not in text
-    assert "03-09 Sun" in text  # one row per logical day
+    assert "06-07 Sun" in text  # one row per logical day
     assert "duplicate 0" in text
     assert "Built the pyramid with no model" in text
-    assert "Week 2003-W10 (digest, final, from 7 day digests)" in text
+    assert "Week 2026-W23 (digest, final, from 7 day digests)" in text
     assert "Detected signals" in text and "forced_rollback" in text
     assert "Answers from the tools" in text
     assert "hours of entertainment this month? → query_stats" in text
+
+
+def _server_running(pgdata: Path) -> bool:
+    return (pgdata / "postmaster.pid").exists()
+
+
+@pytest.mark.slow
+def test_timetrace_psql_opens_the_embedded_database_when_no_server_runs(
+    demo: tuple[Path, str],
+) -> None:
+    data_dir, _ = demo
+    assert not _server_running(data_dir / "pgdata")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TIMETRACE_")}
+    # The README's example, word for word.
+    query = "SELECT count(*) FROM records"
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli", "psql", "--database", "timetrace_demo", "-c", query],
+        env={**env, "TIMETRACE_DATA_DIR": str(data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert re.fullmatch(r"count\s+-+\s+[1-9]\d{3,}\s+\(1 row\)", run.stdout.strip()), run.stdout
+    assert not _server_running(data_dir / "pgdata")  # stopped again on the way out
+    failed = subprocess.run(
+        [sys.executable, "-m", "app.cli", "psql", "-c", "SELECT nonsense"],
+        env={**env, "TIMETRACE_DATA_DIR": str(data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert failed.returncode != 0 and "nonsense" in failed.stderr  # psql's status
+
+
+def readme_sql() -> list[str]:
+    """Every statement of every ```sql block in the README."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    statements = []
+    for block in re.findall(r"```sql\n(.*?)```", text, re.DOTALL):
+        statements += [s.strip() for s in block.split(";") if s.strip()]
+    return statements
+
+
+@pytest.mark.slow
+def test_every_sql_example_of_the_readme_runs_on_the_demo_database(
+    demo: tuple[Path, str],
+) -> None:
+    data_dir, _ = demo
+    statements = readme_sql()
+    assert len(statements) >= 6
+    server = start_embedded(pgdata=data_dir / "pgdata")
+    try:
+        with psycopg.connect(server.get_uri(database="timetrace_demo"), autocommit=True) as conn:
+            for statement in statements:
+                rows = conn.execute(statement).fetchall()
+                assert rows, statement  # each example shows something on the demo's June
+            # The server keeps its log in files that rotate (one a weekday).
+            assert conn.execute("SHOW logging_collector").fetchone() == ("on",)
+            assert conn.execute("SHOW log_filename").fetchone() == ("postgresql-%a.log",)
+            conn.execute("SELECT pg_rotate_logfile()")
+    finally:
+        server.cleanup()
+    logs = list((data_dir / "pgdata" / "pg_log").glob("postgresql-*.log"))
+    assert logs and all(re.fullmatch(r"postgresql-[A-Z][a-z]{2}\.log", p.name) for p in logs)
+
+
+def test_demo_matches_ground_truth_then_serves_the_pages_signed_in(tmp_path: Path) -> None:
+    data_dir = tmp_path
+    port = _free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("TIMETRACE_")},
+        "TIMETRACE_DATA_DIR": str(data_dir),
+        "TIMETRACE_PORT": str(port),
+        "PYTHONUNBUFFERED": "1",
+    }
+    command = [sys.executable, "-m", "app.cli", "demo", "--start", "2003-03-03", "--days", "8"]
+    with subprocess.Popen(
+        [*command, "--serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as demo:
+        assert demo.stdout is not None
+        shown: list[str] = []
+        link = None
+        try:
+            for line in demo.stdout:
+                shown.append(line)
+                link = re.search(rf"http://127\.0\.0\.1:{port}(/signin\S*)#token=(\S+)", line)
+                if link:
+                    break
+            text = " ".join("".join(shown).split())
+            assert link, text
+            assert "equal the generator's ground truth to the second for all 8 days" in text
+            assert "✗" not in text
+            assert "03-09 Sun" in text  # one row per logical day
+            assert "duplicate 0" in text
+            assert "Built the pyramid with no model" in text
+            assert "Week 2003-W10 (digest, final, from 7 day digests)" in text
+            assert "Detected signals" in text and "forced_rollback" in text
+            assert "Answers from the tools" in text
+            assert "hours of entertainment this month? → query_stats" in text
+
+            # The printed link signs the browser in as the demo user, on the last day.
+            assert link.group(1) == "/signin?next=/day/2003-03-10"
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+                _wait_for(client)
+                signed = client.post("/signin", data={"token": link.group(2), "next": "/day"})
+                assert signed.status_code == 303
+                day = client.get("/day/2003-03-10")
+                assert day.status_code == 200 and '<span class="who">demo</span>' in day.text
+                assert day.text.count('class="block cat-') >= 10
+        finally:
+            demo.send_signal(signal.SIGTERM)
+            assert demo.wait(timeout=30) in (0, 128 + signal.SIGTERM)
+            start_embedded(pgdata=data_dir / "pgdata").cleanup()  # whatever it left running

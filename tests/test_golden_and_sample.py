@@ -62,7 +62,21 @@ def test_sample_generator_is_deterministic() -> None:
 def test_sample_month_has_what_the_issue_asks_for() -> None:
     data = generate_sample(start=date(2003, 3, 3), days=35)
     apps = {r.app for r in data.records}
-    assert {"微信", "抖音", "Code", "iTerm2", "Slack"} <= apps
+    canonical = load_rules(user_file=None).apps.canonical
+    assert {"微信", "抖音", "Visual Studio Code", "iTerm2", "Slack"} <= {canonical(a) for a in apps}
+    # Each device names apps the way its platform's capture tools do (from the corpus).
+    assert {"Code", "Google Chrome", "zoom.us"} <= {
+        r.app for r in data.records if r.device_id == "laptop"
+    }
+    assert {"chrome.exe", "firefox.exe", "steam.exe", "LockApp.exe"} <= {
+        r.app for r in data.records if r.device_id == "desktop"
+    }
+    assert {"com.ss.android.ugc.aweme", "com.tencent.mm"} <= {
+        r.app for r in data.records if r.device_id == "phone"
+    }
+    firefox = [r for r in data.records if r.app == "firefox.exe"]
+    assert firefox and all(r.url is None and "Mozilla Firefox" in r.window_title for r in firefox)
+    assert any(r.window_title.endswith("Private Browsing") and not r.incognito for r in firefox)
     assert {r.device_id for r in data.records} == {"laptop", "desktop", "phone"}
     assert {p.kind for p in data.rework} == {"forced_rollback", "undo_storm", "error_retry"}
     assert len(data.late_nights) >= 3

@@ -20,7 +20,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("agent and importers", frozenset({"app.agent", "app.importers"})),
     ("runtime", frozenset({"app.runtime"})),
     ("jobs", frozenset({"app.jobs"})),
-    ("doors", frozenset({"app.api", "app.mcp", "app.web"})),
+    # The API's app mounts both: MCP at /mcp, the web pages at /.
+    ("MCP bridge and web pages", frozenset({"app.mcp", "app.web"})),
+    ("doors", frozenset({"app.api"})),
     ("demo", frozenset({"app.demo"})),
     ("command", frozenset({"app.cli"})),
 )

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+from click.testing import CliRunner
+from psycopg.conninfo import make_conninfo
 from sqlalchemy import BigInteger, Column, MetaData, Table, Text
 from sqlmodel import SQLModel
 
 import app.db.tables  # noqa: F401  (registers every table on SQLModel.metadata)
+from app.cli import main
+from app.db.connection import drop_database
 from app.db.drift import schema_drift
 from app.db.migrate import list_migrations, migrate
 from app.errors import DatabaseError, SchemaTooNewError
+from tests.helpers import url_for
 
 
 def _versions(conn: Any) -> list[tuple[int, str]]:
@@ -32,7 +42,6 @@ def test_migrate_twice_is_a_no_op(conn: Any) -> None:
 def test_migrate_builds_an_empty_database(admin_url: str) -> None:
     from app.db.connection import connect, drop_database, ensure_database
     from app.settings import Settings
-    from tests.helpers import url_for
 
     ensure_database(admin_url, database="tt_fresh_migrate")
     try:
@@ -98,3 +107,59 @@ def test_drift_check_sees_database_only_columns_and_tables(conn: Any) -> None:
         "episodes.secret: in the database, not in the model",
         "table stray: in the database, not in the models",
     ]
+
+
+# -- a database owner who is not a superuser ------------------------------------------------
+
+
+@contextmanager
+def _owned_databases(admin_url: str) -> Iterator[tuple[str, str]]:
+    """(url without vector, url with vector): two fresh databases owned by a role that is
+    not a superuser. On a superuser's server that role is made here; run by a non-superuser
+    (TIMETRACE_TEST_DATABASE_URL), the role is the tests' own, and `vector` must exist in
+    template1, as the README's "Tests" section says."""
+    suffix = os.getpid()
+    bare, ready = f"tt_bare_{suffix}", f"tt_ready_{suffix}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        superuser = admin.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        made_role = bool(superuser.fetchone()[0])
+        role, password = f"tt_owner_{suffix}", "owner-pw"
+        if made_role:
+            admin.execute(f"CREATE ROLE {role} LOGIN CREATEDB PASSWORD '{password}'")
+        else:
+            role = admin.execute("SELECT current_user").fetchone()[0]
+        admin.execute(f"CREATE DATABASE {bare} TEMPLATE template0 OWNER {role}")
+        admin.execute(
+            f"CREATE DATABASE {ready} TEMPLATE {'template0' if made_role else 'template1'} "
+            f"OWNER {role}"
+        )
+    if made_role:
+        with psycopg.connect(url_for(admin_url, ready), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION vector")
+    extra = {"user": role, "password": password} if made_role else {}
+    try:
+        yield (
+            make_conninfo(admin_url, dbname=bare, **extra),
+            make_conninfo(admin_url, dbname=ready, **extra),
+        )
+    finally:
+        drop_database(admin_url, database=bare)
+        drop_database(admin_url, database=ready)
+        if made_role:
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                admin.execute(f"DROP ROLE {role}")
+
+
+def test_migrate_as_an_owner_who_is_not_a_superuser(admin_url: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    with _owned_databases(admin_url) as (bare, ready):
+        env = {"TIMETRACE_DATA_DIR": str(tmp_path)}
+        refused = runner.invoke(main, ["migrate"], env={**env, "TIMETRACE_DATABASE_URL": bare})
+        assert refused.exit_code == 1
+        lines = refused.output.strip().splitlines()
+        assert len(lines) == 1, refused.output
+        assert "permission denied to create extension" in lines[0]
+        assert "a superuser must run `CREATE EXTENSION vector;`" in lines[0]
+        done = runner.invoke(main, ["migrate"], env={**env, "TIMETRACE_DATABASE_URL": ready})
+        assert done.exit_code == 0, done.output
+        assert done.output.startswith("applied: 0001_init") and "procrastinate" in done.output

@@ -133,7 +133,7 @@ def test_query_stats_answers_the_month_question_in_a_few_hundred_tokens(
     apps = dispatch(
         ctx, "query_stats", {"period": "this_month", "metric": "seconds_by_app", "top_n": 2}
     )
-    assert [i["app"] for i in apps["items"]] == ["Google Chrome", "Code"]
+    assert [i["app"] for i in apps["items"]] == ["Google Chrome", "Visual Studio Code"]
     counts = dispatch(ctx, "query_stats", {"period": "this_month", "metric": "signal_counts"})
     assert {"kind": "forced_rollback", "count": 2} in counts["items"]
 
@@ -153,7 +153,8 @@ def test_get_now_shows_the_latest_records_and_the_last_episode(
 ) -> None:
     ctx = ctx_for(services, golden.user, now=datetime(2003, 3, 12, 14, 5, tzinfo=UTC))  # 22:05
     result = dispatch(ctx, "get_now", {})
-    assert [i["app"] for i in result["items"]] == ["锁屏", "抖音", "Steam"]
+    # Canonical app names: the phone's 锁屏 is the one "Lock screen" of every platform.
+    assert [i["app"] for i in result["items"]] == ["Lock screen", "抖音", "Steam"]
     assert result["last_episode"]["title"] == "抖音 · 推荐"  # 22:00-22:02 on the phone
     assert output_tokens(result) <= 300
 

@@ -72,15 +72,18 @@ def episode(
     idle_s: float = 0.0,
 ) -> MemoryEpisode:
     seconds = minutes * 60
+    active = 0.0 if category == "system" else seconds - idle_s
     line = EpisodeLine(
         episode_id=next(_ids),
         device_id=device,
         ts_start=start,
         ts_end=start + timedelta(seconds=seconds),
         category=category,
+        category_source="records",
         title=title,
         summary=summary,
         duration_s=seconds,
+        active_s=active,
     )
     by_category = {category: seconds - idle_s}
     if idle_s:
@@ -90,8 +93,8 @@ def episode(
         line=line,
         day_local=(start - timedelta(hours=4)).date(),
         category_seconds=by_category,
-        app_seconds={app: seconds},
-        active_s=0.0 if category == "system" else seconds - idle_s,
+        app_seconds={app: active} if active else {},
+        active_s=active,
         auto_title=title,
     )
 
@@ -262,6 +265,34 @@ def test_query_stats_one_category_and_apps(layered: MemoryStore) -> None:
         custom("2003-03-03", "2003-03-05", category="work", metric="seconds_by_app"),
     )
     assert "category works only with" in wrong["error"]
+
+
+def test_query_stats_lists_uncategorized_apps_and_sites_with_a_rule_each() -> None:
+    wiki = "Docs - Acme Wiki — Mozilla Firefox"
+    store = MemoryStore(
+        records=[
+            record(at(3, 10), 1200, app="hades2", category="uncategorized", title="Hades II"),
+            record(at(3, 10, 20), 600, app="Firefox", category="uncategorized", title=wiki),
+            record(at(3, 10, 30), 300, app="Firefox", category="uncategorized", title=""),
+            record(at(3, 10, 35), 900, app="Code", category="work"),
+            record(at(3, 10, 50), 900, app="hades2", category="system", idle=True),
+        ]
+    )
+    result = dispatch(
+        ctx(store), "query_stats", custom("2003-03-03", "2003-03-03", metric="uncategorized")
+    )
+    assert result["items"] == [
+        {"app": "hades2", "seconds": 1200, "hours": 0.33, "rule": "app = '^hades2$'"},
+        {
+            "app": "Firefox",
+            "site": "Acme Wiki",
+            "seconds": 600,
+            "hours": 0.17,
+            "rule": "title = 'Acme Wiki'",
+        },
+        {"app": "Firefox", "seconds": 300, "hours": 0.08},  # untitled: nothing to match on
+    ]
+    assert (result["uncategorized_seconds"], result["active_seconds"]) == (2100, 3000)
 
 
 def test_get_digest_when_built_and_when_not(layered: MemoryStore) -> None:

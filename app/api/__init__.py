@@ -7,17 +7,20 @@ uvicorn.run(app, host=settings.host, port=settings.port)
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
-from app import __version__
-from app.api import devices, records, tools
-from app.api.deps import DocsUserDep, ServicesDep, UserDep
+from app import __version__, web
+from app.api import agent, devices, docs, openai_compat, records, reports, tools
+from app.api.deps import ServicesDep, UserDep
+from app.api.errors import AUTHED
+from app.api.limits import BoundedRequests
 from app.errors import (
     AuthError,
     DatabaseError,
@@ -26,6 +29,7 @@ from app.errors import (
     TimeTraceError,
     UnknownDeviceError,
 )
+from app.mcp import McpEndpoint
 from app.runtime.services import Services
 
 log = logging.getLogger("timetrace.api")
@@ -50,9 +54,22 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     return details
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+def _error(
+    status: int, message: str, *, headers: Mapping[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
+
+
+def _methods_on(request: Request) -> list[str]:
+    """The methods some route answers on this request's path."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -83,8 +100,12 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(status, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
-    async def on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+    async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names only the methods of the first route on the path.
+            headers["Allow"] = ", ".join(_methods_on(request))
+        return _error(exc.status_code, str(exc.detail), headers=headers)
 
     @app.exception_handler(Exception)
     async def on_crash(_: Request, exc: Exception) -> JSONResponse:
@@ -105,12 +126,19 @@ def healthz(services: ServicesDep) -> dict[str, str]:
     return {"status": "ok", "database": "ok", "version": __version__}
 
 
-me = APIRouter(prefix="/api/v1", tags=["account"])
+me = APIRouter(prefix="/api/v1", tags=["account"], responses=AUTHED)
 
 
 @me.get("/me")
 def whoami(user: UserDep) -> dict[str, Any]:
     return {"user": user.name, "time_zone": user.time_zone, "day_cut_hour": user.day_cut_hour}
+
+
+def _mount_mcp(app: FastAPI, services: Services) -> None:
+    """MCP over streamable HTTP at /mcp, behind the same tokens; its sessions live with the app."""
+    endpoint = McpEndpoint(services=services)
+    app.router.routes.append(Route("/mcp", endpoint=endpoint, include_in_schema=False))
+    app.router.lifespan_context = lambda _: endpoint.running()
 
 
 def create_app(*, services: Services) -> FastAPI:
@@ -123,22 +151,22 @@ def create_app(*, services: Services) -> FastAPI:
         openapi_url=None,
     )
     app.state.services = services
+    app.add_middleware(BoundedRequests)
     _install_error_handlers(app)
     app.include_router(health)
     app.include_router(me)
     app.include_router(records.router)
     app.include_router(devices.router)
-    app.include_router(tools.router)
+    app.include_router(tools.tools_router())
+    app.include_router(agent.router)
+    app.include_router(openai_compat.router)
+    app.include_router(docs.router)
+    _mount_mcp(app, services)
+    app.include_router(reports.router)
+    web.mount(app)  # the pages at /, behind their own sign-in
 
     @app.get("/openapi.json", include_in_schema=False)
-    def openapi(_: DocsUserDep) -> JSONResponse:
+    def openapi(_: UserDep) -> JSONResponse:
         return JSONResponse(app.openapi())
-
-    @app.get("/docs", include_in_schema=False)
-    def docs(_: DocsUserDep, request: Request) -> HTMLResponse:
-        token = request.query_params.get("token", "")
-        return get_swagger_ui_html(
-            openapi_url=f"/openapi.json?token={token}", title="TimeTrace API"
-        )
 
     return app

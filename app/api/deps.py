@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Query, Request
+from fastapi import Cookie, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.errors import AuthError
-from app.runtime.auth import hash_token
+from app.runtime.auth import user_for_token
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -23,30 +22,32 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def _user_from_token(services: Services, token: str | None) -> UserContext:
-    if not token:
-        raise AuthError()
-    user = services.store.user_for_token(token_hash=hash_token(token))
-    if user is None:
-        raise AuthError("the API token is unknown or revoked")
-    return user
-
-
 def current_user(
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> UserContext:
-    return _user_from_token(services, credentials.credentials if credentials else None)
+    return user_for_token(services.store, token=credentials.credentials if credentials else None)
 
 
-def current_user_or_query_token(
-    services: ServicesDep,
+# The docs pages carry their session in this cookie (HttpOnly, SameSite=Strict, Path=/docs),
+# so that a browser never needs the token in an address or in the page.
+DOCS_COOKIE = "timetrace_docs"
+
+
+def docs_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-    token: Annotated[str | None, Query(include_in_schema=False)] = None,
-) -> UserContext:
-    """For the docs pages only, which a browser opens without a header."""
-    return _user_from_token(services, credentials.credentials if credentials else token)
+    session: Annotated[str | None, Cookie(alias=DOCS_COOKIE, include_in_schema=False)] = None,
+) -> str | None:
+    """For the docs pages only: the bearer header, else the docs session cookie."""
+    return credentials.credentials if credentials else session
+
+
+DocsTokenDep = Annotated[str | None, Depends(docs_token)]
+
+
+def user_for_docs(services: ServicesDep, token: DocsTokenDep) -> UserContext:
+    return user_for_token(services.store, token=token)
 
 
 UserDep = Annotated[UserContext, Depends(current_user)]
-DocsUserDep = Annotated[UserContext, Depends(current_user_or_query_token)]
+DocsUserDep = Annotated[UserContext, Depends(user_for_docs)]

@@ -8,20 +8,27 @@ from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import ServicesDep, UserDep
+from app.api.errors import AUTHED, WITH_BODY
 from app.db.tables import DevicePublic
 from app.store import DEVICE_ID_PATTERN, DeviceKind
+from app.text import StorableStr
 
-router = APIRouter(prefix="/api/v1/devices", tags=["devices"])
+router = APIRouter(prefix="/api/v1/devices", tags=["devices"], responses=AUTHED)
 
 
 class DeviceCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)]
-    name: Annotated[str, Field(max_length=200)] = ""
+    name: Annotated[StorableStr, Field(max_length=200)] = ""
     kind: DeviceKind = "desktop"
 
 
-@router.post("", response_model=DevicePublic, status_code=status.HTTP_201_CREATED)
+@router.post(
+    "",
+    response_model=DevicePublic,
+    status_code=status.HTTP_201_CREATED,
+    responses={200: {"model": DevicePublic, "description": "Already registered"}, **WITH_BODY},
+)
 def add_device(
     body: DeviceCreate, services: ServicesDep, user: UserDep, response: Response
 ) -> DevicePublic:

@@ -8,25 +8,30 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import ServicesDep, UserDep
+from app.api.errors import AUTHED, WITH_BODY
+from app.errors import UnknownDeviceError
 from app.ingest.records import IngestResult, RecordBatch, ingest_batch
 from app.pyramid.requests import build_job
-from app.store import DEVICE_ID_PATTERN
+from app.store import DEVICE_ID_PATTERN, ID_MAX
 
-router = APIRouter(prefix="/api/v1/records", tags=["records"])
+router = APIRouter(prefix="/api/v1/records", tags=["records"], responses=AUTHED)
 
 
-@router.post("", response_model=IngestResult)
+@router.post("", response_model=IngestResult, responses=WITH_BODY)
 def post_records(batch: RecordBatch, services: ServicesDep, user: UserDep) -> IngestResult:
     """Ingest up to 5,000 records of one device. Replaying a batch adds nothing:
     records are keyed by (device_id, client_record_id)."""
     return ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
 
 
+RecordId = Annotated[int, Field(ge=1, le=ID_MAX)]
+
+
 class DeleteRequest(BaseModel):
     """Either record ids, or a time range [ts_from, ts_to) optionally of one device."""
 
     model_config = ConfigDict(extra="forbid")
-    record_ids: Annotated[list[int], Field(min_length=1, max_length=100_000)] | None = None
+    record_ids: Annotated[list[RecordId], Field(min_length=1, max_length=100_000)] | None = None
     device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
     ts_from: AwareDatetime | None = None
     ts_to: AwareDatetime | None = None
@@ -49,10 +54,15 @@ class DeleteResult(BaseModel):
     deleted: int
 
 
-@router.delete("", response_model=DeleteResult)
+@router.delete("", response_model=DeleteResult, responses=WITH_BODY)
 def delete_records(request: DeleteRequest, services: ServicesDep, user: UserDep) -> DeleteResult:
     """Delete records: their captured text is erased at once and every layer built
     from them is rebuilt without them."""
+    if request.device_id is not None and not services.store.device_exists(
+        user_id=user.user_id, device_id=request.device_id
+    ):
+        # Answering `deleted: 0` would hide a typo in a request meant to erase data.
+        raise UnknownDeviceError(f"unknown device {request.device_id!r}")
     hit = services.store.delete_records(
         user_id=user.user_id,
         record_ids=request.record_ids,

@@ -24,11 +24,14 @@ from app.runtime.services import Services
 
 
 def _with_worker(app: FastAPI, services: Services) -> None:
+    app_lifespan = app.router.lifespan_context  # the MCP sessions: keep them
+
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         task = asyncio.create_task(run_worker(services, install_signal_handlers=False))
         try:
-            yield
+            async with app_lifespan(app):
+                yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -59,7 +62,7 @@ def serve_in_thread(services: Services) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(services=services), log_level="warning", access_log=False, lifespan="off"
+        create_app(services=services), log_level="warning", access_log=False, lifespan="on"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -1,4 +1,10 @@
-"""The tools over HTTP: the same registry the agent and MCP read."""
+"""The tools over HTTP: the same registry the agent and MCP read.
+
+Each tool is its own operation, `POST /api/v1/tools/{tool}`, whose documented
+body is the tool's argument schema, so the OpenAPI schema says exactly what
+each tool accepts. The router is built when the app is (`tools_router()`), after
+every layer has registered its tools.
+"""
 
 from __future__ import annotations
 
@@ -11,46 +17,76 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from app.api.deps import ServicesDep, UserDep
+from app.api.errors import AUTHED, errors
+from app.runtime.services import Services
+from app.store import UserContext
 from app.tools import REGISTRY, dispatch, list_tools
-from app.tools.registry import to_json
+from app.tools.registry import Tool, ordered_tools, to_json
 
-router = APIRouter(prefix="/api/v1/tools", tags=["tools"])
+_RESULT: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The tool's result (`truncated: true` when it was cut to its cap).",
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
+}
 
 
-@router.get("")
-def get_tools(_: UserDep) -> list[dict[str, Any]]:
-    """Every tool: name, description, JSON schema of its arguments, output cap."""
-    return list_tools()
-
-
-@router.post(
-    "/{name}",
-    openapi_extra={
-        "requestBody": {
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "description": "the tool's arguments (see GET /api/v1/tools)",
-                    }
-                }
-            }
-        }
-    },
-)
-async def call_tool(
-    name: str, request: Request, services: ServicesDep, user: UserDep
-) -> JSONResponse:
-    """Run a tool. The body is its JSON arguments (any content type; empty means none).
-    Bad arguments get a 422 with an error the caller can act on."""
+async def _call(name: str, request: Request, services: Services, user: UserContext) -> JSONResponse:
     raw = await request.body()
     try:
         arguments = json.loads(raw) if raw.strip() else {}
     except ValueError:
         return JSONResponse({"error": "the body is not valid JSON"}, status_code=422)
+    if not isinstance(arguments, dict):
+        return JSONResponse(
+            {"error": "the body must be a JSON object of arguments (or empty)"}, status_code=422
+        )
     ctx = services.tool_context(user=user, now=datetime.now(UTC))
     result = await run_in_threadpool(dispatch, ctx, name, arguments)
     status = 200
     if "error" in result:
         status = 404 if name not in REGISTRY else 422
     return JSONResponse(content=json.loads(to_json(result)), status_code=status)
+
+
+def _operation(router: APIRouter, spec: Tool) -> None:
+    async def call(request: Request, services: ServicesDep, user: UserDep) -> JSONResponse:
+        return await _call(spec.name, request, services, user)
+
+    router.add_api_route(
+        f"/{spec.name}",
+        call,
+        methods=["POST"],
+        name=f"tool_{spec.name}",
+        summary=f"{spec.name} (tier {spec.tier}, at most {spec.cap_tokens:,} tokens)",
+        description=spec.description,
+        responses={**_RESULT, **errors(413, 422)},
+        openapi_extra={
+            "requestBody": {
+                "required": False,
+                "description": "The tool's arguments; an empty body means none.",
+                "content": {"application/json": {"schema": spec.input_schema()}},
+            }
+        },
+    )
+
+
+def tools_router() -> APIRouter:
+    router = APIRouter(prefix="/api/v1/tools", tags=["tools"], responses=AUTHED)
+
+    @router.get("")
+    def get_tools(_: UserDep) -> list[dict[str, Any]]:
+        """Every tool: name, description, JSON schema of its arguments, output cap."""
+        return list_tools()
+
+    for spec in ordered_tools():
+        _operation(router, spec)
+
+    @router.post("/{name}", include_in_schema=False)
+    async def unknown_tool(
+        name: str, request: Request, services: ServicesDep, user: UserDep
+    ) -> JSONResponse:
+        """A name that is not a tool: 404 with the list of tools."""
+        return await _call(name, request, services, user)
+
+    return router

@@ -12,11 +12,12 @@ from typing import Any
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from app.db.embedded import start_embedded
-from app.errors import DatabaseError
+from app.errors import ConfigError, DatabaseError
 from app.settings import Settings
 
 DEFAULT_DATABASE = "timetrace"
@@ -26,6 +27,13 @@ Connection = psycopg.Connection[dict[str, Any]]
 def database_url(settings: Settings, *, database: str = DEFAULT_DATABASE) -> str:
     """The URL to use: the configured one, or the embedded server's (started, database created)."""
     if settings.database_url:
+        try:
+            conninfo_to_dict(settings.database_url)
+        except psycopg.ProgrammingError as exc:
+            raise ConfigError(
+                "TIMETRACE_DATABASE_URL is not a PostgreSQL URL "
+                f"(postgresql://user:password@host:5432/dbname): {exc}"
+            ) from exc
         return settings.database_url
     server = start_embedded(pgdata=settings.pgdata)
     ensure_database(server.get_uri(database="postgres"), database=database)

@@ -25,6 +25,16 @@ import psutil
 from app.errors import DatabaseError
 
 _PID_FILE = ".handle_pids.json"
+_LOG_MARK = "# timetrace: the server log rotates"
+_LOG_SETTINGS = f"""
+{_LOG_MARK}
+logging_collector = on
+log_directory = 'pg_log'
+log_filename = 'postgresql-%a.log'
+log_rotation_age = '1d'
+log_rotation_size = 0
+log_truncate_on_rotation = on
+"""
 
 
 def _ensure_runtime_dir() -> None:
@@ -60,6 +70,19 @@ def install_sigterm_exit() -> None:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
+def rotate_server_log(pgdata: Path) -> bool:
+    """Have the server keep its log in `pgdata/pg_log`, one file a weekday, each emptied
+    when its day comes round again: at most a week is kept. The package starts the
+    server with `-l pgdata/log`, which would otherwise grow forever. Takes effect at the
+    next start; True when the settings were added now."""
+    conf = pgdata / "postgresql.conf"
+    if _LOG_MARK in conf.read_text(encoding="utf-8"):
+        return False
+    with conf.open("a", encoding="utf-8") as out:
+        out.write(_LOG_SETTINGS)
+    return True
+
+
 def start_embedded(*, pgdata: Path, cleanup_mode: str = "stop") -> Any:
     """Start (or join) the embedded server in `pgdata` and return its handle."""
     _ensure_runtime_dir()
@@ -70,8 +93,15 @@ def start_embedded(*, pgdata: Path, cleanup_mode: str = "stop") -> Any:
     pgdata = pgdata.expanduser().resolve()
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
-        prune_dead_owners(pgdata)
-        return get_server(pgdata, cleanup_mode=cleanup_mode)
+        owners = prune_dead_owners(pgdata)
+        if (pgdata / "PG_VERSION").exists():
+            rotate_server_log(pgdata)
+        server = get_server(pgdata, cleanup_mode=cleanup_mode)
+        if cleanup_mode == "stop" and not owners and rotate_server_log(pgdata):
+            # A cluster created just now: one restart starts its log collector.
+            server.cleanup()
+            server = get_server(pgdata, cleanup_mode=cleanup_mode)
+        return server
     except Exception as exc:  # the package raises bare assertion/subprocess errors
         log = pgdata / "log"
         hint = f"; see {log}" if log.exists() else ""

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 
+import psycopg
 from procrastinate.schema import SchemaManager
 
 from app.db.connection import Connection
@@ -84,6 +85,8 @@ def migrate(conn: Connection, *, embedding_dim: int) -> list[str]:
                 conn.execute(SchemaManager.get_schema())
             done.append("procrastinate")
         return done
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise _privilege_error(conn, exc) from exc
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", [_LOCK_ID])
 
@@ -98,3 +101,20 @@ def _check_embedding_dim(conn: Connection, *, embedding_dim: int) -> None:
             f"TIMETRACE_EMBEDDING_DIM is {embedding_dim}; "
             "set it back or re-embed into a new database"
         )
+
+
+def _privilege_error(conn: Connection, exc: psycopg.errors.InsufficientPrivilege) -> DatabaseError:
+    """One line that says what to do. The usual case: the role owns the database but is
+    not a superuser, and only a superuser may create the vector extension."""
+    reason = exc.diag.message_primary or str(exc)
+    database = conn.info.dbname
+    if "extension" in reason:
+        return DatabaseError(
+            f"{reason} in database {database!r}: a superuser must run "
+            f"`CREATE EXTENSION vector;` in it once (psql -U postgres -d {database} "
+            "-c 'CREATE EXTENSION vector'), then run `timetrace migrate` again"
+        )
+    return DatabaseError(
+        f"{reason}: TimeTrace's role must own database {database!r} (a superuser can run "
+        f"`ALTER DATABASE {database} OWNER TO {conn.info.user};`)"
+    )

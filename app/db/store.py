@@ -14,8 +14,10 @@ from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
 from app.db.queries import QUERIES
+from app.db.store_agent import PostgresConversationStore
 from app.db.store_enrich import PostgresModelStore
 from app.db.store_tools import PostgresToolStore
+from app.db.store_web import PostgresWebStore
 from app.errors import DatabaseError
 from app.store import (
     DeviceRow,
@@ -40,7 +42,9 @@ def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
 
 
-class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
+class PostgresStore(
+    PostgresModelStore, PostgresToolStore, PostgresConversationStore, PostgresWebStore, Store
+):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:
         self.pool = pool
         # Jobs are enqueued through procrastinate's public API, on our own connection,
@@ -172,6 +176,10 @@ class PostgresStore(PostgresModelStore, PostgresToolStore, Store):
             except AlreadyEnqueued:
                 pass  # the same job is already waiting (queueing lock)
         return added
+
+    def oldest_waiting_job_s(self) -> float | None:
+        row = self._one("oldest_waiting_job", {})
+        return None if row is None or row["seconds"] is None else float(row["seconds"])
 
     # -- episodes (L2) -------------------------------------------------------------
 

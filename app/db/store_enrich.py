@@ -64,6 +64,13 @@ class PostgresModelStore(Queries):
         )
         return row["day_local"] if row else None
 
+    def fill_episode_category(self, *, user_id: int, episode_id: int, category: str) -> bool:
+        row = self._one(
+            "fill_episode_category",
+            {"user_id": user_id, "episode_id": episode_id, "category": category},
+        )
+        return row is not None
+
     def episode_day(self, *, user_id: int, episode_id: int) -> date | None:
         row = self._one("episode_day", {"user_id": user_id, "episode_id": episode_id})
         return row["day_local"] if row else None

@@ -19,6 +19,7 @@ from app.store import (
     SearchHit,
     SignalRow,
     TailSeconds,
+    UncategorizedTime,
 )
 
 
@@ -140,6 +141,31 @@ class PostgresToolStore(Queries):
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             with conn.cursor(row_factory=class_row(SearchHit)) as cur:
                 return cur.execute(QUERIES["search_episodes"], params).fetchall()
+
+    def uncategorized_time(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        browsers: Sequence[str],
+        limit: int,
+    ) -> list[UncategorizedTime]:
+        return self._all_as(
+            UncategorizedTime,
+            "uncategorized_time",
+            {
+                "user_id": user_id,
+                "day_from": day_from,
+                "day_to": day_to,
+                "ts_from": ts_from,
+                "ts_to": ts_to,
+                "browsers": list(browsers),
+                "limit": limit,
+            },
+        )
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]:
         return self._all_as(Neighbor, "episode_neighbors", {"user_id": user_id, "ids": ids})

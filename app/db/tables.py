@@ -92,6 +92,18 @@ class ApiToken(SQLModel, table=True):
     revoked_at: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
 
 
+class WebSession(SQLModel, table=True):
+    """A browser's sign-in, made from an API token; the cookie is stored as its SHA-256."""
+
+    __tablename__ = "web_sessions"
+    user_id: int = _pk()
+    session_hash: bytes = Field(primary_key=True, sa_type=LargeBinary)
+    token_id: int = Field(sa_type=BigInteger, nullable=False)
+    csrf_token: str = _text()
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    expires_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
 class Record(SQLModel, table=True):
     """L0: one timeline unit."""
 
@@ -104,6 +116,7 @@ class Record(SQLModel, table=True):
     ts_end: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
     day_local: date = Field(sa_type=Date, nullable=False)
     app: str = _text(default="")
+    app_raw: str = _text(default="")
     window_title: str = _text(default="")
     url: str | None = _text(default=None, nullable=True)
     domain: str | None = _text(default=None, nullable=True)
@@ -143,6 +156,7 @@ class EpisodeBase(SQLModel):
     day_local: date = Field(sa_type=Date, nullable=False)
     primary_app: str = _text(default="")
     category: str = _text(default="uncategorized")
+    category_source: str = _text(default="records")
     title: str = _text(default="")
     summary: str | None = _text(default=None, nullable=True)
     summary_status: str = _text(default="pending")
@@ -234,4 +248,34 @@ class Label(SQLModel, table=True):
     new_value: str = _text()
     actor: str = _text(default="")
     note: str = _text(default="")
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class Conversation(SQLModel, table=True):
+    """A conversation with the agent."""
+
+    __tablename__ = "conversations"
+    user_id: int = _pk()
+    conversation_id: int | None = _pk(identity=True)
+    title: str = _text(default="")
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    updated_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class ConversationTurn(SQLModel, table=True):
+    """One question and its answer in a conversation."""
+
+    __tablename__ = "conversation_turns"
+    user_id: int = _pk()
+    conversation_id: int = _pk()
+    turn_no: int = Field(primary_key=True, sa_type=Integer)
+    question: str = _text()
+    answer: str = _text(default="")
+    status: str = _text()
+    mode: str = _text()
+    steps: list[Any] = _json([])
+    episode_ids: list[Any] = _json([])
+    tool_tokens: int = Field(default=0, sa_type=Integer, nullable=False)
+    model_calls: int = Field(default=0, sa_type=Integer, nullable=False)
+    elapsed_ms: int = Field(default=0, sa_type=Integer, nullable=False)
     created_at: datetime = Field(sa_type=TZ, nullable=False)

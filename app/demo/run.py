@@ -19,10 +19,11 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from app.api.server import serve_in_thread
+from app.api.server import serve, serve_in_thread
 from app.db.connection import drop_database, ensure_database
 from app.db.embedded import start_embedded
 from app.demo.sample import SampleData, generate_sample
+from app.errors import NotFoundError
 from app.pyramid.build import BackfillSummary, backfill
 from app.rules.categories import CATEGORIES, CATEGORY_LABELS_ZH
 from app.runtime.auth import hash_token, new_token
@@ -148,6 +149,7 @@ def _week_panel(console: Console, week: DigestRow) -> None:
     console.print(
         f"  {m.get('episode_count', 0)} episodes · "
         f"active {m.get('active_seconds', 0) / 3600:.1f} h · "
+        f"idle {m.get('idle_seconds', 0) / 3600:.1f} h · "
         f"focus {m.get('focus_minutes', 0):.0f} min · "
         f"distraction {m.get('distraction_minutes', 0):.0f} min · "
         f"late night {m.get('late_night_minutes', 0):.0f} min · "
@@ -274,3 +276,23 @@ def _build(services: Services, console: Console) -> tuple[BackfillSummary, float
             services.store, now=datetime.now(UTC), settings=services.settings, progress=on_day
         )
     return summary, time.perf_counter() - started
+
+
+def serve_demo(settings: Settings, *, day: date, console: Console) -> None:
+    """Serve the API and the web pages over the demo's database until stopped, with a
+    sign-in link for the demo user: its token rides in the URL's fragment, which the
+    browser never sends to a server."""
+    server = start_embedded(pgdata=settings.pgdata)
+    with open_services(settings, url=server.get_uri(database=DEMO_DATABASE)) as services:
+        user = services.store.get_user(name=DEMO_USER)
+        if user is None:
+            raise NotFoundError("the demo database has no demo user: run `timetrace demo`")
+        token = new_token()
+        services.store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="web")
+        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+        console.print(
+            f"\n[bold]The web UI[/] (Ctrl-C stops it), signed in as {DEMO_USER}:\n"
+            f"http://{host}:{settings.port}/signin?next=/day/{day}#token={token}",
+            soft_wrap=True,
+        )
+        serve(services, host=settings.host, port=settings.port, with_worker=True)

@@ -4,12 +4,14 @@
     data.records                    # what capture clients would send, per device
     data.seconds[(day, "work")]     # the exact answer, to the second
 
-Three devices: a laptop and a desktop that report window-focus intervals with
-an explicit end (like ActivityWatch), and a phone that reports point events
-(no end), whose durations follow the duration rule (docs/architecture.md). A
-share of the intervals end after the next one starts, as real capture tools
-send them (merged heartbeats, a window and a browser event for one moment):
-one device is one timeline, so those count only until the next one starts.
+Three devices: a laptop (a Mac) and a desktop (a Windows PC) that report
+window-focus intervals with an explicit end (like ActivityWatch), and an Android
+phone that reports point events (no end), whose durations follow the duration
+rule (docs/architecture.md). A share of the intervals end after the next one
+starts, as real capture tools send them (merged heartbeats, a window and a
+browser event for one moment): one device is one timeline, so those count only
+until the next one starts. Each names apps and titles the way its platform's
+capture tools do (`app/demo/platforms.py`, names from the real-format corpus).
 Titles and apps are Chinese and English; coding sittings contain planted rework (git reset --hard,
 reverts, undo storms, error→retry loops); some days run late into the night;
 short entertainment breaks interrupt work; lunch is a locked screen.
@@ -31,6 +33,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from app.demo.platforms import render_record
 from app.rules.categories import Category
 
 DEFAULT_TZ = "Asia/Shanghai"
@@ -90,7 +93,7 @@ ARXIV = _a(
     "Google Chrome",
     "study",
     "Attention Is All You Need - arXiv",
-    "[2309.{n}] EM-LLM: Human-like Episodic Memory",
+    "[2309.{n:05d}] EM-LLM: Human-like Episodic Memory",
     url="https://arxiv.org/abs/2309.{n}",
 )
 COURSERA = _a(
@@ -290,17 +293,25 @@ class _Planner:
         self.seq[device] += 1
         n = self.seq[device]
         url = activity.url.format(n=n % 9000 + 1000) if activity.url else None
+        app, window_title, url, incognito = render_record(
+            device,
+            app=LOCK[device][0] if idle else activity.app,
+            title=title.format(n=n % 12 + 1),
+            url=url,
+            incognito=activity.incognito,
+            n=n,
+        )
         self.data.records.append(
             SampleRecord(
                 device_id=device,
                 client_record_id=f"{device}-{n:07d}",
                 ts_start=start,
                 ts_end=end,
-                app=LOCK[device][0] if idle else activity.app,
-                window_title=title.format(n=n % 12 + 1),
+                app=app,
+                window_title=window_title,
                 url=url,
                 is_idle=idle,
-                incognito=activity.incognito,
+                incognito=incognito,
                 category="system" if idle else activity.category,
             )
         )
@@ -386,7 +397,7 @@ class _Planner:
 def _phone_truth(
     records: list[SampleRecord], truth: dict[tuple[date, Category], int], day_of: dict[str, date]
 ) -> None:
-    # DESIGN.md §3: no end -> until the next record of the same device, capped at the idle gap.
+    # The duration rule: no end -> until the next record of the same device, capped at the idle gap.
     phone = sorted((r for r in records if r.ts_end is None), key=lambda r: r.ts_start)
     for rec, nxt in zip(phone, [*phone[1:], None], strict=True):
         gap = int((nxt.ts_start - rec.ts_start).total_seconds()) if nxt else POINT_EVENT_CAP_S
@@ -412,7 +423,7 @@ def generate_sample(
         devices=[
             ("laptop", "laptop", "MacBook Pro"),
             ("desktop", "desktop", "家里的台式机"),
-            ("phone", "phone", "iPhone"),
+            ("phone", "phone", "Android 手机"),
         ],
     )
     p = _Planner(rng=rng, tz=ZoneInfo(time_zone), data=data, mean_record_s=mean_record_s)

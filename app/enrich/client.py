@@ -5,6 +5,7 @@ OpenAI), one endpoint, key and model per role.
     client = ModelClient(settings)
     summary = client.chat_answer(messages=[...], answer=SummaryAnswer)
     vectors = client.embed(["调试支付回调超时"])
+    turn = client.chat_turn(messages=[...], tools=[...], on_token=print)  # streamed, tool calls
 
 Every background call goes through one priority gate per process, so a single
 GPU is never flooded and interactive calls go first. A failing endpoint opens a
@@ -25,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import httpx
 import openai
 import pydantic
 
@@ -56,6 +58,23 @@ class AnswerRejected(ModelOutputError):
 
 class EmbeddingDimensionError(ConfigError):
     """The embedding endpoint returns vectors of another size than TIMETRACE_EMBEDDING_DIM."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRequest:
+    """One tool call a model asked for; `arguments` is the JSON text it wrote."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatTurn:
+    """What one streamed chat completion said: text, tool calls, or both."""
+
+    content: str
+    tool_calls: tuple[ToolCallRequest, ...]
 
 
 @dataclass(slots=True)
@@ -122,6 +141,7 @@ class _Breaker:
 
 
 _UNAVAILABLE = (
+    httpx.TransportError,  # a stream cut off half-way is not raised as an openai error
     openai.APIConnectionError,
     openai.APITimeoutError,
     openai.InternalServerError,
@@ -319,6 +339,52 @@ class ModelClient:
                 },
             ]
         raise AssertionError("unreachable")
+
+    def chat_turn(
+        self,
+        *,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 1_200,
+        on_token: Callable[[str], None] = lambda text: None,
+    ) -> ChatTurn:
+        """One streamed, interactive chat completion, offering `tools` (OpenAI tool
+        calling) when given. Each piece of text goes to `on_token` as it arrives; an
+        exception raised there stops the stream and closes the connection."""
+        if self._chat is None:
+            raise ModelUnavailable("no chat endpoint is configured")
+        text: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        with self._call("chat", interactive=True):
+            stream = self._chat.chat.completions.create(  # type: ignore[call-overload]
+                model=self.settings.llm_model,
+                messages=messages,
+                max_tokens=max_tokens,
+                temperature=0.2,
+                stream=True,
+                **({"tools": tools} if tools else {}),
+            )
+            with stream:
+                for chunk in stream:
+                    for choice in chunk.choices:
+                        delta = choice.delta
+                        if delta.content:
+                            text.append(delta.content)
+                            on_token(delta.content)
+                        for part in delta.tool_calls or ():
+                            call = calls.setdefault(part.index, {"id": "", "name": "", "args": ""})
+                            call["id"] = part.id or call["id"]
+                            if part.function is not None:
+                                call["name"] += part.function.name or ""
+                                call["args"] += part.function.arguments or ""
+        self._count("chat", None)
+        return ChatTurn(
+            content="".join(text),
+            tool_calls=tuple(
+                ToolCallRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["args"])
+                for i, c in sorted(calls.items())
+            ),
+        )
 
     def describe_image(
         self,

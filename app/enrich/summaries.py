@@ -9,7 +9,8 @@ no app of the same day that is not in the episode may appear in its title or
 summary. One corrected retry (the client's, for any problem: shape or
 grounding); after that the deterministic title stays and the episode is marked
 `failed`. Cues are kept only when the members' text shows them, so a
-hallucinated `git reset --hard` cannot become a signal.
+hallucinated `git reset --hard` cannot become a signal. An episode no rule
+categorised takes the summary's category (source `model`; numbers never read it).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from app.text import estimate_tokens, fts_document, language_of
 
 log = logging.getLogger("timetrace.summaries")
 DESCRIPTION_MAX = 300
+# Categories a summary may give an uncategorized episode ("system" would move numbers).
+MODEL_FILLS = frozenset({"work", "study", "social", "entertainment"})
 TITLE_CHARS = 200
 
 
@@ -105,7 +108,8 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
     """What in the answer the episode's own log does not support (empty: grounded)."""
     categories = {m.category for m in ep.members if not m.is_idle} | {ep.category}
     problems = []
-    if answer.category not in categories:
+    # What no rule categorised, the model may name.
+    if answer.category not in categories and ep.category != "uncategorized":
         problems.append(f"category {answer.category!r} is not among {sorted(categories)}")
     own = {m.app.lower() for m in ep.members}
     text = f"{answer.title} {answer.summary}".lower()
@@ -114,6 +118,8 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
         for a in ep.day_apps
         if len(a) >= 3
         and a.lower() not in own
+        # "Visual Studio" is named whenever its own "Visual Studio Code" is.
+        and not any(a.lower() in mine for mine in own)
         and re.search(rf"(?<!\w){re.escape(a.lower())}(?!\w)", text)
     )
     if strangers:
@@ -181,6 +187,10 @@ def summarize_episode(
         embedding=embedding,
         fts_text=fts_document(title, summary, ep.primary_app),
     )
+    if ep.category == "uncategorized" and answer.category in MODEL_FILLS:
+        store.fill_episode_category(
+            user_id=user_id, episode_id=episode_id, category=answer.category
+        )
     return "done"
 
 

@@ -24,7 +24,7 @@ from app.errors import UnknownDeviceError
 from app.pyramid.requests import build_job
 from app.rules.categories import Rules
 from app.store import DEVICE_ID_PATTERN, NewRecords, Store, UserContext
-from app.text import canonical_domain
+from app.text import canonical_domain, storable
 from app.timeutil import logical_day, zone
 
 MAX_BATCH = 5_000
@@ -33,14 +33,9 @@ MIN_YEAR = 1990
 
 
 def _clean_text(value: str) -> str:
-    # PostgreSQL text cannot hold NUL; a lone surrogate cannot be encoded at all.
-    if "\x00" in value:
-        value = value.replace("\x00", "")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError("is not valid Unicode text (lone surrogate)") from exc
-    return value
+    # Captured text may carry a NUL, which PostgreSQL cannot hold: dropped. Identifiers
+    # are refused instead (`Identifier`): stripping would make one key into another.
+    return storable(value.replace("\x00", ""))
 
 
 def _sane_time(value: datetime) -> datetime:
@@ -52,6 +47,7 @@ def _sane_time(value: datetime) -> datetime:
 
 
 Text = Annotated[StrictStr, AfterValidator(_clean_text)]
+Identifier = Annotated[StrictStr, AfterValidator(storable)]
 Timestamp = Annotated[AwareDatetime, AfterValidator(_sane_time)]
 
 
@@ -60,7 +56,7 @@ class RecordIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    client_record_id: Annotated[Text, Field(min_length=1, max_length=128)]
+    client_record_id: Annotated[Identifier, Field(min_length=1, max_length=128)]
     ts_start: Timestamp
     ts_end: Timestamp | None = None
     app: Annotated[Text, Field(max_length=256)] = ""
@@ -110,10 +106,9 @@ def prepare_records(
     rows = NewRecords()
     excluded = redacted = 0
     for rec in batch.records:
-        app_name = rec.app.strip()
         domain = canonical_domain(rec.url)
         verdict = rules.classify(
-            app=app_name,
+            app=rec.app,
             title=rec.window_title,
             domain=domain,
             idle=rec.is_idle,
@@ -128,7 +123,8 @@ def prepare_records(
         rows.ts_start.append(rec.ts_start)
         rows.ts_end.append(rec.ts_end)
         rows.day_local.append(logical_day(rec.ts_start, tz=tz, cut_hour=user.day_cut_hour))
-        rows.app.append(app_name)
+        rows.app.append(verdict.app)
+        rows.app_raw.append(rec.app.strip())
         rows.window_title.append("" if hide else rec.window_title)
         rows.url.append(None if hide else rec.url)
         rows.domain.append(None if hide else domain)

@@ -46,8 +46,10 @@ def draft_episode(segment: Segment, *, device_id: str) -> EpisodeDraft:
     cluster_seconds: dict[str, float] = {}
     for i, m in enumerate(members):
         _add(category_seconds, "system" if m.is_idle else m.category, m.duration)
+        if m.is_idle:
+            continue  # time away is never time in an app
         _add(app_seconds, m.app or "(unknown)", m.duration)
-        if not m.is_idle and i not in interrupted:
+        if i not in interrupted:
             _add(cluster_seconds, cluster_key(m), m.duration)
     active = [m for m in members if not m.is_idle]
     switches = sum(1 for a, b in itertools.pairwise(active) if cluster_key(a) != cluster_key(b))

@@ -82,11 +82,10 @@ class SegmentResult:
 
 
 def cluster_key(record: SegmentInput) -> str:
-    """Normalised app, or the canonical domain for a browser page."""
+    """The canonical app (normalised at ingest), or the canonical domain for a browser page."""
     if record.domain:
         return record.domain
-    app = record.app.strip().lower()
-    return app.removesuffix(".exe") or "(unknown)"
+    return record.app.strip().lower() or "(unknown)"
 
 
 def _cosine_distance(a: Sequence[float], b: Sequence[float]) -> float:

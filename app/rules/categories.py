@@ -2,21 +2,27 @@
 without any model and excluded activity never reaches the database in clear.
 
     rules = load_rules(user_file=None)
-    verdict = rules.classify(app="Code", title="main.py — timetrace", domain=None)
-    verdict.category  # "work"
+    verdict = rules.classify(app="Code.exe", title="main.py — timetrace", domain=None)
+    verdict.category, verdict.app  # "work", "Visual Studio Code"
+
+The reported app name is first mapped to its canonical name (`app/rules/apps.py`);
+rules match the canonical name. A browser record without a URL gets its site from
+the window title (`verdict.source` then reads `title:<rule>`: lower confidence).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from app.errors import ConfigError
+from app.rules.apps import AppIdentities, load_app_identities
 
 Category = Literal["work", "study", "social", "entertainment", "system", "uncategorized"]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
@@ -38,10 +44,15 @@ class _Rule:
     patterns: tuple[tuple[str, re.Pattern[str]], ...]
     incognito: bool | None
 
-    def matches(self, fields: dict[str, str], *, incognito: bool) -> bool:
+    def title_pattern(self) -> re.Pattern[str] | None:
+        return next((pattern for field, pattern in self.patterns if field == "title"), None)
+
+    def admits(self, *, app: str, domain: str, incognito: bool) -> bool:
+        """Whether everything but the title matches."""
         if self.incognito is not None and self.incognito != incognito:
             return False
-        return all(pattern.search(fields[field]) for field, pattern in self.patterns)
+        values = {"app": app, "domain": domain}
+        return all(p.search(values[f]) for f, p in self.patterns if f != "title")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +70,10 @@ class Verdict:
     """What the rules decided for one record."""
 
     category: Category
-    source: str  # "rule:<name>", "idle" or "default"
+    source: str  # "rule:<name>", "title:<name>" (site read from a title), "idle" or "default"
     action: ExcludeAction | None = None  # set when a privacy rule matched
     exclude_rule: str | None = None
+    app: str = ""  # the canonical app name
 
 
 def _compile_rule(raw: dict[str, Any], *, origin: str, kind: str) -> dict[str, Any]:
@@ -86,11 +98,14 @@ def _compile_rule(raw: dict[str, Any], *, origin: str, kind: str) -> dict[str, A
     return {"name": name, "patterns": tuple(patterns), "incognito": incognito}
 
 
-def _parse(text: str, *, origin: str) -> tuple[list[CategoryRule], list[ExcludeRule]]:
+def _load_toml(text: str, *, origin: str) -> dict[str, Any]:
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{origin}: not valid TOML: {exc}") from exc
+
+
+def _parse(data: dict[str, Any], *, origin: str) -> tuple[list[CategoryRule], list[ExcludeRule]]:
     categories: list[CategoryRule] = []
     for raw in data.get("category", []):
         common = _compile_rule(raw, origin=origin, kind="category")
@@ -110,12 +125,26 @@ def _parse(text: str, *, origin: str) -> tuple[list[CategoryRule], list[ExcludeR
     return categories, excludes
 
 
-class Rules:
-    """An ordered set of privacy and category rules; first match wins."""
+R = TypeVar("R", bound=_Rule)
+# Rules whose app and domain patterns matched, each with its title pattern (if any).
+Shortlist = tuple[tuple[R, re.Pattern[str] | None], ...]
+_SHORTLISTS_MAX = 100_000
 
-    def __init__(self, *, categories: list[CategoryRule], excludes: list[ExcludeRule]) -> None:
+
+class Rules:
+    """App identities, then an ordered set of privacy and category rules; first match wins."""
+
+    def __init__(
+        self, *, categories: list[CategoryRule], excludes: list[ExcludeRule], apps: AppIdentities
+    ) -> None:
         self.categories = categories
         self.excludes = excludes
+        self.apps = apps
+        # App names and domains repeat endlessly, titles much less: per (app, domain) the
+        # rules are cut down once to those that only still need their title checked.
+        self._shortlists: dict[
+            tuple[str, str, bool], tuple[Shortlist[ExcludeRule], Shortlist[CategoryRule]]
+        ] = {}
         # Window titles repeat frame after frame: most lookups are cache hits.
         self.classify = lru_cache(maxsize=65_536)(self._classify)
 
@@ -128,38 +157,83 @@ class Rules:
         idle: bool = False,
         incognito: bool = False,
     ) -> Verdict:
-        fields = {"app": app, "title": title, "domain": domain or ""}
-        for exclude in self.excludes:
-            if exclude.matches(fields, incognito=incognito):
-                if exclude.action == "drop":
-                    return Verdict("uncategorized", "excluded", "drop", exclude.name)
-                # A redacted record is categorised from its app alone: the title
-                # and URL it hid must not leak through the category either.
-                kept = self._category({"app": app, "title": "", "domain": ""}, idle=idle)
-                return Verdict(kept.category, kept.source, "redact", exclude.name)
-        return self._category(fields, idle=idle)
+        """`app` as reported, `domain` from the record's URL (None without one)."""
+        name = self.apps.canonical(app)
+        site = None
+        if domain is None and self.apps.is_browser(name):
+            site = self.apps.site_of(self.apps.page_title(title))
+        excludes, categories = self._shortlist(name, domain or site or "", incognito)
+        exclude = _first(excludes, title)
+        if exclude is not None:
+            if exclude.action == "drop":
+                return Verdict("uncategorized", "excluded", "drop", exclude.name, name)
+            # A redacted record is categorised from its app alone: the title
+            # and URL it hid must not leak through the category either.
+            category, source = self._category(self._shortlist(name, "", False)[1], "", idle, False)
+            return Verdict(category, source, "redact", exclude.name, name)
+        category, source = self._category(categories, title, idle, site is not None)
+        return Verdict(category, source, app=name)
 
-    def _category(self, fields: dict[str, str], *, idle: bool) -> Verdict:
+    def _shortlist(
+        self, app: str, domain: str, incognito: bool
+    ) -> tuple[Shortlist[ExcludeRule], Shortlist[CategoryRule]]:
+        key = (app, domain, incognito)
+        found = self._shortlists.get(key)
+        if found is None:
+            if len(self._shortlists) >= _SHORTLISTS_MAX:
+                self._shortlists.clear()
+            excludes = _admitted(self.excludes, app=app, domain=domain, incognito=incognito)
+            # Category rules ignore the incognito flag (a private window is an exclude).
+            categories = _admitted(self.categories, app=app, domain=domain, incognito=False)
+            found = self._shortlists[key] = (excludes, categories)
+        return found
+
+    def _category(
+        self, shortlist: Shortlist[CategoryRule], title: str, idle: bool, site_from_title: bool
+    ) -> tuple[Category, str]:
         if idle:
-            return Verdict("system", "idle")
-        for rule in self.categories:
-            if rule.matches(fields, incognito=False):
-                return Verdict(rule.category, f"rule:{rule.name}")
-        return Verdict("uncategorized", "default")
+            return "system", "idle"
+        rule = _first(shortlist, title)
+        if rule is None:
+            return "uncategorized", "default"
+        # A site read from a title, not a URL, is a lower-confidence source: say so.
+        titled = site_from_title and any(field == "domain" for field, _ in rule.patterns)
+        return rule.category, f"{'title' if titled else 'rule'}:{rule.name}"
+
+
+def _admitted(rules: Sequence[R], *, app: str, domain: str, incognito: bool) -> Shortlist[R]:
+    return tuple(
+        (rule, rule.title_pattern())
+        for rule in rules
+        if rule.admits(app=app, domain=domain, incognito=incognito)
+    )
+
+
+def _first(shortlist: Shortlist[R], title: str) -> R | None:
+    for rule, title_pattern in shortlist:
+        if title_pattern is None or title_pattern.search(title):
+            return rule
+    return None
 
 
 def load_rules(*, user_file: Path | None) -> Rules:
-    """The user's rules (if any) followed by the shipped defaults."""
+    """The user's rules and app identities (if any) followed by the shipped defaults."""
     categories: list[CategoryRule] = []
     excludes: list[ExcludeRule] = []
+    user_data: dict[str, Any] | None = None
     if user_file is not None:
         try:
             text = user_file.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"cannot read rules file {user_file}: {exc.strerror}") from exc
-        user_categories, user_excludes = _parse(text, origin=str(user_file))
-        categories += user_categories
-        excludes += user_excludes
+        user_data = _load_toml(text, origin=str(user_file))
+        categories, excludes = _parse(user_data, origin=str(user_file))
     default_text = resources.files("app").joinpath("rules/default.toml").read_text("utf-8")
-    default_categories, default_excludes = _parse(default_text, origin="default rules")
-    return Rules(categories=categories + default_categories, excludes=excludes + default_excludes)
+    default_categories, default_excludes = _parse(
+        _load_toml(default_text, origin="default rules"), origin="default rules"
+    )
+    return Rules(
+        categories=categories + default_categories,
+        excludes=excludes + default_excludes,
+        apps=load_app_identities(user_data=user_data, user_origin=str(user_file)),
+    )

@@ -42,6 +42,7 @@ class Services:
             user=user,
             now=now,
             rebuild=functools.partial(rebuild_days, self.store, settings=self.settings),
+            rules=self.rules,
         )
 
 

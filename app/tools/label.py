@@ -9,18 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.errors import NotFoundError
 from app.rules.categories import Category
-from app.tools.registry import ToolContext, tool
+from app.store import ID_MAX
+from app.text import StorableStr
+from app.tools.registry import ToolArgs, ToolContext, tool
 
 
-class LabelArgs(BaseModel):
+class LabelArgs(ToolArgs):
     target: Literal["record", "episode"]
-    id: int = Field(ge=1, description="the record or episode id")
+    id: int = Field(ge=1, le=ID_MAX, description="the record or episode id")
     category: Category
-    note: str = Field("", max_length=500)
+    note: StorableStr = Field("", max_length=500)
 
 
 @tool(

@@ -3,30 +3,47 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Literal, Self
+from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from app.store import UserContext
 from app.timeutil import day_bounds, logical_day, zone
+from app.tools.registry import ToolArgs
 
 Period = Literal[
     "today", "yesterday", "this_week", "last_week", "this_month", "last_month", "custom"
 ]
 MAX_DAYS = 400
+# The days a tool may be asked about: far enough out for any real history, and far
+# enough inside Python's calendar (years 1-9999) that a period's edges always exist.
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(2999, 12, 31)
+Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY)]
 
 
-class PeriodArgs(BaseModel):
+class PeriodArgs(ToolArgs):
     period: Period = Field(
         "today",
         description="today | yesterday | this_week | last_week | this_month | last_month "
         "| custom (with date_from and date_to). 今天/昨天/本周/上周/本月/上月/自定义",
     )
-    date_from: date | None = Field(None, description="first logical day (YYYY-MM-DD), for custom")
-    date_to: date | None = Field(None, description="last logical day (YYYY-MM-DD), for custom")
+    date_from: Day | None = Field(
+        None, description="first logical day (YYYY-MM-DD); implies period custom"
+    )
+    date_to: Day | None = Field(None, description="last logical day (YYYY-MM-DD); implies custom")
 
     @model_validator(mode="after")
     def _custom_needs_dates(self) -> Self:
+        if (self.date_from or self.date_to) and self.period != "custom":
+            # Dates are never ignored: without a period they mean custom; with another
+            # period they contradict it.
+            if "period" in self.model_fields_set:
+                raise ValueError(
+                    f"date_from/date_to go with period 'custom', not {self.period!r}: "
+                    "leave period out or drop the dates"
+                )
+            self.period = "custom"
         if self.period == "custom":
             if self.date_from is None or self.date_to is None:
                 raise ValueError("period 'custom' needs date_from and date_to")
@@ -41,11 +58,11 @@ def today_of(user: UserContext, now: datetime) -> date:
     return logical_day(now, tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
 
 
-def resolve(args: PeriodArgs, *, user: UserContext, now: datetime) -> tuple[date, date]:
-    today = today_of(user, now)
+def period_range(period: Period, *, today: date) -> tuple[date, date]:
+    """First and last logical day of a named period, seen from `today`."""
     monday = today - timedelta(days=today.weekday())
     first = today.replace(day=1)
-    match args.period:
+    match period:
         case "today":
             return today, today
         case "yesterday":
@@ -60,8 +77,14 @@ def resolve(args: PeriodArgs, *, user: UserContext, now: datetime) -> tuple[date
             last = first - timedelta(days=1)
             return last.replace(day=1), last
         case _:
-            assert args.date_from is not None and args.date_to is not None
-            return args.date_from, args.date_to
+            raise ValueError("a custom period has its own dates")
+
+
+def resolve(args: PeriodArgs, *, user: UserContext, now: datetime) -> tuple[date, date]:
+    if args.period == "custom":
+        assert args.date_from is not None and args.date_to is not None
+        return args.date_from, args.date_to
+    return period_range(args.period, today=today_of(user, now))
 
 
 def span(day_from: date, day_to: date, *, user: UserContext) -> tuple[datetime, datetime]:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, Field
 
 from app.errors import InvalidInputError, NotFoundError
 from app.rules.categories import Category
-from app.store import DigestMetrics, EpisodeLine
+from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine
 from app.timeutil import day_key, month_key, period_days, week_key, zone
-from app.tools.periods import PeriodArgs, resolve, span, today_of
-from app.tools.registry import ToolContext, tool
+from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, today_of
+from app.tools.registry import ToolArgs, ToolContext, tool
 
 RAW_MAX_WINDOW = timedelta(hours=2)
 TEXT_MAX = 160
@@ -31,18 +31,22 @@ def _local(ts: datetime, ctx: ToolContext) -> str:
 
 
 def episode_line(ep: EpisodeLine, ctx: ToolContext) -> dict[str, Any]:
+    """`minutes` are active minutes; idle/locked time inside shows as `idle_minutes`."""
     tz = zone(ctx.user.time_zone)
+    idle_minutes = round((ep.duration_s - ep.active_s) / 60)
     return {
         "id": ep.episode_id,
         "when": f"{ep.ts_start.astimezone(tz):%m-%d %H:%M}–{ep.ts_end.astimezone(tz):%H:%M}",
         "category": ep.category,
+        **({"category_by": "model"} if ep.category_source == "model" else {}),
         "title": ep.title,
-        "minutes": round(ep.duration_s / 60),
+        "minutes": round(ep.active_s / 60),
+        **({"idle_minutes": idle_minutes} if idle_minutes else {}),
         **({"summary": _clip(ep.summary, 120)} if ep.summary else {}),
     }
 
 
-class NowArgs(BaseModel):
+class NowArgs(ToolArgs):
     records: int = Field(3, ge=1, le=3, description="how many of the latest records to show")
 
 
@@ -91,7 +95,7 @@ def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
     return out
 
 
-class DigestArgs(BaseModel):
+class DigestArgs(ToolArgs):
     grain: Literal["day", "week", "month", "latest"] = Field(
         "latest", description="day | week | month, or latest (the newest finished day)"
     )
@@ -110,13 +114,19 @@ def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
         return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
     text = args.date.strip()
     try:
-        if "W" in text or (len(text) == 7 and grain == "month"):
-            period_days(grain, text)
-            return grain, text
-        day = datetime.strptime(text, "%Y-%m-%d").date()
+        if (grain == "week" and "W" in text) or (grain == "month" and len(text) == 7):
+            key = text
+        else:
+            day = datetime.strptime(text, "%Y-%m-%d").date()
+            key = {"day": day_key, "week": week_key, "month": month_key}[grain](day)
+        first, last = period_days(grain, key)
     except ValueError as exc:
-        raise InvalidInputError(f"date {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM") from exc
-    return grain, {"day": day_key, "week": week_key, "month": month_key}[grain](day)
+        raise InvalidInputError(
+            f"date: {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM (for grain {grain})"
+        ) from exc
+    if first < FIRST_DAY or last > LAST_DAY:
+        raise InvalidInputError(f"date: {text!r} is outside {FIRST_DAY}..{LAST_DAY}")
+    return grain, key
 
 
 _PASSED_THROUGH = (
@@ -142,6 +152,7 @@ def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
         "hours_by_category": hours,
         "top_apps_hours": {a: round(s / 3600, 2) for a, s in apps},
         "active_hours": round(metrics.get("active_seconds", 0) / 3600, 2),
+        "idle_hours": round(metrics.get("idle_seconds", 0) / 3600, 2),
         "episodes": metrics.get("episode_count", 0),
         **{k: shown[k] for k in _PASSED_THROUGH if k in shown},
         "top_titles": [
@@ -159,7 +170,8 @@ def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
     description="""
 The day, week or month digest: a short narrative plus its metrics. When the digest is not
 built yet it says available: false and gives live metrics instead (never builds one).
-日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。
+App hours and top titles count active time only; idle/locked time is idle_hours.
+日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。应用时长只算活跃时间。
 """,
 )
 def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
@@ -200,8 +212,10 @@ class EpisodesArgs(PeriodArgs):
     params=EpisodesArgs,
     description="""
 One line per episode (a coherent sitting: when, category, title, minutes, short summary) in a
-period, newest first. For "what did I do yesterday afternoon". Not raw frames.
-按时间列出 episode（连续的一段活动）的一句话概要。
+period, newest first. For "what did I do yesterday afternoon". Not raw frames. `minutes` are
+active minutes; idle/locked time inside an episode is `idle_minutes`. `category_by: model`
+marks a category a model's summary gave an episode no rule categorised.
+按时间列出 episode（连续的一段活动）的一句话概要；minutes 只算活跃时间。
 """,
 )
 def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:
@@ -312,10 +326,10 @@ def _weight(kind: str) -> int:
     )
 
 
-class RawArgs(BaseModel):
+class RawArgs(ToolArgs):
     ts_from: AwareDatetime = Field(description="start (ISO 8601 with zone)")
     ts_to: AwareDatetime = Field(description="end (ISO 8601 with zone), at most 2 hours later")
-    device_id: str | None = None
+    device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
 
 
 @tool(

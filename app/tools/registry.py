@@ -11,17 +11,20 @@ shared CJK-aware token estimate; it never raises — errors come back as
 
 from __future__ import annotations
 
+import difflib
+import functools
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.enrich.client import ModelClient
 from app.errors import TimeTraceError
+from app.rules.categories import Rules, load_rules
 from app.settings import Settings
 from app.store import ToolStore, UserContext
 from app.text import estimate_tokens
@@ -37,10 +40,26 @@ class Rebuild(Protocol):
     ) -> None: ...
 
 
+@functools.cache
+def default_rules() -> Rules:
+    """The shipped rules, for a context built without a process's own (tests, scripts)."""
+    return load_rules(user_file=None)
+
+
+def _ignore(progress: dict[str, Any]) -> None:
+    return None
+
+
+def _never() -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a tool call may use: the reads of the store, the models (for embedding a
-    query), the caller, the clock, and how to rebuild days after the one write."""
+    query, or deep_scan's summaries), the caller, the clock, how to rebuild days after
+    the one write, and the rules (app identities for the coverage view). A long tool
+    reports progress to `report` and stops early once `cancelled()` (the asker went away)."""
 
     store: ToolStore
     models: ModelClient | None
@@ -48,13 +67,23 @@ class ToolContext:
     user: UserContext
     now: datetime
     rebuild: Rebuild
+    rules: Rules = field(default_factory=default_rules)
+    report: Callable[[dict[str, Any]], None] = _ignore
+    cancelled: Callable[[], bool] = _never
+
+
+class ToolArgs(BaseModel):
+    """The base of every tool's argument model: an unknown key is an error, never
+    dropped (a typo such as `perod` would otherwise answer for the default period)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
     description: str
-    params: type[BaseModel]
+    params: type[ToolArgs]
     run: Callable[[ToolContext, Any], dict[str, Any]]
     cap_tokens: int  # hard ceiling on the serialized output
     tier: str
@@ -66,7 +95,7 @@ class Tool:
 
 
 REGISTRY: dict[str, Tool] = {}
-TIERS = ("0", "1", "2", "3", "write")  # the cost ladder: cheapest first
+TIERS = ("0", "1", "2", "3", "write", "fallback")  # the cost ladder: cheapest first
 
 
 def ordered_tools() -> list[Tool]:
@@ -74,7 +103,7 @@ def ordered_tools() -> list[Tool]:
 
 
 def tool(
-    *, name: str, description: str, params: type[BaseModel], cap_tokens: int, tier: str
+    *, name: str, description: str, params: type[ToolArgs], cap_tokens: int, tier: str
 ) -> Callable[
     [Callable[[ToolContext, Any], dict[str, Any]]], Callable[[ToolContext, Any], dict[str, Any]]
 ]:
@@ -150,14 +179,20 @@ def list_tools() -> list[dict[str, Any]]:
     ]
 
 
-def _validation_error(name: str, exc: ValidationError) -> dict[str, Any]:
+def _validation_error(spec: Tool, exc: ValidationError) -> dict[str, Any]:
     problems = []
+    known = list(spec.params.model_fields)
     for error in exc.errors():
         field = ".".join(str(p) for p in error["loc"]) or "arguments"
-        problems.append(f"{field}: {str(error['msg']).removeprefix('Value error, ')}")
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(field, known, n=1)
+            message = "unknown argument" + (f" (did you mean {close[0]!r}?)" if close else "")
+        problems.append(f"{field}: {message}")
     return {
-        "error": f"invalid arguments for {name}: " + "; ".join(problems),
-        "hint": "fix the arguments to match the tool's input schema and call again",
+        "error": f"invalid arguments for {spec.name}: " + "; ".join(problems),
+        "hint": "fix the arguments to match the tool's input schema and call again "
+        f"(arguments: {', '.join(known)})",
     }
 
 
@@ -171,7 +206,7 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> d
     try:
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
-        return _validation_error(name, exc)
+        return _validation_error(spec, exc)
     try:
         result = spec.run(ctx, params)
     except TimeTraceError as exc:

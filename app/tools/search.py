@@ -8,24 +8,26 @@ embedding endpoint is configured or reachable.
 from __future__ import annotations
 
 import contextlib
-from datetime import date
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.enrich.client import ModelOutputError, ModelUnavailable
 from app.rules.categories import Category
-from app.text import keyword_terms
+from app.text import StorableStr, keyword_terms
+from app.tools.periods import Day
 from app.tools.reads import episode_line
-from app.tools.registry import ToolContext, tool
+from app.tools.registry import ToolArgs, ToolContext, tool
 
 CANDIDATES = 40
 
 
-class SearchArgs(BaseModel):
-    query: str = Field(min_length=1, max_length=500, description="words or a phrase, 中文或英文")
-    date_from: date | None = None
-    date_to: date | None = None
+class SearchArgs(ToolArgs):
+    query: StorableStr = Field(
+        min_length=1, max_length=500, description="words or a phrase, 中文或英文"
+    )
+    date_from: Day | None = None
+    date_to: Day | None = None
     category: Category | None = None
     k: int = Field(8, ge=1, le=30, description="how many episodes")
     include_neighbors: bool = Field(False, description="add the episode before and after each hit")

@@ -22,6 +22,7 @@ from app.rules.categories import Category
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
 from app.timeutil import period_days, read_window
+from app.tools.coverage import coverage_items
 from app.tools.periods import PeriodArgs, resolve, span
 from app.tools.registry import ToolContext, tool
 
@@ -32,7 +33,12 @@ Metric = Literal[
     "active_seconds",
     "top_titles",
     "signal_counts",
+    "uncategorized",
 ]
+
+
+# Titles of browser pages without a URL are grouped by site in Python: read enough rows.
+COVERAGE_ROWS = 2_000
 
 
 class QueryStatsArgs(PeriodArgs):
@@ -40,7 +46,13 @@ class QueryStatsArgs(PeriodArgs):
     category: Category | None = Field(
         None, description="only this category (with seconds_by_category)"
     )
-    top_n: int = Field(10, ge=1, le=50, description="how many apps or titles to list")
+    app: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="only apps whose name contains this (with seconds_by_app), e.g. Slack, 微信",
+    )
+    top_n: int = Field(10, ge=1, le=50, description="how many apps, sites or titles to list")
 
 
 def _days(first: date, last: date) -> list[date]:
@@ -61,13 +73,21 @@ def _open_tail(rows: list[TailSeconds]) -> DigestMetrics:
     by_category: dict[str, float] = {}
     by_app: dict[str, float] = {}
     active = 0.0
+    idle = 0.0
     for row in rows:
-        by_category[row.category] = by_category.get(row.category, 0.0) + row.seconds
+        category = "system" if row.is_idle else row.category
+        by_category[category] = by_category.get(category, 0.0) + row.seconds
+        if row.is_idle:
+            idle += row.seconds
+            continue  # time away is never time in an app
         app = row.app or "(unknown)"
         by_app[app] = by_app.get(app, 0.0) + row.seconds
-        active += 0.0 if row.is_idle else row.seconds
+        active += row.seconds
     return DigestMetrics(
-        seconds_by_category=by_category, seconds_by_app=by_app, active_seconds=active
+        seconds_by_category=by_category,
+        seconds_by_app=by_app,
+        active_seconds=active,
+        idle_seconds=idle,
     )
 
 
@@ -128,13 +148,22 @@ Exact numbers for a period: hours by category (work, study, social, entertainmen
 uncategorized), hours by app, episode count, active time, top titles, signal counts. The
 cheapest tool: use it first for any "how much / how many / how long" question. Each device
 counts its own time; device_overlap_s is how long two or more devices were active at once.
+Time in an app (seconds_by_app, top_titles) is active time only: idle/locked time is
+never counted in an app; it is `system` in seconds_by_category and given as idle_seconds.
+Apps are canonical names (Code.exe and Code are one "Visual Studio Code").
+metric=uncategorized lists the apps and sites with the most uncategorized time, each with
+a rule line for the rules file.
 统计：某段时间各类别/应用的时长、episode 数、活跃时长、信号次数。问"多少小时/几次"先用它。
 多设备各自计时，device_overlap_s 为多台设备同时活跃的秒数。
+应用时长只算活跃时间；空闲/锁屏算 system，另给 idle_seconds。
+uncategorized：未分类时间最多的应用/网站，附建议规则。
 """,
 )
 def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
     if args.category and args.metric != "seconds_by_category":
         raise InvalidInputError("category works only with metric seconds_by_category")
+    if args.app and args.metric != "seconds_by_app":
+        raise InvalidInputError("app works only with metric seconds_by_app")
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     out: dict[str, Any] = {"metric": args.metric, "from": day_from, "to": day_to}
     if args.metric in ("top_titles", "signal_counts"):
@@ -155,7 +184,15 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
     metrics, source, through = stitched_metrics(
         ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
     )
-    if args.metric == "seconds_by_category":
+    idle = round(metrics.get("idle_seconds", 0.0))
+    if args.metric == "uncategorized":
+        out["items"] = _uncategorized(ctx, day_from, day_to, top_n=args.top_n)
+        out["uncategorized_seconds"] = round(
+            metrics.get("seconds_by_category", {}).get("uncategorized", 0.0)
+        )
+        out["active_seconds"] = round(metrics.get("active_seconds", 0.0))
+        out["hint"] = "put each rule line in a [[category]] with a name and a category"
+    elif args.metric == "seconds_by_category":
         by_category = metrics.get("seconds_by_category", {})
         if args.category:
             by_category = {args.category: by_category.get(args.category, 0.0)}
@@ -169,16 +206,39 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
         else:
             out["items"] = _items(by_category, "category", None)
         out["total_seconds"] = round(sum(by_category.values()))
+        out["idle_seconds"] = idle
     elif args.metric == "seconds_by_app":
-        out["items"] = _items(metrics.get("seconds_by_app", {}), "app", args.top_n)
+        by_app = metrics.get("seconds_by_app", {})
+        if args.app:
+            wanted = args.app.casefold()
+            by_app = {app: s for app, s in by_app.items() if wanted in app.casefold()}
+        out["items"] = _items(by_app, "app", args.top_n)
     elif args.metric == "episode_count":
         out["value"] = metrics.get("episode_count", 0)
     else:
         active = metrics.get("active_seconds", 0.0)
         out["value"] = round(active)
         out["hours"] = round(active / 3600, 2)
+        out["idle_seconds"] = idle
     # Each device counts its own time: say how much of it ran on two devices at once.
     out["device_overlap_s"] = round(metrics.get("device_overlap_seconds", 0.0))
     out["source"] = source
     out["computed_through_ts"] = through
     return out
+
+
+def _uncategorized(
+    ctx: ToolContext, day_from: date, day_to: date, *, top_n: int
+) -> list[dict[str, Any]]:
+    ts_from, ts_to = span(day_from, day_to, user=ctx.user)
+    read_from, read_to = read_window(ts_from, ts_to, idle_gap_s=ctx.settings.idle_gap_s)
+    rows = ctx.store.uncategorized_time(
+        user_id=ctx.user.user_id,
+        day_from=day_from,
+        day_to=day_to,
+        ts_from=read_from,
+        ts_to=read_to,
+        browsers=sorted(ctx.rules.apps.browsers),
+        limit=COVERAGE_ROWS,
+    )
+    return coverage_items(rows, apps=ctx.rules.apps, top_n=top_n)

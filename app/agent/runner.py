@@ -1,0 +1,197 @@
+"""The agent: a thin router over the tool registry (OpenAI tool calling).
+
+    runner = AgentRunner(ctx=ctx, models=models, emit=print, cancelled=lambda: False)
+    run = runner.run(question="这个月娱乐花了多少小时？", history=[])
+    run.answer, run.steps, run.model_calls
+
+The tools offered are the registry's (`list_tools`) and every call goes through
+`dispatch`, so a tool added to the registry is usable here with no other edit.
+At most six model turns; the last is offered no tools, so it must answer. A
+per-question budget (TIMETRACE_AGENT_BUDGET_TOKENS, 40K estimated tokens of
+history and tool output) is checked before every call: a read that could pass it
+is refused and the next turn must answer. Tool errors go back to the model as
+data. Events go to `emit`: step, token, budget, subagent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.agent.prompts import FORCED_ANSWER, router_prompt
+from app.enrich.client import ModelClient, ToolCallRequest
+from app.errors import TimeTraceError
+from app.store import TurnStep
+from app.text import Language, estimate_tokens, language_of
+from app.timeutil import zone
+from app.tools import REGISTRY, ToolContext, dispatch, list_tools
+from app.tools.periods import today_of
+from app.tools.registry import output_tokens, to_json
+
+MAX_TURNS = 6
+UNKNOWN_TOOL_CAP = 200  # what an error result for a tool that does not exist may cost
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+class RunCancelled(TimeTraceError):
+    """The asker went away; the run stopped."""
+
+
+@dataclass(slots=True)
+class RunResult:
+    """What a run did: the answer, each tool call, and what it cost."""
+
+    answer: str = ""
+    streamed: list[str] = field(default_factory=list)  # every token sent, in order
+    steps: list[TurnStep] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    tool_tokens: int = 0  # estimated tokens of every tool result read
+    used_tokens: int = 0  # the budget's count: prompt, history, tool results, model turns
+    model_calls: int = 0
+    forced: bool = False  # the budget stopped the reads
+
+
+def tool_specs() -> list[dict[str, Any]]:
+    """The registry as OpenAI tool definitions."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["input_schema"],
+            },
+        }
+        for t in list_tools()
+    ]
+
+
+def _message_tokens(messages: Sequence[dict[str, Any]]) -> int:
+    return sum(estimate_tokens(json.dumps(m, ensure_ascii=False)) for m in messages)
+
+
+class AgentRunner:
+    def __init__(
+        self,
+        *,
+        ctx: ToolContext,
+        models: ModelClient,
+        emit: Emit,
+        cancelled: Callable[[], bool],
+    ) -> None:
+        self.models = models
+        self.emit = emit
+        self.cancelled = cancelled
+        self.budget = ctx.settings.agent_budget_tokens
+        self.result = RunResult()  # filled as the run goes, so a failed run shows its steps
+        # Long tools (deep_scan) report to the asker and stop when the asker goes away.
+        self.ctx = dataclasses.replace(
+            ctx, report=lambda progress: emit("subagent", progress), cancelled=cancelled
+        )
+
+    def _check(self) -> None:
+        if self.cancelled():
+            raise RunCancelled()
+
+    def _on_token(self, text: str) -> None:
+        self._check()
+        self.result.streamed.append(text)
+        self.emit("token", {"text": text})
+
+    def run(self, *, question: str, history: Sequence[tuple[str, str]]) -> RunResult:
+        """Answer `question`, after the earlier (question, answer) pairs of `history`."""
+        language = language_of(question)
+        local_now = self.ctx.now.astimezone(zone(self.ctx.user.time_zone))
+        system = router_prompt(
+            language=language,
+            today=today_of(self.ctx.user, self.ctx.now),
+            now=f"{local_now:%Y-%m-%d %H:%M}",
+            zone=self.ctx.user.time_zone,
+        )
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        for asked, answered in history:
+            messages += [
+                {"role": "user", "content": asked},
+                {"role": "assistant", "content": answered},
+            ]
+        messages.append({"role": "user", "content": question})
+        run = self.result
+        run.used_tokens = _message_tokens(messages)
+        tools = tool_specs()
+        for turn in range(MAX_TURNS):
+            self._check()
+            offer = not run.forced and turn < MAX_TURNS - 1
+            reply = self.models.chat_turn(
+                messages=messages, tools=tools if offer else None, on_token=self._on_token
+            )
+            run.model_calls += 1
+            if not reply.tool_calls or not offer:
+                run.answer = reply.content.strip()
+                return run
+            assistant = {
+                "role": "assistant",
+                "content": reply.content or None,
+                "tool_calls": [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
+                    for call in reply.tool_calls
+                ],
+            }
+            messages.append(assistant)
+            run.used_tokens += _message_tokens([assistant])
+            for call in reply.tool_calls:
+                result = self._call_tool(call, run, turn=turn + 1, language=language)
+                content = to_json(result)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return run  # unreachable: the last turn is offered no tools
+
+    def _call_tool(
+        self, call: ToolCallRequest, run: RunResult, *, turn: int, language: Language
+    ) -> dict[str, Any]:
+        self._check()
+        spec = REGISTRY.get(call.name)
+        cap = spec.cap_tokens if spec else UNKNOWN_TOOL_CAP
+        try:
+            arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+        except ValueError as exc:
+            arguments = None
+            error: str | None = f"the arguments are not valid JSON ({exc}); send a JSON object"
+        else:
+            error = None
+        self.emit(
+            "step", {"phase": "call", "turn": turn, "tool": call.name, "arguments": arguments}
+        )
+        if run.forced or run.used_tokens + cap > self.budget:
+            run.forced = True
+            result: dict[str, Any] = {"error": FORCED_ANSWER[language]}
+            self._budget(run, "forced_answer")
+        elif error is not None:
+            result = {"error": error}
+        else:
+            result = dispatch(self.ctx, call.name, arguments)
+        tokens = output_tokens(result)
+        run.tool_tokens += tokens
+        run.used_tokens += tokens
+        run.results.append(result)
+        shown = arguments if isinstance(arguments, dict) else {}
+        step = TurnStep(tool=call.name, arguments=shown, tokens=tokens)
+        if "error" in result:
+            step["error"] = str(result["error"])
+        run.steps.append(step)
+        self.emit("step", {"phase": "result", "turn": turn, **step})
+        if not run.forced:
+            self._budget(run, "notice")
+        return result
+
+    def _budget(self, run: RunResult, action: str) -> None:
+        left = max(0, self.budget - run.used_tokens)
+        self.emit(
+            "budget",
+            {"used": run.used_tokens, "limit": self.budget, "left": left, "action": action},
+        )

@@ -1,0 +1,117 @@
+"""The MCP server, generated from the tool registry: one MCP tool per registry tool,
+with the registry's name, description and input schema, called through `dispatch`.
+
+    server = build_server(services=services, user_of=lambda ctx: user)
+
+Nothing here names a tool: a tool registered anywhere appears over MCP as it is.
+`dispatch` validates a call's arguments against the tool's argument model, whose
+JSON schema is the one listed, and caps the output. The one thing MCP adds is the
+annotations, read from the tool's tier (`write` is a destructive write; every
+other tier reads only).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from starlette.concurrency import run_in_threadpool
+
+from app import __version__
+from app.runtime.services import Services
+from app.store import UserContext
+from app.tools import REGISTRY, dispatch
+from app.tools.registry import Tool, ordered_tools, to_json
+
+SERVER_NAME = "timetrace"
+# Arguments are a few dates and a query; anything near this size is a mistake or abuse.
+MAX_ARGUMENTS_BYTES = 16_384
+
+UserOf = Callable[[ServerRequestContext[Any, Any]], UserContext]
+"""Who a request acts for: fixed for stdio, the bearer token's user over HTTP."""
+
+
+@functools.cache
+def _schema(spec: Tool) -> dict[str, Any]:
+    # Building a JSON schema costs milliseconds, and a tool's never changes once registered.
+    return spec.input_schema()
+
+
+def annotations_for(spec: Tool) -> types.ToolAnnotations:
+    writes = spec.tier == "write"
+    return types.ToolAnnotations(read_only_hint=not writes, destructive_hint=writes)
+
+
+def mcp_tool(spec: Tool) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=_schema(spec),
+        annotations=annotations_for(spec),
+    )
+
+
+def tool_result(result: dict[str, Any]) -> types.CallToolResult:
+    """A dispatch result as MCP: JSON text for any client, the same object structured;
+    an `{"error": …, "hint": …}` result is a tool error the model can correct."""
+    text = to_json(result)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=json.loads(text),
+        is_error="error" in result,
+    )
+
+
+def _too_large(name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    size = len(to_json(arguments).encode("utf-8"))
+    if size <= MAX_ARGUMENTS_BYTES:
+        return None
+    return {
+        "error": f"arguments for {name} are {size:,} bytes; the limit is {MAX_ARGUMENTS_BYTES:,}",
+        "hint": "send only the fields of the tool's input schema, with short values",
+    }
+
+
+def _input_schema(name: str) -> dict[str, Any] | None:
+    spec = REGISTRY.get(name)
+    return _schema(spec) if spec else None
+
+
+def build_server(*, services: Services, user_of: UserOf) -> Server[Any]:
+    """A low-level MCP server over the registry as it is at each request."""
+
+    async def list_tools(
+        _: ServerRequestContext[Any, Any], __: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[mcp_tool(spec) for spec in ordered_tools()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        user = user_of(ctx)
+        arguments = params.arguments or {}
+        refused = _too_large(params.name, arguments)
+        if refused is not None:
+            return tool_result(refused)
+        tool_ctx = services.tool_context(user=user, now=datetime.now(UTC))
+        # Tools are synchronous (a pooled psycopg connection): keep them off the event loop.
+        result = await run_in_threadpool(dispatch, tool_ctx, params.name, arguments)
+        return tool_result(result)
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        instructions=(
+            "TimeTrace answers questions about the user's own screen activity. "
+            "Tools are listed cheapest first: use the first one that answers."
+        ),
+        # Lets the SDK check a call's Mcp-Param headers without listing every tool per call.
+        get_tool_input_schema=_input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

@@ -1,0 +1,366 @@
+"""The pages' words in English and Chinese, and which one a browser gets.
+
+lang = negotiate(cookie=None, accept_language="zh-CN,zh;q=0.9,en;q=0.8")  # "zh"
+t = Translator(lang)
+t("episodes_n", n=3)  # "3 个片段"
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal, get_args
+
+from app.rules.categories import CATEGORY_LABELS_ZH, Category
+
+Lang = Literal["en", "zh"]
+LANGS: tuple[Lang, ...] = get_args(Lang)
+
+_CATEGORY_EN: dict[Category, str] = {
+    "work": "Work",
+    "study": "Study",
+    "social": "Social",
+    "entertainment": "Entertainment",
+    "system": "Idle / system",
+    "uncategorized": "Uncategorized",
+}
+_CATEGORIES: dict[str, tuple[str, str]] = {
+    c: (en, CATEGORY_LABELS_ZH[c]) for c, en in _CATEGORY_EN.items()
+}
+
+_HABITS: dict[str, tuple[str, str]] = {
+    "rework": ("Rework", "返工"),
+    "rework:undo_storm": ("Rework: undo storms", "返工：连续撤销"),
+    "rework:error_retry": ("Rework: error → retry loops", "返工：报错后反复重试"),
+    "rework:repeated_edit": ("Rework: one file edited again and again", "返工：同一文件反复修改"),
+    "forced_rollback": (
+        "Forced rollbacks (git reset --hard, revert)",
+        "强制回滚（git reset --hard、revert）",
+    ),
+    "context_switch_storm": ("Context-switch storms", "频繁切换"),
+    "focus_block": ("Focus blocks", "专注时段"),
+    "distraction": ("Distractions inside work", "工作中分心"),
+    "late_night": ("Late nights", "熬夜"),
+    "idle_gap": ("Long idle gaps", "长时间空闲"),
+}
+
+_WEEKDAYS = {
+    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
+    "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
+}
+
+MESSAGES: dict[Lang, dict[str, str]] = {
+    "en": {
+        "skip": "Skip to content",
+        "nav": "Pages",
+        "nav_day": "Day",
+        "nav_week": "Week",
+        "nav_month": "Month",
+        "nav_search": "Search",
+        "nav_privacy": "Privacy",
+        "sign_in": "Sign in",
+        "sign_out": "Sign out",
+        "signin_intro": "Paste an API token once. It stays on the server; this browser "
+        "keeps only a session cookie.",
+        "signin_hint": "Create one with: timetrace token create --user me",
+        "signin_token": "API token",
+        "signin_bad": "That token is unknown or revoked.",
+        "signed_out": "You are signed out.",
+        "prev_day": "Previous day",
+        "next_day": "Next day",
+        "today": "Today",
+        "keys_hint": "Keys: ← → other days · Tab to a block, Enter opens it · Esc closes",
+        "timeline": "Timeline by device",
+        "no_activity": "No activity recorded on this day.",
+        "episodes_n": "{n} episodes",
+        "minutes_n": "{n} min",
+        "idle_minutes_n": "{n} min idle",
+        "category_by_model": "(category from the summary)",
+        "hours_n": "{n} h",
+        "totals": "Time by category",
+        "total": "Total",
+        "top_apps": "Top apps",
+        "top_sites": "Top sites",
+        "none": "Nothing yet.",
+        "narrative": "Narrative",
+        "narrative_pending": "The narrative is pending: it is written by the model once the "
+        "period is over and its summaries are done.",
+        "narrative_failed": "The model could not write a narrative for this period.",
+        "narrative_skipped": "No narrative: nothing to summarise.",
+        "digest_live": "Not rolled up yet: these numbers are computed live.",
+        "close": "Close",
+        "episode": "Episode",
+        "summary": "Summary",
+        "summary_pending": "Summary pending (written when a model is configured).",
+        "cues": "Cues",
+        "records": "Records",
+        "records_more": "and {n} more",
+        "interruptions": "Interruptions",
+        "signals": "Signals",
+        "relabel": "Category",
+        "relabel_button": "Re-label",
+        "relabelled": "Re-labelled: the day was recomputed.",
+        "episode_gone": "This episode no longer exists (its day was rebuilt).",
+        "app": "App",
+        "title": "Title",
+        "time": "Time",
+        "device": "Device",
+        "idle": "idle",
+        "severity": "severity",
+        "week_of": "Week {key}",
+        "month_of": "Month {key}",
+        "prev_period": "Previous",
+        "next_period": "Next",
+        "hours_per_day": "Hours per day by category",
+        "active_hours": "Active",
+        "focus_minutes": "Focus",
+        "distraction_minutes": "Distraction",
+        "late_night_minutes": "Late night",
+        "habits": "Habits",
+        "habit_count": "{count} times on {days} days",
+        "evidence": "Evidence",
+        "signals_more": "More signals exist than are listed here.",
+        "search": "Search",
+        "search_label": "Words or a phrase, in any language",
+        "search_button": "Search",
+        "results_n": "{n} results",
+        "no_results": "No episode matches.",
+        "search_mode_keyword": "keyword search",
+        "search_mode_hybrid": "hybrid search (meaning + keywords)",
+        "privacy": "Privacy",
+        "delete_range": "Delete a time range",
+        "delete_intro": "Everything captured in the range is erased: titles, URLs, "
+        "screenshots, descriptions; summaries and digests built from it are rebuilt without it.",
+        "from": "From",
+        "to": "To",
+        "all_devices": "All devices",
+        "preview": "Show what will be erased",
+        "confirm_delete": "Erase these records",
+        "cancel": "Cancel",
+        "nothing_to_erase": "Nothing was recorded in that range.",
+        "will_erase": "{n} records will be erased:",
+        "episodes_touched": "Episodes built on them (rebuilt without them)",
+        "erased": "Erased {n} records; their days were rebuilt.",
+        "bad_range": "Give a start and an end, the end after the start.",
+        "devices": "Devices",
+        "kind": "Kind",
+        "added": "Added",
+        "tokens": "API tokens",
+        "token_name": "Name",
+        "created": "Created",
+        "revoked": "Revoked",
+        "sessions": "Browser sessions",
+        "revoke": "Revoke",
+        "revoke_note": "Revoking the token this browser signed in with signs it out.",
+        "coverage": "Uncategorized apps and sites",
+        "coverage_intro": "What took time that no rule categorised (last week unless you choose "
+        "other days), each with a rule line that would.",
+        "coverage_summary": "{hours} h uncategorized of {active} h active ({share} %).",
+        "coverage_paste": "Add these to your rules file (TIMETRACE_RULES_FILE), each with its "
+        "category:",
+        "site": "Site",
+        "rule": "Rule",
+        "no_rule": "a private or untitled window: nothing to match",
+        "show": "Show",
+        "error": "Something is wrong",
+        "not_found": "Not found.",
+        "signin_required": "Sign in to continue.",
+        "forbidden": "This form has expired or came from another site; reload the page and "
+        "try again.",
+        "back": "Back to the day view",
+        "report": "Report",
+        "report_md": "Markdown",
+        "report_html": "HTML",
+        "report_title": "TimeTrace report — {period}",
+        "period_range": "{first} – {last}",
+        "category": "Category",
+        "hours": "Hours",
+        "day": "Day",
+    },
+    "zh": {
+        "skip": "跳到正文",
+        "nav": "页面",
+        "nav_day": "日",
+        "nav_week": "周",
+        "nav_month": "月",
+        "nav_search": "搜索",
+        "nav_privacy": "隐私",
+        "sign_in": "登录",
+        "sign_out": "退出",
+        "signin_intro": "粘贴一次 API 令牌。令牌留在服务器上，浏览器只保存会话 Cookie。",
+        "signin_hint": "用这个命令创建：timetrace token create --user me",
+        "signin_token": "API 令牌",
+        "signin_bad": "这个令牌不存在或已被吊销。",
+        "signed_out": "已退出。",
+        "prev_day": "前一天",
+        "next_day": "后一天",
+        "today": "今天",
+        "keys_hint": "按键：← → 切换日期 · Tab 选中片段，回车打开 · Esc 关闭",
+        "timeline": "各设备时间线",
+        "no_activity": "这一天没有记录。",
+        "episodes_n": "{n} 个片段",
+        "minutes_n": "{n} 分钟",
+        "idle_minutes_n": "空闲 {n} 分钟",
+        "category_by_model": "（类别来自摘要）",
+        "hours_n": "{n} 小时",
+        "totals": "各类别时长",
+        "total": "合计",
+        "top_apps": "常用应用",
+        "top_sites": "常去网站",
+        "none": "暂无。",
+        "narrative": "叙述",
+        "narrative_pending": "叙述尚未生成：时段结束且摘要完成后由模型撰写。",
+        "narrative_failed": "模型未能为这个时段写出叙述。",
+        "narrative_skipped": "没有叙述：没有可总结的内容。",
+        "digest_live": "尚未汇总：这些数字为实时计算。",
+        "close": "关闭",
+        "episode": "片段",
+        "summary": "摘要",
+        "summary_pending": "摘要待生成（配置模型后撰写）。",
+        "cues": "线索",
+        "records": "记录",
+        "records_more": "另有 {n} 条",
+        "interruptions": "打断",
+        "signals": "信号",
+        "relabel": "类别",
+        "relabel_button": "重新标注",
+        "relabelled": "已重新标注：这一天已重新计算。",
+        "episode_gone": "这个片段已不存在（它所在的日期已重建）。",
+        "app": "应用",
+        "title": "标题",
+        "time": "时间",
+        "device": "设备",
+        "idle": "空闲",
+        "severity": "强度",
+        "week_of": "{key} 周",
+        "month_of": "{key} 月",
+        "prev_period": "上一个",
+        "next_period": "下一个",
+        "hours_per_day": "每天各类别小时数",
+        "active_hours": "活跃",
+        "focus_minutes": "专注",
+        "distraction_minutes": "分心",
+        "late_night_minutes": "深夜",
+        "habits": "习惯",
+        "habit_count": "{days} 天内 {count} 次",
+        "evidence": "证据",
+        "signals_more": "还有更多信号未列出。",
+        "search": "搜索",
+        "search_label": "关键词或一句话，中英文皆可",
+        "search_button": "搜索",
+        "results_n": "{n} 条结果",
+        "no_results": "没有匹配的片段。",
+        "search_mode_keyword": "关键词搜索",
+        "search_mode_hybrid": "混合搜索（语义 + 关键词）",
+        "privacy": "隐私",
+        "delete_range": "删除一段时间",
+        "delete_intro": "这段时间内采集的一切都会被抹去：标题、网址、截图、描述；"
+        "由它们生成的摘要和汇总会在没有它们的情况下重建。",
+        "from": "开始",
+        "to": "结束",
+        "all_devices": "所有设备",
+        "preview": "查看将被删除的内容",
+        "confirm_delete": "删除这些记录",
+        "cancel": "取消",
+        "nothing_to_erase": "这段时间没有记录。",
+        "will_erase": "将删除 {n} 条记录：",
+        "episodes_touched": "受影响的片段（将在删除后重建）",
+        "erased": "已删除 {n} 条记录，相关日期已重建。",
+        "bad_range": "请给出开始和结束时间，结束须晚于开始。",
+        "devices": "设备",
+        "kind": "类型",
+        "added": "添加于",
+        "tokens": "API 令牌",
+        "token_name": "名称",
+        "created": "创建于",
+        "revoked": "已吊销",
+        "sessions": "浏览器会话",
+        "revoke": "吊销",
+        "revoke_note": "吊销本浏览器登录所用的令牌会让它退出登录。",
+        "coverage": "未分类的应用和网站",
+        "coverage_intro": "没有规则归类的时间花在了哪里（默认上周，可选其他日期），"
+        "每项附一条可归类它的规则。",
+        "coverage_summary": "活跃 {active} 小时中有 {hours} 小时未分类（{share}%）。",
+        "coverage_paste": "把这些加入你的规则文件（TIMETRACE_RULES_FILE），并为每条设好类别：",
+        "site": "网站",
+        "rule": "规则",
+        "no_rule": "隐私或无标题窗口：无可匹配内容",
+        "show": "显示",
+        "error": "出错了",
+        "not_found": "未找到。",
+        "signin_required": "请先登录。",
+        "forbidden": "表单已过期或来自其他网站；请刷新页面后重试。",
+        "back": "回到日视图",
+        "report": "报告",
+        "report_md": "Markdown",
+        "report_html": "HTML",
+        "report_title": "TimeTrace 报告 — {period}",
+        "period_range": "{first} 至 {last}",
+        "category": "类别",
+        "hours": "小时",
+        "day": "日期",
+    },
+}
+
+
+def negotiate(*, cookie: str | None, accept_language: str | None) -> Lang:
+    """The language the switch chose, else the browser's first of Chinese or English."""
+    if cookie in LANGS:
+        return "zh" if cookie == "zh" else "en"
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        ranked.append((-quality, index, tag.strip().lower().split("-")[0]))
+    for _, _, primary in sorted(ranked):
+        if primary in ("zh", "en"):
+            return "zh" if primary == "zh" else "en"
+    return "en"
+
+
+class Translator:
+    """`t(key, **values)` in one language; an unknown key is a bug, so it raises."""
+
+    def __init__(self, lang: Lang) -> None:
+        self.lang: Lang = lang
+        self._messages = MESSAGES[lang]
+
+    def __call__(self, key: str, /, **values: object) -> str:
+        text = self._messages[key]
+        return text.format(**values) if values else text
+
+    def _pick(self, labels: tuple[str, str] | None, fallback: str) -> str:
+        if labels is None:
+            return fallback
+        return labels[1] if self.lang == "zh" else labels[0]
+
+    def category(self, category: str) -> str:
+        return self._pick(_CATEGORIES.get(category), category)
+
+    def habit(self, name: str) -> str:
+        """A signal kind, or kind:pattern (rework:undo_storm)."""
+        return self._pick(_HABITS.get(name) or _HABITS.get(name.split(":")[0]), name)
+
+    def day(self, day: date, *, weekday: bool = True) -> str:
+        name = _WEEKDAYS[self.lang][day.weekday()]
+        if self.lang == "zh":
+            text = f"{day.year}年{day.month}月{day.day}日"
+            return f"{text} {name}" if weekday else text
+        text = f"{day.day} {day:%b} {day.year}"
+        return f"{name} {text}" if weekday else text
+
+    def period(self, grain: str, key: str, first: date, last: date) -> str:
+        """Week 2026-W23 (Mon 1 Jun 2026 – Sun 7 Jun 2026), or a day's own name."""
+        if grain == "day":
+            return self.day(first)
+        span = self("period_range", first=self.day(first), last=self.day(last))
+        return f"{self(f'{grain}_of', key=key)} ({span})"
+
+    def short_day(self, day: date) -> str:
+        """A chart label: 06-02 Tue / 6/2 周二."""
+        name = _WEEKDAYS[self.lang][day.weekday()]
+        return f"{day.month}/{day.day} {name}" if self.lang == "zh" else f"{day:%m-%d} {name}"

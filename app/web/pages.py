@@ -1,0 +1,221 @@
+"""The pages that show time: the day, its episodes (and their re-label), weeks and
+months, search, and a period's report as a file.
+
+Every number and list comes from the tool registry (`dispatch` through
+`Services.tool_context`) or from the store's typed reads; nothing here writes SQL.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
+
+from app.errors import InvalidInputError
+from app.store import WebSessionRow
+from app.timeutil import month_key, read_window, week_key
+from app.tools import ToolContext, dispatch
+from app.tools.periods import span, today_of
+from app.web.auth import Form, PageError, SessionDep, check_form, services_of
+from app.web.charts import stacked_bars
+from app.web.day import day_view
+from app.web.i18n import Translator
+from app.web.render import REPORT_HEADERS, lang_of, page
+from app.web.report import (
+    PeriodReport,
+    build_report,
+    narrative_note,
+    render_html,
+    render_markdown,
+)
+
+router = APIRouter(include_in_schema=False)
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TOP_SITES = 8
+
+
+def tool_context(request: Request, session: WebSessionRow) -> ToolContext:
+    return services_of(request).tool_context(user=session.user, now=datetime.now(UTC))
+
+
+def _day(text: str) -> date:
+    if _DAY.match(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise PageError(404, "not_found", f"{text!r} is not a day (YYYY-MM-DD)")
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() and len(text) < 19 else None
+
+
+@router.get("/")
+def home(_: SessionDep) -> RedirectResponse:
+    return RedirectResponse("/day", status_code=303)
+
+
+def _day_page(request: Request, session: WebSessionRow, day: date | None) -> HTMLResponse:
+    ctx = tool_context(request, session)
+    store = services_of(request).store
+    view = day_view(
+        ctx,
+        store,
+        day=day or today_of(session.user, ctx.now),
+        episode_id=_int(request.query_params.get("episode")),
+    )
+    return page(
+        request,
+        "day.html",
+        session=session,
+        nav="day",
+        v=view,
+        relabelled=request.query_params.get("relabelled") == "1",
+    )
+
+
+@router.get("/day")
+def today(request: Request, session: SessionDep) -> HTMLResponse:
+    return _day_page(request, session, None)
+
+
+@router.get("/day/{day}")
+def one_day(day: str, request: Request, session: SessionDep) -> HTMLResponse:
+    return _day_page(request, session, _day(day))
+
+
+def _episode_day(request: Request, session: WebSessionRow, episode: str) -> tuple[int, date]:
+    episode_id = _int(episode)
+    detail = (
+        services_of(request).store.episode_detail(user_id=session.user_id, episode_id=episode_id)
+        if episode_id
+        else None
+    )
+    if episode_id is None or detail is None:
+        raise PageError(404, "episode_gone")
+    return episode_id, detail.day_local
+
+
+@router.get("/episodes/{episode}")
+def episode(episode: str, request: Request, session: SessionDep) -> RedirectResponse:
+    """An episode's place: its day, with its panel open (search results and evidence
+    link here)."""
+    episode_id, day = _episode_day(request, session, episode)
+    return RedirectResponse(f"/day/{day}?episode={episode_id}#panel", status_code=303)
+
+
+@router.post("/episodes/{episode}/label")
+def relabel(episode: str, request: Request, session: SessionDep, form: Form) -> RedirectResponse:
+    """Re-label through apply_label, the tools' one write; its days are rebuilt at once."""
+    check_form(request, session, form)
+    episode_id, day = _episode_day(request, session, episode)
+    result = dispatch(
+        tool_context(request, session),
+        "apply_label",
+        {"target": "episode", "id": episode_id, "category": form.get("category"), "note": "web"},
+    )
+    if "error" in result:
+        raise PageError(422, "error", str(result["error"]))
+    return RedirectResponse(f"/day/{day}?relabelled=1", status_code=303)
+
+
+def _report(ctx: ToolContext, grain: str, key: str) -> PeriodReport:
+    try:
+        return build_report(ctx, grain=grain, key=key)
+    except InvalidInputError as exc:
+        raise PageError(404, "not_found", exc.message) from exc
+
+
+def _period_page(
+    request: Request, session: WebSessionRow, grain: str, key: str | None
+) -> HTMLResponse:
+    ctx = tool_context(request, session)
+    today = today_of(session.user, ctx.now)
+    key = key or (week_key(today) if grain == "week" else month_key(today))
+    report = _report(ctx, grain, key)
+    first, last = report.first, report.last
+    services = services_of(request)
+    read_from, read_to = read_window(
+        *span(first, last, user=session.user), idle_gap_s=services.settings.idle_gap_s
+    )
+    sites = services.store.site_seconds(
+        user_id=session.user_id,
+        day_from=first,
+        day_to=last,
+        ts_from=read_from,
+        ts_to=read_to,
+        limit=TOP_SITES,
+    )
+    step = week_key if grain == "week" else month_key
+    return page(
+        request,
+        "period.html",
+        session=session,
+        nav=grain,
+        r=report,
+        chart=stacked_bars(report.days),
+        note=narrative_note(report),
+        sites=sites,
+        prev_key=step(first - timedelta(days=1)),
+        next_key=step(last + timedelta(days=1)),
+    )
+
+
+@router.get("/week")
+def this_week(request: Request, session: SessionDep) -> HTMLResponse:
+    return _period_page(request, session, "week", None)
+
+
+@router.get("/week/{key}")
+def one_week(key: str, request: Request, session: SessionDep) -> HTMLResponse:
+    return _period_page(request, session, "week", key)
+
+
+@router.get("/month")
+def this_month(request: Request, session: SessionDep) -> HTMLResponse:
+    return _period_page(request, session, "month", None)
+
+
+@router.get("/month/{key}")
+def one_month(key: str, request: Request, session: SessionDep) -> HTMLResponse:
+    return _period_page(request, session, "month", key)
+
+
+@router.get("/report/{grain}/{key}")
+def report_file(grain: str, key: str, request: Request, session: SessionDep) -> Response:
+    """The period's report as a file to keep: ?format=md or html (self-contained)."""
+    report = _report(tool_context(request, session), grain, key)
+    t = Translator(lang_of(request))
+    name = f"timetrace-{grain}-{key}"
+    if request.query_params.get("format") == "md":
+        return PlainTextResponse(
+            render_markdown(report, t=t),
+            media_type="text/markdown; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}.md"'},
+        )
+    return HTMLResponse(
+        render_html(report, t=t),
+        headers={**REPORT_HEADERS, "Content-Disposition": f'attachment; filename="{name}.html"'},
+    )
+
+
+@router.get("/search")
+def search(request: Request, session: SessionDep) -> HTMLResponse:
+    """search_episodes, as the agent calls it; each result links to its day."""
+    query = request.query_params.get("q", "").strip()
+    result = (
+        dispatch(tool_context(request, session), "search_episodes", {"query": query, "k": 20})
+        if query
+        else None
+    )
+    return page(
+        request,
+        "search.html",
+        session=session,
+        nav="search",
+        query=query,
+        result=result,
+    )

@@ -1,0 +1,242 @@
+"""A period (day, week or month) as a report, read through the tool registry from
+digests and signals only — never raw frames: hours by category per day, top apps,
+habits with their evidence episodes, and the narrative.
+
+    report = build_report(ctx, grain="week", key="2026-W23")
+    markdown = render_markdown(report, t=Translator("en"))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from app.errors import InvalidInputError
+from app.rules.categories import CATEGORIES
+from app.timeutil import period_days
+from app.tools import ToolContext, dispatch
+from app.web.charts import DayHours, stacked_bars
+from app.web.i18n import Translator
+from app.web.palette import css_variables
+from app.web.render import CHART_CSS, render
+
+GRAINS = ("day", "week", "month")
+_KEY_FORMS = {
+    "day": (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "YYYY-MM-DD"),
+    "week": (re.compile(r"^\d{4}-W\d{2}$"), "YYYY-Www, e.g. 2026-W23"),
+    "month": (re.compile(r"^\d{4}-\d{2}$"), "YYYY-MM"),
+}
+
+
+def call_tool(ctx: ToolContext, name: str, **arguments: Any) -> dict[str, Any]:
+    """A tool's result; an error result (a bug here, or bad input) is raised."""
+    result = dispatch(ctx, name, arguments)
+    if "error" in result:
+        raise InvalidInputError(str(result["error"]))
+    return result
+
+
+def period_of(grain: str, key: str) -> tuple[date, date]:
+    """First and last logical day of a period key, or InvalidInputError naming the form."""
+    if grain not in GRAINS:
+        raise InvalidInputError(f"grain: expected one of {', '.join(GRAINS)}, got {grain!r}")
+    pattern, form = _KEY_FORMS[grain]
+    if pattern.match(key):
+        try:
+            return period_days(grain, key)
+        except ValueError:
+            pass
+    raise InvalidInputError(f"scope: a {grain} is written {form}, got {key!r}")
+
+
+def days_of(first: date, last: date) -> list[date]:
+    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    day: date
+    episode_ids: list[int]
+    cues: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Habit:
+    name: str  # kind, or kind:pattern
+    count: int
+    days: int
+    cues: list[str]
+    evidence: list[Evidence]
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodReport:
+    grain: str
+    key: str
+    first: date
+    last: date
+    days: list[DayHours]
+    hours_by_category: dict[str, float]
+    top_apps: list[tuple[str, float]]
+    active_hours: float
+    episodes: int
+    minutes: dict[str, float]  # focus, distraction, late night
+    digest_available: bool
+    narrative: str | None
+    narrative_status: str  # done, pending, failed, skipped; "live" when not rolled up
+    habits: list[Habit]
+    signals_truncated: bool
+
+
+def _habits(result: dict[str, Any]) -> list[Habit]:
+    evidence: dict[str, list[Evidence]] = {}
+    for item in result.get("items", []):
+        name = item["kind"] + (f":{item['pattern']}" if "pattern" in item else "")
+        evidence.setdefault(name, []).append(
+            Evidence(
+                day=date.fromisoformat(item["day"]),
+                episode_ids=list(item.get("episode_ids", [])),
+                cues=list(item.get("cues", [])),
+            )
+        )
+    return [
+        Habit(
+            name=name,
+            count=int(info["count"]),
+            days=int(info["days"]),
+            cues=list(info.get("cues", [])),
+            evidence=sorted(evidence.get(name, []), key=lambda e: e.day),
+        )
+        for name, info in result.get("patterns", {}).items()
+    ]
+
+
+def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
+    """The period through get_digest (the period and each of its days) and get_signals."""
+    first, last = period_of(grain, key)
+    digest = call_tool(ctx, "get_digest", grain=grain, date=key)
+    metrics = digest["metrics"]
+    days = [
+        DayHours(
+            day=day,
+            hours=call_tool(ctx, "get_digest", grain="day", date=day.isoformat())["metrics"][
+                "hours_by_category"
+            ],
+        )
+        for day in days_of(first, last)
+    ]
+    signals = call_tool(
+        ctx,
+        "get_signals",
+        period="custom",
+        date_from=first.isoformat(),
+        date_to=last.isoformat(),
+        limit=200,
+    )
+    available = bool(digest["available"])
+    return PeriodReport(
+        grain=grain,
+        key=key,
+        first=first,
+        last=last,
+        days=days,
+        hours_by_category={
+            c: float(metrics["hours_by_category"][c])
+            for c in CATEGORIES
+            if metrics["hours_by_category"].get(c)
+        },
+        top_apps=[(app, float(h)) for app, h in metrics["top_apps_hours"].items()],
+        active_hours=float(metrics["active_hours"]),
+        episodes=int(metrics["episodes"]),
+        minutes={
+            name: float(metrics[name])
+            for name in ("focus_minutes", "distraction_minutes", "late_night_minutes")
+            if name in metrics
+        },
+        digest_available=available,
+        narrative=digest.get("narrative") if available else None,
+        narrative_status=str(digest["narrative_status"]) if available else "live",
+        habits=_habits(signals),
+        signals_truncated=bool(signals.get("truncated") or signals.get("more")),
+    )
+
+
+def title_of(report: PeriodReport, *, t: Translator) -> str:
+    return t("report_title", period=t.period(report.grain, report.key, report.first, report.last))
+
+
+def narrative_note(report: PeriodReport) -> str | None:
+    """The message that stands in for the narrative when there is none."""
+    if report.narrative_status == "done" and report.narrative:
+        return None
+    return {
+        "live": "digest_live",
+        "failed": "narrative_failed",
+        "skipped": "narrative_skipped",
+    }.get(report.narrative_status, "narrative_pending")
+
+
+def _hours(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def render_markdown(report: PeriodReport, *, t: Translator) -> str:
+    """The report as Markdown: tables for the numbers, a list for the habits."""
+    lines = [f"# {title_of(report, t=t)}", ""]
+    lines += [f"## {t('totals')}", "", f"| {t('category')} | {t('hours')} |", "|---|---:|"]
+    for category, hours in report.hours_by_category.items():
+        lines.append(f"| {t.category(category)} | {_hours(hours)} |")
+    lines.append(f"| **{t('total')}** | **{_hours(sum(report.hours_by_category.values()))}** |")
+    facts = [f"{t('active_hours')}: {t('hours_n', n=_hours(report.active_hours))}"]
+    facts.append(t("episodes_n", n=report.episodes))
+    facts += [
+        f"{t(name)}: {t('minutes_n', n=round(value))}" for name, value in report.minutes.items()
+    ]
+    lines += ["", " · ".join(facts), ""]
+    if len(report.days) > 1:
+        shown = [c for c in CATEGORIES if any(d.hours.get(c) for d in report.days)]
+        lines += [f"## {t('hours_per_day')}", ""]
+        lines.append("| " + " | ".join([t("day"), *(t.category(c) for c in shown)]) + " |")
+        lines.append("|---" + "|---:" * len(shown) + "|")
+        for day in report.days:
+            cells = [_hours(day.hours.get(c, 0.0)) for c in shown]
+            lines.append("| " + " | ".join([t.short_day(day.day), *cells]) + " |")
+        lines.append("")
+    lines += [f"## {t('top_apps')}", ""]
+    lines += [f"- {app} — {t('hours_n', n=_hours(hours))}" for app, hours in report.top_apps]
+    if not report.top_apps:
+        lines.append(t("none"))
+    lines += ["", f"## {t('habits')}", ""]
+    for habit in report.habits:
+        cues = f" ({', '.join(f'`{c}`' for c in habit.cues)})" if habit.cues else ""
+        lines.append(
+            f"- **{t.habit(habit.name)}** — "
+            f"{t('habit_count', count=habit.count, days=habit.days)}{cues}"
+        )
+        for item in habit.evidence[:5]:
+            ids = ", ".join(f"#{i}" for i in item.episode_ids)
+            lines.append(f"  - {t.short_day(item.day)}: {t('episode')} {ids}")
+    if not report.habits:
+        lines.append(t("none"))
+    lines += ["", f"## {t('narrative')}", ""]
+    note = narrative_note(report)
+    lines.append(t(note) if note else report.narrative or "")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_html(report: PeriodReport, *, t: Translator) -> str:
+    """The report as one self-contained HTML file: inline styles and an inline SVG chart,
+    no script and nothing fetched."""
+    return render(
+        "report.html",
+        report=report,
+        chart=stacked_bars(report.days),
+        title=title_of(report, t=t),
+        note=narrative_note(report),
+        css=css_variables(),
+        chart_css=CHART_CSS,
+        t=t,
+        lang=t.lang,
+    )

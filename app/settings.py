@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     deep_scan_pass_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 40_000
     deep_scan_concurrency: Annotated[int, Field(ge=1, le=16)] = 2
 
-    # Pyramid thresholds (DESIGN.md §3-§4).
+    # Pyramid thresholds (docs/architecture.md, "Data rules" and "Write time").
     idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300
     max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = 3_600
     switch_debounce_s: Annotated[int, Field(ge=0, le=1_800)] = 120

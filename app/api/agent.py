@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from app.agent import start_conversation
 from app.api.deps import ServicesDep, UserDep
-from app.api.errors import AUTHED, WITH_BODY
+from app.api.errors import AUTHED, WITH_BODY, errors
 from app.api.runs import Event, run_events
 from app.errors import NotFoundError
 from app.tools.registry import to_json
@@ -45,7 +45,7 @@ async def sse(events: AsyncIterator[Event]) -> AsyncIterator[str]:
             yield f"event: {kind}\ndata: {to_json(data)}\n\n"
 
 
-@router.post("/chat", response_class=StreamingResponse, responses=WITH_BODY)
+@router.post("/chat", response_class=StreamingResponse, responses={**WITH_BODY, **errors(404)})
 async def chat(body: ChatRequest, services: ServicesDep, user: UserDep) -> StreamingResponse:
     """Ask a question; the answer streams as Server-Sent Events (see the module doc)."""
     conversation_id, history = await run_in_threadpool(
@@ -66,7 +66,7 @@ async def chat(body: ChatRequest, services: ServicesDep, user: UserDep) -> Strea
     return StreamingResponse(sse(events), media_type="text/event-stream", headers=SSE_HEADERS)
 
 
-@router.get("/conversations")
+@router.get("/conversations", responses=errors(422))
 def list_conversations(
     services: ServicesDep, user: UserDep, limit: Annotated[int, Query(ge=1, le=200)] = 50
 ) -> list[dict[str, Any]]:
@@ -75,7 +75,7 @@ def list_conversations(
     return [asdict(row) for row in rows]
 
 
-@router.get("/conversations/{conversation_id}")
+@router.get("/conversations/{conversation_id}", responses=errors(404, 422))
 def get_conversation(conversation_id: int, services: ServicesDep, user: UserDep) -> dict[str, Any]:
     """One conversation with its turns (question, answer, the tools read)."""
     row = services.store.get_conversation(user_id=user.user_id, conversation_id=conversation_id)
@@ -85,7 +85,7 @@ def get_conversation(conversation_id: int, services: ServicesDep, user: UserDep)
     return {**asdict(row), "turns": [asdict(turn) for turn in turns]}
 
 
-@router.delete("/conversations/{conversation_id}", status_code=204)
+@router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(404, 422))
 def delete_conversation(conversation_id: int, services: ServicesDep, user: UserDep) -> Response:
     """Delete a conversation and all its turns."""
     if not services.store.delete_conversation(

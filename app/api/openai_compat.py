@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.agent import SSE_HEADERS
 from app.api.deps import ServicesDep, UserDep
-from app.api.errors import AUTHED, WITH_BODY
+from app.api.errors import AUTHED, WITH_BODY, errors
 from app.api.runs import Event, run_events
 from app.errors import InvalidInputError, NotFoundError
 from app.text import estimate_tokens
@@ -98,7 +98,7 @@ async def _stream(events: AsyncIterator[Event], ident: str, created: int) -> Asy
     yield "data: [DONE]\n\n"
 
 
-@router.post("/chat/completions", response_model=None, responses=WITH_BODY)
+@router.post("/chat/completions", response_model=None, responses={**WITH_BODY, **errors(404)})
 async def completions(
     body: CompletionRequest, services: ServicesDep, user: UserDep
 ) -> StreamingResponse | JSONResponse:

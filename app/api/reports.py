@@ -12,15 +12,16 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
 from app.api.deps import ServicesDep, UserDep
+from app.api.errors import AUTHED, errors
 from app.tools.registry import to_json
 from app.web.i18n import Lang, Translator
 from app.web.render import REPORT_HEADERS, lang_of
 from app.web.report import build_report, render_html, render_markdown
 
-router = APIRouter(prefix="/api/v1/reports", tags=["reports"])
+router = APIRouter(prefix="/api/v1/reports", tags=["reports"], responses=AUTHED)
 
 
-@router.get("/{grain}/{scope}")
+@router.get("/{grain}/{scope}", responses=errors(422))
 def get_report(
     grain: Literal["day", "week", "month"],
     scope: str,

@@ -4,7 +4,7 @@
     result.closed      # segments a boundary has closed: they become episodes
     result.open_from   # index of the first record still in the open tail (or None)
 
-Rules (DESIGN.md §4.3), evaluated record by record in time order:
+Rules (docs/architecture.md, "Write time"), evaluated record by record in time order:
 
 1. **Idle gap** — more than `idle_gap_s` between one record's end and the next
    record's start closes the segment. Shorter gaps are tolerated (flood fill).

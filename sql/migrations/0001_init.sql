@@ -1,4 +1,4 @@
--- 0001: the whole memory pyramid (DESIGN.md §1, §3).
+-- 0001: the whole memory pyramid (docs/architecture.md).
 -- Every table carries user_id and every key starts with it, so the schema can be
 -- distributed by tenant. Time order is ts_start, never an id.
 

@@ -7,7 +7,7 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT make_interval(secs => COALESCE(NULLIF(current_setting('timetrace.idle_gap_s', true), ''), '300')::int)
 $$;
 
--- THE duration rule (DESIGN.md §3), the only copy: a record lasts ts_end - ts_start,
+-- THE duration rule (docs/architecture.md, "Data rules"), the only copy: a record lasts ts_end - ts_start,
 -- or, with no end, until the next record of the same device, capped at the idle
 -- gap and at now. Never negative. Deleted records count for nothing.
 CREATE VIEW v_record_durations AS

@@ -1,6 +1,6 @@
 -- 0003: what the episode builder and rollups need.
 
--- THE duration rule as a function (DESIGN.md §3), used by the view below and by
+-- THE duration rule as a function (docs/architecture.md, "Data rules"), used by the view below and by
 -- the builder's named queries: ts_end - ts_start, or, with no end, until the next
 -- record of the same device, capped at the idle gap and at now. Never negative.
 CREATE FUNCTION timetrace_duration_s(ts_start timestamptz, ts_end timestamptz, next_start timestamptz)

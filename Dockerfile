@@ -16,6 +16,8 @@ RUN pip install --no-cache-dir --no-deps /tmp/dist/*.whl \
     && useradd --system --create-home timetrace
 USER timetrace
 WORKDIR /home/timetrace
+# Made here, owned by timetrace: a new volume mounted on it (compose) keeps that owner.
+RUN mkdir -p .local/share/timetrace
 
 # Inside a container the API must listen on all interfaces; `timetrace serve`
 # refuses that until an API token exists (`timetrace token create`).

@@ -5,6 +5,8 @@ timetrace token create --user me
 timetrace device add laptop --kind laptop
 timetrace serve --worker
 timetrace rules check --period last_week
+timetrace import activitywatch aw-export.json --user me
+timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
 timetrace mcp --user me
 timetrace demo
 timetrace psql --database timetrace_demo
@@ -85,12 +87,14 @@ def migrate() -> None:
 @_edge
 def serve(host: str | None, port: int | None, worker: bool) -> None:
     """Serve the HTTP API."""
+    from app.api.server import bind
     from app.api.server import serve as run
     from app.runtime.services import open_services
 
     settings = _settings(host=host, port=port)
-    with open_services(settings) as services:
-        run(services, host=settings.host, port=settings.port, with_worker=worker)
+    sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
+    with sock, open_services(settings) as services:
+        run(services, sock=sock, host=settings.host, with_worker=worker)
 
 
 @main.command()
@@ -111,6 +115,45 @@ def worker(concurrency: int, once: bool) -> None:
         # With several slots, one that finds only lock-held jobs would end the drain early.
         slots = 1 if once else concurrency
         asyncio.run(run_worker(services, concurrency=slots, wait=not once))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_edge
+def status(as_json: bool) -> None:
+    """The database and the job queue: waiting jobs and the oldest one's age, stalled
+    jobs, live workers. Exit status 1 when degraded (for health checks)."""
+    import json
+
+    from app.runtime.health import check_health
+    from app.runtime.services import open_services
+
+    settings = _settings()
+    with open_services(settings) as services:
+        report = check_health(services.store, settings=settings)
+    if as_json:
+        click.echo(json.dumps(report.document()))
+    else:
+        for line in report.lines():
+            click.echo(line)
+    if report.problems:
+        raise SystemExit(1)
+
+
+@main.command()
+@_edge
+def compact() -> None:
+    """Rewrite the tables that hold captured text, so that text erased by deletions
+    leaves the data files (WAL segments and backups keep it until they age out)."""
+    from app.db.compact import compact_tables
+    from app.db.connection import connect, database_url
+
+    settings = _settings()
+    with connect(database_url(settings), settings=settings, autocommit=True) as conn:
+        notes = compact_tables(conn)
+    click.echo("compacted: " + ", ".join(notes.done))
+    for skipped in notes.skipped:
+        click.echo(f"not done: {skipped}")
 
 
 @main.group()
@@ -208,11 +251,14 @@ def psql_command(database: str | None, psql_args: tuple[str, ...]) -> None:
 )
 @_edge
 def queue_age(max_s: float | None) -> None:
-    """How long the oldest due job has waited to start: a worker's health check."""
+    """How long the oldest due job has waited to start: a worker's health check
+    (`timetrace status` gives the whole report)."""
     from app.runtime.services import open_services
 
-    with open_services(_settings(), auto_migrate=False) as services:
-        waited = services.store.oldest_waiting_job_s()
+    settings = _settings()
+    with open_services(settings, auto_migrate=False) as services:
+        jobs = services.store.job_health(stalled_after_s=settings.worker_stalled_s)
+    waited = jobs.oldest_waiting_s
     click.echo("no job waiting" if waited is None else f"oldest job waiting {waited:.0f} s")
     if max_s is not None and waited is not None and waited > max_s:
         raise click.ClickException(f"the oldest job has waited more than {max_s:.0f} s")
@@ -262,6 +308,153 @@ def backfill_command() -> None:
             f"{enriched.narratives} narratives, {enriched.descriptions} frame descriptions"
             + (" — the endpoint went away; the rest waits as pending" if enriched.waiting else "")
         )
+
+
+@main.group("import")
+def import_group() -> None:
+    """Bring in history from other trackers (then the pyramid is built, newest day first)."""
+
+
+_NO_BUILD = click.option(
+    "--no-build",
+    is_flag=True,
+    help="Leave the pyramid to the worker (jobs are queued) instead of building it now.",
+)
+
+
+@import_group.command("activitywatch")
+@click.argument("export", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--url", help="Read a running aw-server instead, e.g. http://localhost:5600.")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option(
+    "--audible-is-active/--audible-is-not-active",
+    default=True,
+    show_default=True,
+    help="Count a focused browser tab playing sound as active, as ActivityWatch's UI does.",
+)
+@_NO_BUILD
+@_edge
+def import_activitywatch(
+    export: Path | None, url: str | None, user_name: str, audible_is_active: bool, no_build: bool
+) -> None:
+    """Import an ActivityWatch export (EXPORT.json) or a running aw-server (--url)."""
+    from app.importers.activitywatch import (
+        import_activitywatch_file,
+        import_activitywatch_server,
+    )
+
+    if (export is None) == (url is None):
+        raise click.UsageError("give an EXPORT file or --url of a running aw-server, not both")
+
+    def run(services: Any, user: Any, progress: Any) -> Any:
+        common = {"user": user, "rules": services.rules, "progress": progress}
+        if export is not None:
+            return import_activitywatch_file(
+                services.store, path=export, audible_is_active=audible_is_active, **common
+            )
+        assert url is not None  # one of the two, checked above
+        return import_activitywatch_server(
+            services.store, url=url, audible_is_active=audible_is_active, **common
+        )
+
+    _import(user_name, run, build=not no_build)
+
+
+@import_group.command("screenpipe")
+@click.argument("database", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--device", default="screenpipe", show_default=True, help="The TimeTrace device.")
+@click.option(
+    "--audio", is_flag=True, help="Also import audio transcriptions (device DEVICE-audio)."
+)
+@_NO_BUILD
+@_edge
+def import_screenpipe(
+    database: Path, user_name: str, device: str, audio: bool, no_build: bool
+) -> None:
+    """Import a screenpipe database (~/.screenpipe/db.sqlite): frames, their text, and audio."""
+    from app.importers.screenpipe import import_screenpipe as run_import
+
+    def run(services: Any, user: Any, progress: Any) -> Any:
+        return run_import(
+            services.store,
+            path=database,
+            user=user,
+            rules=services.rules,
+            device_id=device,
+            audio=audio,
+            progress=progress,
+        )
+
+    _import(user_name, run, build=not no_build)
+
+
+def _import(user_name: str, run: Callable[..., Any], *, build: bool) -> None:
+    """Run an importer with a progress bar, print its summary, then build the pyramid."""
+    from datetime import UTC, datetime
+
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from app.pyramid.build import backfill
+    from app.runtime.services import open_services
+
+    settings = _settings()
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[done]}"),
+        TimeElapsedColumn(),
+    )
+    started = datetime.now(UTC)
+    with open_services(settings) as services:
+        user = services.store.ensure_user(
+            name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
+        )
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("reading", total=None, done="")
+
+            def progress(stage: str, done: int, total: int | None) -> None:
+                unit = f"{done / 1e6:,.0f} MB" if stage == "reading" and total else f"{done:,}"
+                bar.update(task, description=stage, completed=done, total=total, done=unit)
+
+            summary = run(services, user, progress)
+        seconds = (datetime.now(UTC) - started).total_seconds()
+        span = (
+            f"{summary.first:%Y-%m-%d %H:%M} – {summary.last:%Y-%m-%d %H:%M} UTC"
+            if summary.first and summary.last
+            else "nothing"
+        )
+        console.print(
+            f"{summary.source}: {summary.events:,} events → {summary.records:,} records in "
+            f"{seconds:.1f} s: {summary.new:,} new, {summary.duplicate:,} duplicate, "
+            f"{summary.excluded:,} excluded, {summary.redacted:,} redacted"
+            + (f", {summary.skipped:,} events skipped" if summary.skipped else "")
+        )
+        console.print(f"span {span}; devices: {', '.join(summary.devices) or 'none'}")
+        if not build or not summary.new:
+            if summary.new:
+                console.print("the pyramid is queued for the worker (timetrace worker)")
+            return
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("pyramid", total=None, done="")
+
+            def on_day(day: str, done: int, total: int) -> None:
+                bar.update(task, description=f"day {day}", completed=done, total=total, done="")
+
+            built = backfill(
+                services.store, now=datetime.now(UTC), settings=settings, progress=on_day
+            )
+    console.print(
+        f"pyramid: {built.days} days, {built.episodes:,} episodes, {built.day_digests} day "
+        f"digests, {built.period_digests} week/month digests (newest day first)"
+    )
 
 
 @main.command("report")

@@ -27,6 +27,15 @@ class DatabaseError(TimeTraceError):
     """The database could not be reached or prepared."""
 
 
+class DatabaseBusyError(DatabaseError):
+    """The database is busy or restarting; try again in a moment."""
+
+
+class WorkerGaveUpError(DatabaseError):
+    """The worker lost the database and could not reconnect; it stops so that a supervisor
+    can restart it."""
+
+
 class SchemaTooNewError(DatabaseError):
     """The database schema is newer than this version of TimeTrace; upgrade TimeTrace."""
 
@@ -37,6 +46,10 @@ class NotFoundError(TimeTraceError):
 
 class UnknownDeviceError(NotFoundError):
     """Unknown device: register it first (POST /api/v1/devices or `timetrace device add`)."""
+
+
+class ConflictError(TimeTraceError):
+    """It changed while this request was using it (deleted or rebuilt); look it up again."""
 
 
 class InvalidInputError(TimeTraceError):

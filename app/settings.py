@@ -9,11 +9,11 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from platformdirs import user_data_dir
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -72,6 +72,15 @@ class Settings(BaseSettings):
     deep_scan_pass_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 40_000
     deep_scan_concurrency: Annotated[int, Field(ge=1, le=16)] = 2
 
+    # The worker. A job whose worker sent no heartbeat for `worker_stalled_s` (killed
+    # mid-job) is put back in the queue; after losing the database the worker reconnects
+    # with backoff and gives up (exit status 1) when it has been gone `worker_give_up_s`.
+    worker_heartbeat_s: Annotated[float, Field(gt=0, le=300)] = 10
+    worker_stalled_s: Annotated[float, Field(gt=0, le=3_600)] = 30
+    worker_give_up_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
+    # /healthz and `timetrace status` say degraded when the oldest waiting job is older.
+    health_queue_age_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
+
     # Pyramid thresholds (docs/architecture.md, "Data rules" and "Write time").
     idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300
     max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = 3_600
@@ -86,6 +95,15 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown IANA time zone {value!r}") from exc
         return value
+
+    @model_validator(mode="after")
+    def _stalled_after_heartbeats(self) -> Self:
+        if self.worker_stalled_s < 2 * self.worker_heartbeat_s:
+            raise ValueError(
+                "worker_stalled_s must be at least twice worker_heartbeat_s, or live workers "
+                "would look stalled between two heartbeats"
+            )
+        return self
 
     @property
     def pgdata(self) -> Path:

@@ -121,6 +121,9 @@ class NewRecords:
     category: list[str] = field(default_factory=list)
     category_source: list[str] = field(default_factory=list)
     redacted: list[bool] = field(default_factory=list)
+    # The frame's own text (an importer's OCR or accessibility text): stored as its L1
+    # description with no model call. Always None over HTTP.
+    description: list[str | None] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.client_record_id)
@@ -166,6 +169,18 @@ class JobRequest:
     queueing_lock: str | None = None
     lock: str | None = None
     priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class JobHealth:
+    """The job queue at a glance (/healthz, `timetrace status`)."""
+
+    waiting: int  # due to run now
+    oldest_waiting_s: float | None  # since the oldest of them last became due
+    running: int
+    stalled: int  # running on a worker that stopped sending heartbeats
+    failed: int
+    workers: int  # with a recent heartbeat
 
 
 # -- episodes (L2) -----------------------------------------------------------------------
@@ -291,6 +306,16 @@ class DigestDraft:
     source_ids: list[int]
     computed_through_ts: datetime | None
     finalized: bool
+    # The newest update of its sources (episodes, or day digests) when it was computed.
+    sources_through: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnbuiltDay:
+    """A logical day with live records not (or no longer) in a current closed episode."""
+
+    day: date
+    records: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,6 +388,34 @@ class SignalRow:
 # -- the model layer ---------------------------------------------------------------------------
 
 
+# -- imports started over HTTP --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    """An import's state, as its worker job last wrote it (`done` of `total` in `stage`:
+    bytes while reading, records while writing)."""
+
+    status: str  # queued | running | done | failed
+    stage: str = ""
+    done: int = 0
+    total: int | None = None
+    events: int = 0
+    new: int = 0
+    duplicate: int = 0
+    excluded: int = 0
+    redacted: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRow(ImportProgress):
+    import_id: int = 0
+    source: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
 # -- the protocol, grouped by who uses it -------------------------------------------------------
 
 
@@ -393,6 +446,13 @@ class RecordStore(Protocol):
         the record before them; on the device's timeline as it is now."""
         ...
 
+    def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        """`insert_records` for an importer's large batches (by COPY): the same key, and each
+        record's description stored as its L1 analysis (`model` names the source)."""
+        ...
+
     def delete_records(
         self,
         *,
@@ -402,8 +462,11 @@ class RecordStore(Protocol):
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
     ) -> dict[tuple[str, date], int]:
-        """Tombstone records: their text is blanked and analyses removed at once, the
-        episodes built from them are marked stale. Returns records hit per (device, day)."""
+        """Delete records, in one transaction: each keeps only ids, device, span and a hash
+        of its key; its analysis and the label notes on it go; the episodes of its
+        device-day and the signals of its day are deleted, and the day, week and month
+        digests over it are stripped and marked stale until rolled up again. Returns
+        records hit per (device, day)."""
         ...
 
     def day_category_seconds(
@@ -419,9 +482,13 @@ class JobStore(Protocol):
         how many were added."""
         ...
 
-    def oldest_waiting_job_s(self) -> float | None:
-        """Seconds the oldest job due now has waited to start; None when none waits."""
+    def recover_stalled_jobs(self, *, stalled_after_s: float) -> int:
+        """Put back in the queue each job left running by a worker silent for longer than
+        `stalled_after_s` (ended `aborted` instead when a twin already waits). Returns how
+        many."""
         ...
+
+    def job_health(self, *, stalled_after_s: float) -> JobHealth: ...
 
 
 class EpisodeStore(Protocol):
@@ -471,14 +538,33 @@ class DigestStore(Protocol):
     def save_digest(self, *, user_id: int, digest: DigestDraft) -> int: ...
 
     def save_day_rollup(
-        self, *, user_id: int, digest: DigestDraft, day: date, signals: Sequence[SignalDraft]
+        self,
+        *,
+        user_id: int,
+        digest: DigestDraft,
+        day: date,
+        signals: Sequence[SignalDraft],
+        then: Sequence[JobRequest] = (),
     ) -> int:
-        """Upsert the day digest and replace the day's signals, in one transaction."""
+        """Upsert the day digest, replace the day's signals and enqueue `then` (its week
+        and month), in one transaction."""
+        ...
+
+    def sources_through(
+        self, *, user_id: int, grain: str, day_from: date, day_to: date
+    ) -> datetime | None:
+        """The newest update of what a digest is computed from: the closed episodes of a
+        day, or the day digests of a week or month. Read it before the numbers."""
         ...
 
     def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]: ...
     def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int: ...
     def rollups_due(self) -> list[tuple[int, date]]: ...
+
+    def periods_due(self) -> list[tuple[int, str, str]]:
+        """(user, grain, key) of week and month digests missing, stale or older than
+        their days, or ready to be finalized."""
+        ...
 
 
 # -- rows of the model layer (ModelStore) -------------------------------------------
@@ -641,6 +727,12 @@ class ModelStore(Protocol):
     ) -> None: ...
 
 
+class ImportStore(Protocol):
+    def create_import(self, *, user_id: int, source: str) -> int: ...
+    def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None: ...
+    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None: ...
+
+
 class ToolStore(Protocol):
     """What the query-time tools read, and the one write they make (re-labelling)."""
 
@@ -669,6 +761,11 @@ class ToolStore(Protocol):
     def period_signal_counts(
         self, *, user_id: int, day_from: date, day_to: date
     ) -> dict[str, int]: ...
+
+    def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
+        """Days of [day_from, day_to] whose records are not all in current episodes yet."""
+        ...
+
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
 
@@ -930,6 +1027,7 @@ class Store(
     EpisodeStore,
     DigestStore,
     ModelStore,
+    ImportStore,
     ToolStore,
     ConversationStore,
     WebStore,

@@ -22,14 +22,6 @@ RETURNING token_id;
 -- name: count_tokens --
 SELECT count(*) AS n FROM api_tokens WHERE revoked_at IS NULL;
 
--- name: oldest_waiting_job --
--- A job waits from when it was deferred, or from when it became due if scheduled later.
-SELECT extract(epoch FROM now() - min(greatest(e.at, coalesce(j.scheduled_at, e.at))))
-       AS seconds
-FROM procrastinate_jobs j
-JOIN procrastinate_events e ON e.job_id = j.id AND e.type = 'deferred'
-WHERE j.status = 'todo' AND (j.scheduled_at IS NULL OR j.scheduled_at <= now());
-
 -- name: add_device --
 INSERT INTO devices (user_id, device_id, name, kind)
 VALUES (%(user_id)s, %(device_id)s, %(name)s, %(kind)s)
@@ -44,7 +36,9 @@ WHERE user_id = %(user_id)s ORDER BY device_id;
 
 -- name: insert_records --
 -- One statement per batch: column arrays unnested side by side. A replayed
--- record hits the (user, device, client_record_id) key and changes nothing.
+-- record hits the (user, device, client_record_id) key and changes nothing, and so
+-- does a deleted one (its tombstone keeps only a hash of the key). Rows go in key
+-- order, so that concurrent batches sharing keys lock them in the same order.
 INSERT INTO records (
     user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
@@ -56,7 +50,14 @@ FROM unnest(
     %(domain)s::text[], %(is_idle)s::boolean[], %(capture_reason)s::text[],
     %(screenshot_ref)s::text[], %(screenshot_sha256)s::text[], %(category)s::text[],
     %(category_source)s::text[], %(redacted)s::boolean[]
-) AS r
+) AS r(client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
+       is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
+       redacted)
+WHERE NOT EXISTS (
+    SELECT 1 FROM records t
+    WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+      AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
+ORDER BY r.client_record_id COLLATE "C"
 ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
 
 -- name: clipped_seconds --
@@ -87,13 +88,63 @@ WHERE ts_end > next_start
   AND (client_record_id IN (SELECT client_record_id FROM keys)
        OR next_key IN (SELECT client_record_id FROM keys));
 
+-- name: create_import_staging --
+-- An importer's batch arrives by COPY into this table, dropped at commit.
+CREATE TEMP TABLE import_staging (
+    client_record_id text, ts_start timestamptz, ts_end timestamptz, day_local date, app text,
+    app_raw text, window_title text, url text, domain text, is_idle boolean, capture_reason text,
+    screenshot_ref text, screenshot_sha256 text, category text, category_source text,
+    redacted boolean, description text, fts_text text
+) ON COMMIT DROP;
+-- New records meet their descriptions through this index, not a scan per record.
+CREATE INDEX ON import_staging (client_record_id);
+
+-- name: copy_import_staging --
+COPY import_staging (
+    client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
+    is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
+    redacted, description, fts_text
+) FROM STDIN;
+
+-- name: insert_staged_records --
+-- As insert_records, from the staging table (a deleted record is not brought back; rows
+-- go in key order); a record's description (the frame's own text, from an importer)
+-- becomes its L1 analysis in the same statement.
+WITH ins AS (
+    INSERT INTO records (
+        user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+        window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+        category, category_source, redacted)
+    SELECT %(user_id)s, %(device_id)s, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+           window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+           category, category_source, redacted
+    FROM import_staging s
+    WHERE NOT EXISTS (
+        SELECT 1 FROM records t
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+          AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
+    ORDER BY client_record_id COLLATE "C"
+    ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
+    RETURNING record_id, client_record_id
+), analyses AS (
+    INSERT INTO record_analyses (user_id, record_id, description, model, fts)
+    SELECT %(user_id)s, ins.record_id, s.description, %(model)s, to_tsvector('simple', s.fts_text)
+    FROM ins JOIN import_staging s USING (client_record_id)
+    WHERE s.description IS NOT NULL
+)
+SELECT count(*) AS new FROM ins;
+
 -- name: tombstone_records --
--- Deletion: the span stays (episodes built over it are rebuilt from it later),
--- every piece of captured content goes now, L1 analyses included (cascade below).
+-- Deletion, step 1 of one transaction (see `PostgresStore.delete_records`): a record
+-- keeps only what rebuilding needs (ids, device, span, logical day) and a hash of its
+-- key, so that a replay cannot bring it back; its analysis goes, and so do the notes
+-- of re-labels of it and of the episodes it was in.
 WITH gone AS (
     UPDATE records SET
-        deleted_at = now(), window_title = '', url = NULL, domain = NULL,
-        screenshot_ref = NULL, screenshot_sha256 = NULL
+        deleted_at = now(), client_record_id = timetrace_tombstone_key(client_record_id),
+        app = '', app_raw = '', window_title = '', url = NULL, domain = NULL, capture_reason = NULL,
+        screenshot_ref = NULL, screenshot_sha256 = NULL, category = 'uncategorized',
+        category_source = 'deleted'
     WHERE user_id = %(user_id)s AND deleted_at IS NULL
       AND (%(record_ids)s::bigint[] IS NULL OR record_id = ANY(%(record_ids)s::bigint[]))
       AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
@@ -103,12 +154,31 @@ WITH gone AS (
 ), analyses AS (
     DELETE FROM record_analyses a USING gone
     WHERE a.user_id = gone.user_id AND a.record_id = gone.record_id
-), stale AS (
-    UPDATE episodes e SET stale = true, updated_at = now()
-    FROM (SELECT DISTINCT user_id, episode_id FROM gone WHERE episode_id IS NOT NULL) g
-    WHERE e.user_id = g.user_id AND e.episode_id = g.episode_id
+), notes AS (
+    UPDATE labels l SET note = ''
+    WHERE l.user_id = %(user_id)s AND l.note <> ''
+      AND ((l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone))
+           OR (l.target_kind = 'episode' AND l.target_id IN (SELECT episode_id FROM gone)))
 )
 SELECT device_id, day_local, count(*) AS n FROM gone GROUP BY device_id, day_local;
+
+-- name: delete_episodes_of_device_days --
+-- Deletion: every episode of the device-days the deleted records were on goes now (its
+-- title, summary, cues and embedding with it); their other records wait, unassigned,
+-- for the rebuild, and count meanwhile through the open tail.
+DELETE FROM episodes e
+USING unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
+WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local;
+
+-- name: delete_day_signals --
+DELETE FROM signals WHERE user_id = %(user_id)s AND scope = ANY(%(keys)s::text[]);
+
+-- name: strip_digests --
+-- Deletion: the day, week and month digests over the deleted records keep no numbers
+-- or text (titles, apps, narratives) until they are rolled up again.
+UPDATE digests SET stale = true, finalized = false, metrics = '{}', source_ids = '[]',
+       narrative = NULL, narrative_status = 'pending', updated_at = now()
+WHERE user_id = %(user_id)s AND scope_key = ANY(%(keys)s::text[]);
 
 -- name: day_category_seconds --
 SELECT day_local, category, sum(duration_s) AS seconds
@@ -117,12 +187,58 @@ WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY day_local, category;
 
 -- ---------------------------------------------------------------------------
--- The job queue: defer procrastinate jobs inside our own transactions.
+-- The job queue (procrastinate's tables; jobs are deferred through its API).
 
--- name: defer_job --
-SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(
-    %(queue)s, %(task_name)s, %(priority)s, %(lock)s, %(queueing_lock)s, %(args)s::jsonb, NULL
-)::procrastinate_job_to_defer_v1]) AS ids;
+-- name: lock_queueing_lock --
+-- Until the transaction ends, one deferral (or requeue) per queueing lock at a time.
+SELECT pg_advisory_xact_lock(timetrace_queueing_lock_key(%(queueing_lock)s));
+
+-- name: job_waiting --
+-- Under that lock: a job already waiting? Then there is nothing to add, and the share
+-- lock keeps a worker from taking it (fetching skips locked rows) until this transaction
+-- commits, so that it runs after, and sees, the change that asked for it.
+SELECT id FROM procrastinate_jobs
+WHERE queueing_lock = %(queueing_lock)s AND status = 'todo'
+FOR SHARE;
+
+-- name: next_stalled_job --
+-- A job left `doing` by a worker silent for longer than the stalled timeout (killed
+-- mid-job) or already pruned; locked, so that two workers never requeue the same job.
+SELECT j.id FROM procrastinate_jobs j
+LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+WHERE j.status = 'doing'
+  AND (w.id IS NULL OR w.last_heartbeat < now() - make_interval(secs => %(stalled_after_s)s))
+ORDER BY j.id
+LIMIT 1
+FOR UPDATE OF j SKIP LOCKED;
+
+-- name: requeue_job --
+-- Back to `todo` (at retry_at; now when null), or `aborted` when a twin already waits.
+SELECT timetrace_requeue_job(%(job_id)s, %(retry_at)s, %(priority)s, %(queue)s, %(lock)s)
+    AS outcome;
+
+-- name: job_health --
+-- Waiting: `todo` and due (not a retry scheduled for later); its age counts from when it
+-- last became `todo`. Stalled: `doing` on a worker without a recent heartbeat.
+WITH waiting AS (
+    SELECT GREATEST((SELECT max(e.at) FROM procrastinate_events e WHERE e.job_id = j.id),
+                    j.scheduled_at) AS since
+    FROM procrastinate_jobs j
+    WHERE j.status = 'todo' AND (j.scheduled_at IS NULL OR j.scheduled_at <= now())
+)
+SELECT
+    (SELECT count(*) FROM waiting)::int AS waiting,
+    (SELECT EXTRACT(EPOCH FROM now() - min(since))::double precision FROM waiting)
+        AS oldest_waiting_s,
+    (SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing')::int AS running,
+    (SELECT count(*) FROM procrastinate_jobs j
+     LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+     WHERE j.status = 'doing'
+       AND (w.id IS NULL OR w.last_heartbeat < now() - make_interval(secs => %(stalled_after_s)s))
+    )::int AS stalled,
+    (SELECT count(*) FROM procrastinate_jobs WHERE status = 'failed')::int AS failed,
+    (SELECT count(*) FROM procrastinate_workers
+     WHERE last_heartbeat >= now() - make_interval(secs => %(stalled_after_s)s))::int AS workers;
 
 -- ---------------------------------------------------------------------------
 -- L2 episodes
@@ -278,11 +394,12 @@ SELECT NOT EXISTS (
        AS settled;
 
 -- name: upsert_digest --
--- Same numbers, same row: nothing is written when a rerun computes what is there.
+-- Same numbers, same row: nothing is written when a rerun computes what is there
+-- (only `sources_through` then moves, so the digest is no longer due).
 INSERT INTO digests (user_id, grain, scope_key, period_start, period_end, metrics, source_ids,
-                     computed_through_ts, finalized)
+                     computed_through_ts, finalized, sources_through)
 VALUES (%(user_id)s, %(grain)s, %(scope_key)s, %(period_start)s, %(period_end)s, %(metrics)s,
-        %(source_ids)s, %(computed_through_ts)s, %(finalized)s)
+        %(source_ids)s, %(computed_through_ts)s, %(finalized)s, %(sources_through)s)
 ON CONFLICT (user_id, grain, scope_key) DO UPDATE SET
     period_start = EXCLUDED.period_start,
     period_end = EXCLUDED.period_end,
@@ -290,16 +407,17 @@ ON CONFLICT (user_id, grain, scope_key) DO UPDATE SET
     source_ids = EXCLUDED.source_ids,
     computed_through_ts = EXCLUDED.computed_through_ts,
     finalized = EXCLUDED.finalized,
+    sources_through = EXCLUDED.sources_through,
     stale = false,
     narrative_status = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics
                             AND digests.narrative_status = 'done' THEN 'pending'
                             ELSE digests.narrative_status END,
     updated_at = now()
 WHERE (digests.metrics, digests.source_ids, digests.computed_through_ts, digests.finalized,
-       digests.stale, digests.period_start, digests.period_end)
+       digests.stale, digests.period_start, digests.period_end, digests.sources_through)
       IS DISTINCT FROM
       (EXCLUDED.metrics, EXCLUDED.source_ids, EXCLUDED.computed_through_ts, EXCLUDED.finalized,
-       false, EXCLUDED.period_start, EXCLUDED.period_end)
+       false, EXCLUDED.period_start, EXCLUDED.period_end, EXCLUDED.sources_through)
 RETURNING digest_id;
 
 -- name: digest_id --
@@ -332,14 +450,63 @@ SELECT count(DISTINCT day_local) AS n FROM records
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND deleted_at IS NULL;
 
 -- name: rollups_due --
--- Day digests to (re)compute: days with episodes but no digest, digests older than
--- their episodes, and unfinalized digests whose period is over.
-SELECT e.user_id, e.day_local FROM episodes e
+-- Day digests to (re)compute: days with closed episodes whose digest is missing, stale,
+-- computed from older episodes (`sources_through`, see `day_sources_through`), or not
+-- finalized though the day is over; and stale digests of days left with no episode.
+SELECT e.user_id, e.day_local FROM (
+    SELECT user_id, day_local, max(updated_at) AS through FROM episodes WHERE closed
+    GROUP BY user_id, day_local
+) e
 LEFT JOIN digests d ON d.user_id = e.user_id AND d.grain = 'day'
                    AND d.scope_key = to_char(e.day_local, 'YYYY-MM-DD')
-WHERE e.closed AND (d.digest_id IS NULL OR d.stale OR e.updated_at > d.updated_at
-                    OR (NOT d.finalized AND d.period_end < now()))
-GROUP BY e.user_id, e.day_local;
+WHERE d.digest_id IS NULL OR d.stale OR d.sources_through IS DISTINCT FROM e.through
+   OR (NOT d.finalized AND d.period_end < now())
+UNION
+SELECT user_id, scope_key::date FROM digests WHERE grain = 'day' AND stale;
+
+-- name: day_sources_through --
+-- What a day digest is computed from: read before its numbers, so that a change after
+-- them leaves the digest due again.
+SELECT max(updated_at) AS through FROM episodes
+WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed;
+
+-- name: period_sources_through --
+SELECT max(updated_at) AS through FROM digests
+WHERE user_id = %(user_id)s AND grain = 'day' AND NOT stale
+  AND scope_key BETWEEN %(key_from)s AND %(key_to)s;
+
+-- name: periods_due --
+-- Week and month digests to (re)compute: their days have digests, and the period's
+-- digest is missing, stale, computed from older days (a rollup lost to a crash or to a
+-- killed back-fill), or not finalized though the period is over and every active day
+-- of it has a finalized digest.
+WITH days AS (
+    SELECT user_id, scope_key::date AS day, updated_at FROM digests
+    WHERE grain = 'day' AND NOT stale
+), periods AS (
+    SELECT user_id, 'week' AS grain, to_char(day, 'IYYY-"W"IW') AS scope_key,
+           date_trunc('week', day)::date AS first_day, max(updated_at) AS through
+    FROM days GROUP BY 1, 2, 3, 4
+    UNION ALL
+    SELECT user_id, 'month', to_char(day, 'YYYY-MM'), date_trunc('month', day)::date,
+           max(updated_at)
+    FROM days GROUP BY 1, 2, 3, 4
+)
+SELECT p.user_id, p.grain, p.scope_key FROM periods p
+LEFT JOIN digests d ON d.user_id = p.user_id AND d.grain = p.grain AND d.scope_key = p.scope_key
+WHERE d.digest_id IS NULL OR d.stale OR d.sources_through IS DISTINCT FROM p.through
+   OR (NOT d.finalized AND d.period_end < now() AND NOT EXISTS (
+        SELECT 1 FROM (
+            SELECT DISTINCT day_local FROM records
+            WHERE user_id = p.user_id AND deleted_at IS NULL AND day_local >= p.first_day
+              AND day_local < p.first_day + CASE p.grain WHEN 'week' THEN interval '7 days'
+                                                         ELSE interval '1 month' END
+        ) a
+        WHERE NOT EXISTS (
+            SELECT 1 FROM digests x WHERE x.user_id = p.user_id AND x.grain = 'day'
+              AND x.scope_key = to_char(a.day_local, 'YYYY-MM-DD') AND x.finalized
+              AND NOT x.stale)))
+ORDER BY p.scope_key DESC, p.user_id;
 
 -- name: get_user_by_id --
 SELECT user_id, name, time_zone, day_cut_hour FROM users WHERE user_id = %(user_id)s;
@@ -548,6 +715,20 @@ SELECT COALESCE(sum(EXTRACT(EPOCH FROM next_t - t)) FILTER (WHERE active >= 2), 
        AS seconds
 FROM sweep;
 
+-- name: unbuilt_days --
+-- Days of [day_from, day_to] with live records not (or no longer) in a current closed
+-- episode: what a digest over them cannot include yet.
+SELECT day_local AS day, sum(n)::int AS records FROM (
+    SELECT day_local, count(*) AS n FROM records
+    WHERE user_id = %(user_id)s AND episode_id IS NULL AND deleted_at IS NULL
+      AND day_local BETWEEN %(day_from)s AND %(day_to)s
+    GROUP BY day_local
+    UNION ALL
+    SELECT day_local, frame_count FROM episodes
+    WHERE user_id = %(user_id)s AND stale AND day_local BETWEEN %(day_from)s AND %(day_to)s
+) x
+GROUP BY day_local ORDER BY day_local;
+
 -- name: uncategorized_time --
 -- The coverage view: active time no rule categorised, by app and site (by title for a
 -- browser record without a URL), by the duration rule (the last record read sees its
@@ -700,6 +881,20 @@ WITH ep AS (
 SELECT DISTINCT upd.device_id, upd.day_local, ep.episode_id, ep.category AS old_category
 FROM upd, ep;
 
+-- name: label_target_gone --
+-- No row to re-label, but the target was there: a deleted record, or an episode id that
+-- existed (episodes are rebuilt, under new ids, when their records change). A conflict
+-- to report as such, not an unknown id.
+SELECT CASE WHEN %(target_kind)s = 'record' THEN EXISTS (
+           SELECT 1 FROM records WHERE user_id = %(user_id)s AND record_id = %(target_id)s
+             AND deleted_at IS NOT NULL)
+       ELSE NOT EXISTS (
+           SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(target_id)s
+             AND NOT stale)
+         AND %(target_id)s <= COALESCE(
+           pg_sequence_last_value(pg_get_serial_sequence('episodes', 'episode_id')), 0)
+       END AS gone;
+
 -- name: insert_label --
 INSERT INTO labels (user_id, target_kind, target_id, field, old_value, new_value, actor, note)
 VALUES (%(user_id)s, %(target_kind)s, %(target_id)s, 'category', %(old_value)s, %(new_value)s,
@@ -709,6 +904,24 @@ RETURNING label_id;
 -- name: mark_episodes_stale --
 UPDATE episodes SET stale = true, updated_at = now()
 WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
+
+-- ---------------------------------------------------------------------------
+-- Imports started over HTTP, with their progress
+
+-- name: create_import --
+INSERT INTO imports (user_id, source) VALUES (%(user_id)s, %(source)s) RETURNING import_id;
+
+-- name: update_import --
+UPDATE imports SET
+    status = %(status)s, stage = %(stage)s, done = %(done)s, total = %(total)s,
+    events = %(events)s, new = %(new)s, duplicate = %(duplicate)s, excluded = %(excluded)s,
+    redacted = %(redacted)s, error = %(error)s, updated_at = now()
+WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
+
+-- name: get_import --
+SELECT import_id, source, status, stage, done, total, events, new, duplicate, excluded, redacted,
+       error, created_at, updated_at
+FROM imports WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
 
 -- == conversations with the agent ==========================================
 

@@ -184,6 +184,16 @@ def with_models(services: Services, fake: FakeOpenAI, **extra: Any) -> tuple[Ser
     ), models
 
 
+def events_of(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The Server-Sent Events of a whole streamed answer, as (kind, data)."""
+    out = []
+    for block in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "event" in fields:
+            out.append((fields["event"], json.loads(fields["data"])))
+    return out
+
+
 # -- template databases with data in them ----------------------------------------------------
 
 

@@ -30,6 +30,7 @@ from app.store import (
     TailSeconds,
     TitleTime,
     ToolStore,
+    UnbuiltDay,
     UncategorizedTime,
 )
 from app.text import tokenize
@@ -198,6 +199,17 @@ class MemoryStore(ToolStore):
             s.kind for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to)
         )
         return dict(sorted(counts.items()))
+
+    def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
+        stale = {e.line.episode_id for e in self.episodes if e.user_id == user_id and e.stale}
+        waiting = Counter(
+            r.day_local
+            for r in self.records
+            if r.user_id == user_id
+            and day_from <= r.day_local <= day_to
+            and (r.line.episode_id is None or r.line.episode_id in stale)
+        )
+        return [UnbuiltDay(day=day, records=n) for day, n in sorted(waiting.items())]
 
     # -- records and episodes -------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
 from tests.agent_month import Month, month_fixture
 from tests.fake_openai import FakeOpenAI, call, say
-from tests.helpers import with_models
+from tests.helpers import events_of, with_models
 
 WORK_0312 = "2003年3月12日工作了多少小时？"
 
@@ -50,15 +50,6 @@ def with_model(services: Services, fake: FakeOpenAI) -> Services:
 
 def work_hours(month: Month) -> str:
     return str(round(month.data.seconds[(date(2003, 3, 12), "work")] / 3600, 2))
-
-
-def events_of(text: str) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in fields:
-            out.append((fields["event"], json.loads(fields["data"])))
-    return out
 
 
 def chat(client: TestClient, token: str, **body: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app.api.server import serve
+from app.api.server import bind, serve
 from app.cli import main
 from app.db.connection import connect
 from app.errors import ConfigError
@@ -75,8 +75,8 @@ def test_an_unreachable_database_is_a_one_line_error(run: Any) -> None:
 
 
 def test_serving_a_public_address_without_a_token_is_refused(services: Services) -> None:
-    with pytest.raises(ConfigError, match="no API token"):
-        serve(services, host="0.0.0.0", port=0, with_worker=False)
+    with bind("0.0.0.0", 0) as sock, pytest.raises(ConfigError, match="no API token"):
+        serve(services, sock=sock, host="0.0.0.0", with_worker=False)
 
 
 def test_queue_age_fails_when_the_oldest_due_job_waited_too_long(

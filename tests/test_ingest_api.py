@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app import __version__
 from tests.helpers import Api, make_api, snapshot
 
 T0 = datetime(2003, 3, 12, 1, 0, tzinfo=UTC)  # sentinel: 09:00 in Asia/Shanghai
@@ -215,7 +216,12 @@ def test_healthz_reports_database(api: Api, services: Any) -> None:
     assert reply.json()["database"] == "ok"
     services.store.pool.close()  # the database is out of reach
     reply = api.client.get("/healthz")
-    assert reply.json() == {"status": "degraded", "database": "unreachable"}
+    assert reply.json() == {
+        "status": "degraded",
+        "database": "unreachable",
+        "problems": ["no database"],
+        "version": __version__,
+    }
 
 
 def test_docs_need_a_token_and_work_with_one(api: Api) -> None:

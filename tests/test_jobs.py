@@ -13,7 +13,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 
 from app.cli import main
 from app.jobs import jobs_app, worker_connector
-from app.jobs.maintenance import retry_stalled_jobs
+from app.jobs.maintenance import remove_old_jobs
 from app.runtime.services import Services
 from app.settings import Settings
 from tests.helpers import make_api
@@ -43,7 +43,7 @@ def run_worker_once(db_url: str, tmp_path: Path, **env: str) -> None:
     assert result.exit_code == 0, result.output
 
 
-def _defer(url: str, settings: Settings, task: Any = retry_stalled_jobs) -> int:
+def _defer(url: str, settings: Settings, task: Any = remove_old_jobs) -> int:
     return with_app(url, settings, lambda: task.defer_async(timestamp=0))
 
 
@@ -111,6 +111,35 @@ def test_the_sweep_finds_work_a_lost_job_left_behind(
     assert services.store.defer(jobs) == 0  # one waiting job per device
 
 
+def test_the_sweep_requeues_a_week_or_month_whose_digest_is_missing_or_older_than_its_days(
+    services: Services, conn: Any, golden_day: dict[str, Any]
+) -> None:
+    from datetime import UTC, datetime
+
+    from app.pyramid.build import backfill, pending_jobs
+
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    for device, records in golden_day["records"].items():
+        api.ingest(device, records)
+    backfill(services.store, now=datetime(2026, 11, 30, tzinfo=UTC), settings=services.settings)
+    conn.execute("DELETE FROM procrastinate_jobs")
+    assert pending_jobs(services.store) == []  # every layer is current
+
+    def periods_due() -> list[tuple[str, str]]:
+        return [
+            (j.args["grain"], j.args["key"])
+            for j in pending_jobs(services.store)
+            if j.task_name == "rollup_period"
+        ]
+
+    # A killed back-fill never wrote the week; then a day was rolled up again after the
+    # month was: both heal from the sweep alone.
+    conn.execute("DELETE FROM digests WHERE grain = 'week'")
+    assert periods_due() == [("week", "2003-W11")]
+    conn.execute("UPDATE digests SET updated_at = now() + interval '1 s' WHERE grain = 'day'")
+    assert sorted(periods_due()) == [("month", "2003-03"), ("week", "2003-W11")]
+
+
 def test_the_worker_summarises_episodes_through_the_model_sweep(
     services: Services, db_url: str, tmp_path: Path, golden_day: dict[str, Any], conn: Any
 ) -> None:
@@ -131,61 +160,3 @@ def test_the_worker_summarises_episodes_through_the_model_sweep(
     }
     assert statuses == {"done": 15, "idle": 3}  # E, Q, S: idle or locked
     assert fake.calls["episode_summary"] == 15
-
-
-def _retry_stalled(url: str, settings: Settings) -> int:
-    """What retry_stalled_jobs does, with a heartbeat threshold short enough for a test."""
-
-    async def retry() -> int:
-        manager = jobs_app.job_manager
-        stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=0.5))
-        for job in stalled:
-            await manager.retry_job(job)
-        return len(stalled)
-
-    return with_app(url, settings, retry)
-
-
-@pytest.mark.slow
-def test_a_worker_killed_mid_job_and_restarted_changes_no_number(
-    services: Services, db_url: str, tmp_path: Path, conn: Any
-) -> None:
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    from datetime import date
-
-    from app.demo.sample import generate_sample
-    from tests.helpers import ingest_sample
-
-    data = generate_sample(start=date(2003, 3, 1), days=21, seed=8)
-    ingest_sample(services, data)
-    env = {**os.environ, "TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "worker", "--concurrency", "2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # kill it once it is busy building
-        if conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0:
-            break
-        time.sleep(0.05)
-    worker.send_signal(signal.SIGKILL)
-    worker.wait(10)
-    time.sleep(1.0)  # no more heartbeats from the dead worker
-    _retry_stalled(db_url, services.settings)
-    run_worker_once(db_url, tmp_path)
-    assert (
-        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
-        == 0
-    )
-    for day in data.days:
-        digest = conn.execute(
-            "SELECT metrics FROM digests WHERE grain = 'day' AND scope_key = %s", [day.isoformat()]
-        ).fetchone()
-        want = {c: s for (d, c), s in data.seconds.items() if d == day}
-        assert digest["metrics"]["seconds_by_category"] == want, day

@@ -294,12 +294,6 @@ def test_deleting_records_leaves_no_trace_in_any_layer(
         == 2
     )
     g09 = conn.execute("SELECT record_id FROM records WHERE client_record_id = 'g09'").fetchone()
-    reply = api.client.request(
-        "DELETE", "/api/v1/records", json={"record_ids": [g09["record_id"]]}, headers=api.auth
-    )
-    assert reply.json() == {"deleted": 1}
-    assert conn.execute("SELECT count(*) AS n FROM episodes WHERE stale").fetchone()["n"] == 1
-    backfill(services.store, now=NOW, settings=services.settings)
 
     def everything() -> str:
         tables = [
@@ -312,6 +306,17 @@ def test_deleting_records_leaves_no_trace_in_any_layer(
         ]
         return " ".join(str(row) for t in tables for row in conn.execute(f'SELECT * FROM "{t}"'))
 
+    assert "reset --hard" in everything()
+    reply = api.client.request(
+        "DELETE", "/api/v1/records", json={"record_ids": [g09["record_id"]]}, headers=api.auth
+    )
+    assert reply.json() == {"deleted": 1}
+    # At once, before any rebuild: no layer holds the deleted text.
+    assert "reset --hard" not in everything() and "HEAD~1" not in everything()
+    assert conn.execute(
+        "SELECT stale, metrics FROM digests WHERE scope_key = '2003-03-12'"
+    ).fetchone() == {"stale": True, "metrics": {}}
+    backfill(services.store, now=NOW, settings=services.settings)
     dump = everything()
     assert "reset --hard" not in dump and "HEAD~1" not in dump
     assert conn.execute("SELECT count(*) AS n FROM episodes WHERE stale").fetchone()["n"] == 0

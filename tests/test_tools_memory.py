@@ -228,6 +228,10 @@ def test_a_finalized_week_digest_is_used_whole_and_never_beside_its_days(
     week = DigestMetrics(seconds_by_category={"work": 7777.0}, active_seconds=7777.0)
     layered.digests.append(digest("week", "2003-W10", at(3, 4), at(10, 4), week))
     c = ctx(layered)
+    # Wednesday's records are not in episodes yet: the week digest leaves them out.
+    unsettled = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-09"))
+    assert seconds_of(unsettled) == {"work": 5400, "entertainment": 600, "social": 300}
+    layered.records.clear()
     whole = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-09"))
     assert seconds_of(whole) == {"work": 7777} and whole["source"] == "digest"
     # A range that only partly covers the week cannot use it.
@@ -300,10 +304,16 @@ def test_get_digest_when_built_and_when_not(layered: MemoryStore) -> None:
     built = dispatch(c, "get_digest", {"grain": "day", "date": "2003-03-03"})
     assert built["available"] and built["finalized"]
     assert built["metrics"]["hours_by_category"] == {"work": 1.0}
+    assert built["complete"] is True and "missing" not in built
     missing = dispatch(c, "get_digest", {"grain": "day", "date": "2003-03-04"})
     assert missing["available"] is False and missing["source"] == "live"
     assert missing["metrics"]["hours_by_category"] == {"work": 0.5, "entertainment": 0.17}
     assert missing["metrics"]["episodes"] == 2
+    # Wednesday's two records are not in an episode yet: the week says so.
+    week = dispatch(c, "get_digest", {"grain": "week", "date": "2003-03-05"})
+    assert week["complete"] is False
+    assert week["missing"]["records_not_in_episodes"] == 2
+    assert week["missing"]["days"] == ["2003-03-05"]
     bad = dispatch(c, "get_digest", {"grain": "week", "date": "3 March"})
     assert "is not YYYY-MM-DD" in bad["error"]
 

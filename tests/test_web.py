@@ -36,7 +36,7 @@ from app.web.palette import (
     THEME_TEXT_PAIRS,
     contrast,
 )
-from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, new_token_for
+from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, events_of, new_token_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY = "2003-03-04"
@@ -97,6 +97,8 @@ PAGES = [
     "/privacy/delete?from=2003-03-04T09:00&to=2003-03-04T10:00",
     "/episodes/1",
     f"/report/week/{WEEK}?format=md",
+    "/ask",
+    "/ask?conversation=1",
 ]
 
 
@@ -187,8 +189,9 @@ def test_writes_need_the_sessions_csrf_token_and_this_origin(web: Browser) -> No
             data={"category": "work", "csrf": csrf},
             headers={"Origin": "https://evil.example"},
         ),
+        web.client.post(f"/episodes/{episode}/label", data={"category": "work", "csrf": "令牌"}),
     ]
-    assert [r.status_code for r in refused] == [403, 403, 403]
+    assert [r.status_code for r in refused] == [403, 403, 403, 403]
     assert "came from another site" in refused[0].text
     store = web.services.store
     unchanged = store.episode_detail(user_id=web.user.user_id, episode_id=episode)
@@ -203,6 +206,44 @@ def test_writes_need_the_sessions_csrf_token_and_this_origin(web: Browser) -> No
     assert store.episode_detail(user_id=web.user.user_id, episode_id=episode) is None
     assert _seconds(web, "work") > work_before
     assert _seconds(web, "entertainment") < entertainment_before
+
+
+def test_the_chat_takes_the_pages_session_cookie_only_with_its_csrf_header(web: Browser) -> None:
+    """The Ask page's script calls the agent's chat with its cookie and CSRF header."""
+    csrf = web.sign_in()
+    chat = "/api/v1/agent/chat"
+    question = {"question": "2003年3月4日工作了多少小时？"}  # DAY
+    for headers in ({}, {"X-CSRF-Token": "x" * 43}, {"X-CSRF-Token": "caf\xe9".encode("latin-1")}):
+        refused = web.client.post(chat, json=question, headers=headers)
+        assert refused.status_code == 401, headers
+        assert "X-CSRF-Token" in refused.json()["error"]
+    # The header without the cookie is nobody; a bearer token decides alone when sent.
+    cookieless = TestClient(create_app(services=web.services))
+    assert cookieless.post(chat, json=question, headers={"X-CSRF-Token": csrf}).status_code == 401
+    wrong_bearer = {"X-CSRF-Token": csrf, "Authorization": "Bearer tt_unknown"}
+    assert web.client.post(chat, json=question, headers=wrong_bearer).status_code == 401
+    assert web.services.store.list_conversations(user_id=web.user.user_id, limit=5) == []
+
+    reply = web.client.post(chat, json=question, headers={"X-CSRF-Token": csrf})
+    assert reply.status_code == 200
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    events = events_of(reply.text)
+    assert [kind for kind, _ in events] == ["step", "step", "token", "done"]
+    first = events[-1][1]
+    assert f"{round(_seconds(web, 'work') / 3600, 2)} 小时" in first["answer"]
+    assert first["mode"] == "offline" and events[2][1]["text"] == first["answer"]
+    # The conversation goes on by its id, in English; its page lists both turns.
+    again = {
+        "question": f"How many hours of social on {DAY}?",
+        "conversation_id": first["conversation_id"],
+    }
+    second = events_of(web.client.post(chat, json=again, headers={"X-CSRF-Token": csrf}).text)
+    assert second[-1][1]["conversation_id"] == first["conversation_id"]
+    assert second[-1][1]["turn"] == 2
+    assert f"{round(_seconds(web, 'social') / 3600, 2)} hours of social" in second[-1][1]["answer"]
+    shown = unescape(web.client.get(f"/ask?conversation={first['conversation_id']}").text)
+    assert question["question"] in shown and again["question"] in shown
+    assert shown.count("Called query_stats · ") == 2
 
 
 def test_the_language_follows_the_browser_until_the_switch_chooses(web: Browser) -> None:
@@ -377,6 +418,8 @@ def test_unknown_days_periods_and_episodes_are_html_pages_not_errors(web: Browse
         "/month/2003-13",
         "/episodes/999999",
         "/episodes/abc",
+        "/ask?conversation=999999",
+        "/ask?conversation=abc",
         "/static/nope.js",
     ):
         reply = web.client.get(path)

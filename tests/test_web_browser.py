@@ -1,8 +1,9 @@
 """The web pages in a real Chromium (Debian's `chromium`, driven by Playwright): sign
 in, the day view against query_stats, re-label, search in Chinese and English,
 delete a range, keyboard navigation, no console errors, no access without the
-cookie. One browser for the module, one signed-in page reused by the tests; every
-page visited leaves a screenshot in the test's output directory.
+cookie, the Ask page streaming the agent's answer. One browser for the module, one
+signed-in page reused by the tests; every page visited leaves a screenshot in the
+test's output directory.
 
 `.ci/run` installs chromium and fonts-noto-cjk when they are missing.
 """
@@ -213,6 +214,7 @@ def test_every_page_renders_in_chromium_with_no_console_error(tab: Tab) -> None:
         "search": "/search?q=" + quote("哔哩哔哩"),
         "privacy": "/privacy",
         "delete-confirm": f"/privacy/delete?from={READ_DAY}T09:00&to={READ_DAY}T10:00",
+        "ask-empty": "/ask",
     }
     for name, path in pages.items():
         page = tab.open(path)
@@ -376,6 +378,49 @@ def test_keyboard_moves_between_days_and_opens_and_closes_the_panel(tab: Tab) ->
     assert page.evaluate("document.activeElement.id") == focused
 
 
+def test_asking_in_chinese_and_english_streams_the_steps_and_the_answer(tab: Tab) -> None:
+    """The Ask page posts to the agent's chat with the session and shows its stream; with
+    no chat model configured, the offline answerer replies."""
+    site = tab.site
+    page = tab.open("/ask")
+    asked = [
+        (
+            f"{READ_DAY.year}年{READ_DAY.month}月{READ_DAY.day}日工作了多少小时？",
+            "work",
+            "{h} 小时",
+        ),
+        (
+            f"How many hours of entertainment on {READ_DAY}?",
+            "entertainment",
+            "{h} hours of entertainment",
+        ),
+    ]
+    for n, (question, category, phrase) in enumerate(asked):
+        page.fill("#question", question)
+        page.keyboard.press("Enter")
+        turn = page.locator("#turns article.turn.done").nth(n)
+        turn.wait_for()
+        assert turn.locator(".question").inner_text() == question
+        (step,) = turn.locator("ol.steps li").all_inner_texts()
+        assert re.fullmatch(r'Called query_stats \{"metric":.*\} · \d+ tokens read', step), step
+        hours = site.day_stats(READ_DAY, "seconds_by_category", category=category)["items"][0]
+        assert hours["seconds"] > 0
+        assert phrase.format(h=hours["hours"]) in turn.locator(".answer").inner_text()
+        assert turn.locator(".status").inner_text().startswith("Done (offline) · tools called: 1")
+        assert turn.get_attribute("data-turn") == str(n + 1)
+    # One conversation, continued by its id: the address names it, a reload shows both turns.
+    conversation = int(re.findall(r"/ask\?conversation=(\d+)$", page.url)[0])
+    turns = site.services.store.conversation_turns(
+        user_id=site.user.user_id, conversation_id=conversation
+    )
+    assert [t.question for t in turns] == [q for q, _, _ in asked]
+    tab.shot("ask")
+    page.reload()
+    assert page.locator("#turns article.turn .question").all_inner_texts() == [
+        q for q, _, _ in asked
+    ]
+
+
 def test_a_chinese_browser_gets_the_chinese_ui_and_the_demo_sign_in_link_works(
     browser: Browser, site: Site, shots: Path
 ) -> None:
@@ -389,6 +434,7 @@ def test_a_chinese_browser_gets_the_chinese_ui_and_the_demo_sign_in_link_works(
     assert "#token" not in page.url
     assert page.locator("h1").inner_text() == "2003年3月5日 周三"
     assert page.locator("#totals-h").inner_text() == "各类别时长"
+    assert page.locator("nav a[href='/ask']").inner_text() == "提问"
     page.screenshot(path=shots / "day-zh.png", full_page=True)
     page.click("text=English")
     page.wait_for_url(f"**/day/{READ_DAY}")

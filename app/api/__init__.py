@@ -17,12 +17,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
 from app import __version__, web
-from app.api import agent, devices, docs, openai_compat, records, reports, tools
-from app.api.deps import ServicesDep, UserDep
+from app.api import agent, devices, docs, imports, openai_compat, records, reports, tools
+from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
 from app.errors import (
     AuthError,
+    ConflictError,
     DatabaseError,
     InvalidInputError,
     NotFoundError,
@@ -30,6 +31,7 @@ from app.errors import (
     UnknownDeviceError,
 )
 from app.mcp import McpEndpoint
+from app.runtime.health import check_health
 from app.runtime.services import Services
 
 log = logging.getLogger("timetrace.api")
@@ -59,6 +61,8 @@ def _error(
 ) -> JSONResponse:
     if status == 401:
         headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
+    elif status == 503:
+        headers = {**(headers or {}), "Retry-After": str(RETRY_AFTER_S)}
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
@@ -94,9 +98,11 @@ def _install_error_handlers(app: FastAPI) -> None:
             status = 404
         elif isinstance(exc, InvalidInputError):
             status = 422
+        elif isinstance(exc, ConflictError):
+            status = 409
         elif isinstance(exc, DatabaseError):
-            log.error("database error: %s", exc.message)
-            return _error(503, "the database is not available, try again shortly")
+            log.warning("database error: %s", exc.message)
+            return _error(503, "the database is busy or not available; try again shortly")
         return _error(status, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
@@ -117,13 +123,13 @@ health = APIRouter(tags=["health"])
 
 
 @health.get("/healthz")
-def healthz(services: ServicesDep) -> dict[str, str]:
-    """Liveness and database reachability; the only route without a token."""
-    try:
-        services.store.ping()
-    except DatabaseError:
-        return {"status": "degraded", "database": "unreachable"}
-    return {"status": "ok", "database": "ok", "version": __version__}
+def healthz(services: ServicesDep) -> dict[str, Any]:
+    """Liveness, database reachability and the job queue (waiting, the age of the oldest
+    waiting job, stalled jobs, live workers): `degraded` with the problems when the
+    database does not answer, a job is stalled, or jobs wait too long. The only route
+    without a token."""
+    report = check_health(services.store, settings=services.settings)
+    return {**report.document(), "version": __version__}
 
 
 me = APIRouter(prefix="/api/v1", tags=["account"], responses=AUTHED)
@@ -151,7 +157,7 @@ def create_app(*, services: Services) -> FastAPI:
         openapi_url=None,
     )
     app.state.services = services
-    app.add_middleware(BoundedRequests)
+    app.add_middleware(BoundedRequests, streamed=imports.STREAMED)
     _install_error_handlers(app)
     app.include_router(health)
     app.include_router(me)
@@ -161,6 +167,8 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(agent.router)
     app.include_router(openai_compat.router)
     app.include_router(docs.router)
+    app.include_router(imports.router)
+    app.include_router(imports.progress_router)
     _mount_mcp(app, services)
     app.include_router(reports.router)
     web.mount(app)  # the pages at /, behind their own sign-in

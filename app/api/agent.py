@@ -22,7 +22,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from app.agent import start_conversation
-from app.api.deps import ServicesDep, UserDep
+from app.api.deps import PageOrBearerUserDep, ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.api.runs import Event, run_events
 from app.errors import NotFoundError
@@ -46,8 +46,11 @@ async def sse(events: AsyncIterator[Event]) -> AsyncIterator[str]:
 
 
 @router.post("/chat", response_class=StreamingResponse, responses={**WITH_BODY, **errors(404)})
-async def chat(body: ChatRequest, services: ServicesDep, user: UserDep) -> StreamingResponse:
-    """Ask a question; the answer streams as Server-Sent Events (see the module doc)."""
+async def chat(
+    body: ChatRequest, services: ServicesDep, user: PageOrBearerUserDep
+) -> StreamingResponse:
+    """Ask a question; the answer streams as Server-Sent Events (see the module doc).
+    The web Ask page calls it with its session cookie and `X-CSRF-Token` header."""
     conversation_id, history = await run_in_threadpool(
         start_conversation,
         services.store,

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Cookie, Depends, Request
+from fastapi import Cookie, Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.runtime.auth import user_for_token
+from app.runtime.auth import CSRF_HEADER, user_for_caller, user_for_token
 from app.runtime.services import Services
 from app.store import UserContext
+from app.web.auth import SESSION_COOKIE
+
+# A transient database error (busy, restarting) is a 503 to retry after this many seconds.
+RETRY_AFTER_S = 2
 
 _bearer = HTTPBearer(auto_error=False, description="An API token from `timetrace token create`.")
 
@@ -49,5 +53,22 @@ def user_for_docs(services: ServicesDep, token: DocsTokenDep) -> UserContext:
     return user_for_token(services.store, token=token)
 
 
+def page_or_bearer_user(
+    services: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    cookie: Annotated[str | None, Cookie(alias=SESSION_COOKIE, include_in_schema=False)] = None,
+    csrf: Annotated[str | None, Header(alias=CSRF_HEADER, include_in_schema=False)] = None,
+) -> UserContext:
+    """For routes the pages' script calls (the Ask panel): the bearer token, else the
+    web session cookie together with its CSRF header (see `user_for_caller`)."""
+    return user_for_caller(
+        services.store,
+        token=credentials.credentials if credentials else None,
+        cookie=cookie,
+        csrf=csrf,
+    )
+
+
 UserDep = Annotated[UserContext, Depends(current_user)]
+PageOrBearerUserDep = Annotated[UserContext, Depends(page_or_bearer_user)]
 DocsUserDep = Annotated[UserContext, Depends(user_for_docs)]

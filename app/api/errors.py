@@ -29,9 +29,10 @@ _MEANING = {
     400: "The body could not be read (not UTF-8 text).",
     401: "No valid API token: send `Authorization: Bearer <token>`.",
     404: "No such thing (an unknown tool name, say).",
+    409: "It changed while this request used it (deleted or rebuilt): look it up again.",
     413: "The body is larger than the limit; send fewer records per request.",
     422: "Invalid input; `detail` names each field and what is wrong with it.",
-    503: "The database is not available; try again shortly.",
+    503: "The database is busy or not available; try again after `Retry-After` seconds.",
 }
 
 

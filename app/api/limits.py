@@ -6,6 +6,9 @@ The body is read into memory only up to the limit: a declared Content-Length
 over it is answered at once, a streamed body as soon as it crosses it, and the
 rest is never read. A JSON body nested deeper than MAX_JSON_DEPTH is refused
 before a recursive parser (or pydantic) walks into it.
+
+Uploads (`streamed={path: limit}`) are the exception: their bodies go through
+unread, counted against their own, larger limit, for the route to spool to disk.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import array
 import itertools
 import json
+from collections.abc import Mapping
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -22,6 +26,9 @@ from app.ingest.records import MAX_BATCH
 MAX_BODY_BYTES = MAX_BATCH * 4 * 1024
 # No request of this API nests deeper than a handful of levels.
 MAX_JSON_DEPTH = 32
+# An uploaded ActivityWatch export: ~10 M events, years of three busy buckets (an
+# export of 1.2 M events over a year is 226 MB). Never in memory: spooled to disk.
+MAX_UPLOAD_BYTES = 2 * 1024**3
 
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
@@ -67,10 +74,11 @@ async def _reply(send: Send, status: int, body: dict[str, object]) -> None:
     await send({"type": "http.response.body", "body": payload})
 
 
-def _too_large(limit: int) -> dict[str, object]:
-    return {
-        "error": f"the request body is larger than {limit:,} bytes: send fewer records per batch",
-    }
+def _too_large(limit: int, advice: str = "send fewer records per batch") -> dict[str, object]:
+    return {"error": f"the request body is larger than {limit:,} bytes: {advice}"}
+
+
+_UPLOAD_ADVICE = "import it with `timetrace import activitywatch` where the file is"
 
 
 def _too_deep(limit: int) -> dict[str, object]:
@@ -81,19 +89,32 @@ def _too_deep(limit: int) -> dict[str, object]:
     }
 
 
+class _UploadTooLarge(Exception):
+    """Raised out of an upload's receive once its body crosses the limit."""
+
+
 class BoundedRequests:
     """ASGI middleware: read the body up to a limit, check its nesting, replay it."""
 
     def __init__(
-        self, app: ASGIApp, *, max_body_bytes: int = MAX_BODY_BYTES, max_depth: int = MAX_JSON_DEPTH
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_depth: int = MAX_JSON_DEPTH,
+        streamed: Mapping[str, int] | None = None,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_depth = max_depth
+        self.streamed = dict(streamed or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.streamed:
+            await self._stream(scope, receive, send, limit=self.streamed[scope["path"]])
             return
         declared = _declared_length(scope)
         if declared is not None and declared > self.max_body_bytes:
@@ -127,3 +148,33 @@ class BoundedRequests:
             return {"type": "http.request", "body": whole, "more_body": False}
 
         await self.app(scope, replay, send)
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, *, limit: int) -> None:
+        """Pass an upload's body through as it comes, refusing it past `limit`: at once
+        when declared larger, else when the route reads past it (before it answers)."""
+        declared = _declared_length(scope)
+        if declared is not None and declared > limit:
+            await _reply(send, 413, _too_large(limit, _UPLOAD_ADVICE))
+            return
+        received = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise _UploadTooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _UploadTooLarge:
+            if started:
+                raise
+            await _reply(send, 413, _too_large(limit, _UPLOAD_ADVICE))

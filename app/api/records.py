@@ -10,8 +10,8 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY
 from app.errors import UnknownDeviceError
+from app.ingest import records as ingest
 from app.ingest.records import IngestResult, RecordBatch, ingest_batch
-from app.pyramid.requests import build_job
 from app.store import DEVICE_ID_PATTERN, ID_MAX
 
 router = APIRouter(prefix="/api/v1/records", tags=["records"], responses=AUTHED)
@@ -56,21 +56,21 @@ class DeleteResult(BaseModel):
 
 @router.delete("", response_model=DeleteResult, responses=WITH_BODY)
 def delete_records(request: DeleteRequest, services: ServicesDep, user: UserDep) -> DeleteResult:
-    """Delete records: their captured text is erased at once and every layer built
-    from them is rebuilt without them."""
+    """Delete records: when this answers, their captured text is gone from every layer
+    (episodes, digests, signals, label notes built from them stop serving it), and the
+    layers are rebuilt without them in the background. `timetrace compact` then rewrites
+    the table files; what it cannot reach (WAL, backups) is in the README."""
     if request.device_id is not None and not services.store.device_exists(
         user_id=user.user_id, device_id=request.device_id
     ):
         # Answering `deleted: 0` would hide a typo in a request meant to erase data.
         raise UnknownDeviceError(f"unknown device {request.device_id!r}")
-    hit = services.store.delete_records(
-        user_id=user.user_id,
+    deleted = ingest.delete_records(
+        services.store,
+        user=user,
         record_ids=request.record_ids,
         device_id=request.device_id,
         ts_from=request.ts_from,
         ts_to=request.ts_to,
     )
-    services.store.defer(
-        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
-    )
-    return DeleteResult(deleted=sum(hit.values()))
+    return DeleteResult(deleted=deleted)

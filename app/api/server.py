@@ -1,6 +1,9 @@
 """Running the API: in the foreground (`timetrace serve`) or in a background
 thread on a loopback port (the demo and the benchmarks).
 
+    sock = bind("127.0.0.1", 8787)          # first: a taken port fails before anything starts
+    serve(services, sock=sock, host="127.0.0.1", with_worker=True)
+
     with serve_in_thread(services) as base_url:
         httpx.post(f"{base_url}/api/v1/records", ...)
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -22,25 +26,57 @@ from app.errors import ConfigError
 from app.jobs import run_worker
 from app.runtime.services import Services
 
+log = logging.getLogger("timetrace.api")
 
-def _with_worker(app: FastAPI, services: Services) -> None:
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the database or the worker starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc} "
+            "(another server there? set TIMETRACE_PORT or --port)"
+        ) from exc
+    return sock
+
+
+def _with_worker(
+    app: FastAPI, services: Services, server: uvicorn.Server, failures: list[BaseException]
+) -> None:
+    """Run the worker beside the API; a worker that gives up stops the server, so that the
+    process exits non-zero and its supervisor restarts it."""
+
     app_lifespan = app.router.lifespan_context  # the MCP sessions: keep them
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(run_worker(services, install_signal_handlers=False))
+        stop = asyncio.Event()
+        task = asyncio.create_task(run_worker(services, install_signal_handlers=False, stop=stop))
+
+        def on_done(done: asyncio.Task[None]) -> None:
+            if not done.cancelled() and (error := done.exception()) is not None:
+                log.error("the worker stopped: %s; stopping the server", error)
+                failures.append(error)
+                server.should_exit = True
+
+        task.add_done_callback(on_done)
         try:
             async with app_lifespan(app):
                 yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            stop.set()
+            with contextlib.suppress(Exception):  # already in `failures`
                 await task
 
     app.router.lifespan_context = lifespan
 
 
-def serve(services: Services, *, host: str, port: int, with_worker: bool) -> None:
+def serve(services: Services, *, sock: socket.socket, host: str, with_worker: bool) -> None:
     """Serve until stopped. A non-loopback address is refused until a token exists."""
     from app.settings import is_loopback
 
@@ -49,17 +85,19 @@ def serve(services: Services, *, host: str, port: int, with_worker: bool) -> Non
             f"refusing to listen on {host} with no API token: run `timetrace token create` first"
         )
     app = create_app(services=services)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info", access_log=False))
+    failures: list[BaseException] = []
     if with_worker:
-        _with_worker(app, services)
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+        _with_worker(app, services, server, failures)
+    server.run(sockets=[sock])
+    if failures:
+        raise failures[0]
 
 
 @contextlib.contextmanager
 def serve_in_thread(services: Services) -> Iterator[str]:
     """Serve the API on 127.0.0.1 on a free port; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(services=services), log_level="warning", access_log=False, lifespan="on"

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from app.api.deps import ServicesDep, UserDep
+from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.api.errors import AUTHED, errors
 from app.runtime.services import Services
 from app.store import UserContext
@@ -43,10 +43,14 @@ async def _call(name: str, request: Request, services: Services, user: UserConte
         )
     ctx = services.tool_context(user=user, now=datetime.now(UTC))
     result = await run_in_threadpool(dispatch, ctx, name, arguments)
-    status = 200
+    status, headers = 200, None
     if "error" in result:
         status = 404 if name not in REGISTRY else 422
-    return JSONResponse(content=json.loads(to_json(result)), status_code=status)
+        if result.get("conflict"):
+            status = 409  # the item was deleted or rebuilt meanwhile
+        elif result.get("retry"):
+            status, headers = 503, {"Retry-After": str(RETRY_AFTER_S)}
+    return JSONResponse(content=json.loads(to_json(result)), status_code=status, headers=headers)
 
 
 def _operation(router: APIRouter, spec: Tool) -> None:
@@ -60,7 +64,7 @@ def _operation(router: APIRouter, spec: Tool) -> None:
         name=f"tool_{spec.name}",
         summary=f"{spec.name} (tier {spec.tier}, at most {spec.cap_tokens:,} tokens)",
         description=spec.description,
-        responses={**_RESULT, **errors(413, 422)},
+        responses={**_RESULT, **errors(409, 413, 422)},
         openapi_extra={
             "requestBody": {
                 "required": False,

@@ -3,6 +3,9 @@ rows loaded straight into the typed rows of `app.store` (psycopg's `class_row`).
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from psycopg.rows import class_row
@@ -10,8 +13,27 @@ from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
 from app.db.queries import QUERIES
+from app.errors import DatabaseBusyError
 
 R = TypeVar("R")
+
+
+def lost_a_race(exc: DatabaseBusyError) -> bool:
+    """A deadlock or a serialization failure (SQLSTATE class 40): worth running again."""
+    return str(getattr(exc.__cause__, "sqlstate", "") or "").startswith("40")
+
+
+def retrying(transaction: Callable[[], R], *, attempts: int = 4) -> R:
+    """Run a transaction again (a few times, with a short jittered wait) when it lost a
+    deadlock or a serialization conflict to a concurrent one; other errors pass."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return transaction()
+        except DatabaseBusyError as exc:
+            if attempt == attempts or not lost_a_race(exc):
+                raise
+            time.sleep(0.02 * 2**attempt * random.uniform(0.5, 1.5))
+    raise AssertionError("unreachable")
 
 
 class Queries:

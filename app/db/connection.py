@@ -7,6 +7,8 @@ pool = open_pool(url, settings=settings)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -17,10 +19,11 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from app.db.embedded import start_embedded
-from app.errors import ConfigError, DatabaseError
+from app.errors import ConfigError, DatabaseBusyError, DatabaseError
 from app.settings import Settings
 
 DEFAULT_DATABASE = "timetrace"
+POOL_WAIT_S = 10.0
 Connection = psycopg.Connection[dict[str, Any]]
 
 
@@ -78,8 +81,24 @@ def connect(url: str, *, settings: Settings, autocommit: bool = False) -> Connec
         raise DatabaseError(f"cannot connect to the database: {exc}") from exc
 
 
-def open_pool(url: str, *, settings: Settings, min_size: int = 1) -> ConnectionPool[Connection]:
-    pool: ConnectionPool[Connection] = ConnectionPool(
+class Pool(ConnectionPool[Connection]):
+    """The store's pool. A connection is checked before it is lent, so one broken by a
+    database restart is replaced instead of failing a request; a lost connection, a
+    deadlock or a timeout leaves as `DatabaseBusyError` (HTTP 503, a job retried)."""
+
+    @contextmanager
+    def connection(self, timeout: float | None = None) -> Iterator[Connection]:
+        try:
+            with super().connection(timeout) as conn:
+                yield conn
+        except psycopg.OperationalError as exc:
+            raise DatabaseBusyError(
+                f"the database is busy or restarting ({type(exc).__name__}); try again"
+            ) from exc
+
+
+def open_pool(url: str, *, settings: Settings, min_size: int = 1) -> Pool:
+    pool = Pool(
         url,
         min_size=min_size,
         max_size=settings.pool_max_size,
@@ -87,6 +106,9 @@ def open_pool(url: str, *, settings: Settings, min_size: int = 1) -> ConnectionP
         connection_class=psycopg.Connection[dict[str, Any]],
         # Embeddings travel as pgvector values, not as text literals.
         configure=register_vector,
+        check=ConnectionPool.check_connection,
+        # A request (or a job) waits this long for a connection, then gets a 503 (a retry).
+        timeout=POOL_WAIT_S,
         open=False,
         name="timetrace",
     )

@@ -12,6 +12,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from app.db.base import retrying
 from app.db.connection import Connection
 from app.db.queries import QUERIES
 from app.db.store_agent import PostgresConversationStore
@@ -26,6 +27,9 @@ from app.store import (
     DigestRow,
     EpisodeDraft,
     EpisodeFacts,
+    ImportProgress,
+    ImportRow,
+    JobHealth,
     JobRequest,
     MemberFacts,
     NewRecords,
@@ -36,6 +40,10 @@ from app.store import (
     UserContext,
 )
 from app.text import fts_document
+from app.timeutil import day_key, scope_keys
+
+# A pass requeues at most this many stalled jobs (a crash leaves one per worker slot).
+_MAX_RECOVERED = 1_000
 
 
 def _user(row: dict[str, Any] | None) -> UserContext | None:
@@ -100,12 +108,37 @@ class PostgresStore(
     # -- records (L0) -----------------------------------------------------------
 
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        columns = {name: getattr(records, name) for name in NewRecords.__dataclass_fields__}
-        with self.pool.connection() as conn:
-            cur = conn.execute(
-                QUERIES["insert_records"], {"user_id": user_id, "device_id": device_id, **columns}
-            )
-            return cur.rowcount
+        columns = {
+            name: getattr(records, name)
+            for name in NewRecords.__dataclass_fields__
+            if name != "description"
+        }
+        params = {"user_id": user_id, "device_id": device_id, **columns}
+
+        def insert() -> int:
+            with self.pool.connection() as conn:
+                return conn.execute(QUERIES["insert_records"], params).rowcount
+
+        return retrying(insert)
+
+    def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        fts = [fts_document(text) if text else None for text in records.description]
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["create_import_staging"])
+            with conn.cursor().copy(QUERIES["copy_import_staging"]) as copy:
+                for row in zip(
+                    *(getattr(records, name) for name in NewRecords.__dataclass_fields__),
+                    fts,
+                    strict=True,
+                ):
+                    copy.write_row(row)
+            inserted = conn.execute(
+                QUERIES["insert_staged_records"],
+                {"user_id": user_id, "device_id": device_id, "model": model},
+            ).fetchone()
+        return int(inserted["new"]) if inserted else 0
 
     def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
         if not len(records):
@@ -132,17 +165,46 @@ class PostgresStore(
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
     ) -> dict[tuple[str, date], int]:
-        rows = self._all(
-            "tombstone_records",
-            {
-                "user_id": user_id,
-                "record_ids": list(record_ids) if record_ids is not None else None,
-                "device_id": device_id,
-                "ts_from": ts_from,
-                "ts_to": ts_to,
-            },
-        )
-        return {(row["device_id"], row["day_local"]): int(row["n"]) for row in rows}
+        params = {
+            "user_id": user_id,
+            "record_ids": list(record_ids) if record_ids is not None else None,
+            "device_id": device_id,
+            "ts_from": ts_from,
+            "ts_to": ts_to,
+        }
+
+        def delete() -> dict[tuple[str, date], int]:
+            # One transaction: nothing built from the deleted records serves their text
+            # once it commits; the rebuild (jobs, or the sweep) fills the layers again.
+            with self.pool.connection() as conn, conn.transaction():
+                hit = {
+                    (r["device_id"], r["day_local"]): int(r["n"])
+                    for r in conn.execute(QUERIES["tombstone_records"], params)
+                }
+                if not hit:
+                    return {}
+                device_days = sorted(hit)
+                days = sorted({day for _, day in device_days})
+                conn.execute(
+                    QUERIES["delete_episodes_of_device_days"],
+                    {
+                        "user_id": user_id,
+                        "devices": [device for device, _ in device_days],
+                        "days": [day for _, day in device_days],
+                    },
+                )
+                # Digests before signals, as a rollup writes them (one lock order).
+                conn.execute(
+                    QUERIES["strip_digests"],
+                    {"user_id": user_id, "keys": sorted({k for d in days for k in scope_keys(d)})},
+                )
+                conn.execute(
+                    QUERIES["delete_day_signals"],
+                    {"user_id": user_id, "keys": [day_key(day) for day in days]},
+                )
+                return hit
+
+        return retrying(delete)
 
     def day_category_seconds(
         self, *, user_id: int, day_from: date, day_to: date
@@ -152,6 +214,23 @@ class PostgresStore(
         )
         return {(row["day_local"], row["category"]): float(row["seconds"]) for row in rows}
 
+    # -- imports started over HTTP ------------------------------------------------
+
+    def create_import(self, *, user_id: int, source: str) -> int:
+        row = self._one("create_import", {"user_id": user_id, "source": source})
+        assert row is not None  # RETURNING always yields the row
+        return int(row["import_id"])
+
+    def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None:
+        params = {f: getattr(progress, f) for f in ImportProgress.__dataclass_fields__}
+        with self.pool.connection() as conn:
+            conn.execute(
+                QUERIES["update_import"], {"user_id": user_id, "import_id": import_id, **params}
+            )
+
+    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None:
+        return self._one_as(ImportRow, "get_import", {"user_id": user_id, "import_id": import_id})
+
     # -- jobs --------------------------------------------------------------------
 
     def defer(self, jobs: Sequence[JobRequest]) -> int:
@@ -160,7 +239,8 @@ class PostgresStore(
 
     def _defer(self, conn: Connection, jobs: Sequence[JobRequest]) -> int:
         added = 0
-        for job in jobs:
+        # Queueing-lock order: transactions that defer several jobs lock them in one order.
+        for job in sorted(jobs, key=lambda j: j.queueing_lock or ""):
             deferrer = self._jobs.configure_task(
                 job.task_name,
                 queue=job.queue,
@@ -171,15 +251,51 @@ class PostgresStore(
             )
             try:
                 with conn.transaction():  # a savepoint: a waiting twin must not abort the caller
+                    if job.queueing_lock is not None and self._waiting(conn, job.queueing_lock):
+                        continue
                     deferrer.defer(**job.args)
-                added += 1
             except AlreadyEnqueued:
-                pass  # the same job is already waiting (queueing lock)
+                continue  # a twin deferred without the advisory lock won the race
+            added += 1
         return added
 
-    def oldest_waiting_job_s(self) -> float | None:
-        row = self._one("oldest_waiting_job", {})
-        return None if row is None or row["seconds"] is None else float(row["seconds"])
+    @staticmethod
+    def _waiting(conn: Connection, queueing_lock: str) -> bool:
+        """True when a job already waits under this queueing lock; it then cannot start
+        before this transaction commits. The advisory lock serialises deferrals of one
+        key, so a duplicate is skipped here instead of failing the unique index (an ERROR
+        line in the server log for every de-duplicated job)."""
+        params = {"queueing_lock": queueing_lock}
+        conn.execute(QUERIES["lock_queueing_lock"], params)
+        return conn.execute(QUERIES["job_waiting"], params).fetchone() is not None
+
+    def recover_stalled_jobs(self, *, stalled_after_s: float) -> int:
+        recovered = 0
+        with self.pool.connection() as conn:
+            while recovered < _MAX_RECOVERED:
+                with conn.transaction():  # one job at a time: its row stays locked meanwhile
+                    row = conn.execute(
+                        QUERIES["next_stalled_job"], {"stalled_after_s": stalled_after_s}
+                    ).fetchone()
+                    if row is None:
+                        break
+                    conn.execute(
+                        QUERIES["requeue_job"],
+                        {
+                            "job_id": row["id"],
+                            "retry_at": None,
+                            "priority": None,
+                            "queue": None,
+                            "lock": None,
+                        },
+                    )
+                recovered += 1
+        return recovered
+
+    def job_health(self, *, stalled_after_s: float) -> JobHealth:
+        health = self._one_as(JobHealth, "job_health", {"stalled_after_s": stalled_after_s})
+        assert health is not None  # an aggregate always yields one row
+        return health
 
     # -- episodes (L2) -------------------------------------------------------------
 
@@ -206,7 +322,6 @@ class PostgresStore(
         then: Sequence[JobRequest] = (),
     ) -> None:
         with self.pool.connection() as conn, conn.transaction():
-            self._defer(conn, then)
             conn.execute(
                 QUERIES["delete_device_day_episodes"],
                 {"user_id": user_id, "device_id": device_id, "days": list(days)},
@@ -215,6 +330,7 @@ class PostgresStore(
                 QUERIES["mark_digests_stale"],
                 {"user_id": user_id, "keys": list(digest_keys)},
             )
+            self._defer(conn, then)
 
     def records_to_segment(
         self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
@@ -321,7 +437,13 @@ class PostgresStore(
             return _upsert_digest(conn, user_id, digest)
 
     def save_day_rollup(
-        self, *, user_id: int, digest: DigestDraft, day: date, signals: Sequence[SignalDraft]
+        self,
+        *,
+        user_id: int,
+        digest: DigestDraft,
+        day: date,
+        signals: Sequence[SignalDraft],
+        then: Sequence[JobRequest] = (),
     ) -> int:
         with self.pool.connection() as conn, conn.transaction():
             digest_id = _upsert_digest(conn, user_id, digest)
@@ -349,7 +471,20 @@ class PostgresStore(
                     "keep": [f"{s.kind}|{s.key}" for s in signals],
                 },
             )
+            self._defer(conn, then)
         return digest_id
+
+    def sources_through(
+        self, *, user_id: int, grain: str, day_from: date, day_to: date
+    ) -> datetime | None:
+        if grain == "day":
+            row = self._one("day_sources_through", {"user_id": user_id, "day": day_from})
+        else:
+            row = self._one(
+                "period_sources_through",
+                {"user_id": user_id, "key_from": day_key(day_from), "key_to": day_key(day_to)},
+            )
+        return row["through"] if row else None
 
     def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]:
         return self._all_as(
@@ -364,6 +499,9 @@ class PostgresStore(
 
     def rollups_due(self) -> list[tuple[int, date]]:
         return [(r["user_id"], r["day_local"]) for r in self._all("rollups_due", {})]
+
+    def periods_due(self) -> list[tuple[int, str, str]]:
+        return [(r["user_id"], r["grain"], r["scope_key"]) for r in self._all("periods_due", {})]
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]:
         rows = self._all(
@@ -416,6 +554,7 @@ def _upsert_digest(conn: Connection, user_id: int, digest: DigestDraft) -> int:
         "source_ids": Jsonb(digest.source_ids),
         "computed_through_ts": digest.computed_through_ts,
         "finalized": digest.finalized,
+        "sources_through": digest.sources_through,
     }
     row = conn.execute(QUERIES["upsert_digest"], params).fetchone()
     if row is None:  # unchanged: the upsert wrote nothing

@@ -8,8 +8,9 @@ from datetime import date, datetime
 from pgvector import Vector
 from psycopg.rows import class_row
 
-from app.db.base import Queries
+from app.db.base import Queries, lost_a_race, retrying
 from app.db.queries import QUERIES
+from app.errors import ConflictError, DatabaseBusyError
 from app.store import (
     DigestRow,
     EpisodeLine,
@@ -19,6 +20,7 @@ from app.store import (
     SearchHit,
     SignalRow,
     TailSeconds,
+    UnbuiltDay,
     UncategorizedTime,
 )
 
@@ -76,6 +78,11 @@ class PostgresToolStore(Queries):
             "period_signal_counts", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
         )
         return {r["kind"]: int(r["n"]) for r in rows}
+
+    def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
+        return self._all_as(
+            UnbuiltDay, "unbuilt_days", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
+        )
 
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]:
         return self._all_as(
@@ -203,28 +210,44 @@ class PostgresToolStore(Queries):
     ) -> tuple[int, list[tuple[str, date]]] | None:
         query = "relabel_record" if target_kind == "record" else "relabel_episode"
         key = "record_id" if target_kind == "record" else "episode_id"
-        with self.pool.connection() as conn, conn.transaction():
-            rows = conn.execute(
-                QUERIES[query], {"user_id": user_id, key: target_id, "category": category}
-            ).fetchall()
-            if not rows:
-                return None
-            episodes = sorted({r["episode_id"] for r in rows if r["episode_id"] is not None})
-            conn.execute(QUERIES["mark_episodes_stale"], {"user_id": user_id, "ids": episodes})
-            label = conn.execute(
-                QUERIES["insert_label"],
-                {
-                    "user_id": user_id,
-                    "target_kind": target_kind,
-                    "target_id": target_id,
-                    "old_value": rows[0]["old_category"],
-                    "new_value": category,
-                    "actor": actor,
-                    "note": note,
-                },
-            ).fetchone()
-            assert label is not None
-        return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})
+        target = {"user_id": user_id, "target_kind": target_kind, "target_id": target_id}
+
+        def label() -> tuple[int, list[tuple[str, date]]] | None:
+            with self.pool.connection() as conn, conn.transaction():
+                rows = conn.execute(
+                    QUERIES[query], {"user_id": user_id, key: target_id, "category": category}
+                ).fetchall()
+                if not rows:
+                    gone = conn.execute(QUERIES["label_target_gone"], target).fetchone()
+                    if gone and gone["gone"]:
+                        raise ConflictError(
+                            f"{target_kind} {target_id} was deleted or rebuilt meanwhile: "
+                            "look it up again"
+                        )
+                    return None
+                episodes = sorted({r["episode_id"] for r in rows if r["episode_id"] is not None})
+                conn.execute(QUERIES["mark_episodes_stale"], {"user_id": user_id, "ids": episodes})
+                label = conn.execute(
+                    QUERIES["insert_label"],
+                    {
+                        **target,
+                        "old_value": rows[0]["old_category"],
+                        "new_value": category,
+                        "actor": actor,
+                        "note": note,
+                    },
+                ).fetchone()
+                assert label is not None
+            return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})
+
+        try:
+            return retrying(label)
+        except DatabaseBusyError as exc:
+            if lost_a_race(exc):  # to a concurrent change, every time
+                raise ConflictError(
+                    f"{target_kind} {target_id} changed while it was re-labelled: try again"
+                ) from exc
+            raise
 
 
 def _quote(token: str) -> str:

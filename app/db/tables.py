@@ -209,6 +209,7 @@ class Digest(DigestBase, table=True):
     user_id: int = _pk()
     digest_id: int | None = _pk(identity=True)
     stale: bool = Field(default=False, sa_type=Boolean, nullable=False)
+    sources_through: datetime | None = Field(default=None, sa_type=TZ, nullable=True)
     created_at: datetime = Field(sa_type=TZ, nullable=False)
     updated_at: datetime = Field(sa_type=TZ, nullable=False)
 
@@ -249,6 +250,27 @@ class Label(SQLModel, table=True):
     actor: str = _text(default="")
     note: str = _text(default="")
     created_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class Import(SQLModel, table=True):
+    """An import started over HTTP, with its progress (migration 0013)."""
+
+    __tablename__ = "imports"
+    user_id: int = _pk()
+    import_id: int | None = _pk(identity=True)
+    source: str = _text()
+    status: str = _text(default="queued")
+    stage: str = _text(default="")
+    done: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    total: int | None = Field(default=None, sa_type=BigInteger, nullable=True)
+    events: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    new: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    duplicate: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    excluded: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    redacted: int = Field(default=0, sa_type=BigInteger, nullable=False)
+    error: str | None = _text(default=None, nullable=True)
+    created_at: datetime = Field(sa_type=TZ, nullable=False)
+    updated_at: datetime = Field(sa_type=TZ, nullable=False)
 
 
 class Conversation(SQLModel, table=True):

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from app.api.server import serve, serve_in_thread
+from app.api.server import bind, serve, serve_in_thread
 from app.db.connection import drop_database, ensure_database
 from app.db.embedded import start_embedded
 from app.demo.sample import SampleData, generate_sample
@@ -282,8 +282,9 @@ def serve_demo(settings: Settings, *, day: date, console: Console) -> None:
     """Serve the API and the web pages over the demo's database until stopped, with a
     sign-in link for the demo user: its token rides in the URL's fragment, which the
     browser never sends to a server."""
+    sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
     server = start_embedded(pgdata=settings.pgdata)
-    with open_services(settings, url=server.get_uri(database=DEMO_DATABASE)) as services:
+    with sock, open_services(settings, url=server.get_uri(database=DEMO_DATABASE)) as services:
         user = services.store.get_user(name=DEMO_USER)
         if user is None:
             raise NotFoundError("the demo database has no demo user: run `timetrace demo`")
@@ -295,4 +296,4 @@ def serve_demo(settings: Settings, *, day: date, console: Console) -> None:
             f"http://{host}:{settings.port}/signin?next=/day/{day}#token={token}",
             soft_wrap=True,
         )
-        serve(services, host=settings.host, port=settings.port, with_worker=True)
+        serve(services, sock=sock, host=settings.host, with_worker=True)

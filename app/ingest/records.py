@@ -1,13 +1,16 @@
 """Ingest: validate a batch of records, apply privacy and category rules, and
-hand the rows to the store. The HTTP route and the importers both come here.
+hand the rows to the store. The HTTP route and the importers both come here, and so
+does deletion.
 
     result = ingest_batch(store, user=user, batch=RecordBatch(...), rules=rules)
+    deleted = delete_records(store, user=user, ts_from=..., ts_to=...)
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Self
+from typing import Annotated, Protocol, Self
 
 from pydantic import (
     AfterValidator,
@@ -21,7 +24,7 @@ from pydantic import (
 )
 
 from app.errors import UnknownDeviceError
-from app.pyramid.requests import build_job
+from app.pyramid.requests import build_job, rollup_day_job
 from app.rules.categories import Rules
 from app.store import DEVICE_ID_PATTERN, NewRecords, Store, UserContext
 from app.text import canonical_domain, storable
@@ -30,6 +33,7 @@ from app.timeutil import logical_day, zone
 MAX_BATCH = 5_000
 MAX_RECORD_SPAN = timedelta(hours=24)
 MIN_YEAR = 1990
+APP_MAX, TITLE_MAX, URL_MAX = 256, 4_096, 4_096  # the most each text field may hold
 
 
 def _clean_text(value: str) -> str:
@@ -59,14 +63,18 @@ class RecordIn(BaseModel):
     client_record_id: Annotated[Identifier, Field(min_length=1, max_length=128)]
     ts_start: Timestamp
     ts_end: Timestamp | None = None
-    app: Annotated[Text, Field(max_length=256)] = ""
-    window_title: Annotated[Text, Field(max_length=4_096)] = ""
-    url: Annotated[Text, Field(max_length=4_096)] | None = None
+    app: Annotated[Text, Field(max_length=APP_MAX)] = ""
+    window_title: Annotated[Text, Field(max_length=TITLE_MAX)] = ""
+    url: Annotated[Text, Field(max_length=URL_MAX)] | None = None
     is_idle: StrictBool = False
     incognito: StrictBool = False
     capture_reason: Annotated[Text, Field(max_length=64)] | None = None
     screenshot_ref: Annotated[Text, Field(max_length=1_024)] | None = None
     screenshot_sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+
+    @property
+    def description(self) -> str | None:
+        return None  # capture clients send no frame text; importers may (screenpipe)
 
     @model_validator(mode="after")
     def _end_after_start(self) -> Self:
@@ -98,14 +106,45 @@ class IngestResult(BaseModel):
     clipped_s: float
 
 
+class RecordFields(Protocol):
+    """What the rules read of a record: a validated `RecordIn`, or an importer's record
+    (app/importers), which has a frame description besides."""
+
+    @property
+    def client_record_id(self) -> str: ...
+    @property
+    def ts_start(self) -> datetime: ...
+    @property
+    def ts_end(self) -> datetime | None: ...
+    @property
+    def app(self) -> str: ...
+    @property
+    def window_title(self) -> str: ...
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def is_idle(self) -> bool: ...
+    @property
+    def incognito(self) -> bool: ...
+    @property
+    def capture_reason(self) -> str | None: ...
+    @property
+    def screenshot_ref(self) -> str | None: ...
+    @property
+    def screenshot_sha256(self) -> str | None: ...
+    @property
+    def description(self) -> str | None: ...
+
+
 def prepare_records(
-    batch: RecordBatch, *, rules: Rules, user: UserContext
+    records: Iterable[RecordFields], *, rules: Rules, user: UserContext
 ) -> tuple[NewRecords, int, int]:
-    """Rows ready to insert, and how many records were excluded and redacted."""
+    """Rows ready to insert, and how many records were excluded and redacted. The one
+    place privacy and category rules meet a record, for HTTP and the importers alike."""
     tz = zone(user.time_zone)
     rows = NewRecords()
     excluded = redacted = 0
-    for rec in batch.records:
+    for rec in records:
         domain = canonical_domain(rec.url)
         verdict = rules.classify(
             app=rec.app,
@@ -135,34 +174,96 @@ def prepare_records(
         rows.category.append(verdict.category)
         rows.category_source.append(verdict.source)
         rows.redacted.append(hide)
+        rows.description.append(None if hide else rec.description)
     return rows, excluded, redacted
 
 
-def ingest_batch(
-    store: Store, *, user: UserContext, batch: RecordBatch, rules: Rules
+def store_records(
+    store: Store,
+    *,
+    user: UserContext,
+    device_id: str,
+    records: Sequence[RecordFields],
+    rules: Rules,
+    source: str | None = None,
 ) -> IngestResult:
-    """Store a batch idempotently: a replayed record counts as a duplicate and changes nothing."""
-    if not store.device_exists(user_id=user.user_id, device_id=batch.device_id):
-        raise UnknownDeviceError(
-            f"unknown device {batch.device_id!r}: register it first "
-            "(POST /api/v1/devices or `timetrace device add`)"
-        )
-    rows, excluded, redacted = prepare_records(batch, rules=rules, user=user)
+    """Apply the rules and store a device's records idempotently (a replayed record is a
+    duplicate and changes nothing), then ask for the device's episodes. `source` names
+    an importer: its batches go by COPY, with each record's description."""
+    rows, excluded, redacted = prepare_records(records, rules=rules, user=user)
     kept = len(rows)
-    new = (
-        store.insert_records(user_id=user.user_id, device_id=batch.device_id, records=rows)
-        if kept
-        else 0
-    )
+    new = 0
+    if kept and source is None:
+        new = store.insert_records(user_id=user.user_id, device_id=device_id, records=rows)
+    elif kept and source is not None:
+        new = store.import_records(
+            user_id=user.user_id, device_id=device_id, records=rows, model=source
+        )
     if new:
         # Without a worker this job waits; the records are safe either way.
-        store.defer([build_job(user.user_id, batch.device_id)])
-    clipped = store.clipped_seconds(user_id=user.user_id, device_id=batch.device_id, records=rows)
+        store.defer([build_job(user.user_id, device_id)])
+    clipped = store.clipped_seconds(user_id=user.user_id, device_id=device_id, records=rows)
     return IngestResult(
-        received=len(batch.records),
+        received=len(records),
         new=new,
         duplicate=kept - new,
         excluded=excluded,
         redacted=redacted,
         clipped_s=round(clipped, 3),
     )
+
+
+def ingest_batch(
+    store: Store, *, user: UserContext, batch: RecordBatch, rules: Rules
+) -> IngestResult:
+    """Store a batch from a capture client (HTTP): its device must be registered."""
+    if not store.device_exists(user_id=user.user_id, device_id=batch.device_id):
+        raise UnknownDeviceError(
+            f"unknown device {batch.device_id!r}: register it first "
+            "(POST /api/v1/devices or `timetrace device add`)"
+        )
+    return store_records(
+        store, user=user, device_id=batch.device_id, records=batch.records, rules=rules
+    )
+
+
+def import_text(value: object, *, limit: int) -> str:
+    """An importer's text as HTTP would take it: no NUL, no lone surrogate, at most
+    `limit` characters (cut, not refused: one odd title must not stop an import)."""
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text[:limit]
+
+
+def sane_time(value: datetime, *, now: datetime) -> bool:
+    """What `RecordIn` accepts: not before 1990, not more than a day ahead of `now`."""
+    return value.year >= MIN_YEAR and value <= now + timedelta(days=1)
+
+
+def delete_records(
+    store: Store,
+    *,
+    user: UserContext,
+    record_ids: list[int] | None = None,
+    device_id: str | None = None,
+    ts_from: datetime | None = None,
+    ts_to: datetime | None = None,
+) -> int:
+    """Delete records: once this returns, no layer serves their text (see
+    `RecordStore.delete_records`); the episodes and digests of their days are rebuilt by
+    the jobs asked for here (or, if those are lost, by the sweep). Returns how many."""
+    hit = store.delete_records(
+        user_id=user.user_id,
+        record_ids=record_ids,
+        device_id=device_id,
+        ts_from=ts_from,
+        ts_to=ts_to,
+    )
+    store.defer(
+        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
+        + [rollup_day_job(user.user_id, day) for day in sorted({day for _, day in hit})]
+    )
+    return sum(hit.values())

@@ -122,11 +122,20 @@ def build_and_enqueue(
 
 
 def rollup_day(
-    store: Store, *, user: UserContext, day: date, now: datetime, settings: Settings
+    store: Store,
+    *,
+    user: UserContext,
+    day: date,
+    now: datetime,
+    settings: Settings,
+    then: Sequence[JobRequest] = (),
 ) -> int:
-    """Compute the day digest and the day's signals from its closed episodes."""
+    """Compute the day digest and the day's signals from its closed episodes (and enqueue
+    `then` in the same transaction)."""
     tz = zone(user.time_zone)
     start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
+    # Before the numbers: an episode that changes after them leaves the digest due again.
+    through = store.sources_through(user_id=user.user_id, grain="day", day_from=day, day_to=day)
     live = store.period_metrics(user_id=user.user_id, day_from=day, day_to=day)
     episodes, members = store.day_facts(user_id=user.user_id, day=day)
     signals = detect_day_signals(
@@ -149,8 +158,11 @@ def rollup_day(
         source_ids=live.episode_ids,
         computed_through_ts=live.computed_through_ts,
         finalized=over and store.day_is_settled(user_id=user.user_id, day=day),
+        sources_through=through,
     )
-    return store.save_day_rollup(user_id=user.user_id, digest=digest, day=day, signals=signals)
+    return store.save_day_rollup(
+        user_id=user.user_id, digest=digest, day=day, signals=signals, then=then
+    )
 
 
 def rollup_period(
@@ -161,12 +173,13 @@ def rollup_period(
     first, last = period_days(grain, key)
     start, _ = day_bounds(first, tz=tz, cut_hour=user.day_cut_hour)
     _, end = day_bounds(last, tz=tz, cut_hour=user.day_cut_hour)
+    through = store.sources_through(user_id=user.user_id, grain=grain, day_from=first, day_to=last)
     days = store.day_digests(user_id=user.user_id, day_from=first, day_to=last)
     metrics = merge_day_metrics([d.metrics for d in days])
     # The top titles of a period are not the sum of each day's top ten.
     period = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)
     metrics["top_titles"] = period.metrics.get("top_titles", [])
-    complete = all(d.finalized for d in days) and len(days) == store.active_days(
+    complete = all(d.finalized and not d.stale for d in days) and len(days) == store.active_days(
         user_id=user.user_id, day_from=first, day_to=last
     )
     last_activity = metrics.get("last_activity")
@@ -179,6 +192,7 @@ def rollup_period(
         source_ids=[d.digest_id for d in days],
         computed_through_ts=datetime.fromisoformat(last_activity) if last_activity else None,
         finalized=complete and now >= end + timedelta(seconds=settings.idle_gap_s),
+        sources_through=through,
     )
     return store.save_digest(user_id=user.user_id, digest=digest)
 
@@ -186,15 +200,19 @@ def rollup_period(
 def rollup_day_and_enqueue(
     store: Store, *, user: UserContext, day: date, now: datetime, settings: Settings
 ) -> int:
-    """The `rollup_day` job: the day digest, then its week and month."""
-    digest_id = rollup_day(store, user=user, day=day, now=now, settings=settings)
-    store.defer(
-        [
+    """The `rollup_day` job: the day digest, asking for its week and month in the same
+    transaction (a kill in between cannot lose them)."""
+    return rollup_day(
+        store,
+        user=user,
+        day=day,
+        now=now,
+        settings=settings,
+        then=[
             rollup_period_job(user.user_id, "week", week_key(day)),
             rollup_period_job(user.user_id, "month", month_key(day)),
-        ]
+        ],
     )
-    return digest_id
 
 
 # -- sweeps and back-fill ------------------------------------------------------------------
@@ -202,10 +220,12 @@ def rollup_day_and_enqueue(
 
 def pending_jobs(store: Store) -> list[JobRequest]:
     """What the periodic sweep enqueues: builds for devices with unassigned records or
-    stale episodes, rollups for days whose digest is missing, old or unfinalized."""
+    stale episodes, rollups for days whose digest is missing, old or unfinalized, and
+    for weeks and months behind their days (a chain of jobs a crash cut)."""
     builds = [build_job(user_id, device_id) for user_id, device_id in store.devices_with_work()]
     rollups = [rollup_day_job(user_id, day) for user_id, day in store.rollups_due()]
-    return builds + rollups
+    periods = [rollup_period_job(u, grain, key) for u, grain, key in store.periods_due()]
+    return builds + rollups + periods
 
 
 @dataclass(slots=True)
@@ -236,7 +256,13 @@ def backfill(
             work.setdefault(day, []).append((user, device_id))
     due = {(user_id, day) for user_id, day in store.rollups_due()}
     days = sorted(set(work) | {day for _, day in due}, reverse=True)
+    # Weeks and months an earlier run left behind (killed before its period rollups).
     periods: set[tuple[UserContext, str, str]] = set()
+    for user_id, grain, key in store.periods_due():
+        user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
+        if user is not None:
+            users[user_id] = user
+            periods.add((user, grain, key))
     for index, day in enumerate(days):
         rolled: set[int] = {user_id for user_id, due_day in due if due_day == day}
         for user, device_id in work.get(day, []):

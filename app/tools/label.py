@@ -2,7 +2,8 @@
 
 The change is audited in `labels`; the episodes built from the records are
 rebuilt and their days rolled up again at once (`ToolContext.rebuild`), so the
-next query_stats sees it.
+next query_stats sees it. A target deleted or rebuilt meanwhile is a conflict
+(HTTP 409); a rebuild that loses a race leaves it to the worker.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.errors import NotFoundError
+from app.errors import DatabaseError, NotFoundError
 from app.rules.categories import Category
 from app.store import ID_MAX
 from app.text import StorableStr
@@ -50,6 +51,16 @@ def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
             + (" with active records to re-label" if args.target == "episode" else "")
         )
     label_id, device_days = done
-    ctx.rebuild(user=ctx.user, device_days=device_days, now=ctx.now)
     days = sorted({day for _, day in device_days})
+    try:
+        ctx.rebuild(user=ctx.user, device_days=device_days, now=ctx.now)
+    except DatabaseError:
+        # The label holds; the worker rebuilds its (stale) episodes in the background.
+        return {
+            "label_id": label_id,
+            "recomputed_days": [],
+            "pending_days": days,
+            "note": "the label is saved; its days are being recomputed in the background",
+            "truncated": False,
+        }
     return {"label_id": label_id, "recomputed_days": days, "truncated": False}

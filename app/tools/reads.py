@@ -4,7 +4,7 @@ and — narrowly — raw records."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field
@@ -169,21 +169,24 @@ def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
     params=DigestArgs,
     description="""
 The day, week or month digest: a short narrative plus its metrics. When the digest is not
-built yet it says available: false and gives live metrics instead (never builds one).
+built yet it says available: false and gives live metrics instead (never builds one);
+complete: false lists the days whose records are not in episodes yet.
 App hours and top titles count active time only; idle/locked time is idle_hours.
 日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。应用时长只算活跃时间。
 """,
 )
 def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
     grain, key = _scope(args, ctx)
+    first, last = period_days(grain, key)
+    gaps = _gaps(ctx, first, last)
     digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
     if digest is None or digest.stale:
-        first, last = period_days(grain, key)
         live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
         return {
             "grain": grain,
             "key": key,
             "available": False,
+            **gaps,
             "metrics": _compact_metrics(live.metrics),
             "source": "live",
         }
@@ -191,12 +194,30 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
         "grain": grain,
         "key": key,
         "available": True,
-        "finalized": digest.finalized,
+        # Final only while every record of the period is in it (a late record is not yet).
+        "finalized": digest.finalized and gaps["complete"],
+        **gaps,
         "narrative": digest.narrative,
         "narrative_status": digest.narrative_status,
         "metrics": _compact_metrics(digest.metrics),
         "source_ids": digest.source_ids[:60],
         "computed_through_ts": digest.computed_through_ts,
+    }
+
+
+def _gaps(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
+    """`complete`, and what the numbers leave out: records not in episodes yet, by day."""
+    unbuilt = ctx.store.unbuilt_days(user_id=ctx.user.user_id, day_from=first, day_to=last)
+    if not unbuilt:
+        return {"complete": True}
+    return {
+        "complete": False,
+        "missing": {
+            "records_not_in_episodes": sum(d.records for d in unbuilt),
+            "days": [d.day for d in unbuilt][:31],
+            "note": "these records are not in the numbers yet (episodes still being built); "
+            "query_stats counts them",
+        },
     }
 
 

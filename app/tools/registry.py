@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.enrich.client import ModelClient
-from app.errors import TimeTraceError
+from app.errors import ConflictError, DatabaseError, TimeTraceError
 from app.rules.categories import Rules, load_rules
 from app.settings import Settings
 from app.store import ToolStore, UserContext
@@ -209,6 +209,10 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> d
         return _validation_error(spec, exc)
     try:
         result = spec.run(ctx, params)
+    except ConflictError as exc:
+        return {"error": exc.message, "conflict": True, "hint": "look it up again, then retry"}
+    except DatabaseError as exc:
+        return {"error": exc.message, "retry": True, "hint": "the database is busy: try again"}
     except TimeTraceError as exc:
         return {"error": exc.message}
     except Exception:

@@ -101,10 +101,14 @@ def stitched_metrics(
     parts: list[DigestMetrics] = []
     watermarks: list[datetime] = []
     digests = store.final_digests_overlapping(user_id=user.user_id, ts_from=ts_from, ts_to=ts_to)
+    # A digest leaves out records not in episodes yet (a late record): count those days live.
+    unbuilt = {
+        d.day for d in store.unbuilt_days(user_id=user.user_id, day_from=day_from, day_to=day_to)
+    }
     for grain in ("month", "week", "day"):
         for digest in sorted((d for d in digests if d.grain == grain), key=lambda d: d.scope_key):
             days = set(_days(*period_days(grain, digest.scope_key)))
-            if days <= wanted and not days & covered:
+            if days <= wanted and not days & (covered | unbuilt):
                 covered |= days
                 parts.append(digest.metrics)
                 if digest.computed_through_ts:

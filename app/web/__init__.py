@@ -1,5 +1,5 @@
 """The web pages, served by the API's own FastAPI app at `/`: sign-in, the day
-timeline, weeks and months, search, privacy, and reports.
+timeline, weeks and months, search, Ask (the agent), privacy, and reports.
 
     mount(app)   # in app.api.create_app; the pages find the services in app.state
 
@@ -15,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.web import account, pages
+from app.web import account, ask, pages
 from app.web.auth import PageError, SignInRequired, current_session
 from app.web.i18n import Translator
 from app.web.render import lang_of, page
@@ -51,3 +51,4 @@ def mount(app: FastAPI) -> None:
     app.add_exception_handler(PageError, _on_page_error)
     app.include_router(account.router)
     app.include_router(pages.router)
+    app.include_router(ask.router)

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from fastapi import Depends, Request, Response
 
-from app.runtime.auth import hash_token
+from app.runtime.auth import hash_token, same_secret, web_session
 from app.runtime.services import Services
 from app.store import UserContext, WebSessionRow
 
@@ -77,10 +77,7 @@ def sign_out(request: Request, response: Response) -> None:
 
 
 def current_session(request: Request) -> WebSessionRow | None:
-    cookie = request.cookies.get(SESSION_COOKIE)
-    if not cookie:
-        return None
-    return services_of(request).store.web_session(session_hash=hash_token(cookie))
+    return web_session(services_of(request).store, cookie=request.cookies.get(SESSION_COOKIE))
 
 
 def require_session(request: Request) -> WebSessionRow:
@@ -102,7 +99,7 @@ def check_origin(request: Request) -> None:
 
 def check_form(request: Request, session: WebSessionRow, form: dict[str, str]) -> None:
     check_origin(request)
-    if not secrets.compare_digest(form.get("csrf", ""), session.csrf_token):
+    if not same_secret(form.get("csrf"), session.csrf_token):
         raise PageError(403, "forbidden", "missing or wrong CSRF token")
 
 

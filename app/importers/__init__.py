@@ -1,0 +1,1 @@
+"""Importers: history from other trackers (ActivityWatch, screenpipe) into records."""

@@ -1,0 +1,493 @@
+"""ActivityWatch history: an export file or a running aw-server, into records.
+
+    import_activitywatch_file(store, path=Path("aw-export.json"), user=user, rules=rules)
+    import_activitywatch_server(store, url="http://localhost:5600", user=user, rules=rules)
+
+Both server formats are read: buckets as an object keyed by id (what aw-server and
+aw-server-rust export) or as an array (the published schema), timestamps with
+`+00:00` or `Z`. Events are set aside on disk and read back per bucket in time
+order (`spill.py`), so memory stays flat whatever the size of the export.
+
+Each host becomes one TimeTrace device (created if missing). Its window events
+are cut (`timeline.host_pieces`) into records that are active where the afk
+bucket says not-afk — ActivityWatch's own definition of active time — and idle
+for the rest; where a browser window was focused, the browser bucket's tab
+gives the record its URL and page title. Records are keyed by where they start
+on the device's timeline (`aw:<µs>`), so importing the same history again, or an
+export that overlaps one already imported, adds nothing twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote
+
+import httpx
+
+from app.errors import InvalidInputError
+from app.importers.jsonstream import JsonStream
+from app.importers.spill import EventSpill
+from app.importers.timeline import (
+    Cursor,
+    Piece,
+    Span,
+    WebStream,
+    active_spans,
+    clip,
+    flood,
+    host_pieces,
+)
+from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
+from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX, import_text
+from app.rules.categories import Rules
+from app.store import Store, UserContext
+
+SOURCE = "activitywatch"
+WINDOW, AFK, WEB = "currentwindow", "afkstatus", "web.tab.current"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+_MAX_SPAN_US = MAX_RECORD_SPAN // _US
+_NOT_DEVICE = re.compile(r"[^A-Za-z0-9._:-]+")
+# The canonical apps of each browser ActivityWatch's web watcher reports (its bucket
+# is aw-watcher-web-<name>); other names go through the app aliases.
+_BROWSERS = {
+    "chrome": ("Google Chrome", "Chromium"),
+    "chromium": ("Chromium", "Google Chrome"),
+    "edge": ("Microsoft Edge",),
+    "firefox": ("Firefox",),
+}
+
+
+class ActivityWatchError(InvalidInputError):
+    """The ActivityWatch history could not be read."""
+
+
+@dataclass(slots=True)
+class Bucket:
+    index: int
+    id: str
+    type: str = ""
+    hostname: str = ""
+    client: str = ""
+    events: int = 0
+
+
+@dataclass(slots=True)
+class Host:
+    """One machine's buckets: it becomes one TimeTrace device."""
+
+    name: str
+    device_id: str
+    windows: list[Bucket] = field(default_factory=list)
+    afk: list[Bucket] = field(default_factory=list)
+    web: list[Bucket] = field(default_factory=list)
+
+    @property
+    def is_phone(self) -> bool:
+        return any("android" in b.id.lower() or "android" in b.client for b in self.windows)
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def _micros(value: object) -> int:
+    if not isinstance(value, str):
+        raise ValueError("timestamp is not a string")
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)  # ActivityWatch stores UTC
+    return (moment - _EPOCH) // _US
+
+
+class _Reader:
+    """Puts every event of every bucket into the spill, keeping the buckets' metadata."""
+
+    def __init__(self, spill: EventSpill, progress: Progress | None, total: int | None) -> None:
+        self.spill = spill
+        self.buckets: list[Bucket] = []
+        self.skipped = 0
+        self._progress = progress
+        self._total = total
+        self.measure: Callable[[], int] = lambda: spill.count  # progress: events, or bytes
+
+    def bucket(self, bucket_id: str) -> Bucket:
+        found = Bucket(index=len(self.buckets), id=bucket_id)
+        self.buckets.append(found)
+        return found
+
+    def describe(self, bucket: Bucket, meta: dict[str, Any]) -> None:
+        bucket.id = str(meta.get("id") or bucket.id)
+        bucket.type = str(meta.get("type") or "")
+        bucket.hostname = str(meta.get("hostname") or "")
+        bucket.client = str(meta.get("client") or "")
+
+    def event(self, bucket: Bucket, event: object, where: Callable[[], int]) -> None:
+        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+            raise ActivityWatchError(
+                f"event {bucket.events + 1:,} of bucket {bucket.id!r} is not an event object "
+                f"(near byte {where():,})"
+            )
+        try:
+            start = _micros(event.get("timestamp"))
+            duration = round(float(event.get("duration") or 0) * 1_000_000)
+        except (TypeError, ValueError):
+            self.skipped += 1
+            return
+        bucket.events += 1
+        if duration < 0:
+            self.skipped += 1
+            return
+        self.spill.add(bucket=bucket.index, start=start, duration=duration, data=event["data"])
+        if self._progress and self.spill.count % 50_000 == 0:
+            self._progress("reading", self.measure(), self._total)
+
+
+def read_export(source: IO[bytes], reader: _Reader, *, name: str, size: int | None = None) -> None:
+    """Stream an export into the reader's spill. A file that is cut off or corrupt stops
+    here, before anything is written, with where it stopped."""
+    stream = JsonStream(source, name=name)
+
+    def where() -> int:
+        return stream.position()
+
+    reader.measure = lambda: stream.bytes_read
+    seen_buckets = False
+    try:
+        stream.expect("{")
+        more = stream.first_item("}")
+        while more:
+            key = stream.string()
+            stream.expect(":")
+            if key == "buckets":
+                seen_buckets = True
+                _read_buckets(stream, reader, where)
+            else:
+                stream.value()
+            more = stream.next_item("}")
+        if stream.peek():
+            raise stream.error("goes on after the end of the export")
+    except InvalidInputError as exc:  # the stream's and the reader's own
+        raise ActivityWatchError(f"{exc.message}; {_got(reader)} — nothing was imported") from exc
+    if not seen_buckets:
+        raise ActivityWatchError(f'{name} is not an ActivityWatch export (no "buckets")')
+
+
+def _got(reader: _Reader) -> str:
+    if not reader.buckets:
+        return "no bucket was read"
+    last = reader.buckets[-1]
+    return (
+        f"read {reader.spill.count + reader.skipped:,} events of {len(reader.buckets)} "
+        f"bucket(s), the last {last.id!r} after {last.events:,}"
+    )
+
+
+def _read_buckets(stream: JsonStream, reader: _Reader, where: Callable[[], int]) -> None:
+    opening = stream.peek()
+    if opening not in "{[" or not opening:
+        raise stream.error('has "buckets" that is neither an object nor an array')
+    close = "}" if opening == "{" else "]"
+    stream.expect(opening)
+    more = stream.first_item(close)
+    while more:
+        bucket_id = ""
+        if close == "}":
+            bucket_id = stream.string()
+            stream.expect(":")
+        _read_bucket(stream, reader, reader.bucket(bucket_id), where)
+        more = stream.next_item(close)
+
+
+def _read_bucket(
+    stream: JsonStream, reader: _Reader, bucket: Bucket, where: Callable[[], int]
+) -> None:
+    meta: dict[str, Any] = {}
+    stream.expect("{")
+    more = stream.first_item("}")
+    while more:
+        key = stream.string()
+        stream.expect(":")
+        if key == "events":
+            stream.expect("[")
+            going = stream.first_item("]")
+            while going:
+                reader.event(bucket, stream.value(), where)
+                going = stream.next_item("]")
+        else:
+            meta[key] = stream.value()
+            if key in ("id", "type", "hostname", "client"):
+                reader.describe(bucket, {**meta, "id": meta.get("id") or bucket.id})
+        more = stream.next_item("}")
+    reader.describe(bucket, {**meta, "id": meta.get("id") or bucket.id})
+
+
+def read_server(client: httpx.Client, reader: _Reader, *, url: str, page: int = 5_000) -> None:
+    """Every bucket of a running aw-server (`GET /api/0/buckets/`), events paged back
+    in time (`?end=` the oldest one seen, newest first as the server lists them)."""
+    base = url.rstrip("/")
+    try:
+        listing = _get_json(client, f"{base}/api/0/buckets/", {})
+        if not isinstance(listing, dict):
+            raise ActivityWatchError(f"{base} did not list buckets as aw-server does")
+        for bucket_id, meta in listing.items():
+            bucket = reader.bucket(str(bucket_id))
+            reader.describe(bucket, meta if isinstance(meta, dict) else {})
+            end: str | None = None
+            at_end: set[str] = set()
+            while True:
+                params: dict[str, str | int] = {"limit": page}
+                if end is not None:
+                    params["end"] = end
+                events = _get_json(
+                    client, f"{base}/api/0/buckets/{quote(bucket.id, safe='')}/events", params
+                )
+                if not isinstance(events, list):
+                    raise ActivityWatchError(f"{base} sent events of {bucket.id!r} as no list")
+                fresh = [e for e in events if _event_key(e) not in at_end]
+                for event in fresh:
+                    reader.event(bucket, event, lambda: 0)
+                if len(events) < page or not fresh:
+                    break
+                end = min(str(e.get("timestamp")) for e in events if isinstance(e, dict))
+                oldest = _micros(end)
+                at_end = {_event_key(e) for e in events if _starts_at(e, oldest)}
+    except httpx.HTTPError as exc:
+        raise ActivityWatchError(f"cannot read {base}: {exc}") from exc
+
+
+def _get_json(client: httpx.Client, url: str, params: dict[str, str | int]) -> Any:
+    response = client.get(url, params=params)
+    if response.status_code != 200:
+        raise ActivityWatchError(f"{url} answered HTTP {response.status_code}")
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise ActivityWatchError(f"{url} did not answer JSON") from exc
+
+
+def _event_key(event: object) -> str:
+    """An event seen on the page before: by its id where the server gives one, since
+    aw-server-rust clips events to the range asked (one starting at `end` comes back
+    with duration 0)."""
+    if not isinstance(event, dict):
+        return ""
+    if event.get("id") is not None:
+        return f"id:{event['id']}"
+    return f"{event.get('timestamp')}|{event.get('duration')}|{event.get('data')}"
+
+
+def _starts_at(event: object, moment: int) -> bool:
+    try:
+        return isinstance(event, dict) and _micros(event.get("timestamp")) == moment
+    except ValueError:
+        return False
+
+
+# -- hosts and records ------------------------------------------------------------------------
+
+
+def device_id_for(name: str) -> str:
+    """A device id from a hostname (letters, digits and . _ : - only, at most 64)."""
+    cleaned = _NOT_DEVICE.sub("-", name).strip("-._:")[:64]
+    return cleaned or "activitywatch"
+
+
+def group_hosts(buckets: list[Bucket]) -> list[Host]:
+    """Window and afk buckets by hostname; a browser bucket goes with its host, or with
+    every host when it names none (the web watcher often reports `unknown`): it only
+    counts where that host's browser window was focused."""
+    hosts: dict[str, Host] = {}
+    for bucket in buckets:
+        if bucket.type == WINDOW:
+            name = bucket.hostname if bucket.hostname.lower() not in ("", "unknown") else bucket.id
+            host = hosts.setdefault(name, Host(name=name, device_id=device_id_for(name)))
+            host.windows.append(bucket)
+    for bucket in buckets:
+        if bucket.type == AFK and bucket.hostname in hosts:
+            hosts[bucket.hostname].afk.append(bucket)
+        elif bucket.type == WEB:
+            mine = [h for name, h in hosts.items() if name == bucket.hostname]
+            for host in mine or [h for h in hosts.values() if not h.is_phone]:
+                host.web.append(bucket)
+    return list(hosts.values())
+
+
+def _browser_name(bucket: Bucket) -> str:
+    name = bucket.id.removeprefix("aw-watcher-web-").split("_", 1)[0]
+    return name.lower()
+
+
+@functools.lru_cache(maxsize=1_024)
+def _tab(data: str) -> dict[str, Any]:
+    tab: dict[str, Any] = json.loads(data)
+    return tab
+
+
+def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) -> bool:
+    return canonical(app) in apps
+
+
+@functools.lru_cache(maxsize=1_024)
+def _app_text(app: str) -> str:
+    return import_text(app, limit=APP_MAX)
+
+
+def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[ImportedRecord]:
+    latest = (now + timedelta(days=1) - _EPOCH) // _US
+    earliest = (datetime(MIN_YEAR, 1, 1, tzinfo=UTC) - _EPOCH) // _US
+    phone = host.is_phone
+    for piece in pieces:
+        window, tab = piece.window, piece.tab
+        app = str(window.get("package") or window.get("app") or "")
+        title = window.get("title") or (window.get("app") if phone else "") or ""
+        url = window.get("url")
+        incognito = window.get("incognito") is True
+        if tab is not None:
+            shown = _tab(tab)
+            url, title = shown.get("url"), shown.get("title") or ""
+            incognito = incognito or shown.get("incognito") is True
+        start = piece.start
+        while start < piece.end:
+            end = min(piece.end, start + _MAX_SPAN_US)
+            if earliest <= start <= latest:  # what RecordIn accepts
+                yield ImportedRecord(
+                    f"aw:{start}",
+                    _EPOCH + start * _US,
+                    _EPOCH + end * _US,
+                    _app_text(app),
+                    import_text(title, limit=TITLE_MAX),
+                    import_text(url, limit=URL_MAX) if url else None,
+                    not piece.active,
+                    incognito,
+                    SOURCE,
+                )
+            start = end
+
+
+def host_records(
+    host: Host, spill: EventSpill, *, rules: Rules, now: datetime, audible_is_active: bool
+) -> Iterator[ImportedRecord]:
+    """A host's window events as records, in time order."""
+
+    @functools.lru_cache(maxsize=4_096)
+    def canonical(app: str) -> str:
+        return rules.apps.canonical(app)
+
+    web = []
+    for bucket in host.web:
+        name = _browser_name(bucket)
+        apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
+        web.append(
+            WebStream(
+                spans=Cursor(
+                    Span(e.start, e.end, e.data)
+                    for e in clip(flood(spill.events(bucket=bucket.index)))
+                ),
+                is_this_browser=functools.partial(_is_one_of, canonical, apps),
+            )
+        )
+    not_afk = None
+    if host.afk:
+        not_afk = active_spans(e for b in host.afk for e in flood(spill.events(bucket=b.index)))
+    # Several window buckets on one host (a second watcher) make one timeline.
+    window_events = heapq.merge(
+        *(flood(spill.events(bucket=b.index)) for b in host.windows), key=lambda e: e.start
+    )
+    pieces = host_pieces(
+        clip(window_events), not_afk=not_afk, web=web, audible_is_active=audible_is_active
+    )
+    return _records(host, pieces, now)
+
+
+# -- the whole import ---------------------------------------------------------------------
+
+
+def import_buckets(
+    store: Store,
+    reader: _Reader,
+    *,
+    user: UserContext,
+    rules: Rules,
+    progress: Progress | None,
+    audible_is_active: bool,
+) -> ImportSummary:
+    hosts = group_hosts(reader.buckets)
+    if not hosts:
+        raise ActivityWatchError(
+            "no window bucket (type currentwindow) in this ActivityWatch history: nothing to import"
+        )
+    now = datetime.now(UTC)
+    with RecordWriter(store, user=user, rules=rules, source=SOURCE, progress=progress) as writer:
+        for host in hosts:
+            writer.ensure_device(
+                host.device_id, name=host.name, kind="phone" if host.is_phone else "desktop"
+            )
+            for record in host_records(
+                host, reader.spill, rules=rules, now=now, audible_is_active=audible_is_active
+            ):
+                writer.add(host.device_id, record)
+    summary = writer.summary
+    summary.events = sum(b.events for b in reader.buckets)
+    summary.skipped = reader.skipped
+    return summary
+
+
+def import_activitywatch_file(
+    store: Store,
+    *,
+    path: Path,
+    user: UserContext,
+    rules: Rules,
+    progress: Progress | None = None,
+    audible_is_active: bool = True,
+    spill_dir: Path | None = None,
+) -> ImportSummary:
+    """Import an ActivityWatch export file (see the module's docstring)."""
+    try:
+        source = path.open("rb")
+    except OSError as exc:
+        raise ActivityWatchError(f"cannot read {path}: {exc.strerror}") from exc
+    with source, EventSpill(spill_dir) as spill:
+        reader = _Reader(spill, progress, path.stat().st_size)
+        read_export(source, reader, name=path.name)
+        return import_buckets(
+            store,
+            reader,
+            user=user,
+            rules=rules,
+            progress=progress,
+            audible_is_active=audible_is_active,
+        )
+
+
+def import_activitywatch_server(
+    store: Store,
+    *,
+    url: str,
+    user: UserContext,
+    rules: Rules,
+    progress: Progress | None = None,
+    audible_is_active: bool = True,
+    client: httpx.Client | None = None,
+    page: int = 5_000,
+) -> ImportSummary:
+    """Import everything a running aw-server holds (see the module's docstring)."""
+    with EventSpill() as spill, client or httpx.Client(timeout=60) as http:
+        reader = _Reader(spill, progress, None)
+        read_server(http, reader, url=url, page=page)
+        return import_buckets(
+            store,
+            reader,
+            user=user,
+            rules=rules,
+            progress=progress,
+            audible_is_active=audible_is_active,
+        )

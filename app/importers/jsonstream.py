@@ -1,0 +1,132 @@
+"""A streaming reader for large JSON documents: the skeleton (objects, arrays, keys)
+is walked here, each leaf value — an ActivityWatch event, say — is decoded whole by
+the standard library's C decoder, so memory holds one chunk and one value at a time.
+
+    stream = JsonStream(open("export.json", "rb"))
+    stream.expect("{")
+    key = stream.string()
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from typing import IO, Any
+
+from app.errors import InvalidInputError
+
+_CHUNK = 1 << 20
+_WHITESPACE = " \t\r\n"
+# A value is decoded once this much text (or the end of the file) lies ahead of it;
+# a longer one is retried with more.
+_LOOKAHEAD = 1 << 16
+
+
+class JsonFormatError(InvalidInputError):
+    """The file is not valid JSON of the expected shape."""
+
+
+class JsonStream:
+    def __init__(self, source: IO[bytes], *, name: str = "the file") -> None:
+        self._source = source
+        self._name = name
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+        self._json = json.JSONDecoder()
+        self._text = ""
+        self._pos = 0
+        self._eof = False
+        self.bytes_read = 0
+
+    def _fill(self) -> bool:
+        """Read one more chunk; False at the end of the file."""
+        if self._eof:
+            return False
+        chunk = self._source.read(_CHUNK)
+        self.bytes_read += len(chunk)
+        try:
+            text = self._decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            raise self.error(f"is not UTF-8 text ({exc.reason})") from exc
+        self._text = self._text[self._pos :] + text
+        self._pos = 0
+        if not chunk:
+            self._eof = True
+        return True
+
+    def error(self, problem: str) -> JsonFormatError:
+        return JsonFormatError(f"{self._name} {problem} (near byte {self.position():,})")
+
+    def position(self) -> int:
+        """About how many bytes of the file lie behind the reader."""
+        return max(
+            0, self.bytes_read - len(self._text.encode("utf-8", "surrogatepass")) + self._pos
+        )
+
+    def peek(self) -> str:
+        """The next character that is not whitespace ("" at the end of the file)."""
+        while True:
+            text, pos = self._text, self._pos
+            while pos < len(text) and text[pos] in _WHITESPACE:
+                pos += 1
+            self._pos = pos
+            if pos < len(text):
+                return text[pos]
+            if not self._fill():
+                return ""
+
+    def expect(self, char: str) -> None:
+        found = self.peek()
+        if found != char:
+            raise self.error(
+                "ends too early" if not found else f"has {found!r} where {char!r} belongs"
+            )
+        self._pos += 1
+
+    def next_item(self, close: str) -> bool:
+        """After an item of an object or array: True when another follows (its comma
+        is consumed), False at `close` (consumed too)."""
+        found = self.peek()
+        if found == ",":
+            self._pos += 1
+            return True
+        if found == close:
+            self._pos += 1
+            return False
+        raise self.error("ends too early" if not found else f"has {found!r} where ',' belongs")
+
+    def first_item(self, close: str) -> bool:
+        """Just inside an object or array: False (and `close` consumed) when it is empty."""
+        if self.peek() == close:
+            self._pos += 1
+            return False
+        return True
+
+    def value(self) -> Any:
+        """Decode the next JSON value whole."""
+        if not self.peek():
+            raise self.error("ends too early")
+        while len(self._text) - self._pos < _LOOKAHEAD and self._fill():
+            pass
+        while True:
+            try:
+                value, end = self._json.raw_decode(self._text, self._pos)
+            except json.JSONDecodeError as exc:
+                if self._fill():
+                    continue  # a value longer than the look-ahead: read on
+                if exc.pos >= len(self._text) - 1 or "Unterminated" in exc.msg:
+                    raise self.error("ends too early, in the middle of a value") from exc
+                raise self.error(f"is not valid JSON: {exc.msg}") from exc
+            except RecursionError as exc:  # the C decoder recurses per level
+                raise self.error("nests its arrays or objects too deeply") from exc
+            self._pos = end
+            return value
+
+    def string(self) -> str:
+        found = self.peek()
+        if found != '"':
+            raise self.error(
+                "ends too early" if not found else f"has {found!r} where a key belongs"
+            )
+        value = self.value()
+        assert isinstance(value, str)
+        return value

@@ -1,0 +1,209 @@
+"""ActivityWatch's event arithmetic, streamed: flooding, clipping, and one host's
+timeline cut into pieces of one state (pure, no I/O).
+
+ActivityWatch's own UI counts a window event as active only where a not-afk event
+covers it, after flooding both buckets (gaps of up to 5 s closed by stretching a
+neighbour). `host_pieces` cuts each window event where that, or the focused
+browser tab, changes, so the records it yields sum to the same seconds per app.
+Times are integer microseconds since the epoch, so every sum is exact.
+
+    windows = clip(flood(window_events))
+    for piece in host_pieces(windows, not_afk=active_spans(flood(afk_events)), web=[...]):
+        ...
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+PULSETIME_US = 5_000_000  # ActivityWatch's flood: gaps up to 5 s belong to a neighbour
+_TRIM_US = 100_000  # overlaps shorter than 0.1 s between different events are trimmed
+
+
+@dataclass(slots=True)
+class Event:
+    """One ActivityWatch event: its start and duration (µs) and its data object as
+    canonical JSON (sorted keys, no spaces: equal text is ActivityWatch's equal data)."""
+
+    start: int
+    duration: int
+    data: str
+
+    @property
+    def end(self) -> int:
+        return self.start + self.duration
+
+
+def flood(events: Iterable[Event], *, pulsetime: int = PULSETIME_US) -> Iterator[Event]:
+    """ActivityWatch's `flood` over events sorted by start: a gap of up to `pulsetime`
+    goes to the longer neighbour (the two merge when their data is equal), equal
+    events that overlap merge, and events left with no duration are dropped."""
+    held: Event | None = None
+    for event in events:
+        e2 = Event(event.start, event.duration, event.data)
+        e1 = held
+        held = e2
+        if e1 is None:
+            continue
+        gap = e2.start - e1.end
+        if gap < 0 and e1.data == e2.data:
+            start, end = min(e1.start, e2.start), max(e1.end, e2.end)
+            e1.start, e1.duration = start, end - start
+            e2.start, e2.duration = end, 0
+        elif -_TRIM_US < gap <= pulsetime and gap != 0:
+            e2_end = e2.end
+            if e1.duration >= e2.duration:
+                if e1.data == e2.data:
+                    e1.duration = e2_end - e1.start
+                    e2.start, e2.duration = e2_end, 0
+                else:
+                    e1.duration = e2.start - e1.start
+            elif e1.data == e2.data:
+                e2.start, e2.duration = e1.start, e2_end - e1.start
+                e1.duration = 0
+            else:
+                e2.start = e1.end
+                e2.duration = e2_end - e2.start
+        # e1 is final now: later pairs only change e2 and the events after it.
+        if e1.duration > 0:
+            yield e1
+    if held is not None and held.duration > 0:
+        yield held
+
+
+def clip(events: Iterable[Event]) -> Iterator[Event]:
+    """End each event at the next one's start: overlapping events of one bucket (which
+    flooding leaves alone when their data differs) are never counted twice."""
+    held: Event | None = None
+    for event in events:
+        if held is not None:
+            end = min(held.end, max(event.start, held.start))
+            if end > held.start:
+                yield Event(held.start, end - held.start, held.data)
+        held = event
+    if held is not None:
+        yield held
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+    data: str = ""
+
+
+NOT_AFK = '"status":"not-afk"'
+AUDIBLE = '"audible":true'
+
+
+def active_spans(afk_events: Iterable[Event]) -> Iterator[Span]:
+    """The not-afk periods of an afk bucket (already flooded), merged where they touch."""
+    held: Span | None = None
+    for event in afk_events:
+        if NOT_AFK not in event.data:
+            continue
+        if held is not None and event.start <= held.end:
+            held = Span(held.start, max(held.end, event.end))
+            continue
+        if held is not None:
+            yield held
+        held = Span(event.start, event.end)
+    if held is not None:
+        yield held
+
+
+class Cursor:
+    """Spans sorted by start, read forward by a window that only moves forward: holds
+    just the spans that may still overlap it."""
+
+    def __init__(self, spans: Iterable[Span]) -> None:
+        self._spans = iter(spans)
+        self._next = next(self._spans, None)
+        self._held: list[Span] = []
+
+    def overlapping(self, start: int, end: int) -> list[Span]:
+        self._held = [s for s in self._held if s.end > start]
+        while self._next is not None and self._next.start < end:
+            if self._next.end > start:
+                self._held.append(self._next)
+            self._next = next(self._spans, None)
+        return [s for s in self._held if s.start < end]
+
+
+@dataclass(slots=True)
+class WebStream:
+    """One browser's tab events (flooded and clipped) and which windows are that browser."""
+
+    spans: Cursor
+    is_this_browser: Callable[[str], bool]  # from the window's app
+
+
+@dataclass(slots=True)
+class Piece:
+    """A stretch of one window event in one state: active or away, and the browser tab
+    shown (when the window is a browser whose tab events cover it)."""
+
+    start: int
+    end: int
+    window: dict[str, Any]
+    active: bool
+    tab: str | None  # the tab event's data (JSON)
+
+
+def host_pieces(
+    windows: Iterable[Event],
+    *,
+    not_afk: Iterable[Span] | None,
+    web: Sequence[WebStream] = (),
+    audible_is_active: bool = True,
+) -> Iterator[Piece]:
+    """One host's window events (flooded, clipped) cut where activity or the focused tab
+    changes. With no afk bucket (a phone) every window is active. As in ActivityWatch's
+    UI, a focused browser tab playing sound counts as active (`audible_is_active`)."""
+    afk = Cursor(not_afk) if not_afk is not None else None
+    loads = json.loads
+    for window in windows:
+        start, end = window.start, window.end
+        data = loads(window.data)
+        active = afk.overlapping(start, end) if afk is not None else [Span(start, end)]
+        tabs: list[Span] = []
+        if web:
+            app = str(data.get("app", ""))
+            for stream in web:
+                if stream.is_this_browser(app):
+                    tabs += stream.spans.overlapping(start, end)
+        if not tabs and len(active) == 1 and active[0].start <= start and active[0].end >= end:
+            yield Piece(start, end, data, True, None)  # most windows: active throughout
+            continue
+        cuts = {start, end}
+        for span in (*active, *tabs):
+            cuts.update(t for t in (span.start, span.end) if start < t < end)
+        held: Piece | None = None
+        for t0, t1 in pairwise(sorted(cuts)):
+            tab = _covering(tabs, t0)
+            is_active = _covering(active, t0) is not None or (
+                audible_is_active and tab is not None and AUDIBLE in tab.data
+            )
+            tab_data = tab.data if tab is not None else None
+            if held is not None and held.active == is_active and held.tab == tab_data:
+                held.end = t1
+                continue
+            if held is not None:
+                yield held
+            held = Piece(t0, t1, data, is_active, tab_data)
+        if held is not None:
+            yield held
+
+
+def _covering(spans: list[Span], t: int) -> Span | None:
+    """The span covering t that started last (tabs of two windows of one browser
+    may overlap: the newer one is the one in front)."""
+    found: Span | None = None
+    for span in spans:
+        if span.start <= t < span.end and (found is None or span.start >= found.start):
+            found = span
+    return found

@@ -1,0 +1,133 @@
+"""Where every importer's records go: the ingest path (`app.ingest.records.store_records`,
+the same rules as HTTP) in large COPY batches per device, with counts for the final
+summary and a progress callback.
+
+    with RecordWriter(store, user=user, rules=rules, source="activitywatch") as writer:
+        writer.ensure_device("laptop", name="laptop", kind="laptop")
+        writer.add("laptop", ImportedRecord(...))
+    writer.summary
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import TracebackType
+from typing import NamedTuple
+
+from app.ingest.records import store_records
+from app.rules.categories import Rules
+from app.store import Store, UserContext
+
+BATCH = 20_000
+Progress = Callable[[str, int, int | None], None]  # stage, done, total (None: unknown)
+
+
+class ImportedRecord(NamedTuple):
+    """One record as an importer makes it (the fields `prepare_records` reads); a tuple,
+    as millions are made per import."""
+
+    client_record_id: str
+    ts_start: datetime
+    ts_end: datetime | None
+    app: str
+    window_title: str
+    url: str | None = None
+    is_idle: bool = False
+    incognito: bool = False
+    capture_reason: str | None = None
+    description: str | None = None
+    screenshot_ref: str | None = None
+    screenshot_sha256: str | None = None
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    """What an import did (`events`: what the source held; the rest counts records)."""
+
+    source: str
+    events: int = 0
+    skipped: int = 0  # events no record could come from (bad times, unfocused frames)
+    new: int = 0
+    duplicate: int = 0
+    excluded: int = 0
+    redacted: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+    devices: list[str] = field(default_factory=list)
+
+    @property
+    def records(self) -> int:
+        return self.new + self.duplicate + self.excluded
+
+
+class RecordWriter:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        user: UserContext,
+        rules: Rules,
+        source: str,
+        progress: Progress | None = None,
+    ) -> None:
+        self._store = store
+        self._user = user
+        self._rules = rules
+        self._progress = progress
+        self.summary = ImportSummary(source=source)
+        self._device: str | None = None
+        self._batch: list[ImportedRecord] = []
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if kind is None:
+            self.flush()
+
+    def ensure_device(self, device_id: str, *, name: str, kind: str) -> None:
+        """Register the device unless it exists (one TimeTrace device per source host)."""
+        self._store.add_device(
+            user_id=self._user.user_id, device_id=device_id, name=name, kind=kind
+        )
+        if device_id not in self.summary.devices:
+            self.summary.devices.append(device_id)
+
+    def add(self, device_id: str, record: ImportedRecord) -> None:
+        if device_id != self._device or len(self._batch) >= BATCH:
+            self.flush()
+            self._device = device_id
+        self._batch.append(record)
+        summary = self.summary
+        if summary.first is None or record.ts_start < summary.first:
+            summary.first = record.ts_start
+        end = record.ts_end or record.ts_start
+        if summary.last is None or end > summary.last:
+            summary.last = end
+
+    def flush(self) -> None:
+        if not self._batch or self._device is None:
+            return
+        result = store_records(
+            self._store,
+            user=self._user,
+            device_id=self._device,
+            records=self._batch,
+            rules=self._rules,
+            source=self.summary.source,
+        )
+        self._batch = []
+        summary = self.summary
+        summary.new += result.new
+        summary.duplicate += result.duplicate
+        summary.excluded += result.excluded
+        summary.redacted += result.redacted
+        if self._progress:
+            self._progress("writing", summary.records, None)

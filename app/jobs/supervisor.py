@@ -1,0 +1,140 @@
+"""Keeping the worker alive.
+
+    await supervise(services, session=run_one_worker, wait=True, stop=asyncio.Event())
+
+- Jobs of a dead worker: while a session runs, every third of `worker_stalled_s` the
+  jobs left `doing` by a worker that stopped sending heartbeats (killed mid-job) go
+  back to the queue, each exactly once (`Store.recover_stalled_jobs`).
+- The database going away (a restart, a dropped connection) ends procrastinate's worker
+  ("side task failed … stopping worker"). The session is started again once the
+  database answers, with backoff from 1 s to 30 s; when it has not answered for
+  `worker_give_up_s`, `WorkerGaveUpError` is raised, so that the process exits non-zero
+  and a supervisor (systemd, compose) restarts it.
+- SIGINT/SIGTERM (when asked to handle them) stop the worker gracefully: running jobs
+  finish, nothing new starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING
+
+from app.errors import DatabaseError, WorkerGaveUpError
+
+if TYPE_CHECKING:
+    from app.runtime.services import Services
+
+log = logging.getLogger("timetrace.worker")
+
+FIRST_BACKOFF_S = 1.0
+MAX_BACKOFF_S = 30.0
+# A session that ran this long was healthy: a failure after it starts a new count.
+HEALTHY_SESSION_S = 60.0
+
+
+async def supervise(
+    services: Services,
+    *,
+    session: Callable[[], Awaitable[None]],
+    wait: bool,
+    stop: asyncio.Event,
+    install_signal_handlers: bool,
+) -> None:
+    settings = services.settings
+    backoff = FIRST_BACKOFF_S
+    with _stop_on_signals(stop) if install_signal_handlers else contextlib.nullcontext():
+        while not stop.is_set():
+            started = time.monotonic()
+            error = await _run_session(services, session=session, stop=stop)
+            if stop.is_set() or (error is None and not wait):
+                return
+            if not wait and error is not None:
+                raise error
+            if time.monotonic() - started >= HEALTHY_SESSION_S:
+                backoff = FIRST_BACKOFF_S
+            log.warning("the worker stopped (%s); starting it again", _describe(error))
+            # Back off until the database answers; give up when it has not for too long.
+            failed_at = time.monotonic()
+            while not stop.is_set():
+                await _sleep(backoff, stop)
+                backoff = min(backoff * 2, MAX_BACKOFF_S)
+                try:
+                    await asyncio.to_thread(services.store.ping)
+                    break
+                except DatabaseError as exc:
+                    error = exc
+                if time.monotonic() - failed_at >= settings.worker_give_up_s:
+                    raise WorkerGaveUpError(
+                        f"the database did not answer for {settings.worker_give_up_s:g} s; "
+                        f"the worker gives up ({_describe(error)})"
+                    )
+
+
+async def _run_session(
+    services: Services, *, session: Callable[[], Awaitable[None]], stop: asyncio.Event
+) -> BaseException | None:
+    """Run one worker session with the stalled-job recovery beside it, until it ends or
+    `stop` is set; the exception that ended it, if any."""
+    worker = asyncio.ensure_future(session())
+    recovery = asyncio.create_task(_recover_stalled_jobs(services))
+    stopping = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        stop.set()  # cancelled from outside: stop gracefully, then go on cancelling
+        raise
+    finally:
+        if not worker.done():
+            worker.cancel()  # procrastinate stops gracefully: running jobs finish
+        with contextlib.suppress(BaseException):
+            await worker
+        for task in (recovery, stopping):
+            task.cancel()
+        await asyncio.gather(recovery, stopping, return_exceptions=True)
+    if worker.cancelled():
+        return None
+    return worker.exception()
+
+
+async def _recover_stalled_jobs(services: Services) -> None:
+    stalled_after_s = services.settings.worker_stalled_s
+    while True:
+        try:
+            recovered = await asyncio.to_thread(
+                services.store.recover_stalled_jobs, stalled_after_s=stalled_after_s
+            )
+            if recovered:
+                log.warning("requeued %d job(s) of a worker that stopped answering", recovered)
+        except DatabaseError as exc:  # the session itself notices a lost database
+            log.info("stalled-job recovery skipped: %s", exc.message)
+        await asyncio.sleep(stalled_after_s / 3)
+
+
+async def _sleep(seconds: float, stop: asyncio.Event) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+def _describe(error: BaseException | None) -> str:
+    if error is None:
+        return "its database connection failed"
+    return getattr(error, "message", None) or f"{type(error).__name__}: {error}"
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in previous:
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, handler)

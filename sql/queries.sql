@@ -261,16 +261,20 @@ ORDER BY day_local;
 -- Device-days whose closed episodes can no longer stand: a stale one (its records
 -- changed); a record that arrived late, before the end of a closed episode of its day,
 -- or of an earlier day whose last record it now cuts short (a record runs at most
--- 24 hours, so two days back at most); and an earlier day whose last episode runs up
--- to a stale one, whose first record may have cut that day's last record short.
+-- 24 hours, so two days back at most); an earlier day whose last episode runs up to a
+-- stale one, or to a deleted record of a rebuilt day (deletion drops that day's
+-- episodes, so its tombstones are unassigned): either may have cut that day's last
+-- record short.
 WITH stale AS (
     SELECT day_local, ts_start FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
       AND day_local = ANY(%(days)s)
 ), late AS (
-    SELECT day_local, min(ts_start) AS first_ts FROM records
+    SELECT day_local, min(ts_start) FILTER (WHERE deleted_at IS NULL) AS first_ts,
+           min(ts_start) FILTER (WHERE deleted_at IS NOT NULL) AS first_gone
+    FROM records
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
-      AND deleted_at IS NULL AND day_local = ANY(%(days)s)
+      AND day_local = ANY(%(days)s)
     GROUP BY day_local
 ), device_episodes AS (
     SELECT day_local, ts_end FROM episodes
@@ -280,6 +284,9 @@ SELECT day_local FROM stale
 UNION
 SELECT e.day_local FROM late r JOIN device_episodes e
     ON e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
+UNION
+SELECT e.day_local FROM late r JOIN device_episodes e
+    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
 UNION
 SELECT e.day_local FROM stale s JOIN device_episodes e
     ON e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start;

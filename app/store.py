@@ -44,6 +44,7 @@ class DigestMetrics(TypedDict, total=False):
     distraction_minutes: float
     late_night_minutes: float
     signal_counts: dict[str, int]
+    device_overlap_seconds: float  # two or more devices active at once (each counts its own)
     days: int
 
 
@@ -448,6 +449,12 @@ class RecordStore(Protocol):
         """Insert new records (keyed by device + client_record_id); return how many were new."""
         ...
 
+    def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
+        """Seconds the duration rule cuts off records in the overlaps these records (as
+        stored under their keys, within their span) take part in: cut short, or cutting
+        the record before them; on the device's timeline as it is now."""
+        ...
+
     def import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:
@@ -793,6 +800,13 @@ class ToolStore(Protocol):
     def open_tail_metrics(
         self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
     ) -> list[TailSeconds]: ...
+
+    def device_overlap_seconds(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, read_from: datetime
+    ) -> float:
+        """Seconds of [ts_from, ts_to) during which two or more devices were active (not
+        idle) at once, by each device's effective spans; records are read from `read_from`."""
+        ...
 
     def period_signal_counts(
         self, *, user_id: int, day_from: date, day_to: date

@@ -60,6 +60,34 @@ WHERE NOT EXISTS (
 ORDER BY r.client_record_id COLLATE "C"
 ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
 
+-- name: clipped_seconds --
+-- Seconds the duration rule cuts from records (own end past the next record's start)
+-- in the overlaps a batch takes part in: a batch record cut short, or the record it
+-- cuts. The window runs from the record before the batch's first start to its last
+-- end (ts_from, ts_to): a successor past that cannot cut anything. Clipped rows are
+-- few, so the keys are looked at only for them.
+WITH timeline AS (
+    SELECT r.client_record_id, r.ts_start, r.ts_end,
+           lead(r.ts_start) OVER w AS next_start, lead(r.client_record_id) OVER w AS next_key
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start <= %(ts_to)s
+      AND r.ts_start >= COALESCE((
+          SELECT max(p.ts_start) FROM records p
+          WHERE p.user_id = %(user_id)s AND p.device_id = %(device_id)s
+            AND p.deleted_at IS NULL AND p.ts_start < %(ts_from)s), %(ts_from)s)
+    WINDOW w AS (ORDER BY r.ts_start, r.client_record_id COLLATE "C")
+), keys AS (
+    SELECT unnest(%(keys)s::text[]) AS client_record_id
+)
+SELECT COALESCE(sum(EXTRACT(EPOCH FROM ts_end - ts_start)
+                    - timetrace_duration_s(ts_start, ts_end, next_start)), 0)::double precision
+       AS clipped_s
+FROM timeline
+WHERE ts_end > next_start
+  AND (client_record_id IN (SELECT client_record_id FROM keys)
+       OR next_key IN (SELECT client_record_id FROM keys));
+
 -- name: create_import_staging --
 -- An importer's batch arrives by COPY into this table, dropped at commit.
 CREATE TEMP TABLE import_staging (
@@ -231,22 +259,37 @@ ORDER BY day_local;
 
 -- name: days_to_reopen --
 -- Device-days whose closed episodes can no longer stand: a stale one (its records
--- changed), or a record that arrived late, before the end of a closed episode.
-SELECT day_local FROM episodes
-WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale AND day_local = ANY(%(days)s)
-UNION
-SELECT r.day_local
-FROM (
-    SELECT day_local, min(ts_start) AS first_ts FROM records
+-- changed); a record that arrived late, before the end of a closed episode of its day,
+-- or of an earlier day whose last record it now cuts short (a record runs at most
+-- 24 hours, so two days back at most); an earlier day whose last episode runs up to a
+-- stale one, or to a deleted record of a rebuilt day (deletion drops that day's
+-- episodes, so its tombstones are unassigned): either may have cut that day's last
+-- record short.
+WITH stale AS (
+    SELECT day_local, ts_start FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
+      AND day_local = ANY(%(days)s)
+), late AS (
+    SELECT day_local, min(ts_start) FILTER (WHERE deleted_at IS NULL) AS first_ts,
+           min(ts_start) FILTER (WHERE deleted_at IS NOT NULL) AS first_gone
+    FROM records
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
-      AND deleted_at IS NULL AND day_local = ANY(%(days)s)
+      AND day_local = ANY(%(days)s)
     GROUP BY day_local
-) r
-WHERE EXISTS (
-    SELECT 1 FROM episodes e
-    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s AND e.day_local = r.day_local
-      AND e.ts_end > r.first_ts
-);
+), device_episodes AS (
+    SELECT day_local, ts_end FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+)
+SELECT day_local FROM stale
+UNION
+SELECT e.day_local FROM late r JOIN device_episodes e
+    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
+UNION
+SELECT e.day_local FROM late r JOIN device_episodes e
+    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
+UNION
+SELECT e.day_local FROM stale s JOIN device_episodes e
+    ON e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start;
 
 -- name: delete_device_day_episodes --
 -- Records fall back to unassigned (ON DELETE SET NULL) and are segmented again.
@@ -254,23 +297,25 @@ DELETE FROM episodes
 WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s);
 
 -- name: records_to_segment --
--- One device-day's unassigned records with their durations. The window runs over
--- every live record from the day's start to the idle gap after its end, so the
--- last record of the day still sees its successor.
+-- One device-day's unassigned records with their durations (the effective span: ties
+-- by key, as everywhere the duration rule runs). The window runs over every live record
+-- of the read window; the last one's successor may lie past it.
 SELECT x.record_id, x.ts_start, x.duration_s, x.app, x.window_title, x.domain, x.category,
        x.is_idle, x.day_local, COALESCE(a.confidence, 1.0) AS confidence
 FROM (
-    SELECT r.record_id, r.user_id, r.ts_start, r.app, r.window_title, r.domain, r.category,
-           r.is_idle, r.day_local, r.episode_id,
-           timetrace_duration_s(r.ts_start, r.ts_end,
-               lead(r.ts_start) OVER (ORDER BY r.ts_start, r.record_id)) AS duration_s
+    SELECT r.record_id, r.user_id, r.ts_start, r.client_record_id, r.app, r.window_title,
+           r.domain, r.category, r.is_idle, r.day_local, r.episode_id,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS duration_s
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
 ) x
 LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_id
 WHERE x.episode_id IS NULL AND x.day_local = %(day)s
-ORDER BY x.ts_start, x.record_id;
+ORDER BY x.ts_start, x.client_record_id COLLATE "C";
 
 -- name: insert_episode --
 INSERT INTO episodes (
@@ -344,7 +389,7 @@ JOIN episodes e ON e.user_id = r.user_id AND e.episode_id = r.episode_id
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 WHERE r.user_id = %(user_id)s AND r.day_local = %(day)s AND r.deleted_at IS NULL
   AND e.closed AND NOT e.stale
-ORDER BY r.device_id, r.ts_start, r.record_id;
+ORDER BY r.device_id, r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: day_is_settled --
 -- Every live record of the day is in a closed, current episode.
@@ -510,15 +555,18 @@ FROM episodes e
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s AND e.closed AND NOT e.stale;
 
 -- name: episode_members --
--- Durations for the prompt only (the last member does not see its successor here).
+-- Members are consecutive on their device: each one's successor is the next member,
+-- the last one's the first record after the episode.
 SELECT r.record_id, r.ts_start, r.app, r.window_title, r.domain, r.category, r.is_idle,
        a.description,
-       timetrace_duration_s(r.ts_start, r.ts_end,
-           lead(r.ts_start) OVER (ORDER BY r.ts_start, r.record_id)) AS duration_s
+       timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+           lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+           timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+           AS duration_s
 FROM records r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at IS NULL
-ORDER BY r.ts_start, r.record_id;
+ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: save_episode_summary --
 -- The model's words are added to the keyword index, never put in place of it: the
@@ -675,8 +723,11 @@ WHERE user_id = %(user_id)s AND finalized AND NOT stale
 -- Records not yet in a closed episode (the open tail), by the duration rule.
 WITH r AS (
     SELECT r.category, r.app, r.is_idle, r.episode_id, r.day_local, r.ts_start,
-           timetrace_duration_s(r.ts_start, r.ts_end,
-               lead(r.ts_start) OVER (PARTITION BY r.device_id ORDER BY r.ts_start, r.record_id)) AS d
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
@@ -684,6 +735,46 @@ WITH r AS (
 SELECT category, app, is_idle, COALESCE(sum(d), 0) AS seconds, max(ts_start) AS last_ts
 FROM r WHERE episode_id IS NULL AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY category, app, is_idle;
+
+-- name: device_overlap_seconds --
+-- Seconds of [ts_from, ts_to) during which two or more devices were active at once.
+-- One device's effective spans never overlap, so a sweep over every device's active
+-- spans counts devices; at equal instants ends go before starts (touching is not
+-- overlapping). Of the records before ts_from (back to read_from) only each device's
+-- last one can reach into the period: reading starts at the earliest of those.
+WITH bound AS (
+    SELECT COALESCE(min(last.ts_start), %(ts_from)s) AS read_from
+    FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT max(p.ts_start) AS ts_start FROM records p
+        WHERE p.user_id = d.user_id AND p.device_id = d.device_id AND p.deleted_at IS NULL
+          AND p.ts_start >= %(read_from)s AND p.ts_start < %(ts_from)s
+    ) last
+    WHERE d.user_id = %(user_id)s
+), r AS (
+    SELECT r.ts_start, r.is_idle,
+           timetrace_duration_s(r.ts_start, r.ts_end,
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C")) AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= (SELECT read_from FROM bound) AND r.ts_start < %(ts_to)s
+), spans AS (
+    SELECT GREATEST(ts_start, %(ts_from)s) AS s,
+           LEAST(ts_start + make_interval(secs => d), %(ts_to)s) AS e
+    FROM r WHERE NOT is_idle
+), edges AS (
+    SELECT s AS t, 1 AS delta FROM spans WHERE e > s
+    UNION ALL
+    SELECT e, -1 FROM spans WHERE e > s
+), sweep AS (
+    SELECT t, sum(delta) OVER w AS active, lead(t) OVER w AS next_t
+    FROM edges
+    WINDOW w AS (ORDER BY t, delta ROWS UNBOUNDED PRECEDING)
+)
+SELECT COALESCE(sum(EXTRACT(EPOCH FROM next_t - t)) FILTER (WHERE active >= 2), 0)::double precision
+       AS seconds
+FROM sweep;
 
 -- name: unbuilt_days --
 -- Days of [day_from, day_to] with live records not (or no longer) in a current closed
@@ -701,11 +792,15 @@ GROUP BY day_local ORDER BY day_local;
 
 -- name: uncategorized_time --
 -- The coverage view: active time no rule categorised, by app and site (by title for a
--- browser record without a URL), by the duration rule.
+-- browser record without a URL), by the duration rule (the last record read sees its
+-- successor past the window).
 WITH r AS (
     SELECT r.app, r.domain, r.window_title, r.is_idle, r.category, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end,
-               lead(r.ts_start) OVER (PARTITION BY r.device_id ORDER BY r.ts_start, r.record_id)) AS d
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
@@ -1013,11 +1108,14 @@ ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
 
 -- name: site_seconds --
 -- Active seconds per web site (domain) over logical days, by the duration rule; the
--- window reads the records of [ts_from, ts_to) so that the last one sees its successor.
+-- window reads the records of [ts_from, ts_to), the last one sees its successor past it.
 WITH r AS (
     SELECT r.domain, r.is_idle, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end,
-               lead(r.ts_start) OVER (PARTITION BY r.device_id ORDER BY r.ts_start, r.record_id)) AS d
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s

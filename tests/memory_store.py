@@ -10,11 +10,12 @@ test states those facts and checks what the tools make of them.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from app.store import (
     DigestMetrics,
@@ -177,6 +178,26 @@ class MemoryStore(ToolStore):
             )
             for (category, app, idle), rows in sorted(groups.items())
         ]
+
+    def device_overlap_seconds(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, read_from: datetime
+    ) -> float:
+        # Durations are already decided, so one device's spans never overlap: sweep the
+        # edges in time order (ends first at one instant) and count active devices.
+        edges: list[tuple[datetime, int]] = []
+        for r in self.records:
+            if r.user_id != user_id or r.line.is_idle or not read_from <= r.line.ts_start < ts_to:
+                continue
+            start = max(r.line.ts_start, ts_from)
+            end = min(r.line.ts_start + timedelta(seconds=r.duration_s), ts_to)
+            if end > start:
+                edges += [(start, 1), (end, -1)]
+        active, overlap = 0, 0.0
+        for (t, delta), (t_next, _) in itertools.pairwise(sorted(edges)):
+            active += delta
+            if active >= 2:
+                overlap += (t_next - t).total_seconds()
+        return overlap
 
     def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
         counts = Counter(

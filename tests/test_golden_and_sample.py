@@ -29,6 +29,17 @@ def test_golden_day_hours_per_category_match_the_hand_count(
     assert live == expected
 
 
+def test_golden_day_ingest_says_how_many_seconds_its_overlaps_cut(
+    services: Services, golden_day: dict[str, Any]
+) -> None:
+    api = make_api(services, time_zone=golden_day["time_zone"])
+    clipped = {
+        device_id: api.ingest(device_id, records).json()["clipped_s"]
+        for device_id, records in golden_day["records"].items()
+    }
+    assert clipped == {k: v for k, v in golden_day["expected_clipped_s"].items() if k != "why"}
+
+
 def test_golden_day_redacts_what_the_fixture_says(
     services: Services, golden_day: dict[str, Any], conn: Any
 ) -> None:
@@ -81,6 +92,14 @@ def test_sample_month_has_what_the_issue_asks_for() -> None:
         "system",
         "uncategorized",
     }
+    # A share of intervals end after the next record of their device starts (5-120 s).
+    ends = [r for r in data.records if r.ts_end is not None]
+    assert 0.02 < len(data.overlaps) / len(ends) < 0.08
+    for rec, nxt in itertools.pairwise(data.records):
+        if rec.client_record_id in data.overlaps:
+            assert nxt.device_id == rec.device_id and rec.ts_end is not None
+            past = (rec.ts_end - nxt.ts_start).total_seconds()
+            assert past == data.overlaps[rec.client_record_id] and 5 <= past <= 120
     # Sittings are the planted episode boundaries: ordered and non-overlapping per device.
     for device in ("laptop", "desktop", "phone"):
         spans = sorted((s.start, s.end) for s in data.sittings if s.device_id == device)
@@ -114,6 +133,8 @@ def test_sample_fortnight_through_http_equals_ground_truth(services: Services) -
         assert reply.status_code == 200, reply.text
         sent.update(reply.json())
     assert sent["new"] == len(data.records) and sent["excluded"] == 0
+    # Each planted overlap is clipped once, in the batch that holds its later record.
+    assert data.overlaps and sent["clipped_s"] == sum(data.overlaps.values())
     live = services.store.day_category_seconds(
         user_id=api.user.user_id, day_from=data.days[0], day_to=data.days[-1]
     )

@@ -32,7 +32,14 @@ def test_replayed_batch_changes_no_table(api: Api, conn: Any) -> None:
     batch = [rec(i) for i in range(50)] + [rec(99, app="1Password", window_title="vault")]
     first = api.ingest("laptop", batch)
     assert first.status_code == 200, first.text
-    assert first.json() == {"received": 51, "new": 51, "duplicate": 0, "excluded": 0, "redacted": 1}
+    assert first.json() == {
+        "received": 51,
+        "new": 51,
+        "duplicate": 0,
+        "excluded": 0,
+        "redacted": 1,
+        "clipped_s": 0.0,
+    }
     after_first = snapshot(conn)
     assert after_first["records"].startswith("51:")
     for _ in range(3):
@@ -43,6 +50,7 @@ def test_replayed_batch_changes_no_table(api: Api, conn: Any) -> None:
             "duplicate": 51,
             "excluded": 0,
             "redacted": 1,
+            "clipped_s": 0.0,
         }
         assert snapshot(conn) == after_first
 
@@ -271,7 +279,14 @@ def test_privacy_rules_redact_and_drop(services: Any, conn: Any, tmp_path: Any) 
             rec(4, app="Google Chrome", window_title="Videos", url="https://youtube.com/y"),
         ],
     )
-    assert reply.json() == {"received": 4, "new": 3, "duplicate": 0, "excluded": 1, "redacted": 2}
+    assert reply.json() == {
+        "received": 4,
+        "new": 3,
+        "duplicate": 0,
+        "excluded": 1,
+        "redacted": 2,
+        "clipped_s": 0.0,
+    }
     rows = conn.execute(
         "SELECT client_record_id, window_title, url, domain, screenshot_ref, redacted, category "
         "FROM records ORDER BY client_record_id"

@@ -206,6 +206,22 @@ def test_query_stats_stitches_a_final_digest_live_episodes_and_the_open_tail(
     assert active["value"] == 3600 + 2400 + 300
 
 
+def test_device_overlap_adds_the_digests_and_the_live_days_time_on_two_devices(
+    layered: MemoryStore,
+) -> None:
+    layered.digests[0][1].metrics["device_overlap_seconds"] = 120.0
+    # 03-05: the phone is active 09:01-09:03:30 beside the laptop's 09:00-09:03:20 (140 s);
+    # its idle record beside the laptop's second one is not activity.
+    layered.records += [
+        record(at(5, 9, 1), 150, device="phone", app="微信"),
+        record(at(5, 9, 5), 60, device="phone", app="锁屏", idle=True),
+    ]
+    c = ctx(layered)
+    apps = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05", metric="seconds_by_app"))
+    assert apps["device_overlap_s"] == 120 + 140
+    assert dispatch(c, "query_stats", custom("2003-03-04", "2003-03-04"))["device_overlap_s"] == 0
+
+
 def test_a_finalized_week_digest_is_used_whole_and_never_beside_its_days(
     layered: MemoryStore,
 ) -> None:

@@ -140,6 +140,22 @@ class PostgresStore(
             ).fetchone()
         return int(inserted["new"]) if inserted else 0
 
+    def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
+        if not len(records):
+            return 0.0
+        ends = [end for end in records.ts_end if end is not None]
+        row = self._one(
+            "clipped_seconds",
+            {
+                "user_id": user_id,
+                "device_id": device_id,
+                "keys": records.client_record_id,
+                "ts_from": min(records.ts_start),
+                "ts_to": max([*ends, *records.ts_start]),
+            },
+        )
+        return float(row["clipped_s"]) if row else 0.0
+
     def delete_records(
         self,
         *,

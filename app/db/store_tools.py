@@ -65,6 +65,15 @@ class PostgresToolStore(Queries):
             },
         )
 
+    def device_overlap_seconds(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, read_from: datetime
+    ) -> float:
+        row = self._one(
+            "device_overlap_seconds",
+            {"user_id": user_id, "ts_from": ts_from, "ts_to": ts_to, "read_from": read_from},
+        )
+        return float(row["seconds"]) if row else 0.0
+
     def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
         rows = self._all(
             "period_signal_counts", {"user_id": user_id, "day_from": day_from, "day_to": day_to}

@@ -6,24 +6,29 @@
 
 Three devices: a laptop (a Mac) and a desktop (a Windows PC) that report
 window-focus intervals with an explicit end (like ActivityWatch), and an Android
-phone that reports point events (no end), whose durations follow the rule of
-DESIGN.md §3. Each names apps and titles the way its platform's capture tools do
-(`app/demo/platforms.py`, names from the real-format corpus). Titles and apps are
-Chinese and English; coding sittings contain planted rework (git reset --hard,
+phone that reports point events (no end), whose durations follow the duration
+rule (docs/architecture.md). A share of the intervals end after the next one
+starts, as real capture tools send them (merged heartbeats, a window and a
+browser event for one moment): one device is one timeline, so those count only
+until the next one starts. Each names apps and titles the way its platform's
+capture tools do (`app/demo/platforms.py`, names from the real-format corpus).
+Titles and apps are Chinese and English; coding sittings contain planted rework (git reset --hard,
 reverts, undo storms, error→retry loops); some days run late into the night;
 short entertainment breaks interrupt work; lunch is a locked screen.
 
 The ground truth is computed here from the plan, independently of the
 database: category of each activity, its exact span and the logical day it was
-planned on.
+planned on. Overlaps are planted after planning, so the truth (the planned,
+non-overlapping spans) is what the duration rule must give back.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -34,6 +39,7 @@ from app.rules.categories import Category
 DEFAULT_TZ = "Asia/Shanghai"
 DEFAULT_CUT_HOUR = 4
 POINT_EVENT_CAP_S = 300  # the idle gap that caps a record with no end
+OVERLAP_SHARE = 0.05  # of the intervals followed at once by the next one on their device
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +242,8 @@ class SampleData:
     rework: list[PlantedRework] = field(default_factory=list)
     late_nights: list[date] = field(default_factory=list)
     interruptions: list[tuple[date, datetime, int]] = field(default_factory=list)
+    # client_record_id -> seconds its end reaches past the next record's start
+    overlaps: dict[str, int] = field(default_factory=dict)
 
     @property
     def days(self) -> list[date]:
@@ -389,7 +397,7 @@ class _Planner:
 def _phone_truth(
     records: list[SampleRecord], truth: dict[tuple[date, Category], int], day_of: dict[str, date]
 ) -> None:
-    # DESIGN.md §3: no end -> until the next record of the same device, capped at the idle gap.
+    # The duration rule: no end -> until the next record of the same device, capped at the idle gap.
     phone = sorted((r for r in records if r.ts_end is None), key=lambda r: r.ts_start)
     for rec, nxt in zip(phone, [*phone[1:], None], strict=True):
         gap = int((nxt.ts_start - rec.ts_start).total_seconds()) if nxt else POINT_EVENT_CAP_S
@@ -432,7 +440,28 @@ def generate_sample(
     _phone_truth(data.records, p.truth, day_of)
     data.records.sort(key=lambda r: (r.device_id, r.ts_start))
     data.seconds = dict(p.truth)
+    data.overlaps = _plant_overlaps(data.records, rng=random.Random(f"overlaps-{seed}"))
     return data
+
+
+def _plant_overlaps(records: list[SampleRecord], *, rng: random.Random) -> dict[str, int]:
+    """Stretch the end of a share of intervals 5-120 s past the start of the next record
+    of their device (records in device and time order). The truth does not change: by
+    the duration rule a record counts only until the next one starts. Its own generator,
+    so the plan draws the same numbers with or without it."""
+    planted: dict[str, int] = {}
+    for i, (rec, nxt) in enumerate(itertools.pairwise(records)):
+        if (
+            rec.ts_end is not None
+            and not rec.is_idle
+            and nxt.device_id == rec.device_id
+            and nxt.ts_start == rec.ts_end
+            and rng.random() < OVERLAP_SHARE
+        ):
+            past = rng.randint(5, 120)
+            records[i] = replace(rec, ts_end=rec.ts_end + timedelta(seconds=past))
+            planted[rec.client_record_id] = past
+    return planted
 
 
 def _weekday(p: _Planner, day: date) -> None:

@@ -101,6 +101,9 @@ class IngestResult(BaseModel):
     duplicate: int
     excluded: int
     redacted: int
+    # Seconds cut off by overlaps this batch takes part in (one device is one timeline):
+    # a record ending after the next one starts counts only up to that start.
+    clipped_s: float
 
 
 class RecordFields(Protocol):
@@ -199,12 +202,14 @@ def store_records(
     if new:
         # Without a worker this job waits; the records are safe either way.
         store.defer([build_job(user.user_id, device_id)])
+    clipped = store.clipped_seconds(user_id=user.user_id, device_id=device_id, records=rows)
     return IngestResult(
         received=len(records),
         new=new,
         duplicate=kept - new,
         excluded=excluded,
         redacted=redacted,
+        clipped_s=round(clipped, 3),
     )
 
 

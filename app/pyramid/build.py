@@ -66,7 +66,8 @@ def build_device(
 
     Days whose closed episodes can no longer stand (stale after a deletion, or a
     record that arrived late) are rebuilt whole: the logical day is a boundary, so
-    no other day changes.
+    no other day's episodes change, except an earlier day whose last record the
+    change cuts short or lets run again (see `days_to_reopen`).
     """
     tz = zone(user.time_zone)
     params = segment_params(settings)
@@ -78,6 +79,8 @@ def build_device(
     result = BuildResult()
     reopen = store.days_to_reopen(user_id=user.user_id, device_id=device_id, days=todo)
     if reopen:
+        # A late record may cut short the last record of an earlier day: rebuild that too.
+        todo = sorted({*todo, *reopen})
         keys = sorted({key for day in reopen for key in scope_keys(day)})
         store.reopen_days(
             user_id=user.user_id,
@@ -138,7 +141,13 @@ def rollup_day(
     signals = detect_day_signals(
         episodes, members, tz=tz, cut_hour=user.day_cut_hour, idle_gap_s=settings.idle_gap_s
     )
-    metrics = DigestMetrics(**live.metrics, **signal_metrics(signals))
+    read_from, _ = read_window(start, end, idle_gap_s=settings.idle_gap_s)
+    overlap = store.device_overlap_seconds(
+        user_id=user.user_id, ts_from=start, ts_to=end, read_from=read_from
+    )
+    metrics = DigestMetrics(
+        **live.metrics, **signal_metrics(signals), device_overlap_seconds=overlap
+    )
     over = now >= end + timedelta(seconds=settings.idle_gap_s)
     digest = DigestDraft(
         grain="day",
@@ -262,6 +271,10 @@ def backfill(
             )
             summary.episodes += built.episodes
             rolled.add(user.user_id)
+            for earlier in sorted(built.days - {day}):  # its last record cut short by `day`
+                rollup_day(store, user=user, day=earlier, now=now, settings=settings)
+                summary.day_digests += 1
+                periods |= periods_of(user, earlier)
         for user_id in sorted(rolled):
             user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
             if user is None:
@@ -312,14 +325,14 @@ def rebuild_days(
 ) -> None:
     """Rebuild the episodes of these device-days now, then their digests (after a
     re-label: the next answer must already see it)."""
+    days = {day for _, day in device_days}
     for device_id in sorted({device for device, _ in device_days}):
-        build_device(
+        days |= build_device(
             store,
             user=user,
             device_id=device_id,
             now=now,
             settings=settings,
             days=[day for device, day in device_days if device == device_id],
-        )
-    days = sorted({day for _, day in device_days})
-    rollup_days(store, [(user, day) for day in days], now=now, settings=settings)
+        ).days
+    rollup_days(store, [(user, day) for day in sorted(days)], now=now, settings=settings)

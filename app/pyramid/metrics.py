@@ -41,6 +41,7 @@ def merge_day_metrics(days: Sequence[DigestMetrics]) -> DigestMetrics:
         seconds_by_category=_add_maps([m.get("seconds_by_category", {}) for m in days]),
         seconds_by_app=_add_maps([m.get("seconds_by_app", {}) for m in days]),
         signal_counts=dict(sorted(signal_counts.items())),
+        device_overlap_seconds=sum(m.get("device_overlap_seconds", 0) for m in days),
         first_activity=min(firsts) if firsts else None,
         last_activity=max(lasts) if lasts else None,
         days=len(days),

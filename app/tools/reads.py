@@ -152,6 +152,7 @@ _PASSED_THROUGH = (
     "distraction_minutes",
     "late_night_minutes",
     "signal_counts",
+    "device_overlap_seconds",
     "first_activity",
     "last_activity",
 )

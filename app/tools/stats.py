@@ -3,8 +3,10 @@
 Finalized month, week and day digests cover what they can (largest first);
 the days they do not cover are computed live by SQL over closed episodes, and
 records not yet in an episode (the open tail) by the duration rule. The answer
-says where it came from (`source`: digest, live or mixed) and how far it goes
-(`computed_through_ts`).
+says where it came from (`source`: digest, live or mixed), how far it goes
+(`computed_through_ts`) and how much time two or more devices were active at once
+(`device_overlap_s`: each device's time is counted, so sums across devices include
+it twice).
 """
 
 from __future__ import annotations
@@ -125,6 +127,10 @@ def stitched_metrics(
         if tail:
             parts.append(_open_tail(tail))
             watermarks += [r.last_ts for r in tail if r.last_ts]
+        overlap = store.device_overlap_seconds(
+            user_id=user.user_id, ts_from=run_from, ts_to=run_to, read_from=read_from
+        )
+        parts.append(DigestMetrics(device_overlap_seconds=overlap))
     source = "digest" if not live_days else ("live" if not covered else "mixed")
     return merge_day_metrics(parts), source, max(watermarks, default=None)
 
@@ -144,13 +150,15 @@ def _items(mapping: dict[str, float], key: str, top_n: int | None) -> list[dict[
     description="""
 Exact numbers for a period: hours by category (work, study, social, entertainment, system,
 uncategorized), hours by app, episode count, active time, top titles, signal counts. The
-cheapest tool: use it first for any "how much / how many / how long" question.
+cheapest tool: use it first for any "how much / how many / how long" question. Each device
+counts its own time; device_overlap_s is how long two or more devices were active at once.
 Time in an app (seconds_by_app, top_titles) is active time only: idle/locked time is
 never counted in an app; it is `system` in seconds_by_category and given as idle_seconds.
 Apps are canonical names (Code.exe and Code are one "Visual Studio Code").
 metric=uncategorized lists the apps and sites with the most uncategorized time, each with
 a rule line for the rules file.
 统计：某段时间各类别/应用的时长、episode 数、活跃时长、信号次数。问"多少小时/几次"先用它。
+多设备各自计时，device_overlap_s 为多台设备同时活跃的秒数。
 应用时长只算活跃时间；空闲/锁屏算 system，另给 idle_seconds。
 uncategorized：未分类时间最多的应用/网站，附建议规则。
 """,
@@ -216,6 +224,8 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
         out["value"] = round(active)
         out["hours"] = round(active / 3600, 2)
         out["idle_seconds"] = idle
+    # Each device counts its own time: say how much of it ran on two devices at once.
+    out["device_overlap_s"] = round(metrics.get("device_overlap_seconds", 0.0))
     out["source"] = source
     out["computed_through_ts"] = through
     return out

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from app.jobs import WORKERS_PER_PROCESS
 from app.pyramid.build import pending_jobs
 from app.runtime.services import Services
 from tests.faults import (
@@ -102,7 +103,7 @@ def test_a_worker_killed_at_random_points_leaves_the_pyramid_of_an_uninterrupted
             timeout=120,
             interval=0.1,
         ), (jobs_by_status(conn), log.read_text()[-3000:])
-        assert wait_for(lambda: _workers_alive(conn) == 1, timeout=30)
+        assert wait_for(lambda: _workers_alive(conn) == WORKERS_PER_PROCESS, timeout=30)
         workers[-1].send_signal(signal.SIGTERM)
         assert workers[-1].wait(30) == 0
     kinds = Counter(task for running in kills for task in running)

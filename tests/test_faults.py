@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from app.cli import main
 from app.db.connection import connect, drop_database, ensure_database
 from app.ingest.records import RecordBatch, delete_records, ingest_batch
-from app.jobs import jobs_app, worker_connector
+from app.jobs import WORKERS_PER_PROCESS, jobs_app, worker_connector
 from app.jobs.maintenance import remove_old_jobs
 from app.pyramid.build import backfill
 from app.pyramid.requests import build_job
@@ -241,7 +241,9 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
         print(f"episodes {time.monotonic() - restarted:.1f} s after the restart")
         assert api.poll() is None and worker.poll() is None
         # Both workers are back (the one inside serve and `timetrace worker`), not just one.
-        assert wait_for(lambda: _live_workers(base) == 2, timeout=30, interval=0.2)
+        assert wait_for(
+            lambda: _live_workers(base) == 2 * WORKERS_PER_PROCESS, timeout=30, interval=0.2
+        ), _live_workers(base)
         assert httpx.get(f"{base}/healthz", timeout=10).json()["status"] == "ok"
         # A database that stays away: both give up and exit non-zero for a supervisor.
         server.stop()

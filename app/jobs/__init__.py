@@ -46,6 +46,8 @@ IMPORT_QUEUE = "imports"
 # The main worker's queues: an import may hold one of its slots, a model job never does.
 MAIN_QUEUES = (*PYRAMID_QUEUES, IMPORT_QUEUE)
 ALL_QUEUES = (*MAIN_QUEUES, MODEL_QUEUE)
+# A worker process runs two procrastinate workers: the pyramid's and the model queue's.
+WORKERS_PER_PROCESS = 2
 
 
 def services_of(context: JobContext) -> Services:

@@ -3,6 +3,7 @@ SIGTERM or SIGINT stop the embedded PostgreSQL it started."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import signal
 import socket
@@ -14,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.api.server import bind
 from tests.faults import reaped, spawn, timetrace_env, wait_for
 
 
@@ -73,3 +75,26 @@ def _healthy(port: int) -> bool:
         return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_connections_the_server_accepts_send_without_nagle() -> None:
+    """With Nagle on, every keep-alive answer waited ~40 ms for the client's delayed ACK."""
+
+    async def accepted_nodelay() -> int:
+        seen: list[int] = []
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(handle, sock=bind("127.0.0.1", 0))
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            while not seen:
+                await asyncio.sleep(0.01)
+            writer.close()
+        return seen[0]
+
+    assert asyncio.run(asyncio.wait_for(accepted_nodelay(), timeout=10)) != 0

@@ -32,7 +32,9 @@ log = logging.getLogger("timetrace.api")
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket, bound before the database or the worker starts."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, or asyncio leaves Nagle on for the connections it accepts (it sets
+    # TCP_NODELAY only when proto says TCP): each keep-alive answer would wait ~40 ms.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

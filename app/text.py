@@ -13,6 +13,7 @@ same function, so both sides agree.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Annotated, Literal
@@ -62,6 +63,11 @@ def canonical_domain(url: str | None) -> str | None:
     """Lower-case host of a URL without `www.` or port; None when there is none."""
     if not url:
         return None
+    return _domain(url)
+
+
+@functools.lru_cache(maxsize=65_536)  # a page's URL comes back record after record
+def _domain(url: str) -> str | None:
     text = url.strip()
     if "://" not in text:
         text = "http://" + text

@@ -55,7 +55,7 @@ FROM unnest(
        redacted)
 WHERE NOT EXISTS (
     SELECT 1 FROM records t
-    WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+    WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
       AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
 ORDER BY r.client_record_id COLLATE "C"
 ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
@@ -96,15 +96,13 @@ CREATE TEMP TABLE import_staging (
     screenshot_ref text, screenshot_sha256 text, category text, category_source text,
     redacted boolean, description text, fts_text text
 ) ON COMMIT DROP;
--- New records meet their descriptions through this index, not a scan per record.
-CREATE INDEX ON import_staging (client_record_id);
 
 -- name: copy_import_staging --
 COPY import_staging (
     client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
     is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
     redacted, description, fts_text
-) FROM STDIN;
+) FROM STDIN (FORMAT BINARY);
 
 -- name: insert_staged_records --
 -- As insert_records, from the staging table (a deleted record is not brought back; rows
@@ -121,7 +119,7 @@ WITH ins AS (
     FROM import_staging s
     WHERE NOT EXISTS (
         SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
           AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
     ORDER BY client_record_id COLLATE "C"
     ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING

@@ -50,6 +50,13 @@ def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
 
 
+# The columns of `copy_import_staging`, which goes in binary (a fifth of text's cost per row).
+_STAGING_TYPES = [
+    "text", "timestamptz", "timestamptz", "date", "text", "text", "text", "text", "text",
+    "bool", "text", "text", "text", "text", "text", "bool", "text", "text",
+]  # fmt: skip
+
+
 class PostgresStore(
     PostgresModelStore, PostgresToolStore, PostgresConversationStore, PostgresWebStore, Store
 ):
@@ -128,6 +135,7 @@ class PostgresStore(
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(QUERIES["create_import_staging"])
             with conn.cursor().copy(QUERIES["copy_import_staging"]) as copy:
+                copy.set_types(_STAGING_TYPES)
                 for row in zip(
                     *(getattr(records, name) for name in NewRecords.__dataclass_fields__),
                     fts,

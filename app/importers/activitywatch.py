@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from app.importers.timeline import (
     clip,
     flood,
     host_pieces,
+    window_data,
 )
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
 from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX, import_text
@@ -325,19 +325,29 @@ def _browser_name(bucket: Bucket) -> str:
     return name.lower()
 
 
-@functools.lru_cache(maxsize=1_024)
-def _tab(data: str) -> dict[str, Any]:
-    tab: dict[str, Any] = json.loads(data)
-    return tab
-
-
 def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) -> bool:
     return canonical(app) in apps
 
 
-@functools.lru_cache(maxsize=1_024)
-def _app_text(app: str) -> str:
-    return import_text(app, limit=APP_MAX)
+@functools.lru_cache(maxsize=16_384)
+def _shown(window: str, tab: str | None, phone: bool) -> tuple[str, str, str | None, bool]:
+    """What a piece shows, as an importer's text: app, title, URL, incognito (titles and
+    tabs repeat piece after piece: worked out once)."""
+    data = window_data(window)
+    app = str(data.get("package") or data.get("app") or "")
+    title = data.get("title") or (data.get("app") if phone else "") or ""
+    url = data.get("url")
+    incognito = data.get("incognito") is True
+    if tab is not None:
+        shown = window_data(tab)
+        url, title = shown.get("url"), shown.get("title") or ""
+        incognito = incognito or shown.get("incognito") is True
+    return (
+        import_text(app, limit=APP_MAX),
+        import_text(title, limit=TITLE_MAX),
+        import_text(url, limit=URL_MAX) if url else None,
+        incognito,
+    )
 
 
 def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[ImportedRecord]:
@@ -345,27 +355,19 @@ def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[Imp
     earliest = (datetime(MIN_YEAR, 1, 1, tzinfo=UTC) - _EPOCH) // _US
     phone = host.is_phone
     for piece in pieces:
-        window, tab = piece.window, piece.tab
-        app = str(window.get("package") or window.get("app") or "")
-        title = window.get("title") or (window.get("app") if phone else "") or ""
-        url = window.get("url")
-        incognito = window.get("incognito") is True
-        if tab is not None:
-            shown = _tab(tab)
-            url, title = shown.get("url"), shown.get("title") or ""
-            incognito = incognito or shown.get("incognito") is True
-        start = piece.start
-        while start < piece.end:
-            end = min(piece.end, start + _MAX_SPAN_US)
+        app, title, url, incognito = _shown(piece.window, piece.tab, phone)
+        start, stop, idle = piece.start, piece.end, not piece.active
+        while start < stop:
+            end = min(stop, start + _MAX_SPAN_US)
             if earliest <= start <= latest:  # what RecordIn accepts
                 yield ImportedRecord(
                     f"aw:{start}",
                     _EPOCH + start * _US,
                     _EPOCH + end * _US,
-                    _app_text(app),
-                    import_text(title, limit=TITLE_MAX),
-                    import_text(url, limit=URL_MAX) if url else None,
-                    not piece.active,
+                    app,
+                    title,
+                    url,
+                    idle,
                     incognito,
                     SOURCE,
                 )

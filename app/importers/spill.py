@@ -18,10 +18,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import orjson
+
 from app.importers.timeline import Event
 
 _BATCH = 20_000
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+_json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+
+
+def canonical(data: dict[str, Any]) -> str:
+    """An event's data as canonical JSON (sorted keys, no spaces): equal data, equal text."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:  # what orjson refuses (a lone surrogate, a huge integer)
+        return _json_dumps(data)
 
 
 class EventSpill:
@@ -52,7 +62,7 @@ class EventSpill:
         self._dir.cleanup()
 
     def add(self, *, bucket: int, start: int, duration: int, data: dict[str, Any]) -> None:
-        self._rows.append((bucket, start, duration, _dumps(data)))
+        self._rows.append((bucket, start, duration, canonical(data)))
         self.count += 1
         if len(self._rows) >= _BATCH:
             self._flush()

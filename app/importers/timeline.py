@@ -14,11 +14,13 @@ Times are integer microseconds since the epoch, so every sum is exact.
 
 from __future__ import annotations
 
-import json
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
+
+import orjson
 
 PULSETIME_US = 5_000_000  # ActivityWatch's flood: gaps up to 5 s belong to a neighbour
 _TRIM_US = 100_000  # overlaps shorter than 0.1 s between different events are trimmed
@@ -126,12 +128,14 @@ class Cursor:
         self._held: list[Span] = []
 
     def overlapping(self, start: int, end: int) -> list[Span]:
-        self._held = [s for s in self._held if s.end > start]
-        while self._next is not None and self._next.start < end:
-            if self._next.end > start:
-                self._held.append(self._next)
-            self._next = next(self._spans, None)
-        return [s for s in self._held if s.start < end]
+        held = [s for s in self._held if s.end > start]
+        following = self._next
+        while following is not None and following.start < end:
+            if following.end > start:
+                held.append(following)
+            following = next(self._spans, None)
+        self._next, self._held = following, held
+        return [s for s in held if s.start < end]
 
 
 @dataclass(slots=True)
@@ -149,7 +153,7 @@ class Piece:
 
     start: int
     end: int
-    window: dict[str, Any]
+    window: str  # the window event's data (JSON)
     active: bool
     tab: str | None  # the tab event's data (JSON)
 
@@ -165,14 +169,12 @@ def host_pieces(
     changes. With no afk bucket (a phone) every window is active. As in ActivityWatch's
     UI, a focused browser tab playing sound counts as active (`audible_is_active`)."""
     afk = Cursor(not_afk) if not_afk is not None else None
-    loads = json.loads
     for window in windows:
-        start, end = window.start, window.end
-        data = loads(window.data)
+        start, end, data = window.start, window.end, window.data
         active = afk.overlapping(start, end) if afk is not None else [Span(start, end)]
         tabs: list[Span] = []
         if web:
-            app = str(data.get("app", ""))
+            app = window_app(data)
             for stream in web:
                 if stream.is_this_browser(app):
                     tabs += stream.spans.overlapping(start, end)
@@ -197,6 +199,17 @@ def host_pieces(
             held = Piece(t0, t1, data, is_active, tab_data)
         if held is not None:
             yield held
+
+
+@functools.lru_cache(maxsize=4_096)
+def window_data(data: str) -> dict[str, Any]:
+    """A window event's data decoded (titles repeat event after event: decoded once)."""
+    decoded: dict[str, Any] = orjson.loads(data)
+    return decoded
+
+
+def window_app(data: str) -> str:
+    return str(window_data(data).get("app", ""))
 
 
 def _covering(spans: list[Span], t: int) -> Span | None:

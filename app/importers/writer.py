@@ -1,6 +1,8 @@
 """Where every importer's records go: the ingest path (`app.ingest.records.store_records`,
 the same rules as HTTP) in large COPY batches per device, with counts for the final
-summary and a progress callback.
+summary and a progress callback. One background thread writes a batch while the
+importer makes the next, so PostgreSQL and the importer work at the same time; at
+most one batch waits (memory stays flat).
 
     with RecordWriter(store, user=user, rules=rules, source="activitywatch") as writer:
         writer.ensure_device("laptop", name="laptop", kind="laptop")
@@ -11,12 +13,13 @@ summary and a progress callback.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 from typing import NamedTuple
 
-from app.ingest.records import store_records
+from app.ingest.records import IngestResult, store_records
 from app.rules.categories import Rules
 from app.store import Store, UserContext
 
@@ -79,6 +82,8 @@ class RecordWriter:
         self.summary = ImportSummary(source=source)
         self._device: str | None = None
         self._batch: list[ImportedRecord] = []
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-writer")
+        self._writing: Future[IngestResult] | None = None
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -89,8 +94,14 @@ class RecordWriter:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if kind is None:
-            self.flush()
+        try:
+            if kind is None:
+                self.flush()
+                self._written()
+            elif self._writing is not None:
+                wait([self._writing])  # nothing writes once the import has stopped
+        finally:
+            self._thread.shutdown()
 
     def ensure_device(self, device_id: str, *, name: str, kind: str) -> None:
         """Register the device unless it exists (one TimeTrace device per source host)."""
@@ -113,9 +124,12 @@ class RecordWriter:
             summary.last = end
 
     def flush(self) -> None:
+        """Hand the batch to the writing thread (after the one before it is stored)."""
         if not self._batch or self._device is None:
             return
-        result = store_records(
+        self._written()
+        self._writing = self._thread.submit(
+            store_records,
             self._store,
             user=self._user,
             device_id=self._device,
@@ -124,6 +138,12 @@ class RecordWriter:
             source=self.summary.source,
         )
         self._batch = []
+
+    def _written(self) -> None:
+        """Wait for the batch being written, and count it (its error is raised here)."""
+        if self._writing is None:
+            return
+        result, self._writing = self._writing.result(), None
         summary = self.summary
         summary.new += result.new
         summary.duplicate += result.duplicate

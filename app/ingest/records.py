@@ -102,7 +102,8 @@ class IngestResult(BaseModel):
     excluded: int
     redacted: int
     # Seconds cut off by overlaps this batch takes part in (one device is one timeline):
-    # a record ending after the next one starts counts only up to that start.
+    # a record ending after the next one starts counts only up to that start (not
+    # measured for an importer's batches: 0).
     clipped_s: float
 
 
@@ -202,7 +203,12 @@ def store_records(
     if new:
         # Without a worker this job waits; the records are safe either way.
         store.defer([build_job(user.user_id, device_id)])
-    clipped = store.clipped_seconds(user_id=user.user_id, device_id=device_id, records=rows)
+    # An importer's summary has no use for clipped seconds: its batches skip that read.
+    clipped = (
+        store.clipped_seconds(user_id=user.user_id, device_id=device_id, records=rows)
+        if source is None
+        else 0.0
+    )
     return IngestResult(
         received=len(records),
         new=new,

@@ -43,10 +43,10 @@ class Event:
 def flood(events: Iterable[Event], *, pulsetime: int = PULSETIME_US) -> Iterator[Event]:
     """ActivityWatch's `flood` over events sorted by start: a gap of up to `pulsetime`
     goes to the longer neighbour (the two merge when their data is equal), equal
-    events that overlap merge, and events left with no duration are dropped."""
+    events that overlap merge, and events left with no duration are dropped. The
+    events are changed in place (a spill's, made for this one pass)."""
     held: Event | None = None
-    for event in events:
-        e2 = Event(event.start, event.duration, event.data)
+    for e2 in events:
         e1 = held
         held = e2
         if e1 is None:
@@ -79,13 +79,15 @@ def flood(events: Iterable[Event], *, pulsetime: int = PULSETIME_US) -> Iterator
 
 def clip(events: Iterable[Event]) -> Iterator[Event]:
     """End each event at the next one's start: overlapping events of one bucket (which
-    flooding leaves alone when their data differs) are never counted twice."""
+    flooding leaves alone when their data differs) are never counted twice. Changes
+    the events in place, as `flood` does."""
     held: Event | None = None
     for event in events:
         if held is not None:
             end = min(held.end, max(event.start, held.start))
             if end > held.start:
-                yield Event(held.start, end - held.start, held.data)
+                held.duration = end - held.start
+                yield held
         held = event
     if held is not None:
         yield held

@@ -10,13 +10,14 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import psycopg
 import pytest
 from click.testing import CliRunner
 
@@ -27,7 +28,8 @@ from app.importers.activitywatch import (
     import_activitywatch_file,
     import_activitywatch_server,
 )
-from app.importers.writer import ImportSummary
+from app.importers.writer import ImportedRecord, ImportSummary, RecordWriter
+from app.ingest.records import delete_records
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.settings import Settings
@@ -303,6 +305,15 @@ def test_reimport_adds_nothing_and_an_overlapping_export_adds_only_new_events(
         ids = "SELECT client_record_id, ts_start, ts_end, is_idle FROM records ORDER BY 1"
         assert conn.execute(ids).fetchall() == fresh_conn.execute(ids).fetchall()
 
+    # Records deleted since are not brought back by importing the same history again.
+    gone = delete_records(services.store, user=user, ts_to=datetime.fromtimestamp(cut, UTC))
+    assert 0 < gone < after_two
+    live = "SELECT count(*) AS n FROM records WHERE deleted_at IS NULL"
+    assert conn.execute(live).fetchone()["n"] == after_two - gone
+    replayed = _import(services, user, AW / "python_server.json")
+    assert (replayed.new, replayed.duplicate) == (0, after_two)
+    assert conn.execute(live).fetchone()["n"] == after_two - gone
+
 
 def test_a_cut_off_export_says_how_far_it_got_and_imports_nothing(
     services: Services, conn: Any, tmp_path: Path
@@ -475,3 +486,23 @@ def test_an_upload_is_refused_with_a_4xx_naming_what_is_wrong_and_leaves_nothing
     assert taken.status_code == 202, taken.text
     assert taken.json() == {"import_id": 1, "status": "queued", "progress": "/api/v1/imports/1"}
     assert [p.stat().st_size for p in (settings.data_dir / "imports").iterdir()] == [len(body)]
+
+
+def test_a_batch_the_database_refuses_stops_the_import_with_that_error(
+    services: Services, conn: Any
+) -> None:
+    # Batches are stored by a thread of the writer's own: its failure must reach the
+    # importer, and no batch after it is written.
+    user = _user(services)
+    start = NOW - timedelta(hours=1)
+    record = ImportedRecord("x:1", start, start + timedelta(seconds=30), "Code.exe", "main.py")
+    with (
+        pytest.raises(psycopg.errors.ForeignKeyViolation, match="devices"),
+        RecordWriter(services.store, user=user, rules=services.rules, source="test") as writer,
+    ):
+        writer.add("never-registered", record)
+        writer.flush()
+        writer.add("never-registered", record._replace(client_record_id="x:2"))
+    assert _record_count(conn) == 0
+    assert (writer.summary.new, writer.summary.records) == (0, 0)
+

@@ -505,4 +505,3 @@ def test_a_batch_the_database_refuses_stops_the_import_with_that_error(
         writer.add("never-registered", record._replace(client_record_id="x:2"))
     assert _record_count(conn) == 0
     assert (writer.summary.new, writer.summary.records) == (0, 0)
-

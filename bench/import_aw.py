@@ -7,7 +7,9 @@ Writes an export as aw-server does (buckets keyed by id, newest event first,
 ≥ 1 M events and ≥ 200 MB at scale 1. Imports it with `timetrace import
 activitywatch` in a process of its own (peak RSS is that process's), and again a
 file a quarter the size into another database to show memory stays flat; then
-times `timetrace backfill`. Ends with one JSON line:
+times `timetrace backfill`. Besides the importer's CPU time it reads the database
+server's (when it runs on this machine), so the line also says how many events per
+second two cores could reach at best. Ends with one JSON line:
 {"events_per_s": …, "peak_rss_mb": …, "pyramid_s": …, …}.
 """
 
@@ -23,6 +25,9 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import psutil
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -154,6 +159,21 @@ def run_import(
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, output
 
 
+def postgres_cpu_s(url: str) -> float | None:
+    """CPU seconds the database server has used so far, its ended backends included (the
+    postmaster reaps them); None when the server is not on this machine."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    try:
+        postmaster = psutil.Process(row[0] if row else 0).parent()
+        if postmaster is None:
+            return None
+        processes = [postmaster, *postmaster.children()]
+        return sum(sum(p.cpu_times()[:4]) for p in processes)
+    except psutil.Error:
+        return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--days", type=int, default=365)
@@ -169,7 +189,9 @@ def main() -> None:
     with bench_database("timetrace_bench_import_small") as (url, _):
         _, _, small_rss, _ = run_import(small, url, work / "small", build=False)
     with bench_database("timetrace_bench_import_aw") as (url, _):
+        server_before = postgres_cpu_s(url)
         seconds, cpu_s, rss, printed = run_import(big, url, work / "big", build=False)
+        server_after = postgres_cpu_s(url)
         print(printed, file=sys.stderr)
         env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_DATA_DIR": str(work)}
         started = time.perf_counter()
@@ -182,11 +204,18 @@ def main() -> None:
         "import_s": round(seconds, 1),
         "events_per_s": round(events / seconds),
         "import_cpu_s": round(cpu_s, 1),  # the importer's own, PostgreSQL's not counted
+        "postgres_cpu_s": None,
+        # What two cores could do at best: every CPU second of both processes in parallel.
+        "events_per_s_2_cores_at_best": None,
         "peak_rss_mb": round(rss),
         "quarter_events": small_events,
         "quarter_peak_rss_mb": round(small_rss),
         "pyramid_s": round(pyramid_s, 1),
     }
+    if server_before is not None and server_after is not None:
+        server_s = server_after - server_before
+        result["postgres_cpu_s"] = round(server_s, 1)
+        result["events_per_s_2_cores_at_best"] = round(2 * events / (cpu_s + server_s))
     for path in (big, small):
         path.unlink()
     print(json.dumps(result))

@@ -16,6 +16,7 @@ second two cores could reach at best. Ends with one JSON line:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -164,14 +165,17 @@ def postgres_cpu_s(url: str) -> float | None:
     postmaster reaps them); None when the server is not on this machine."""
     with psycopg.connect(url) as conn:
         row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    try:
-        postmaster = psutil.Process(row[0] if row else 0).parent()
-        if postmaster is None:
+        try:
+            postmaster = psutil.Process(row[0] if row else 0).parent()
+        except psutil.Error:
             return None
-        processes = [postmaster, *postmaster.children()]
-        return sum(sum(p.cpu_times()[:4]) for p in processes)
-    except psutil.Error:
+    if postmaster is None:
         return None
+    total: float = sum(postmaster.cpu_times()[:4])  # its own, and its reaped children's
+    for process in postmaster.children():
+        with contextlib.suppress(psutil.Error):  # a backend that ended meanwhile
+            total += sum(process.cpu_times()[:2])
+    return total
 
 
 def main() -> None:

@@ -116,24 +116,23 @@ class RecordWriter:
             self.flush()
             self._device = device_id
         self._batch.append(record)
-        summary = self.summary
-        if summary.first is None or record.ts_start < summary.first:
-            summary.first = record.ts_start
-        end = record.ts_end or record.ts_start
-        if summary.last is None or end > summary.last:
-            summary.last = end
 
     def flush(self) -> None:
         """Hand the batch to the writing thread (after the one before it is stored)."""
         if not self._batch or self._device is None:
             return
+        batch, summary = self._batch, self.summary
+        first = min(r.ts_start for r in batch)
+        last = max(r.ts_end or r.ts_start for r in batch)
+        summary.first = first if summary.first is None else min(summary.first, first)
+        summary.last = last if summary.last is None else max(summary.last, last)
         self._written()
         self._writing = self._thread.submit(
             store_records,
             self._store,
             user=self._user,
             device_id=self._device,
-            records=self._batch,
+            records=batch,
             rules=self._rules,
             source=self.summary.source,
         )

@@ -1,8 +1,9 @@
-"""Where every importer's records go: the ingest path (`app.ingest.records.store_records`,
-the same rules as HTTP) in large COPY batches per device, with counts for the final
-summary and a progress callback. One background thread writes a batch while the
-importer makes the next, so PostgreSQL and the importer work at the same time; at
-most one batch waits (memory stays flat).
+"""Where every importer's records go: the ingest path (`app.ingest.records`, the same
+rules as HTTP) in large binary COPY batches per device, with counts for the final
+summary and a progress callback. The rules run in the importer's thread; one thread
+of the writer's own stores a batch while the importer makes the next, so PostgreSQL
+and the importer work at the same time, and at most one batch waits (memory stays
+flat).
 
     with RecordWriter(store, user=user, rules=rules, source="activitywatch") as writer:
         writer.ensure_device("laptop", name="laptop", kind="laptop")
@@ -19,7 +20,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import NamedTuple
 
-from app.ingest.records import IngestResult, store_records
+from app.ingest.records import IngestResult, prepare_records, store_prepared
 from app.rules.categories import Rules
 from app.store import Store, UserContext
 
@@ -126,15 +127,17 @@ class RecordWriter:
         last = max(r.ts_end or r.ts_start for r in batch)
         summary.first = first if summary.first is None else min(summary.first, first)
         summary.last = last if summary.last is None else max(summary.last, last)
+        # The rules run here; the thread only stores (Python in two threads would take
+        # turns at the interpreter lock, each waiting on the other).
+        prepared = prepare_records(batch, rules=self._rules, user=self._user)
         self._written()
         self._writing = self._thread.submit(
-            store_records,
+            store_prepared,
             self._store,
             user=self._user,
             device_id=self._device,
-            records=batch,
-            rules=self._rules,
-            source=self.summary.source,
+            prepared=prepared,
+            source=summary.source,
         )
         self._batch = []
 

@@ -8,7 +8,8 @@ does deletion.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Protocol, Self
 
@@ -137,9 +138,19 @@ class RecordFields(Protocol):
     def description(self) -> str | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedRecords:
+    """A batch after the rules: the rows to insert, and what the rules did to it."""
+
+    rows: NewRecords
+    received: int
+    excluded: int
+    redacted: int
+
+
 def prepare_records(
-    records: Iterable[RecordFields], *, rules: Rules, user: UserContext
-) -> tuple[NewRecords, int, int]:
+    records: Sequence[RecordFields], *, rules: Rules, user: UserContext
+) -> PreparedRecords:
     """Rows ready to insert, and how many records were excluded and redacted. The one
     place privacy and category rules meet a record, for HTTP and the importers alike."""
     tz = zone(user.time_zone)
@@ -176,7 +187,7 @@ def prepare_records(
         rows.category_source.append(verdict.source)
         rows.redacted.append(hide)
         rows.description.append(None if hide else rec.description)
-    return rows, excluded, redacted
+    return PreparedRecords(rows, received=len(records), excluded=excluded, redacted=redacted)
 
 
 def store_records(
@@ -191,7 +202,21 @@ def store_records(
     """Apply the rules and store a device's records idempotently (a replayed record is a
     duplicate and changes nothing), then ask for the device's episodes. `source` names
     an importer: its batches go by COPY, with each record's description."""
-    rows, excluded, redacted = prepare_records(records, rules=rules, user=user)
+    prepared = prepare_records(records, rules=rules, user=user)
+    return store_prepared(store, user=user, device_id=device_id, prepared=prepared, source=source)
+
+
+def store_prepared(
+    store: Store,
+    *,
+    user: UserContext,
+    device_id: str,
+    prepared: PreparedRecords,
+    source: str | None = None,
+) -> IngestResult:
+    """The storing half of `store_records`, for a batch `prepare_records` made (an
+    importer prepares the next batch while this one is stored)."""
+    rows = prepared.rows
     kept = len(rows)
     new = 0
     if kept and source is None:
@@ -210,11 +235,11 @@ def store_records(
         else 0.0
     )
     return IngestResult(
-        received=len(records),
+        received=prepared.received,
         new=new,
         duplicate=kept - new,
-        excluded=excluded,
-        redacted=redacted,
+        excluded=prepared.excluded,
+        redacted=prepared.redacted,
         clipped_s=round(clipped, 3),
     )
 

@@ -53,10 +53,14 @@ FROM unnest(
 ) AS r(client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
        is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
        redacted)
+-- Most devices have no tombstone: then no key is hashed (the first test runs once).
 WHERE NOT EXISTS (
-    SELECT 1 FROM records t
-    WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
-      AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
+        SELECT 1 FROM records t
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL)
+   OR NOT EXISTS (
+        SELECT 1 FROM records t
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
+          AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
 ORDER BY r.client_record_id COLLATE "C"
 ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
 
@@ -117,10 +121,15 @@ WITH ins AS (
            window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
            category, category_source, redacted
     FROM import_staging s
-    WHERE NOT EXISTS (
-        SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
-          AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
+    WHERE NOT EXISTS (  -- no tombstone on the device: no key hashed (as insert_records)
+            SELECT 1 FROM records t
+            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+              AND t.deleted_at IS NOT NULL)
+       OR NOT EXISTS (
+            SELECT 1 FROM records t
+            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+              AND t.deleted_at IS NOT NULL
+              AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
     ORDER BY client_record_id COLLATE "C"
     ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
     RETURNING record_id, client_record_id

@@ -216,11 +216,8 @@ def _read_bucket(
         key = stream.string()
         stream.expect(":")
         if key == "events":
-            stream.expect("[")
-            going = stream.first_item("]")
-            while going:
-                reader.event(bucket, stream.value(), where)
-                going = stream.next_item("]")
+            for event in stream.array():
+                reader.event(bucket, event, where)
         else:
             meta[key] = stream.value()
             if key in ("id", "type", "hostname", "client"):

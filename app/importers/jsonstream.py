@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
+from collections.abc import Iterator
 from typing import IO, Any
 
 from app.errors import InvalidInputError
@@ -20,6 +22,8 @@ _WHITESPACE = " \t\r\n"
 # A value is decoded once this much text (or the end of the file) lies ahead of it;
 # a longer one is retried with more.
 _LOOKAHEAD = 1 << 16
+# Between two values of an array: the comma (or the closing bracket) and white space.
+_BETWEEN = re.compile(r"[ \t\r\n]*([,\]])[ \t\r\n]*")
 
 
 class JsonFormatError(InvalidInputError):
@@ -120,6 +124,32 @@ class JsonStream:
                 raise self.error("nests its arrays or objects too deeply") from exc
             self._pos = end
             return value
+
+    def array(self) -> Iterator[Any]:
+        """The values of the array that starts here, decoded one by one (an export's
+        events: millions, so the common case — the value and the comma after it in
+        the text already read — takes no detour)."""
+        self.expect("[")
+        if not self.first_item("]"):
+            return
+        decode = self._json.raw_decode
+        while True:
+            value: Any
+            if len(self._text) - self._pos >= _LOOKAHEAD:
+                try:
+                    value, self._pos = decode(self._text, self._pos)
+                except (json.JSONDecodeError, RecursionError):
+                    value = self.value()  # reads on, or says what is wrong
+            else:
+                value = self.value()
+            yield value
+            between = _BETWEEN.match(self._text, self._pos)
+            if between is not None and between.end() < len(self._text):
+                self._pos = between.end()
+                if between.group(1) == "]":
+                    return
+            elif not self.next_item("]"):
+                return
 
     def string(self) -> str:
         found = self.peek()

@@ -15,11 +15,14 @@ def zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
 
 
+_HOURS = [timedelta(hours=hour) for hour in range(24)]  # called per record on import
+
+
 def logical_day(ts: datetime, *, tz: ZoneInfo, cut_hour: int) -> date:
     """The user's day that `ts` belongs to: local days start at `cut_hour`, not midnight."""
     if ts.tzinfo is None:
         raise ValueError("logical_day needs an aware datetime")
-    return (ts.astimezone(tz) - timedelta(hours=cut_hour)).date()
+    return (ts.astimezone(tz) - _HOURS[cut_hour]).date()
 
 
 def day_bounds(day: date, *, tz: ZoneInfo, cut_hour: int) -> tuple[datetime, datetime]:

@@ -130,8 +130,13 @@ class Cursor:
         self._held: list[Span] = []
 
     def overlapping(self, start: int, end: int) -> list[Span]:
-        held = [s for s in self._held if s.end > start]
+        """The spans overlapping [start, end) (the list is not to be changed)."""
         following = self._next
+        if len(self._held) == 1 and (following is None or following.start >= end):
+            only = self._held[0]  # most windows: inside the one not-afk span held
+            if only.end > start:
+                return self._held if only.start < end else []
+        held = [s for s in self._held if s.end > start]
         while following is not None and following.start < end:
             if following.end > start:
                 held.append(following)

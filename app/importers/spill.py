@@ -1,19 +1,26 @@
 """Events set aside on disk while an export is read, then read back per bucket in
 time order: a host's window, afk and tab events sit far apart in an export (and a
-server lists them newest first), so they are sorted in a temporary SQLite file,
-never in memory.
+server lists them newest first), so they are sorted in runs written to a temporary
+file, never held in memory whole.
 
     with EventSpill() as spill:
         spill.add(bucket=0, start=..., duration=..., data={...})
         for event in spill.events(bucket=0): ...
+
+Each run (up to `run` events of one bucket) is sorted and written in marshal blocks;
+reading a bucket back chains its runs when they follow one another in time (an
+export lists events newest first, so they do) and merges them otherwise.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
-import sqlite3
+import marshal
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,8 +29,11 @@ import orjson
 
 from app.importers.timeline import Event
 
-_BATCH = 20_000
+_RUN = 50_000  # events sorted in memory at a time (~12 MB)
+_BLOCK = 4_096  # events read back at a time, per run being merged
 _json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+
+Pending = tuple[int, int, int, str]  # start, order added, duration, data
 
 
 def canonical(data: dict[str, Any]) -> str:
@@ -34,16 +44,20 @@ def canonical(data: dict[str, Any]) -> str:
         return _json_dumps(data)
 
 
+@dataclass(frozen=True, slots=True)
+class _Run:
+    first: tuple[int, int]  # (start, order added) of its first and last event
+    last: tuple[int, int]
+    blocks: list[tuple[int, int]]  # (offset, length) in the file
+
+
 class EventSpill:
-    def __init__(self, directory: Path | None = None) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="tt-import-", dir=directory)
-        self._db = sqlite3.connect(Path(self._dir.name) / "events.db")
-        self._db.executescript(
-            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;"
-            "CREATE TABLE events (bucket INTEGER, start INTEGER, duration INTEGER, data TEXT);"
-        )
-        self._rows: list[tuple[int, int, int, str]] = []
-        self._indexed = False
+    def __init__(self, directory: Path | None = None, *, run: int = _RUN) -> None:
+        # Closed (and so deleted) by close(), when the import is done with it.
+        self._file = tempfile.TemporaryFile(prefix="tt-import-", dir=directory)  # noqa: SIM115
+        self._run = run
+        self._pending: dict[int, list[Pending]] = {}
+        self._runs: dict[int, list[_Run]] = {}
         self.count = 0
 
     def __enter__(self) -> EventSpill:
@@ -58,28 +72,42 @@ class EventSpill:
         self.close()
 
     def close(self) -> None:
-        self._db.close()
-        self._dir.cleanup()
+        self._file.close()
 
     def add(self, *, bucket: int, start: int, duration: int, data: dict[str, Any]) -> None:
-        self._rows.append((bucket, start, duration, canonical(data)))
+        pending = self._pending.setdefault(bucket, [])
+        pending.append((start, self.count, duration, canonical(data)))
         self.count += 1
-        if len(self._rows) >= _BATCH:
-            self._flush()
+        if len(pending) >= self._run:
+            self._write_run(bucket)
 
-    def _flush(self) -> None:
-        self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", self._rows)
-        self._rows.clear()
+    def _write_run(self, bucket: int) -> None:
+        pending = self._pending.pop(bucket, None)
+        if not pending:
+            return
+        pending.sort()  # by (start, order added): the two never tie
+        self._file.seek(0, 2)
+        blocks = []
+        for at in range(0, len(pending), _BLOCK):
+            block = marshal.dumps(pending[at : at + _BLOCK])
+            blocks.append((self._file.tell(), len(block)))
+            self._file.write(block)
+        run = _Run(first=pending[0][:2], last=pending[-1][:2], blocks=blocks)
+        self._runs.setdefault(bucket, []).append(run)
+
+    def _read(self, run: _Run) -> Iterator[Pending]:
+        for offset, length in run.blocks:
+            self._file.seek(offset)
+            block: list[Pending] = marshal.loads(self._file.read(length))
+            yield from block
 
     def events(self, *, bucket: int) -> Iterator[Event]:
         """The bucket's events by start time (ties in the order they were added)."""
-        if not self._indexed:
-            self._flush()
-            self._db.execute("CREATE INDEX events_order ON events (bucket, start)")
-            self._indexed = True
-        rows = self._db.execute(
-            "SELECT start, duration, data FROM events WHERE bucket = ? ORDER BY start, rowid",
-            (bucket,),
-        )
-        for start, duration, data in rows:
+        self._write_run(bucket)
+        runs = sorted(self._runs.get(bucket, []), key=lambda r: r.first)
+        if all(a.last < b.first for a, b in pairwise(runs)):
+            ordered: Iterator[Pending] = (e for run in runs for e in self._read(run))
+        else:
+            ordered = heapq.merge(*(self._read(run) for run in runs))
+        for start, _, duration, data in ordered:
             yield Event(start, duration, data)

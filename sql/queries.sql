@@ -92,6 +92,21 @@ WHERE ts_end > next_start
   AND (client_record_id IN (SELECT client_record_id FROM keys)
        OR next_key IN (SELECT client_record_id FROM keys));
 
+-- name: any_key_stored --
+-- Whether an importer's batch may be copied straight into records: not when one of its
+-- keys is stored already, nor when the device has a tombstone (whose key is a hash).
+SELECT 1 AS found FROM records
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+  AND (client_record_id = ANY(%(keys)s::text[]) OR deleted_at IS NOT NULL)
+LIMIT 1;
+
+-- name: copy_records --
+COPY records (
+    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+    window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+    category, category_source, redacted
+) FROM STDIN (FORMAT BINARY);
+
 -- name: create_import_staging --
 -- An importer's batch arrives by COPY into this table, dropped at commit.
 CREATE TEMP TABLE import_staging (

@@ -505,3 +505,19 @@ def test_a_batch_the_database_refuses_stops_the_import_with_that_error(
         writer.add("never-registered", record._replace(client_record_id="x:2"))
     assert _record_count(conn) == 0
     assert (writer.summary.new, writer.summary.records) == (0, 0)
+
+
+def test_a_batch_repeating_a_key_stores_it_once(services: Services, conn: Any) -> None:
+    # A first import is copied straight into records; a key twice in one batch makes
+    # that copy fail on the unique key, and the batch then goes the staged way.
+    user = _user(services)
+    start = NOW - timedelta(hours=1)
+    record = ImportedRecord("x:1", start, start + timedelta(seconds=30), "Code.exe", "main.py")
+    with RecordWriter(services.store, user=user, rules=services.rules, source="test") as writer:
+        writer.ensure_device("desk", name="desk", kind="desktop")
+        writer.add("desk", record)
+        writer.add("desk", record._replace(window_title="main.py again"))
+        writer.add("desk", record._replace(client_record_id="x:2", ts_start=start, ts_end=None))
+    assert (writer.summary.new, writer.summary.duplicate) == (2, 1)
+    rows = conn.execute("SELECT client_record_id FROM records ORDER BY 1").fetchall()
+    assert [r["client_record_id"] for r in rows] == ["x:1", "x:2"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from procrastinate import App, SyncPsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued
+from psycopg.errors import UniqueViolation
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -50,11 +51,14 @@ def _user(row: dict[str, Any] | None) -> UserContext | None:
     return UserContext(**row) if row else None
 
 
-# The columns of `copy_import_staging`, which goes in binary (a fifth of text's cost per row).
+# The columns of `copy_import_staging` and `copy_records`, which go in binary (a fifth
+# of text's cost per row): a NewRecords row, then the description and its FTS text.
 _STAGING_TYPES = [
     "text", "timestamptz", "timestamptz", "date", "text", "text", "text", "text", "text",
     "bool", "text", "text", "text", "text", "text", "bool", "text", "text",
 ]  # fmt: skip
+_RECORD_COLUMNS = [name for name in NewRecords.__dataclass_fields__ if name != "description"]
+_RECORD_TYPES = ["int8", "text", *_STAGING_TYPES[: len(_RECORD_COLUMNS)]]
 
 
 class PostgresStore(
@@ -131,6 +135,10 @@ class PostgresStore(
     def import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:
+        if not any(records.description):
+            copied = self._copy_new_records(user_id=user_id, device_id=device_id, records=records)
+            if copied is not None:
+                return copied
         fts = [fts_document(text) if text else None for text in records.description]
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(QUERIES["create_import_staging"])
@@ -147,6 +155,25 @@ class PostgresStore(
                 {"user_id": user_id, "device_id": device_id, "model": model},
             ).fetchone()
         return int(inserted["new"]) if inserted else 0
+
+    def _copy_new_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int | None:
+        """A batch of records none of which is stored yet, on a device with no tombstone
+        (a first import): COPY straight into `records`, a fifth cheaper than staging.
+        None, with nothing written, when that does not hold (a key already stored, or
+        stored meanwhile by another writer): the staged insert then sorts it out."""
+        params = {"user_id": user_id, "device_id": device_id, "keys": records.client_record_id}
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                if conn.execute(QUERIES["any_key_stored"], params).fetchone():
+                    return None
+                with conn.cursor().copy(QUERIES["copy_records"]) as copy:
+                    copy.set_types(_RECORD_TYPES)
+                    columns = (getattr(records, name) for name in _RECORD_COLUMNS)
+                    for row in zip(*columns, strict=True):
+                        copy.write_row((user_id, device_id, *row))
+        except UniqueViolation:
+            return None
+        return len(records)
 
     def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
         if not len(records):

@@ -93,12 +93,17 @@ WHERE ts_end > next_start
        OR next_key IN (SELECT client_record_id FROM keys));
 
 -- name: any_key_stored --
--- Whether an importer's batch may be copied straight into records: not when one of its
--- keys is stored already, nor when the device has a tombstone (whose key is a hash).
-SELECT 1 AS found FROM records
-WHERE user_id = %(user_id)s AND device_id = %(device_id)s
-  AND (client_record_id = ANY(%(keys)s::text[]) OR deleted_at IS NOT NULL)
-LIMIT 1;
+-- Whether an importer's batch may be copied straight into records: not when the device
+-- has a tombstone (whose key is a hash), nor when a stored key falls between the batch's
+-- first and last key (two index probes, however many records the device holds). Only a
+-- shortcut: a stored key it misses (another collation's order) fails the COPY instead.
+SELECT EXISTS (
+           SELECT 1 FROM records
+           WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NOT NULL)
+    OR EXISTS (
+           SELECT 1 FROM records
+           WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+             AND client_record_id BETWEEN %(first)s AND %(last)s) AS found;
 
 -- name: copy_records --
 COPY records (

@@ -157,14 +157,16 @@ class PostgresStore(
         return int(inserted["new"]) if inserted else 0
 
     def _copy_new_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int | None:
-        """A batch of records none of which is stored yet, on a device with no tombstone
-        (a first import): COPY straight into `records`, a fifth cheaper than staging.
-        None, with nothing written, when that does not hold (a key already stored, or
+        """A batch of records whose key range holds no stored key, on a device with no
+        tombstone (a first import): COPY straight into `records`, a fifth cheaper than
+        staging. None, with nothing written, when that does not hold (or a key was
         stored meanwhile by another writer): the staged insert then sorts it out."""
-        params = {"user_id": user_id, "device_id": device_id, "keys": records.client_record_id}
+        keys = records.client_record_id
+        params = {"user_id": user_id, "device_id": device_id, "first": min(keys), "last": max(keys)}
         try:
             with self.pool.connection() as conn, conn.transaction():
-                if conn.execute(QUERIES["any_key_stored"], params).fetchone():
+                stored = conn.execute(QUERIES["any_key_stored"], params).fetchone()
+                if stored is None or stored["found"]:
                     return None
                 with conn.cursor().copy(QUERIES["copy_records"]) as copy:
                     copy.set_types(_RECORD_TYPES)

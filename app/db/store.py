@@ -9,7 +9,7 @@ from typing import Any
 
 from procrastinate import App, SyncPsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued
-from psycopg.errors import UniqueViolation
+from psycopg.errors import DeadlockDetected, UniqueViolation
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -173,7 +173,7 @@ class PostgresStore(
                     columns = (getattr(records, name) for name in _RECORD_COLUMNS)
                     for row in zip(*columns, strict=True):
                         copy.write_row((user_id, device_id, *row))
-        except UniqueViolation:
+        except (UniqueViolation, DeadlockDetected):  # another writer of the same keys
             return None
         return len(records)
 

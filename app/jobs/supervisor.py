@@ -8,8 +8,10 @@
 - The database going away (a restart, a dropped connection) ends procrastinate's worker
   ("side task failed … stopping worker"). The session is started again once the
   database answers, with backoff from 1 s to 30 s; when it has not answered for
-  `worker_give_up_s`, `WorkerGaveUpError` is raised, so that the process exits non-zero
-  and a supervisor (systemd, compose) restarts it.
+  `worker_give_up_s` (counted from when the stalled-job recovery first found it gone:
+  procrastinate notices a lost database tens of seconds later), `WorkerGaveUpError` is
+  raised, so that the process exits non-zero and a supervisor (systemd, compose)
+  restarts it.
 - SIGINT/SIGTERM (when asked to handle them) stop the worker gracefully: running jobs
   finish, nothing new starts.
 """
@@ -50,7 +52,8 @@ async def supervise(
     with _stop_on_signals(stop) if install_signal_handlers else contextlib.nullcontext():
         while not stop.is_set():
             started = time.monotonic()
-            error = await _run_session(services, session=session, stop=stop)
+            database = _Database()
+            error = await _run_session(services, session=session, stop=stop, database=database)
             if stop.is_set() or (error is None and not wait):
                 return
             if not wait and error is not None:
@@ -58,8 +61,9 @@ async def supervise(
             if time.monotonic() - started >= HEALTHY_SESSION_S:
                 backoff = FIRST_BACKOFF_S
             log.warning("the worker stopped (%s); starting it again", _describe(error))
-            # Back off until the database answers; give up when it has not for too long.
-            failed_at = time.monotonic()
+            # Back off until the database answers; give up when it has not for too long,
+            # counted from when it was first seen gone (the session notices later).
+            failed_at = database.away_since or time.monotonic()
             while not stop.is_set():
                 await _sleep(backoff, stop)
                 backoff = min(backoff * 2, MAX_BACKOFF_S)
@@ -75,13 +79,24 @@ async def supervise(
                     )
 
 
+class _Database:
+    """Since when the stalled-job recovery has found the database away (None: it
+    answered last time)."""
+
+    away_since: float | None = None
+
+
 async def _run_session(
-    services: Services, *, session: Callable[[], Awaitable[None]], stop: asyncio.Event
+    services: Services,
+    *,
+    session: Callable[[], Awaitable[None]],
+    stop: asyncio.Event,
+    database: _Database,
 ) -> BaseException | None:
     """Run one worker session with the stalled-job recovery beside it, until it ends or
     `stop` is set; the exception that ended it, if any."""
     worker = asyncio.ensure_future(session())
-    recovery = asyncio.create_task(_recover_stalled_jobs(services))
+    recovery = asyncio.create_task(_recover_stalled_jobs(services, database))
     stopping = asyncio.create_task(stop.wait())
     try:
         await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -101,16 +116,18 @@ async def _run_session(
     return worker.exception()
 
 
-async def _recover_stalled_jobs(services: Services) -> None:
+async def _recover_stalled_jobs(services: Services, database: _Database) -> None:
     stalled_after_s = services.settings.worker_stalled_s
     while True:
         try:
             recovered = await asyncio.to_thread(
                 services.store.recover_stalled_jobs, stalled_after_s=stalled_after_s
             )
+            database.away_since = None
             if recovered:
                 log.warning("requeued %d job(s) of a worker that stopped answering", recovered)
-        except DatabaseError as exc:  # the session itself notices a lost database
+        except DatabaseError as exc:  # the session itself notices a lost database, later
+            database.away_since = database.away_since or time.monotonic()
             log.info("stalled-job recovery skipped: %s", exc.message)
         await asyncio.sleep(stalled_after_s / 3)
 

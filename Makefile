@@ -34,8 +34,13 @@ lint: $(TEST_STAMP)
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy app tests/memory_store.py
 
+# Two pytest workers (pytest-xdist), each with its own embedded server and templates:
+# one waits on a subprocess, a socket or the database while the other runs.
+# `make pytest PYTEST_WORKERS=4` on a bigger machine; 0 runs the suite in one process.
+PYTEST_WORKERS ?= 2
+
 pytest: $(TEST_STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 test: lint typecheck pytest
 

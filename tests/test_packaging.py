@@ -28,6 +28,7 @@ FIRST_PARTY = {"app", "tests", "bench"}
 RUNTIME_UNIMPORTED = {"tzdata": "zoneinfo's data where the OS has none"}
 TEST_UNIMPORTED = {
     "mypy": "make typecheck",
+    "pytest-xdist": "a pytest plugin: make test runs the suite with -n",
     "ruff": "make lint",
     "schemathesis": "tests/test_api_fuzz.py runs it as a program",
     "setuptools": "builds the wheel below without network",

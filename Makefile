@@ -34,10 +34,10 @@ lint: $(TEST_STAMP)
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy app tests/memory_store.py
 
-# `make test PYTEST_WORKERS=2` runs pytest on two workers (pytest-xdist), each with its
-# own embedded server, in about 2/3 of the time; one process by default: on a loaded
-# 2-core machine the restart test in tests/test_faults.py then misses its 90 s give-up wait.
-PYTEST_WORKERS ?= 0
+# Two pytest workers (pytest-xdist), each with its own embedded server: the suite mostly
+# waits (on subprocesses, sockets, PostgreSQL), so on 2 cores this takes about 2/3 of
+# one process's time. `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= 2
 
 pytest: $(TEST_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)

@@ -41,9 +41,9 @@ from app.importers.timeline import (
     WebStream,
     active_spans,
     clip,
+    event_data,
     flood,
     host_pieces,
-    window_data,
 )
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
 from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX, import_text
@@ -330,13 +330,13 @@ def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) 
 def _shown(window: str, tab: str | None, phone: bool) -> tuple[str, str, str | None, bool]:
     """What a piece shows, as an importer's text: app, title, URL, incognito (titles and
     tabs repeat piece after piece: worked out once)."""
-    data = window_data(window)
+    data = event_data(window)
     app = str(data.get("package") or data.get("app") or "")
     title = data.get("title") or (data.get("app") if phone else "") or ""
     url = data.get("url")
     incognito = data.get("incognito") is True
     if tab is not None:
-        shown = window_data(tab)
+        shown = event_data(tab)
         url, title = shown.get("url"), shown.get("title") or ""
         incognito = incognito or shown.get("incognito") is True
     return (

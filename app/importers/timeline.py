@@ -209,14 +209,14 @@ def host_pieces(
 
 
 @functools.lru_cache(maxsize=4_096)
-def window_data(data: str) -> dict[str, Any]:
-    """A window event's data decoded (titles repeat event after event: decoded once)."""
+def event_data(data: str) -> dict[str, Any]:
+    """An event's data decoded (titles and tabs repeat event after event: decoded once)."""
     decoded: dict[str, Any] = orjson.loads(data)
     return decoded
 
 
 def window_app(data: str) -> str:
-    return str(window_data(data).get("app", ""))
+    return str(event_data(data).get("app", ""))
 
 
 def _covering(spans: list[Span], t: int) -> Span | None:

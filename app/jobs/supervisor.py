@@ -24,6 +24,7 @@ import logging
 import signal
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.errors import DatabaseError, WorkerGaveUpError
@@ -79,6 +80,7 @@ async def supervise(
                     )
 
 
+@dataclass
 class _Database:
     """Since when the stalled-job recovery has found the database away (None: it
     answered last time)."""

@@ -208,6 +208,25 @@ class SegmentInput:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadWindow:
+    """The live records of a device's read window as a build read them: `stamp` changes
+    when one is deleted, changed or linked to an episode meanwhile."""
+
+    device_id: str
+    ts_from: datetime
+    ts_to: datetime
+    stamp: str
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRead:
+    """A device-day's unassigned records, and the window they were read in."""
+
+    records: list[SegmentInput]
+    window: ReadWindow
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeDraft:
     """A closed episode ready to store, with the records it is made of."""
 
@@ -525,13 +544,21 @@ class EpisodeStore(Protocol):
 
     def records_to_segment(
         self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
-    ) -> list[SegmentInput]: ...
+    ) -> SegmentRead: ...
 
     def save_episodes(
-        self, *, user_id: int, drafts: Sequence[EpisodeDraft], then: Sequence[JobRequest] = ()
-    ) -> list[int]:
+        self,
+        *,
+        user_id: int,
+        drafts: Sequence[EpisodeDraft],
+        window: ReadWindow,
+        then: Sequence[JobRequest] = (),
+    ) -> list[int] | None:
         """Insert closed episodes, link their records and enqueue `then`, in one
-        transaction: a worker killed after it cannot lose the follow-up jobs."""
+        transaction: a worker killed after it cannot lose the follow-up jobs. When the
+        window's live records are no longer those the drafts were made from (a deletion,
+        a re-label, another build), nothing is saved and None is returned: read the day
+        again. A deletion or re-label waits for the save, and then sees its episodes."""
         ...
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]: ...

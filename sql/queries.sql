@@ -344,6 +344,28 @@ LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_
 WHERE x.episode_id IS NULL AND x.day_local = %(day)s
 ORDER BY x.ts_start, x.client_record_id COLLATE "C";
 
+-- name: read_window_stamp --
+-- The read window's live records stamped by id and row version: read in the snapshot of
+-- `records_to_segment`, and again before episodes are saved (under
+-- `lock_records_shared`). A record deleted, re-labelled or linked by another build in
+-- between changes the stamp.
+SELECT COALESCE(md5(string_agg(record_id || ':' || xmin, ',' ORDER BY record_id)), '')
+       AS stamp
+FROM records
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NULL
+  AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s;
+
+-- name: lock_records_shared --
+-- Taken by a build's save: saves go on side by side, but not while a deletion or a
+-- re-label of the user's records (`lock_records`) runs. Whichever commits second sees
+-- the other's rows: the save compares its stamp after the change, or the change finds
+-- the records linked to the new episodes (and drops them, or marks them stale).
+SELECT pg_advisory_xact_lock_shared(hashtextextended('timetrace-records:' || %(user_id)s, 0));
+
+-- name: lock_records --
+-- Taken first by a deletion and by a re-label of the user's records (see above).
+SELECT pg_advisory_xact_lock(hashtextextended('timetrace-records:' || %(user_id)s, 0));
+
 -- name: insert_episode --
 INSERT INTO episodes (
     user_id, episode_key, device_id, ts_start, ts_end, day_local, primary_app, cluster_key,

@@ -255,9 +255,10 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
         finally:
             server.start()
         print(f"both exited 1 {time.monotonic() - stopped:.1f} s after the database stopped")
-        # The 30 s count from when the worker first found the database gone, not from
-        # when procrastinate noticed (30-40 s later), then a back-off of 1+2+4+8+16 s.
-        assert worker_gave_up < 60, worker_gave_up
+        # The 30 s count from when the worker first found the database gone (its stalled-
+        # job check runs every 1/3 s here), not from when procrastinate noticed, 30-60 s
+        # later; nor does the worker wait for that.
+        assert worker_gave_up < 50, worker_gave_up
     assert "gives up" in log.read_text()
 
 

@@ -221,11 +221,11 @@ class CrashAfter:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    def save_episodes(self, **kwargs: Any) -> list[int]:
+    def save_episodes(self, **kwargs: Any) -> Any:
         if self._left == 0:
             raise RuntimeError("killed")
         self._left -= 1
-        return list(self._store.save_episodes(**kwargs))
+        return self._store.save_episodes(**kwargs)
 
 
 def _numbers(conn: Any) -> Any:
@@ -263,6 +263,72 @@ def test_a_build_killed_half_way_then_rerun_gives_the_same_numbers(
         load_golden(clean, golden_day)
         backfill(clean.store, now=NOW, settings=clean.settings)
         assert _numbers(clean_conn) == crashed
+
+
+class ChangeBeforeSave:
+    """A store on which `change` commits between the builder's read of a day and its
+    save of that day's episodes: a deletion, a re-label or a late record racing a build."""
+
+    def __init__(self, store: Any, change: Any) -> None:
+        self._store = store
+        self._change = change
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def save_episodes(self, **kwargs: Any) -> Any:
+        change, self._change = self._change, None
+        if change is not None:
+            change()
+        return self._store.save_episodes(**kwargs)
+
+
+@pytest.mark.parametrize("change", ["delete", "relabel", "late"])
+def test_a_change_between_a_builds_read_and_its_save_is_not_built_over(
+    change: str, services: Services, other_db: Any, golden_day: dict[str, Any], conn: Any
+) -> None:
+    late = next(r for r in golden_day["records"]["laptop"] if r["client_record_id"] == "g12")
+
+    def apply(api: Any, db: Any, store: Any) -> None:
+        g09 = db.execute("SELECT record_id FROM records WHERE client_record_id = 'g09'").fetchone()
+        if change == "delete":
+            body = {"record_ids": [g09["record_id"]]}
+            reply = api.client.request("DELETE", "/api/v1/records", json=body, headers=api.auth)
+        elif change == "relabel":  # the label alone: its rebuild is left to the worker
+            assert store.relabel(
+                user_id=api.user.user_id,
+                target_kind="record",
+                target_id=g09["record_id"],
+                category="entertainment",
+                actor="test",
+                note="",
+            )
+            return
+        else:
+            reply = api.ingest("laptop", [late])
+        assert reply.status_code == 200, reply.text
+
+    api = load_golden(services, golden_day, skip={"g12"})
+    racing = ChangeBeforeSave(services.store, lambda: apply(api, conn, services.store))
+    build_device(racing, user=api.user, device_id="laptop", now=NOW, settings=services.settings)
+    assert racing._change is None  # the change landed between a read and a save
+    backfill(services.store, now=NOW, settings=services.settings)
+    # Nothing stands on a record as it was before the change; a deleted one is in no episode.
+    assert (
+        conn.execute(
+            "SELECT count(*) AS n FROM records WHERE deleted_at IS NOT NULL "
+            "AND episode_id IS NOT NULL"
+        ).fetchone()["n"]
+        == 0
+    )
+    raced = _numbers(conn)
+
+    # The change made before any build, in a database of its own.
+    with other_db() as (clean, clean_conn):
+        clean_api = load_golden(clean, golden_day, skip={"g12"})
+        apply(clean_api, clean_conn, clean.store)
+        backfill(clean.store, now=NOW, settings=clean.settings)
+        assert _numbers(clean_conn) == raced
 
 
 def test_a_late_record_rebuilds_its_day(

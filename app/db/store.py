@@ -35,7 +35,9 @@ from app.store import (
     MemberFacts,
     NewRecords,
     PeriodMetrics,
+    ReadWindow,
     SegmentInput,
+    SegmentRead,
     SignalDraft,
     Store,
     UserContext,
@@ -214,6 +216,7 @@ class PostgresStore(
             # One transaction: nothing built from the deleted records serves their text
             # once it commits; the rebuild (jobs, or the sweep) fills the layers again.
             with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["lock_records"], {"user_id": user_id})
                 hit = {
                     (r["device_id"], r["day_local"]): int(r["n"])
                     for r in conn.execute(QUERIES["tombstone_records"], params)
@@ -371,18 +374,14 @@ class PostgresStore(
 
     def records_to_segment(
         self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
-    ) -> list[SegmentInput]:
-        rows = self._all(
-            "records_to_segment",
-            {
-                "user_id": user_id,
-                "device_id": device_id,
-                "day": day,
-                "ts_from": ts_from,
-                "ts_to": ts_to,
-            },
-        )
-        return [
+    ) -> SegmentRead:
+        params = {"user_id": user_id, "device_id": device_id, "ts_from": ts_from, "ts_to": ts_to}
+        with self.pool.connection() as conn, conn.transaction():
+            # One snapshot for the records and their window's stamp.
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            rows = conn.execute(QUERIES["records_to_segment"], {**params, "day": day}).fetchall()
+            stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
+        records = [
             SegmentInput(
                 record_id=r["record_id"],
                 ts=r["ts_start"].timestamp(),
@@ -397,29 +396,56 @@ class PostgresStore(
             )
             for r in rows
         ]
+        assert stamp is not None  # an aggregate always yields one row
+        return SegmentRead(
+            records=records,
+            window=ReadWindow(
+                device_id=device_id, ts_from=ts_from, ts_to=ts_to, stamp=stamp["stamp"]
+            ),
+        )
 
     def save_episodes(
-        self, *, user_id: int, drafts: Sequence[EpisodeDraft], then: Sequence[JobRequest] = ()
-    ) -> list[int]:
-        ids: list[int] = []
-        record_ids: list[int] = []
-        episode_ids: list[int] = []
-        with self.pool.connection() as conn, conn.transaction():
-            for d in drafts:
-                row = conn.execute(
-                    QUERIES["insert_episode"], _episode_params(user_id, d)
+        self,
+        *,
+        user_id: int,
+        drafts: Sequence[EpisodeDraft],
+        window: ReadWindow,
+        then: Sequence[JobRequest] = (),
+    ) -> list[int] | None:
+        def save() -> list[int] | None:
+            ids: list[int] = []
+            record_ids: list[int] = []
+            episode_ids: list[int] = []
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["lock_records_shared"], {"user_id": user_id})
+                live = conn.execute(
+                    QUERIES["read_window_stamp"],
+                    {
+                        "user_id": user_id,
+                        "device_id": window.device_id,
+                        "ts_from": window.ts_from,
+                        "ts_to": window.ts_to,
+                    },
                 ).fetchone()
-                if row is None:  # already stored by an earlier run of the same job
-                    continue
-                ids.append(row["episode_id"])
-                record_ids += d.record_ids
-                episode_ids += [row["episode_id"]] * len(d.record_ids)
-            conn.execute(
-                QUERIES["link_records"],
-                {"user_id": user_id, "record_ids": record_ids, "episode_ids": episode_ids},
-            )
-            self._defer(conn, then)
-        return ids
+                if live is None or live["stamp"] != window.stamp:
+                    return None
+                for d in drafts:
+                    row = conn.execute(
+                        QUERIES["insert_episode"], _episode_params(user_id, d)
+                    ).fetchone()
+                    if row is None:  # already stored by an earlier run of the same job
+                        continue
+                    ids.append(row["episode_id"])
+                    record_ids += d.record_ids
+                    episode_ids += [row["episode_id"]] * len(d.record_ids)
+                conn.execute(
+                    QUERIES["link_records"],
+                    {"user_id": user_id, "record_ids": record_ids, "episode_ids": episode_ids},
+                )
+                self._defer(conn, then)
+            return ids
+
+        return retrying(save)
 
     # -- digests (L3/L4) and signals -------------------------------------------------
 

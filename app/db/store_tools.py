@@ -220,6 +220,7 @@ class PostgresToolStore(Queries):
 
         def label() -> tuple[int, list[tuple[str, date]]] | None:
             with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["lock_records"], {"user_id": user_id})
                 rows = conn.execute(
                     QUERIES[query], {"user_id": user_id, key: target_id, "category": category}
                 ).fetchall()

@@ -7,11 +7,11 @@
   back to the queue, each exactly once (`Store.recover_stalled_jobs`).
 - The database going away (a restart, a dropped connection) ends procrastinate's worker
   ("side task failed … stopping worker"). The session is started again once the
-  database answers, with backoff from 1 s to 30 s; when it has not answered for
-  `worker_give_up_s` (counted from when the stalled-job recovery first found it gone:
-  procrastinate notices a lost database tens of seconds later), `WorkerGaveUpError` is
-  raised, so that the process exits non-zero and a supervisor (systemd, compose)
-  restarts it.
+  database answers, with backoff from 1 s to 30 s. When it has not answered for
+  `worker_give_up_s`, counted from when the stalled-job recovery first found it gone
+  (procrastinate notices a lost database tens of seconds later, if at all before),
+  `WorkerGaveUpError` is raised, whether the session has ended yet or not, so that the
+  process exits non-zero and a supervisor (systemd, compose) restarts it.
 - SIGINT/SIGTERM (when asked to handle them) stop the worker gracefully: running jobs
   finish, nothing new starts.
 """
@@ -57,7 +57,7 @@ async def supervise(
             error = await _run_session(services, session=session, stop=stop, database=database)
             if stop.is_set() or (error is None and not wait):
                 return
-            if not wait and error is not None:
+            if isinstance(error, WorkerGaveUpError) or (not wait and error is not None):
                 raise error
             if time.monotonic() - started >= HEALTHY_SESSION_S:
                 backoff = FIRST_BACKOFF_S
@@ -74,10 +74,7 @@ async def supervise(
                 except DatabaseError as exc:
                     error = exc
                 if time.monotonic() - failed_at >= settings.worker_give_up_s:
-                    raise WorkerGaveUpError(
-                        f"the database did not answer for {settings.worker_give_up_s:g} s; "
-                        f"the worker gives up ({_describe(error)})"
-                    )
+                    raise _gave_up(settings.worker_give_up_s, error)
 
 
 @dataclass
@@ -95,13 +92,14 @@ async def _run_session(
     stop: asyncio.Event,
     database: _Database,
 ) -> BaseException | None:
-    """Run one worker session with the stalled-job recovery beside it, until it ends or
-    `stop` is set; the exception that ended it, if any."""
+    """Run one worker session with the stalled-job recovery beside it, until it ends,
+    `stop` is set or the recovery gives up on the database; the exception that ended it,
+    if any."""
     worker = asyncio.ensure_future(session())
     recovery = asyncio.create_task(_recover_stalled_jobs(services, database))
     stopping = asyncio.create_task(stop.wait())
     try:
-        await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({worker, stopping, recovery}, return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
         stop.set()  # cancelled from outside: stop gracefully, then go on cancelling
         raise
@@ -113,30 +111,51 @@ async def _run_session(
         for task in (recovery, stopping):
             task.cancel()
         await asyncio.gather(recovery, stopping, return_exceptions=True)
+    if recovery.done() and not recovery.cancelled() and recovery.exception() is not None:
+        return recovery.exception()
     if worker.cancelled():
         return None
     return worker.exception()
 
 
 async def _recover_stalled_jobs(services: Services, database: _Database) -> None:
-    stalled_after_s = services.settings.worker_stalled_s
+    """Requeue stalled jobs every third of `worker_stalled_s`; raise `WorkerGaveUpError`
+    once the database has not answered for `worker_give_up_s`, counted from the start of
+    the first try that failed (a try waits for a connection for up to 10 s; once the
+    database is away, no longer than the give-up time left)."""
+    settings = services.settings
+    stalled_after_s = settings.worker_stalled_s
+    give_up_s = settings.worker_give_up_s
     while True:
+        tried = time.monotonic()
+        left = None if database.away_since is None else database.away_since + give_up_s - tried
         try:
-            recovered = await asyncio.to_thread(
-                services.store.recover_stalled_jobs, stalled_after_s=stalled_after_s
+            recovered = await asyncio.wait_for(
+                asyncio.to_thread(
+                    services.store.recover_stalled_jobs, stalled_after_s=stalled_after_s
+                ),
+                timeout=None if left is None else max(left, 0.0),
             )
             database.away_since = None
             if recovered:
                 log.warning("requeued %d job(s) of a worker that stopped answering", recovered)
-        except DatabaseError as exc:  # the session itself notices a lost database, later
-            database.away_since = database.away_since or time.monotonic()
-            log.info("stalled-job recovery skipped: %s", exc.message)
+        except (DatabaseError, TimeoutError) as exc:  # the session notices a lost database later
+            database.away_since = database.away_since or tried
+            log.info("stalled-job recovery skipped: %s", _describe(exc))
+            if time.monotonic() - database.away_since >= give_up_s:
+                raise _gave_up(give_up_s, exc) from exc
         await asyncio.sleep(stalled_after_s / 3)
 
 
 async def _sleep(seconds: float, stop: asyncio.Event) -> None:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+def _gave_up(give_up_s: float, error: BaseException | None) -> WorkerGaveUpError:
+    return WorkerGaveUpError(
+        f"the database did not answer for {give_up_s:g} s; the worker gives up ({_describe(error)})"
+    )
 
 
 def _describe(error: BaseException | None) -> str:

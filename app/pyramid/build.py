@@ -45,6 +45,8 @@ def segment_params(settings: Settings) -> SegmentParams:
 
 # -- L2: episodes ------------------------------------------------------------------
 
+SAVE_ATTEMPTS = 3
+
 
 @dataclass(slots=True)
 class BuildResult:
@@ -93,18 +95,25 @@ def build_device(
     for day in todo:
         start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
         ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
-        records = store.records_to_segment(
-            user_id=user.user_id, device_id=device_id, day=day, ts_from=ts_from, ts_to=ts_to
-        )
-        if not records:
-            continue
-        segments = segment_records(records, params=params, now=now.timestamp()).closed
-        if segments:
+        then = [rollup_day_job(user.user_id, day)] if enqueue_rollups else []
+        # A record deleted, re-labelled or linked meanwhile voids the read: read again.
+        # A day changed under every try is left to the build its change asked for (or to
+        # the periodic sweep): its records stay unassigned, nothing is lost.
+        for _ in range(SAVE_ATTEMPTS):
+            read = store.records_to_segment(
+                user_id=user.user_id, device_id=device_id, day=day, ts_from=ts_from, ts_to=ts_to
+            )
+            segments = segment_records(read.records, params=params, now=now.timestamp()).closed
+            if not segments:
+                break
             drafts = [draft_episode(s, device_id=device_id) for s in segments]
-            then = [rollup_day_job(user.user_id, day)] if enqueue_rollups else []
-            saved = store.save_episodes(user_id=user.user_id, drafts=drafts, then=then)
-            result.episodes += len(saved)
-            result.days.add(day)
+            saved = store.save_episodes(
+                user_id=user.user_id, drafts=drafts, window=read.window, then=then
+            )
+            if saved is not None:
+                result.episodes += len(saved)
+                result.days.add(day)
+                break
     return result
 
 

@@ -111,7 +111,7 @@ async def _run_session(
         for task in (recovery, stopping):
             task.cancel()
         await asyncio.gather(recovery, stopping, return_exceptions=True)
-    if recovery.done() and not recovery.cancelled() and recovery.exception() is not None:
+    if not recovery.cancelled():  # it ends only by giving up
         return recovery.exception()
     if worker.cancelled():
         return None

@@ -1,4 +1,4 @@
-"""Named SQL queries, loaded once from `sql/queries.sql`.
+"""Named SQL queries, loaded once from `sql/queries.sql` and every `sql/queries_*.sql`.
 
 The file is split on headers of the form `-- name: insert_records --`; the text
 up to the next header is the query, used as `QUERIES["insert_records"]`.
@@ -29,9 +29,25 @@ def parse_named_queries(text: str) -> dict[str, LiteralString]:
     return queries
 
 
+def query_files(sql_dir: Traversable = SQL_DIR) -> list[Traversable]:
+    """`queries.sql` first, then one file per family (`queries_<family>.sql`) by name."""
+    families = sorted(
+        (f for f in sql_dir.iterdir() if re.fullmatch(r"queries_[a-z0-9_]+\.sql", f.name)),
+        key=lambda f: f.name,
+    )
+    return [sql_dir / "queries.sql", *families]
+
+
 @cache
-def load_queries(path: Traversable = SQL_DIR / "queries.sql") -> dict[str, LiteralString]:
-    return parse_named_queries(path.read_text(encoding="utf-8"))
+def load_queries(sql_dir: Traversable = SQL_DIR) -> dict[str, LiteralString]:
+    """Every named query; a name defined in two files is an error."""
+    queries: dict[str, LiteralString] = {}
+    for path in query_files(sql_dir):
+        for name, body in parse_named_queries(path.read_text(encoding="utf-8")).items():
+            if name in queries:
+                raise ValueError(f"query {name!r} is defined twice ({path.name})")
+            queries[name] = body
+    return queries
 
 
 class _Queries:

@@ -135,7 +135,11 @@ def questions(today: date) -> list[Case]:
     cat_truth = lambda f: Hours(category(str(f["c"])), f["p"])  # noqa: E731
     cases += expand(
         "category",
-        ["total {thing} time {period}", "how much {thing} did I get done {period}?"],
+        [
+            "total {thing} time {period}",
+            "how much {thing} did I get done {period}?",
+            "{period} how many hours went into {thing}",
+        ],
         cats[:3],
         cat_truth,
     )
@@ -161,7 +165,11 @@ def questions(today: date) -> list[Case]:
     idle_truth = lambda f: Hours(IDLE, f["p"])  # noqa: E731
     cases += expand(
         "idle",
-        ["how long was I away from the computer {period}", "{period} how much idle time was there"],
+        [
+            "how long was I away from the computer {period}",
+            "{period} how much idle time was there",
+            "{period}, hours with the screen locked?",
+        ],
         idle[:2],
         idle_truth,
     )
@@ -536,5 +544,7 @@ def questions(today: date) -> list[Case]:
         Case("unknown", "上周淘宝逛了多久", Unknown("淘宝")),
         Case("unknown", "上个月用了多久Excel", Unknown("Excel")),
         Case("unknown", "昨天微博刷了多久？", Unknown("微博")),
+        Case("unknown", "hours in Blender last week", Unknown("Blender")),
+        Case("unknown", "昨天拼多多看了多久", Unknown("拼多多")),
     ]
     return cases

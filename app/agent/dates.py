@@ -3,10 +3,13 @@
     find_period("这个月娱乐花了多少小时", today=date(2026, 6, 20))
     # PeriodSpec(period="this_month", date_from=2026-06-01, date_to=2026-06-20, ...)
 
-Recognised: 今天/昨天/前天, 本周/上周, 本月/上个月, 今年, 过去 N 天, weekdays (周三,
-上周三, last Wednesday), dates (2026-06-03, 6月3日, June 3, 3 June, "on June 3rd") and
-ranges of two dates — and their English names (today, this week, last month …).
-Clock times (14:30, 下午3点半, 3 pm) are found by `find_clocks`.
+Recognised: 今天/昨天/前天/大前天/大后天, N 天前 / N days ago, 本周/上周/上上周 / two
+weeks ago, 本月/上个月, 本月初/月底, 今年, 过去 N 天 / the past N days, weekdays with and
+without 上/这/下 (周三, 上周三, 下周一, last Wednesday), weekday ranges (周一到周三,
+between Monday and Wednesday), weekends, months (2026年6月, 6月份, in June 2026), the
+first week of a month (6月的第一周), dates (2026-06-03, 6月3日, June 3, 3 June) and
+ranges of two dates. Clock times (14:30, 下午3点半, 昨晚8点, 3 pm) are found by
+`find_clocks`. These are hand-written: docs/dates.md says why no library does it.
 """
 
 from __future__ import annotations
@@ -39,22 +42,75 @@ _CN_NUMBERS = {
     "八": 8,
     "九": 9,
 }
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14,
+    "fifteen": 15, "twenty": 20, "thirty": 30,
+}  # fmt: skip
+_WD = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_ZN = r"\d+|十|[一两二三四五六七八九]十?[一二三四五六七八九]?"
+_EN_N = rf"\d+|{'|'.join(sorted(_EN_NUMBERS, key=len, reverse=True))}"
 _LAST_DAYS = re.compile(
-    r"(?:过去|最近|近)\s*(?P<zn>\d+|十|[一两二三四五六七八九]十?[一二三四五六七八九]?)\s*天"
-    r"|(?:last|past|previous)\s+(?P<en>\d+)\s+days",
+    rf"(?:过去|最近|近)\s*(?P<zn>{_ZN})\s*天"
+    rf"|(?:last|past|previous)\s+(?P<en>{_EN_N})\s+days"
+    rf"|(?:过去|最近|近)\s*(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)"
+    rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks",
+    re.IGNORECASE,
+)
+_DAYS_AGO = re.compile(
+    rf"(?P<zn>{_ZN})\s*天(?:以)?前|\b(?P<en>{_EN_N})\s+days?\s+(?:ago|back|earlier)\b"
+    r"|(?P<big>大前天)|(?P<bigafter>大后天)|(?P<after>后天)"
+    rf"|(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)(?:以)?前|\b(?P<ew>{_EN_N})\s+weeks?\s+(?:ago|back|earlier)\b",
+    re.IGNORECASE,
+)
+_WEEK_BEFORE_LAST = re.compile(
+    r"上上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])|the week before last", re.IGNORECASE
+)
+_WEEKEND = re.compile(
+    r"(?P<z>上|这|本)个?(?:周末|星期六日)|(?P<e>last|this)\s+weekend", re.IGNORECASE
+)
+_MONTH_PART = re.compile(
+    r"(?P<zwhich>本月|这个月|上个?月|(?P<zm>\d{1,2})月份?)(?:的)?(?P<zpart>初|底|末|中)"
+    r"|(?P<epart>early|late)\s+(?P<ewhich>this|last)\s+month"
+    r"|(?:the\s+)?(?P<eend>start|beginning|end)\s+of\s+(?P<eendwhich>this|last)\s+month",
+    re.IGNORECASE,
+)
+_FIRST_WEEK = re.compile(
+    r"(?:(?P<zy>\d{4})年)?(?P<zm>\d{1,2})月份?的?第(?P<zn>[一二三四1-4])(?:周|个星期|个礼拜)"
+    rf"|(?:the\s+)?(?P<en>first|second|third|fourth|last)\s+week\s+of\s+(?P<em>{_MONTH})\b(?:\s+(?P<ey>\d{{4}}))?",
+    re.IGNORECASE,
+)
+_MONTH_ONLY = re.compile(
+    r"(?:(?P<zy>\d{4})\s*年\s*)?(?<![\d.])(?P<zm>1[0-2]|0?[1-9])\s*月份?(?![\d一二三四五六七八九十]+[日号])"
+    rf"|\b(?P<ein>in|during|for|of|over)\s+(?P<em>{_MONTH})\b(?:\s+(?P<ey>\d{{4}}))?"
+    rf"|\b(?P<em2>{_MONTH})\s+(?P<ey2>\d{{4}})\b",
+    re.IGNORECASE,
+)
+_WEEKDAY_RANGE = re.compile(
+    r"(?:周|星期|礼拜)(?P<za>[一二三四五六日天])\s*(?:到|至|-|~|—)\s*"
+    r"(?:周|星期|礼拜)?(?P<zb>[一二三四五六日天])"
+    rf"|(?:between|from)\s+(?P<ea>{_WD})"
+    rf"\s+(?:and|to|through|till|until)\s+(?P<eb>{_WD})",
+    re.IGNORECASE,
+)
+_SINCE_WEEKDAY = re.compile(
+    r"(?:从|自)?(?:周|星期|礼拜)(?P<z>[一二三四五六日天])(?:以来|开始到现在|到现在|起)"
+    rf"|\bsince\s+(?P<e>{_WD})",
     re.IGNORECASE,
 )
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
-    r"(?P<zlast>上个?)?(?:周|星期|礼拜)(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六日天])"
-    rf"|(?P<elast>last\s+)?\b(?P<ed>{'|'.join(_WEEKDAYS_EN)})\b",
+    r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
+    r"(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六日天])"
+    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{'|'.join(_WEEKDAYS_EN)})\b",
     re.IGNORECASE,
 )
 # Named periods, longest phrases first so that 上周三 is not read as 上周.
 _NAMED: tuple[tuple[str, str], ...] = (
     ("before_yesterday", r"前天|day before yesterday"),
+    ("last_year", r"去年|last year"),
     ("this_year", r"今年|this year"),
     ("last_week", r"上周|上个星期|上星期|上一周|上个礼拜|last week"),
     ("this_week", r"本周|这周|这个星期|这星期|本星期|这一周|这个礼拜|this week"),
@@ -100,6 +156,8 @@ class PeriodSpec:
 def _cn_number(text: str) -> int:
     if text.isdigit():
         return int(text)
+    if text.lower() in _EN_NUMBERS:
+        return _EN_NUMBERS[text.lower()]
     if "十" in text:
         tens, _, ones = text.partition("十")
         return _CN_NUMBERS.get(tens, 1) * 10 + _CN_NUMBERS.get(ones, 0)
@@ -145,19 +203,123 @@ def find_period(question: str, *, today: date) -> PeriodSpec | None:
     if dates:
         days = sorted(d for d, _ in dates[:2])
         return _custom(days[0], days[-1], (dates[0][1][0], dates[min(1, len(dates) - 1)][1][1]))
+    return _relative(question, today) or _named(question, today)
+
+
+def _weekday_number(name: str) -> int:
+    return _WEEKDAYS_ZH[name] if name in _WEEKDAYS_ZH else _WEEKDAYS_EN.index(name.lower())
+
+
+def _month_of(month: int, year: int | None, today: date) -> date:
+    """The first day of a month named without a year: the latest one not in the future."""
+    if year is not None:
+        return date(year, month, 1)
+    first = date(today.year, month, 1)
+    return first if first <= today else first.replace(year=today.year - 1)
+
+
+def _month_end(first: date) -> date:
+    return (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+
+
+def _relative(question: str, today: date) -> PeriodSpec | None:
+    """Periods counted from today or from a month or a weekday, most specific first."""
+    monday = today - timedelta(days=today.weekday())
+    if match := _WEEKDAY_RANGE.search(question):
+        first_day = _weekday_number(match["za"] or match["ea"])
+        last_day = _weekday_number(match["zb"] or match["eb"])
+        start = monday if monday + timedelta(days=first_day) <= today else monday - timedelta(7)
+        return _custom(
+            start + timedelta(days=first_day), start + timedelta(days=last_day), match.span()
+        )
+    if match := _FIRST_WEEK.search(question):
+        if match["zm"]:
+            year = int(match["zy"]) if match["zy"] else None
+            first = _month_of(int(match["zm"]), year, today)
+            nth = _cn_number(match["zn"]) if not match["zn"].isdigit() else int(match["zn"])
+        else:
+            year = int(match["ey"]) if match["ey"] else None
+            first = _month_of(MONTH_NUMBERS[match["em"].lower()], year, today)
+            nth = (
+                ("first", "second", "third", "fourth").index(match["en"].lower()) + 1
+                if (match["en"].lower() != "last")
+                else 0
+            )
+        if nth == 0:  # the last week: its last seven days
+            end = _month_end(first)
+            return _custom(end - timedelta(days=6), end, match.span())
+        start = first + timedelta(days=7 * (nth - 1))
+        return _custom(start, min(start + timedelta(days=6), _month_end(first)), match.span())
+    if match := _MONTH_PART.search(question):
+        which = (match["zwhich"] or match["ewhich"] or match["eendwhich"] or "").lower()
+        if match["zm"]:
+            first = _month_of(int(match["zm"]), None, today)
+        elif which.startswith("上") or which == "last":
+            first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+        else:
+            first = today.replace(day=1)
+        part = match["zpart"] or {"early": "初", "start": "初", "beginning": "初"}.get(
+            (match["epart"] or match["eend"] or "").lower(), "底"
+        )
+        if part == "初":
+            return _custom(first, first + timedelta(days=9), match.span())
+        if part == "中":
+            return _custom(first + timedelta(days=10), first + timedelta(days=19), match.span())
+        return _custom(first + timedelta(days=20), _month_end(first), match.span())
+    if match := _MONTH_ONLY.search(question):
+        if match["zm"]:
+            month, year = int(match["zm"]), int(match["zy"]) if match["zy"] else None
+        elif match["em"]:
+            month, year = (
+                MONTH_NUMBERS[match["em"].lower()],
+                int(match["ey"]) if match["ey"] else None,
+            )
+        else:
+            month, year = MONTH_NUMBERS[match["em2"].lower()], int(match["ey2"])
+        first = _month_of(month, year, today)
+        return _custom(first, _month_end(first), match.span())
+    if match := _SINCE_WEEKDAY.search(question):
+        day = monday + timedelta(days=_weekday_number(match["z"] or match["e"]))
+        if day > today:
+            day -= timedelta(days=7)
+        return _custom(day, today, match.span())
+    if match := _WEEK_BEFORE_LAST.search(question):
+        return _custom(monday - timedelta(days=14), monday - timedelta(days=8), match.span())
+    if match := _DAYS_AGO.search(question):
+        if match["big"] or match["bigafter"] or match["after"]:
+            shift = -3 if match["big"] else 3 if match["bigafter"] else 2
+            day = today + timedelta(days=shift)
+            return _custom(day, day, match.span())
+        weeks = match["zw"] or match["ew"]
+        n = max(0, min(_cn_number(weeks or match["zn"] or match["en"]), 400))
+        if weeks and n >= 2:  # two weeks ago: that week
+            start = monday - timedelta(days=7 * n)
+            return _custom(start, start + timedelta(days=6), match.span())
+        day = today - timedelta(days=7 * n if weeks else n)
+        return _custom(day, day, match.span())
     if match := _LAST_DAYS.search(question):
-        n = _cn_number(match["zn"]) if match["zn"] else int(match["en"])
+        weeks = match["zw"] or match["ew"]
+        n = _cn_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
         n = max(1, min(n, 366))
         return _custom(today - timedelta(days=n - 1), today, match.span())
+    if match := _WEEKEND.search(question):
+        saturday = monday + timedelta(days=5)
+        if (match["z"] or match["e"] or "").lower() in ("上", "last"):
+            saturday -= timedelta(days=7)
+        return _custom(saturday, saturday + timedelta(days=1), match.span())
     if match := _WEEKDAY.search(question):
-        wanted = (
-            _WEEKDAYS_ZH[match["zd"]] if match["zd"] else _WEEKDAYS_EN.index(match["ed"].lower())
-        )
-        monday = today - timedelta(days=today.weekday())
-        day = monday + timedelta(days=wanted)
-        if match["zlast"] or match["elast"] or day > today:
+        day = monday + timedelta(days=_weekday_number(match["zd"] or match["ed"]))
+        if match["zlast"] or match["elast"]:
+            day -= timedelta(days=7)
+        elif match["znext"] or match["enext"]:
+            day += timedelta(days=7)
+        elif day > today and not (match["zthis"] or match["ethis"]):
             day -= timedelta(days=7)
         return _custom(day, day, match.span())
+    return None
+
+
+def _named(question: str, today: date) -> PeriodSpec | None:
     for name, pattern in _NAMED_RE:
         if match := pattern.search(question):
             if name == "before_yesterday":
@@ -165,6 +327,9 @@ def find_period(question: str, *, today: date) -> PeriodSpec | None:
                 return _custom(day, day, match.span())
             if name == "this_year":
                 return _custom(today.replace(month=1, day=1), today, match.span())
+            if name == "last_year":
+                year = today.year - 1
+                return _custom(date(year, 1, 1), date(year, 12, 31), match.span())
             period = next(p for p in _TOOL_PERIODS if p == name)
             first, last = period_range(period, today=today)
             return PeriodSpec(period=period, date_from=first, date_to=last, span=match.span())
@@ -173,8 +338,10 @@ def find_period(question: str, *, today: date) -> PeriodSpec | None:
 
 _CLOCK = re.compile(
     r"\b(?P<eh>\d{1,2})(?::(?P<em>[0-5]\d))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.)"
+    r"|\b(?P<ph>\d{1,2})(?::(?P<pm>[0-5]\d))?\s+(?:o'clock\s+)?in\s+the\s+"
+    r"(?P<part>morning|afternoon|evening|night)"
     r"|(?<![\d:-])(?P<h>[01]?\d|2[0-3])[:：](?P<m>[0-5]\d)(?![\d:])"
-    r"|(?P<zpart>凌晨|早上|上午|中午|下午|晚上)?\s*(?P<zh>\d{1,2})\s*点"
+    r"|(?P<zpart>凌晨|早上|上午|中午|下午|晚上|傍晚|晚)?\s*(?P<zh>\d{1,2}|[一两二三四五六七八九十]{1,3})\s*点"
     r"\s*(?:(?P<half>半)|(?P<zm>\d{1,2})\s*分?)?",
     re.IGNORECASE,
 )
@@ -186,9 +353,13 @@ def find_clocks(question: str) -> list[tuple[int, int]]:
     for match in _CLOCK.finditer(question):
         if match["h"]:
             hour, minute = int(match["h"]), int(match["m"])
+        elif match["ph"]:
+            hour, minute = int(match["ph"]), int(match["pm"] or 0)
+            if match["part"].lower() != "morning" and hour < 12:
+                hour += 12
         elif match["zh"]:
-            hour, minute = int(match["zh"]), 30 if match["half"] else int(match["zm"] or 0)
-            if (match["zpart"] in ("下午", "晚上") and hour < 12) or (
+            hour, minute = _cn_number(match["zh"]), 30 if match["half"] else int(match["zm"] or 0)
+            if (match["zpart"] in ("下午", "晚上", "傍晚", "晚") and hour < 12) or (
                 match["zpart"] == "中午" and hour < 6
             ):
                 hour += 12

@@ -79,9 +79,15 @@ def _fit_history(history: Sequence[tuple[str, str]], *, budget: int) -> list[tup
     return kept
 
 
-def _offline(ctx: ToolContext, question: str, emit: Emit, run: RunResult) -> str:
+def _offline(
+    ctx: ToolContext,
+    question: str,
+    history: Sequence[tuple[str, str]],
+    emit: Emit,
+    run: RunResult,
+) -> str:
     """Answer with the offline answerer, adding its one tool call to `run`; the tool."""
-    answer = answer_offline(ctx, question)
+    answer = answer_offline(ctx, question, earlier=[asked for asked, _ in history])
     intent = answer.intent
     emit("step", {"phase": "call", "turn": 0, "tool": intent.tool, "arguments": intent.arguments})
     step = TurnStep(tool=intent.tool, arguments=dict(intent.arguments), tokens=answer.tokens)
@@ -142,7 +148,7 @@ def ask(
                 if cancelled():
                     raise RunCancelled()
                 mode = "offline"
-                answered_by = _offline(ctx, question, emit, run)
+                answered_by = _offline(ctx, question, history, emit, run)
         except RunCancelled:
             status = "cancelled"
             run = runner.result if runner is not None else run

@@ -14,7 +14,7 @@ claims is searched for, or summarised when it only names a period.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
@@ -23,10 +23,16 @@ from app.rules.categories import Category
 from app.text import CJK_CHARS, Language, language_of
 from app.timeutil import zone
 from app.tools.periods import Period
+from app.tools.registry import ordered_tools
 
 IntentKind = Literal[
     "now",
     "moment",
+    "thing_hours",
+    "compare",
+    "last_seen",
+    "days",
+    "signal_days",
     "category_hours",
     "app_hours",
     "active_hours",
@@ -56,6 +62,8 @@ CATEGORY_WORDS: dict[Category, re.Pattern[str]] = {
     "work": _words("工作", "上班", "写代码", "编程", "work", "working", "coding", "programming"),
     "study": _words("学习", "读书", "看书", "study", "studying", "learning", "reading"),
     "social": _words(
+        "socializing",
+        "socialising",
         "社交",
         "沟通",
         "聊天",
@@ -91,7 +99,47 @@ SEARCH = _words(
     "when did", "when was", "last time", "find", "search", "look for", "looked at",
 )  # fmt: skip
 # "When did I last …": the newest match is wanted, so more matches are read.
-LAST_TIME = _words("上次", "上一次", "最近一次", "last time", "did i last", "most recently")
+LAST_TIME = _words(
+    "上次", "上一次", "上回", "最近一次", "最后一次", "多久没",
+    "last time", "did i last", "was i last", "most recently", "most recent time", "last used",
+    "last opened", "last played", "last watched",
+)  # fmt: skip
+# Idle or locked time, asked as a thing ("how long was I away").
+IDLE = _words(
+    "离开电脑", "不在电脑前", "没在电脑前", "电脑空闲", "空闲", "闲置", "锁屏", "挂机",
+    "idle", "afk", "away from (?:the |my )?(?:computer|desk|keyboard|pc|laptop)",
+    "screen (?:was )?locked", "locked screen", "the screen locked",
+)  # fmt: skip
+DAYS_WHICH = _words(
+    "哪几天", "哪些天", "哪天", "哪一天", "哪些日子", "哪几个晚上", "哪些晚上",
+    "which days?", "what days?", "which nights?", "what nights?", "on which", "list the days",
+    "which dates", "what dates",
+)  # fmt: skip
+DAYS_COUNT = _words(
+    "有几天", "几天", "多少天", "how many days", "number of days", "how many nights",
+    "on how many days",
+)  # fmt: skip
+_THRESHOLD = re.compile(
+    r"(?:超过|多于|大于|不少于|至少|more than|over|at least|above)\s*"
+    r"(?P<n>\d+(?:\.\d+)?|[一两二三四五六七八九十半]+)\s*(?:个)?\s*"
+    r"(?P<unit>小时|钟头|hours?|hrs?|h\b|分钟|minutes?|mins?)(?:\s+of)?",
+    re.IGNORECASE,
+)
+COMPARE = _words(
+    "比较", "对比", "相比", "比一下", "比起来", "哪个", "分别", "各花", "各用", "还是",
+    "compare", "compared", "versus", "vs", "more", "than",
+)  # fmt: skip
+_COMPARE_SPLIT = re.compile(
+    r"\s+(?:compared\s+(?:to|with)|and|or|vs\.?|versus|than|with|against)\s+"
+    r"|和|跟|与|还是|对比|相比|\s*,\s*or\s+|\bvs\.?",
+    re.IGNORECASE,
+)
+_COMPARE_WORDS = _words(
+    "比较", "对比", "相比", "比一下", "比起来", "怎么样", "哪个用得多", "哪个时间长", "哪个多",
+    "哪个", "分别", "各花了", "各用了", "各", "用得多", "时间长", "一下",
+    "compare", "compared", "versus", "more", "less", "which was", "which took", "of my time",
+    "which did", "was it",
+)  # fmt: skip
 SUMMARY = _words(
     "总结", "概括", "回顾", "汇总", "小结", "概况", "怎么样",
     "summary", "summarize", "summarise", "recap", "overview", "review", "how was",
@@ -112,6 +160,8 @@ HOURS = _words(
     "多少小时", "几个小时", "几小时", "多久", "多长时间", "多少时间",
     "花了多少", "用了多少", "时长",
     "how many hours", "how much time", "how long", "hours?", "time did i spend", "time spent",
+    "时间多少", "用时", "钟头", "时间有多少", "多长", "usage", "time on", "time in", "time went",
+    "how much", "time for",
 )  # fmt: skip
 ACTIVE = _words(
     "活跃", "总共", "一共", "总计", "在电脑前", "active", "in total", "total", "overall"
@@ -136,6 +186,14 @@ _FILLER = _words(
     "am", "have", "has", "there", "that", "this", "which", "look", "looked", "show", "tell",
     "please", "app", "apps", "application", "per", "each", "by", "category", "categories",
     "stuff", "things", "各", "每个", "类别", "分类",
+    "刷了", "逛了", "听了", "待了", "耗了", "开了", "看了", "玩了", "用了", "花了",
+    "刷", "逛", "听",
+    "待", "耗", "咋", "这么", "钟头", "用时", "时长", "占了", "搞了", "花在", "开过", "用过", "开",
+    "啥", "那", "长", "都", "得", "列一下", "电脑上", "屏幕上",
+    "watch", "watched", "watching", "browse", "browsing", "open", "opened", "usage", "burn",
+    "lot", "play", "played", "playing", "be", "been", "get", "got", "done", "go", "went", "into",
+    "take", "took", "had", "during", "over", "up", "it", "much", "long", "spend", "spending",
+    "browsed", "visit", "visited", "went", "on", "hrs", "sum",
 )  # fmt: skip
 _PUNCT = re.compile(r"[\s?？!！。，,、：:；;“”\"'‘’()（）\[\]【】]+")
 _LONG_CJK = re.compile(f"[{CJK_CHARS}]{{3,}}")
@@ -152,6 +210,8 @@ class Intent:
     period: PeriodSpec | None = None
     subject: str | None = None  # the category, app, signal kinds or search words
     kinds: tuple[str, ...] = field(default=())
+    mention: str | None = None  # the thing as the question writes it (follow-ups swap it)
+    listed: bool = False  # days: list them (which days) rather than count them
 
 
 def _category(question: str) -> Category | None:
@@ -178,6 +238,73 @@ def leftover_words(question: str, period: PeriodSpec | None, *patterns: re.Patte
     text = _FILLER.sub(" ", text)
     text = _LONG_CJK.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
     return " ".join(text.split())
+
+
+def thing_mention(question: str, period: PeriodSpec | None, *patterns: re.Pattern[str]) -> str:
+    """What the question names as its thing (an app, a site, a category word): the
+    question without its period, the given patterns, fillers and punctuation."""
+    text = question
+    if period is not None and period.span != (0, 0):
+        text = text[: period.span[0]] + " " + text[period.span[1] :]
+    for pattern in patterns:
+        text = pattern.sub(" ", text)
+    text = _PUNCT.sub(" ", text)
+    text = _FILLER.sub(" ", text)
+    text = re.sub(r"[-—–·|/]+", " ", text)
+    return " ".join(text.split())
+
+
+def _compared(question: str, period: PeriodSpec | None) -> list[str]:
+    """The things a comparison names, in order ("A 和 B", "A vs B", "A or B")."""
+    text = question
+    if period is not None and period.span != (0, 0):
+        text = text[: period.span[0]] + " " + text[period.span[1] :]
+    text = re.sub(r"[?？!！。]", " ", text)
+    parts = []
+    for part in _COMPARE_SPLIT.split(text):
+        part = _COMPARE_WORDS.sub(" ", part)
+        name = thing_mention(part, None, HOURS)
+        name = re.sub(r"(?<=[^\s])多$", "", name)  # A多还是B多
+        if name:
+            parts.append(name)
+    return parts
+
+
+def _minutes(question: str) -> tuple[int, re.Match[str] | None]:
+    """The least minutes a day needs ("more than 2 hours", "超过1小时"); 1 by default."""
+    match = _THRESHOLD.search(question)
+    if match is None:
+        return 1, None
+    raw = match["n"]
+    n = 0.5 if raw == "半" else float(raw) if raw[0].isdigit() else float(cn_number(raw))
+    hours = match["unit"].lower().startswith(("小", "钟", "h"))
+    return max(1, round(n * 60 if hours else n)), match
+
+
+def cn_number(text: str) -> int:
+    digits = {
+        "一": 1,
+        "两": 2,
+        "二": 2,
+        "三": 3,
+        "四": 4,
+        "五": 5,
+        "六": 6,
+        "七": 7,
+        "八": 8,
+        "九": 9,
+    }
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return digits.get(tens, 1) * 10 + digits.get(ones, 0)
+    return digits.get(text, 1)
+
+
+def _registered(name: str) -> bool:
+    return any(t.name == name for t in ordered_tools())
+
+
+MOMENT_TOOLS = ("get_moment", "moment", "at_moment")
 
 
 def _period_or(period: PeriodSpec | None, default: Period, today: date) -> PeriodSpec:
@@ -209,11 +336,17 @@ def _moment(
 
 
 def parse_intent(
-    question: str, *, today: date, time_zone: str = "UTC", cut_hour: int = 4
+    question: str,
+    *,
+    today: date,
+    time_zone: str = "UTC",
+    cut_hour: int = 4,
+    language: Language | None = None,
 ) -> Intent:
     """The intent of a question, the tool to call and its arguments; clock times are
-    read in `time_zone` on logical days that start at `cut_hour`."""
-    language = language_of(question)
+    read in `time_zone` on logical days that start at `cut_hour`. `language` is the
+    answer's language when it is not the question's (a follow-up rewritten)."""
+    language = language or language_of(question)
     period = find_period(question, today=today)
     kinds = _signal_kinds(question)
     clocks = find_clocks(question)
@@ -236,6 +369,61 @@ def parse_intent(
         args |= {"top_n": top_n} if top_n else {}
         return make(kind, "query_stats", args, period=spec, subject=app or category)
 
+    def thing(
+        kind: IntentKind, tool: str, arguments: dict[str, Any], mention: str, **extra: Any
+    ) -> Intent:
+        return make(kind, tool, arguments, subject=mention, mention=mention, **extra)
+
+    # The moment: a clock time on one day; the record that covered it first.
+    if clocks and (period is None or period.days == 1):
+        day = period.date_from if period is not None else today
+        start, end = _moment(clocks, day, time_zone=time_zone, cut_hour=cut_hour)
+        if len(clocks) == 1:
+            at = start + timedelta(seconds=MOMENT_S)
+            tool = next((t for t in MOMENT_TOOLS if _registered(t)), None)
+            if tool is not None:
+                return make("moment", tool, {"at": at.isoformat()}, period=period)
+            arguments = {
+                "ts_from": start.isoformat(),
+                "ts_to": (at + timedelta(seconds=60)).isoformat(),
+            }
+            return make("moment", "get_raw", arguments, period=period, subject=at.isoformat())
+        if end - start <= timedelta(hours=2):
+            arguments = {"ts_from": start.isoformat(), "ts_to": end.isoformat()}
+            return make("moment", "get_raw", arguments, period=period)
+    # "When did I last …": the newest record of the thing, exactly.
+    if LAST_TIME.search(question) and not kinds:
+        mention = thing_mention(
+            question, period, LAST_TIME, SEARCH, _words("哪天", "几号", "what day", "which day")
+        )
+        if mention:
+            return thing("last_seen", "last_seen", {"thing": mention}, mention)
+    # "How many days / on which days": of a behaviour (by day), or of a thing.
+    listed = bool(DAYS_WHICH.search(question))
+    if listed or DAYS_COUNT.search(question):
+        spec = _period_or(period, "this_month", today)
+        if kinds:
+            args: dict[str, Any] = {**spec.arguments(), "kinds": list(kinds), "by_day": True}
+            return make("signal_days", "get_signals", args, period=spec, kinds=kinds, listed=listed)
+        minutes, threshold = _minutes(question)
+        cut = [
+            DAYS_WHICH,
+            DAYS_COUNT,
+            HOURS,
+            _words("days?", "nights?", "with", "列", "有", "超过", "天"),
+        ]
+        text = question if threshold is None else question.replace(threshold[0], " ")
+        mention = "idle" if IDLE.search(text) else thing_mention(text, period, *cut)
+        if mention:
+            args = {"thing": mention, **spec.arguments(), "min_minutes": minutes}
+            return thing("days", "days_with", args, mention, period=spec, listed=listed)
+    # Comparisons: two or more things over one period, side by side.
+    if COMPARE.search(question) and not kinds:
+        names = _compared(question, period)
+        if len(names) >= 2:
+            spec = _period_or(period, "today", today)
+            args = {"things": names[:5], **spec.arguments()}
+            return make("compare", "compare", args, period=spec, subject=" / ".join(names))
     # Habits and behaviours: counted, listed with their evidence, or the rework habits.
     if kinds and COUNT.search(question) and not HOURS.search(question):
         spec = _period_or(period, "this_month", today)
@@ -255,18 +443,12 @@ def parse_intent(
             period=spec,
             kinds=("rework", "forced_rollback"),
         )
-    if clocks and (period is None or period.days == 1):
-        day = period.date_from if period is not None else today
-        start, end = _moment(clocks, day, time_zone=time_zone, cut_hour=cut_hour)
-        if end - start <= timedelta(hours=2):
-            arguments = {"ts_from": start.isoformat(), "ts_to": end.isoformat()}
-            return make("moment", "get_raw", arguments, period=period)
     if NOW.search(question) and (period is None or period.period == "today"):
         return make("now", "get_now", {})
     if SEARCH.search(question):
         words = leftover_words(question, period, SEARCH)
         if words:
-            args: dict[str, Any] = {"query": words, "k": 30 if LAST_TIME.search(question) else 8}
+            args = {"query": words, "k": 30 if LAST_TIME.search(question) else 8}
             if period is not None:
                 args |= {
                     "date_from": period.date_from.isoformat(),
@@ -293,13 +475,30 @@ def parse_intent(
         return stats("app_hours", "seconds_by_app", spec, top_n=10)
     category = _category(question)
     if HOURS.search(question):
-        if category is not None:
-            return stats("category_hours", "seconds_by_category", spec, category=category)
-        if ACTIVE.search(question):
+        if IDLE.search(question):
+            return thing(
+                "thing_hours",
+                "query_stats",
+                {"thing": "idle", **spec.arguments()},
+                "idle",
+                period=spec,
+            )
+        mention = thing_mention(question, period, HOURS)
+        if category is not None and (
+            not mention or CATEGORY_WORDS[category].fullmatch(mention) is not None
+        ):
+            intent = stats("category_hours", "seconds_by_category", spec, category=category)
+            return replace(intent, mention=mention or None)
+        if ACTIVE.search(question) and not thing_mention(question, period, HOURS, ACTIVE):
             return stats("active_hours", "active_seconds", spec)
-        app = leftover_words(question, period, HOURS, ACTIVE)
-        if app:
-            return stats("app_hours", "seconds_by_app", spec, app=app)
+        if mention:
+            return thing(
+                "thing_hours",
+                "query_stats",
+                {"thing": mention, **spec.arguments()},
+                mention,
+                period=spec,
+            )
         return stats("category_hours", "seconds_by_category", spec)
     if EPISODES.search(question):
         args = {**spec.arguments(), "limit": 60, **({"category": category} if category else {})}

@@ -8,11 +8,15 @@ tool answers, and the answer is written from its result (app/agent/render.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from app.agent.followups import effective_question
 from app.agent.intents import Intent, parse_intent
 from app.agent.render import render
+from app.text import language_of
 from app.tools import ToolContext, dispatch
 from app.tools.periods import today_of
 from app.tools.registry import output_tokens
@@ -26,16 +30,34 @@ class OfflineAnswer:
     tokens: int  # estimated tokens of the tool's output
 
 
-def answer_offline(ctx: ToolContext, question: str) -> OfflineAnswer:
-    """Answer with one tool call and no model."""
+def answer_offline(
+    ctx: ToolContext, question: str, *, earlier: Sequence[str] = ()
+) -> OfflineAnswer:
+    """Answer with one tool call and no model; `earlier` are the conversation's earlier
+    questions, oldest first, so that a follow-up keeps their context."""
     user = ctx.user
+    today = today_of(user, ctx.now)
     intent = parse_intent(
-        question,
-        today=today_of(user, ctx.now),
+        effective_question(question, earlier, today=today),
+        today=today,
         time_zone=user.time_zone,
         cut_hour=user.day_cut_hour,
+        language=language_of(question),
     )
     result = dispatch(ctx, intent.tool, intent.arguments)
+    newest = None
+    if intent.period is not None and intent.period.date_to >= today - timedelta(days=1):
+        newest = _newest_day(ctx)  # the period may reach past the newest record
     return OfflineAnswer(
-        intent=intent, result=result, text=render(intent, result), tokens=output_tokens(result)
+        intent=intent,
+        result=result,
+        text=render(intent, result, newest=newest),
+        tokens=output_tokens(result),
     )
+
+
+def _newest_day(ctx: ToolContext) -> str | None:
+    """The day (YYYY-MM-DD) of the newest record, from get_now."""
+    latest = dispatch(ctx, "get_now", {"records": 1}).get("items") or [{}]
+    at = str(latest[0].get("at", ""))
+    return at[:10] or None

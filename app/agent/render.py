@@ -10,21 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from app.agent.intents import Intent
+from app.agent.render_more import RENDERERS_MORE, no_data_after, unknown_thing
+from app.agent.signal_labels import SIGNAL_LABELS
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import Language
 
-SIGNAL_LABELS: dict[str, tuple[str, str]] = {
-    "rework": ("返工", "rework"),
-    "forced_rollback": ("强制回滚", "forced rollback"),
-    "context_switch_storm": ("频繁切换", "context-switch storm"),
-    "focus_block": ("专注块", "focus block"),
-    "distraction": ("分心", "distraction"),
-    "late_night": ("熬夜", "late night"),
-    "idle_gap": ("长时间空闲", "idle gap"),
-    "undo_storm": ("撤销风暴", "undo storm"),
-    "error_retry": ("报错后反复重试", "error→retry loop"),
-    "repeated_edit": ("同一文件反复修改", "the same file edited again and again"),
-}
 MAX_LINES = 8
 
 
@@ -328,13 +318,21 @@ RENDERERS: dict[str, Callable[[Intent, dict[str, Any]], str]] = {
 }
 
 
-def render(intent: Intent, result: dict[str, Any]) -> str:
-    """The answer to `intent` from its tool's `result`, saying which tool answered."""
+def render(intent: Intent, result: dict[str, Any], *, newest: str | None = None) -> str:
+    """The answer to `intent` from its tool's `result`, saying which tool answered;
+    `newest` is the day of the newest record, when the period may reach past it."""
     lang = intent.language
     if "error" in result:
-        body = _t(lang, f"没能回答：{result['error']}", f"Could not answer: {result['error']}")
+        body = unknown_thing(intent, result) or _t(
+            lang, f"没能回答：{result['error']}", f"Could not answer: {result['error']}"
+        )
+    elif intent.kind in RENDERERS_MORE:
+        body = RENDERERS_MORE[intent.kind](intent, result, newest)
     else:
         body = RENDERERS[intent.kind](intent, result)
+    period = intent.period
+    if newest and period is not None and newest < period.date_from.isoformat():
+        body = no_data_after(newest, lang) + " " + body
     source = f", {result['source']}" if "source" in result else ""
     return body + _t(
         lang, f"\n（由 {intent.tool} 回答{source}）", f"\n(answered by {intent.tool}{source})"

@@ -48,6 +48,16 @@ class UnknownDeviceError(NotFoundError):
     """Unknown device: register it first (POST /api/v1/devices or `timetrace device add`)."""
 
 
+class UnknownThingError(NotFoundError):
+    """No app, site, category or idle time in your data goes by that name."""
+
+    def __init__(self, *, mention: str, suggestions: tuple[str, ...] = ()) -> None:
+        names = f"; closest in your data: {', '.join(suggestions)}" if suggestions else ""
+        super().__init__(f"no app, site or category called {mention!r} in your data{names}")
+        self.mention = mention
+        self.suggestions = suggestions
+
+
 class ConflictError(TimeTraceError):
     """It changed while this request was using it (deleted or rebuilt); look it up again."""
 

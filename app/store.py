@@ -156,6 +156,73 @@ class UncategorizedTime:
     seconds: float
 
 
+# -- things: what the resolver and the tools on things read ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMatch:
+    """Which records belong to a thing, as plain values (the store writes its own SQL).
+    A record matches when it is idle and `idle` is set; or, not idle, its app is one of
+    `apps`, or its URL's domain is one of `domains` or under one; or it is a record of
+    one of `browsers` without a URL whose title contains one of `page_terms` (a
+    candidate: the caller checks which site the title names); or, idle or not, its
+    category is one of `categories`; or its window title contains `title`. Text is
+    compared case-insensitively."""
+
+    apps: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    idle: bool = False
+    domains: tuple[str, ...] = ()
+    browsers: tuple[str, ...] = ()
+    page_terms: tuple[str, ...] = ()
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThingSeconds:
+    """Seconds of matching records by the duration rule, per logical day and group."""
+
+    day_local: date
+    app: str
+    domain: str | None
+    page_title: str | None  # the title of a site candidate (a URL-less browser record), else None
+    seconds: float
+    last_ts: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DaySeconds:
+    day_local: date
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class KnownName:
+    """An app (and site) a user's recent records hold, and how many records."""
+
+    app: str
+    domain: str | None
+    records: int
+
+
+@dataclass(frozen=True, slots=True)
+class MomentRecord:
+    """A record near an instant, with its effective duration (the duration rule)."""
+
+    record_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime | None
+    app: str
+    window_title: str
+    domain: str | None
+    category: str
+    is_idle: bool
+    episode_id: int | None
+    description: str | None
+    duration_s: float
+
+
 # -- jobs ------------------------------------------------------------------------------
 
 
@@ -905,6 +972,45 @@ class ToolStore(Protocol):
         device_id: str | None,
         limit: int,
     ) -> list[RecordLine]: ...
+
+    # -- things (app/tools/things.py) ----------------------------------------------------
+
+    def known_names(self, *, user_id: int) -> list[KnownName]:
+        """Apps and domains of the user's records in the 90 days before their newest."""
+        ...
+
+    def thing_seconds(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
+    ) -> list[ThingSeconds]:
+        """Seconds of the matching records of [day_from, day_to] by the duration rule, by
+        day, app, domain and (for site candidates) title; only records not in an episode
+        yet when `unbuilt_only`."""
+        ...
+
+    def episode_thing_seconds(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        apps: Sequence[str],
+        categories: Sequence[str],
+        idle: bool,
+    ) -> list[DaySeconds]:
+        """Per day, the closed episodes' seconds in these apps and categories (plus their
+        idle seconds when `idle`)."""
+        ...
+
+    def latest_matching(
+        self, *, user_id: int, match: RecordMatch, before: datetime, limit: int
+    ) -> list[RecordLine]:
+        """The newest matching records that start before `before`, newest first."""
+        ...
+
+    def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:
+        """On each device, up to per_side + 1 records starting at or before `at` (within a
+        day) and per_side after it (within a day), with their effective durations."""
+        ...
 
     def relabel(
         self,

@@ -12,7 +12,7 @@ from pydantic import AwareDatetime, Field
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
 from app.rules.categories import Category
-from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine
+from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine, SignalRow
 from app.timeutil import day_key, month_key, period_days, week_key, zone
 from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
@@ -295,6 +295,11 @@ class SignalsArgs(PeriodArgs):
         "that cause rework",
     )
     limit: int = Field(12, ge=1, le=200, description="how many single signals to list")
+    by_day: bool = Field(
+        False,
+        description="list the days of the period that had these signals instead, oldest first, "
+        'each with its count per kind (for "which days …" / "哪几天…")',
+    )
 
 
 @tool(
@@ -305,8 +310,9 @@ class SignalsArgs(PeriodArgs):
     description="""
 Detected behaviours with their evidence episode ids: rework (undo storms, error→retry loops,
 the same file edited again and again), forced_rollback (git reset --hard / revert),
-context_switch_storm, focus_block, distraction, late_night, idle_gap. For habit questions.
-行为信号：返工、强制回滚、频繁切换、专注块、分心、熬夜、空闲，带证据 episode id。
+context_switch_storm, focus_block, distraction, late_night, idle_gap. For habit questions over
+any period; by_day=true lists the days that had them (which days had rework / late nights).
+行为信号：返工、强制回滚、频繁切换、专注块、分心、熬夜、空闲，带证据 episode id；by_day 按天列出。
 """,
 )
 def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
@@ -337,6 +343,14 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
             patterns.items(), key=lambda kv: (-_weight(kv[0].split(":")[0]), -kv[1]["count"])
         )
     }
+    if args.by_day:
+        return {
+            "from": day_from,
+            "to": day_to,
+            "patterns": summary,
+            "days_count": len({r.day_local for r in rows}),
+            "items": _by_day(rows),
+        }
     strongest = sorted(rows, key=lambda r: (-_weight(r.kind), -r.severity))[: args.limit]
     items = [
         {
@@ -356,6 +370,18 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
         "items": items,
         **({"more": len(rows) - len(items)} if len(rows) > len(items) else {}),
     }
+
+
+def _by_day(rows: list[SignalRow]) -> list[dict[str, Any]]:
+    """One item per day with signals, oldest first: how many of each kind, and evidence."""
+    days: dict[date, dict[str, Any]] = {}
+    for r in sorted(rows, key=lambda r: (r.day_local, r.ts_start)):
+        entry = days.setdefault(r.day_local, {"day": r.day_local, "kinds": {}, "episode_ids": []})
+        entry["kinds"][r.kind] = entry["kinds"].get(r.kind, 0) + 1
+        for episode_id in r.evidence.get("episode_ids", []):
+            if episode_id not in entry["episode_ids"] and len(entry["episode_ids"]) < 3:
+                entry["episode_ids"].append(episode_id)
+    return list(days.values())
 
 
 def _weight(kind: str) -> int:

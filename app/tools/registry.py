@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.enrich.client import ModelClient
-from app.errors import ConflictError, DatabaseError, TimeTraceError
+from app.errors import ConflictError, DatabaseError, TimeTraceError, UnknownThingError
 from app.rules.categories import Rules, load_rules
 from app.settings import Settings
 from app.store import ToolStore, UserContext
@@ -211,6 +211,14 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> d
         result = spec.run(ctx, params)
     except ConflictError as exc:
         return {"error": exc.message, "conflict": True, "hint": "look it up again, then retry"}
+    except UnknownThingError as exc:
+        # Never a silent zero: say the name was not found, and what the user does have.
+        return {
+            "error": exc.message,
+            "unresolved": exc.mention,
+            "suggestions": list(exc.suggestions),
+            "hint": "ask again with one of the suggestions, or the exact app, site or category",
+        }
     except DatabaseError as exc:
         return {"error": exc.message, "retry": True, "hint": "the database is busy: try again"}
     except TimeTraceError as exc:

@@ -16,15 +16,23 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.errors import InvalidInputError
+from app.errors import InvalidInputError, UnknownThingError
 from app.pyramid.metrics import merge_day_metrics
 from app.rules.categories import Category
+from app.rules.things import Thing
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
 from app.timeutil import period_days, read_window
 from app.tools.coverage import coverage_items
 from app.tools.periods import PeriodArgs, resolve, span
 from app.tools.registry import ToolContext, tool
+from app.tools.things import (
+    from_records,
+    metrics_seconds,
+    require_thing,
+    resolve_thing,
+    site_seconds,
+)
 
 Metric = Literal[
     "seconds_by_category",
@@ -50,7 +58,22 @@ class QueryStatsArgs(PeriodArgs):
         None,
         min_length=1,
         max_length=200,
-        description="only apps whose name contains this (with seconds_by_app), e.g. Slack, 微信",
+        description="only this app (with seconds_by_app), by any of its names, e.g. Slack, 微信, "
+        "VS Code; else apps whose name contains this",
+    )
+    thing: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="the seconds of one thing by the name people use: an app (VS Code, PyCharm, "
+        "微信, 终端), a site inside browsers (YouTube, 知乎, B站, github.com), a category "
+        "(娱乐, work) or idle time (离开电脑, away); says what it matched",
+    )
+    site: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="like thing, for a site only (YouTube, 知乎, github.com): its time in browsers",
     )
     top_n: int = Field(10, ge=1, le=50, description="how many apps, sites or titles to list")
 
@@ -155,15 +178,21 @@ counts its own time; device_overlap_s is how long two or more devices were activ
 Time in an app (seconds_by_app, top_titles) is active time only: idle/locked time is
 never counted in an app; it is `system` in seconds_by_category and given as idle_seconds.
 Apps are canonical names (Code.exe and Code are one "Visual Studio Code").
+thing= (or site=) answers the seconds of one app, site inside browsers, category or idle time
+by the name people use (知乎, YouTube, B站, VS Code, 命令行, 娱乐, 离开电脑); a name found
+nowhere in the user's data is an error with the closest names they have, never 0.
 metric=uncategorized lists the apps and sites with the most uncategorized time, each with
 a rule line for the rules file.
 统计：某段时间各类别/应用的时长、episode 数、活跃时长、信号次数。问"多少小时/几次"先用它。
+thing=知乎/B站/VS Code/命令行/娱乐/离开电脑 直接给出该应用、网站（浏览器内）、类别或离开时间的秒数。
 多设备各自计时，device_overlap_s 为多台设备同时活跃的秒数。
 应用时长只算活跃时间；空闲/锁屏算 system，另给 idle_seconds。
 uncategorized：未分类时间最多的应用/网站，附建议规则。
 """,
 )
 def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
+    if args.thing or args.site:
+        return _thing_stats(ctx, args)
     if args.category and args.metric != "seconds_by_category":
         raise InvalidInputError("category works only with metric seconds_by_category")
     if args.app and args.metric != "seconds_by_app":
@@ -214,8 +243,9 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
     elif args.metric == "seconds_by_app":
         by_app = metrics.get("seconds_by_app", {})
         if args.app:
-            wanted = args.app.casefold()
-            by_app = {app: s for app, s in by_app.items() if wanted in app.casefold()}
+            by_app, thing = _apps_named(ctx, args.app, by_app)
+            if thing is not None:
+                out["thing"] = thing.describe()
         out["items"] = _items(by_app, "app", args.top_n)
     elif args.metric == "episode_count":
         out["value"] = metrics.get("episode_count", 0)
@@ -246,3 +276,82 @@ def _uncategorized(
         limit=COVERAGE_ROWS,
     )
     return coverage_items(rows, apps=ctx.rules.apps, top_n=top_n)
+
+
+# Metrics that mean "seconds" for a thing; any other metric with thing= is a mistake.
+_THING_METRICS = ("seconds_by_app", "seconds_by_category", "active_seconds")
+
+
+def _apps_named(
+    ctx: ToolContext, name: str, by_app: dict[str, float]
+) -> tuple[dict[str, float], Thing | None]:
+    """The apps `name` means: the resolver's apps when it knows the name, else the apps
+    whose name contains it; an error with suggestions when neither finds any."""
+    resolution = resolve_thing(ctx, mention=name)
+    thing = resolution.thing
+    if thing is not None and thing.apps:
+        return {app: s for app, s in by_app.items() if app in thing.apps}, thing
+    wanted = name.casefold()
+    found = {app: s for app, s in by_app.items() if wanted in app.casefold()}
+    if not found and thing is None:
+        raise UnknownThingError(mention=name, suggestions=resolution.suggestions)
+    return found, thing
+
+
+def thing_total(
+    ctx: ToolContext,
+    thing: Thing,
+    *,
+    day_from: date,
+    day_to: date,
+    stitched: tuple[DigestMetrics, str, datetime | None] | None = None,
+) -> tuple[float, dict[str, float], str, datetime | None]:
+    """Seconds of a thing over [day_from, day_to], by part; the source and watermark.
+    Sites and titles are counted from records, the rest from the stitched metrics
+    (pass them in to count several things over one period)."""
+    if from_records(thing):
+        total, parts = site_seconds(ctx, thing, day_from=day_from, day_to=day_to)
+        return total, parts, "live", None
+    if stitched is None:
+        stitched = stitched_metrics(
+            ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
+        )
+    metrics, source, through = stitched
+    total, parts = metrics_seconds(thing, metrics)
+    return total, parts, source, through
+
+
+def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
+    if sum(1 for v in (args.thing, args.site, args.app) if v) > 1:
+        raise InvalidInputError("give one of thing, site or app")
+    if "metric" in args.model_fields_set and args.metric not in _THING_METRICS:
+        raise InvalidInputError(f"thing and site answer seconds: leave out metric {args.metric!r}")
+    if args.category:
+        raise InvalidInputError("give the category as thing, not beside it")
+    mention = args.thing or args.site or ""
+    thing = require_thing(ctx, mention=mention)
+    if args.site and thing.kind != "site":
+        raise InvalidInputError(
+            f"{mention!r} is {thing.kind} {thing.name!r}, not a site: pass it as thing"
+        )
+    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
+    total, parts, source, through = thing_total(ctx, thing, day_from=day_from, day_to=day_to)
+    out: dict[str, Any] = {
+        "metric": "seconds",
+        "thing": thing.describe(),
+        "from": day_from,
+        "to": day_to,
+        "seconds": round(total),
+        "hours": round(total / 3600, 2),
+    }
+    if len(parts) > 1:
+        out["items"] = [
+            {"part": k, "seconds": round(v), "hours": round(v / 3600, 2)}
+            for k, v in sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top_n]
+        ]
+    if not total:
+        out["note"] = f"{thing.label}: no time recorded in this period"
+    out["source"] = source
+    if through is not None:
+        out["computed_through_ts"] = through
+    return out

@@ -1,0 +1,352 @@
+"""Tools on things by the names people use: when one was last seen, on which days it
+took time, several side by side, and what was on the screen at a given moment.
+
+    dispatch(ctx, "last_seen", {"thing": "Steam"})
+    dispatch(ctx, "days_with", {"thing": "B站", "period": "this_month", "min_minutes": 30})
+    dispatch(ctx, "compare", {"things": ["娱乐", "work"], "period": "last_week"})
+    dispatch(ctx, "get_moment", {"at": "2026-06-30T15:04"})
+
+Every name goes through the resolver (`app/tools/things.py`); a name it cannot find is
+an error with the closest names the user has. Answers are exact: from records by the
+duration rule, or from episodes and digests that equal them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any, Self
+
+from pydantic import Field, model_validator
+
+from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
+from app.timeutil import logical_day, zone
+from app.tools.periods import PeriodArgs, resolve, today_of
+from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.stats import stitched_metrics, thing_total
+from app.tools.things import belongs, record_match, require_thing, thing_seconds_by_day
+
+TITLE_MAX = 100
+LAST_SEEN_BATCH = 200
+LAST_SEEN_BATCHES = 25  # at most 5,000 candidate records read before giving up
+
+THING = (
+    "an app, site, category or idle time by the name people use: Steam, VS Code, PyCharm, 微信, "
+    "终端/命令行, 浏览器, YouTube, 知乎, B站, github.com, 娱乐, work, 离开电脑, away"
+)
+
+
+def _clip(text: str | None, limit: int = TITLE_MAX) -> str | None:
+    if not text:
+        return text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _aware(ctx: ToolContext, ts: datetime) -> datetime:
+    """A time without a zone is the user's local time."""
+    return ts if ts.tzinfo is not None else ts.replace(tzinfo=zone(ctx.user.time_zone))
+
+
+def _site(ctx: ToolContext, record: RecordLine | MomentRecord) -> str | None:
+    if record.domain:
+        return record.domain
+    apps = ctx.rules.apps
+    if apps.is_browser(record.app):
+        return apps.site_of(apps.page_title(record.window_title))
+    return None
+
+
+# -- last_seen ----------------------------------------------------------------------------
+
+
+class LastSeenArgs(ToolArgs):
+    thing: str | None = Field(None, min_length=1, max_length=200, description=THING)
+    title: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="text in the window title (a file, a page, a project, a game), alone or "
+        "with thing",
+    )
+    before: datetime | None = Field(
+        None,
+        description="only records that start before this (YYYY-MM-DDTHH:MM; the user's local "
+        "time unless a zone is given); default: now",
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> Self:
+        if not self.thing and not self.title:
+            raise ValueError("give thing, title or both")
+        return self
+
+
+def _newest(
+    ctx: ToolContext, match: RecordMatch, accept: Callable[[RecordLine], bool], before: datetime
+) -> RecordLine | None:
+    """The newest record the store matches and `accept` keeps, read in batches."""
+    cursor = before
+    for _ in range(LAST_SEEN_BATCHES):
+        rows = ctx.store.latest_matching(
+            user_id=ctx.user.user_id, match=match, before=cursor, limit=LAST_SEEN_BATCH
+        )
+        for row in rows:
+            if accept(row):
+                return row
+        if len(rows) < LAST_SEEN_BATCH:
+            return None
+        cursor = rows[-1].ts_start
+    return None
+
+
+@tool(
+    name="last_seen",
+    tier="0",
+    cap_tokens=300,
+    params=LastSeenArgs,
+    description="""
+When a thing was last used or seen: the newest record of an app, a site (inside browsers
+too), a category or idle time — and/or a record whose window title contains some text —
+over all history, exactly (not a search over episodes). Gives its time, day, device, app,
+site, title and the episode around it. For "when did I last …" / "上次…是什么时候".
+某个应用/网站/类别（或标题含某文字）最后一次出现的时间，精确取自全部记录。
+""",
+)
+def last_seen(ctx: ToolContext, args: LastSeenArgs) -> dict[str, Any]:
+    thing = require_thing(ctx, mention=args.thing) if args.thing else None
+    before = _aware(ctx, args.before) if args.before else ctx.now
+    title = args.title
+    if thing is not None and title is None:
+        match = record_match(ctx, thing)
+        site_candidates = bool(match.page_terms)
+
+        def accept(r: RecordLine) -> bool:
+            return not site_candidates or belongs(ctx, thing, r)
+    else:
+        # With a title, the title narrows the records fastest; the thing is checked on each.
+        match = RecordMatch(title=title)
+
+        def accept(r: RecordLine) -> bool:
+            return thing is None or belongs(ctx, thing, r)
+
+    found = _newest(ctx, match, accept, before)
+    out: dict[str, Any] = {
+        **({"thing": thing.describe()} if thing else {}),
+        **({"title_contains": title} if title else {}),
+        "found": found is not None,
+    }
+    if args.before:
+        out["before"] = before
+    if found is None:
+        what = thing.label if thing else repr(title)
+        local = before.astimezone(zone(ctx.user.time_zone))
+        out["note"] = f"no record of {what} before {local:%Y-%m-%d %H:%M}"
+        return out
+    tz = zone(ctx.user.time_zone)
+    day = logical_day(found.ts_start, tz=tz, cut_hour=ctx.user.day_cut_hour)
+    site = _site(ctx, found)
+    out.update(
+        {
+            "at": found.ts_start.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
+            "day": day,
+            "days_ago": (today_of(ctx.user, ctx.now) - day).days,
+            "device": found.device_id,
+            "app": found.app,
+            **({"site": site} if site else {}),
+            "title": _clip(found.window_title),
+            "category": found.category,
+            **({"idle": True} if found.is_idle else {}),
+            "episode_id": found.episode_id,
+            "record_id": found.record_id,
+        }
+    )
+    return out
+
+
+# -- days_with ----------------------------------------------------------------------------
+
+
+class DaysWithArgs(PeriodArgs):
+    thing: str = Field(min_length=1, max_length=200, description=THING)
+    min_minutes: float = Field(
+        1, ge=0, le=1440, description="a day counts with at least this many minutes (default 1)"
+    )
+
+
+@tool(
+    name="days_with",
+    tier="0",
+    cap_tokens=1_500,
+    params=DaysWithArgs,
+    description="""
+The days in a period with at least min_minutes of a thing (an app, a site inside browsers, a
+category, idle time), each with its minutes, and how many. For "how many days did I …",
+"on which days …", "every day?". Exact, by the duration rule.
+某段时间内某应用/网站/类别达到 min_minutes 分钟的日子：逐日分钟数和天数。用于「几天」「哪几天」。
+""",
+)
+def days_with(ctx: ToolContext, args: DaysWithArgs) -> dict[str, Any]:
+    thing = require_thing(ctx, mention=args.thing)
+    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
+    by_day = thing_seconds_by_day(ctx, thing, day_from=day_from, day_to=day_to)
+    least = args.min_minutes * 60
+    days = [(d, s) for d, s in by_day.items() if s >= least and s > 0]
+    return {
+        "thing": thing.describe(),
+        "from": day_from,
+        "to": day_to,
+        "min_minutes": args.min_minutes,
+        "count": len(days),
+        "days_in_period": (day_to - day_from).days + 1,
+        "total_seconds": round(sum(by_day.values())),
+        "items": [{"day": d, "minutes": round(s / 60, 1)} for d, s in days],
+    }
+
+
+# -- compare ------------------------------------------------------------------------------
+
+
+class CompareArgs(PeriodArgs):
+    things: list[str] = Field(
+        min_length=2,
+        max_length=6,
+        description="2 to 6 names to put side by side: apps, sites, categories or idle time, "
+        'mixed, e.g. ["娱乐", "工作"], ["YouTube", "B站"], ["VS Code", "PyCharm"]',
+    )
+
+    @model_validator(mode="after")
+    def _names(self) -> Self:
+        for name in self.things:
+            if not name.strip() or len(name) > 200:
+                raise ValueError("every name has 1 to 200 characters")
+        return self
+
+
+@tool(
+    name="compare",
+    tier="0",
+    cap_tokens=500,
+    params=CompareArgs,
+    description="""
+Two to six things side by side over one period: seconds and hours of each (apps, sites
+inside browsers, categories, idle time, mixed), which is most and least, and the difference
+(first minus second when there are two). For "X or Y, which more", "X vs Y", "比较", "哪个多",
+"分别". 对比多个应用/网站/类别在同一时段的时长，并给出差值。
+""",
+)
+def compare(ctx: ToolContext, args: CompareArgs) -> dict[str, Any]:
+    things = [require_thing(ctx, mention=name) for name in args.things]
+    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
+    stitched = None
+    items = []
+    for mention, thing in zip(args.things, things, strict=True):
+        if stitched is None and not (thing.domains or thing.title):
+            stitched = stitched_metrics(
+                ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
+            )
+        total, _, _, _ = thing_total(
+            ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
+        )
+        items.append(
+            {
+                "mention": mention.strip(),
+                **thing.describe(),
+                "seconds": round(total),
+                "hours": round(total / 3600, 2),
+            }
+        )
+    most = max(items, key=lambda i: i["seconds"])
+    least = min(items, key=lambda i: i["seconds"])
+    out: dict[str, Any] = {
+        "from": day_from,
+        "to": day_to,
+        "items": items,
+        "most": most["label"],
+        "least": least["label"],
+        "max_minus_min_s": most["seconds"] - least["seconds"],
+    }
+    if len(items) == 2:
+        diff = items[0]["seconds"] - items[1]["seconds"]
+        out["first_minus_second_s"] = diff
+        out["first_minus_second_hours"] = round(diff / 3600, 2)
+    return out
+
+
+# -- the moment ---------------------------------------------------------------------------
+
+
+class MomentArgs(ToolArgs):
+    at: datetime = Field(
+        description="the instant (YYYY-MM-DDTHH:MM[:SS]; the user's local time unless a zone "
+        "is given)"
+    )
+    neighbours: int = Field(2, ge=0, le=5, description="records to show before and after")
+    device_id: str | None = Field(None, pattern=DEVICE_ID_PATTERN, description="only this device")
+
+
+def _moment_item(ctx: ToolContext, r: MomentRecord) -> dict[str, Any]:
+    tz = zone(ctx.user.time_zone)
+    end = r.ts_start + timedelta(seconds=r.duration_s)
+    site = _site(ctx, r)
+    return {
+        "from": r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
+        "to": end.astimezone(tz).strftime("%H:%M:%S"),
+        "app": r.app,
+        **({"site": site} if site else {}),
+        "title": _clip(r.window_title),
+        "category": r.category,
+        **({"idle": True} if r.is_idle else {}),
+        **({"description": _clip(r.description, 160)} if r.description else {}),
+        "episode_id": r.episode_id,
+        "record_id": r.record_id,
+    }
+
+
+@tool(
+    name="get_moment",
+    tier="1",
+    cap_tokens=1_200,
+    params=MomentArgs,
+    description="""
+What was on the screen at one instant: on each device, the record covering that moment first
+(by the duration rule), then the records just before and after it. For "what was I doing at
+3pm yesterday / at 14:05 on June 3". 某一时刻屏幕上是什么：各设备覆盖该时刻的记录及其前后。
+""",
+)
+def get_moment(ctx: ToolContext, args: MomentArgs) -> dict[str, Any]:
+    at = _aware(ctx, args.at)
+    rows = ctx.store.records_around(user_id=ctx.user.user_id, at=at, per_side=args.neighbours)
+    by_device: dict[str, list[MomentRecord]] = {}
+    for r in rows:
+        if args.device_id is None or r.device_id == args.device_id:
+            by_device.setdefault(r.device_id, []).append(r)
+    devices = []
+    for device, records in by_device.items():
+        before = [r for r in records if r.ts_start <= at]
+        after = [r for r in records if r.ts_start > at]
+        covering = None
+        if before and at < before[-1].ts_start + timedelta(seconds=before[-1].duration_s):
+            covering = before.pop()
+        # A device not in use at that instant shows only its nearest record on each side.
+        keep = args.neighbours if covering else min(args.neighbours, 1)
+        before = before[-keep:] if keep else []
+        after = after[:keep]
+        devices.append(
+            {
+                "device": device,
+                "covering": _moment_item(ctx, covering) if covering else None,
+                "before": [_moment_item(ctx, r) for r in before],
+                "after": [_moment_item(ctx, r) for r in after],
+            }
+        )
+    # Devices that were in use at that instant first.
+    devices.sort(key=lambda d: (d["covering"] is None, d["device"]))
+    tz = zone(ctx.user.time_zone)
+    out: dict[str, Any] = {
+        "at": at.astimezone(tz).strftime("%Y-%m-%d %H:%M:%S"),
+        "day": logical_day(at, tz=tz, cut_hour=ctx.user.day_cut_hour),
+        "items": devices,  # one per device, those in use at that instant first
+    }
+    if not any(d["covering"] for d in devices):
+        out["note"] = "no record covers that instant (away, or nothing recorded)"
+    return out

@@ -1,0 +1,133 @@
+-- Things by the names people use (app/tools/things.py) and the tools on them:
+-- seconds of an app, site, category or idle time by day, the newest record of a
+-- thing, the records around an instant. Every duration is the duration rule
+-- (timetrace_duration_s); a record's successor on its device is looked up by the
+-- timeline index, so only the matching records are read, never a whole period.
+--
+-- A record matches a thing (app/store.py: RecordMatch) when it is idle and idle is
+-- asked for; or its category is asked for; or, not idle, its app is one of the apps,
+-- its URL's domain is one of the domains or under one, it is a browser record without
+-- a URL whose title contains a page pattern (a candidate the caller confirms), or its
+-- title contains the title pattern. Patterns arrive as ILIKE patterns, escaped.
+
+-- name: thing_seconds --
+WITH c AS (
+    SELECT r.user_id, r.device_id, r.client_record_id, r.ts_start, r.ts_end, r.day_local,
+           r.app, r.domain,
+           CASE WHEN r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
+                     AND r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                THEN r.window_title END AS page_title
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+      AND (NOT %(unbuilt_only)s OR r.episode_id IS NULL)
+      AND ((%(idle)s AND r.is_idle)
+           OR r.category = ANY(%(categories)s::text[])
+           OR (NOT r.is_idle AND (
+               r.app = ANY(%(apps)s::text[])
+               OR r.domain = ANY(%(domains)s::text[])
+               OR r.domain LIKE ANY(%(domain_patterns)s::text[])
+               OR (r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
+                   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]))
+               OR r.window_title ILIKE %(title_pattern)s)))
+)
+SELECT c.day_local, c.app, c.domain, c.page_title,
+       COALESCE(sum(timetrace_duration_s(c.ts_start, c.ts_end, nx.ts_start)), 0) AS seconds,
+       max(c.ts_start) AS last_ts
+FROM c
+LEFT JOIN LATERAL (
+    SELECT n.ts_start FROM records n
+    WHERE n.user_id = c.user_id AND n.device_id = c.device_id AND n.deleted_at IS NULL
+      AND (n.ts_start, n.client_record_id COLLATE "C") > (c.ts_start, c.client_record_id COLLATE "C")
+    ORDER BY n.ts_start, n.client_record_id COLLATE "C"
+    LIMIT 1
+) nx ON true
+GROUP BY 1, 2, 3, 4
+ORDER BY 1, 2, 3, 4;
+
+-- name: episode_thing_seconds --
+-- Per day, the closed episodes' seconds in some apps and categories, and their idle time.
+SELECT e.day_local,
+       sum(COALESCE((SELECT sum(v::double precision) FROM jsonb_each_text(e.app_seconds) AS j(k, v)
+                     WHERE k = ANY(%(apps)s::text[])), 0)
+           + COALESCE((SELECT sum(v::double precision)
+                       FROM jsonb_each_text(e.category_seconds) AS j(k, v)
+                       WHERE k = ANY(%(categories)s::text[])), 0)
+           + CASE WHEN %(idle)s THEN e.duration_s - e.active_s ELSE 0 END) AS seconds
+FROM episodes e
+WHERE e.user_id = %(user_id)s AND e.day_local BETWEEN %(day_from)s AND %(day_to)s
+  AND e.closed AND NOT e.stale
+GROUP BY e.day_local
+ORDER BY e.day_local;
+
+-- name: known_names --
+-- The apps and sites of the user's recent records: the names suggestions come from.
+WITH newest AS (
+    SELECT max(ts_start) AS ts FROM records WHERE user_id = %(user_id)s AND deleted_at IS NULL
+)
+SELECT r.app, r.domain, count(*) AS records
+FROM records r, newest
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+  AND r.ts_start > newest.ts - interval '90 days'
+GROUP BY 1, 2
+ORDER BY records DESC, 1, 2
+LIMIT 500;
+
+-- name: latest_matching --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM (
+    SELECT * FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND r.ts_start < %(before)s
+      AND ((%(idle)s AND r.is_idle)
+           OR r.category = ANY(%(categories)s::text[])
+           OR (NOT r.is_idle AND (
+               r.app = ANY(%(apps)s::text[])
+               OR r.domain = ANY(%(domains)s::text[])
+               OR r.domain LIKE ANY(%(domain_patterns)s::text[])
+               OR (r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
+                   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]))
+               OR r.window_title ILIKE %(title_pattern)s)))
+    ORDER BY r.ts_start DESC, r.record_id DESC
+    LIMIT %(limit)s
+) r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+ORDER BY r.ts_start DESC, r.record_id DESC;
+
+-- name: records_around --
+-- On each device: the records that start at or before an instant (the first of them
+-- may cover it) and those after it, each with its effective duration.
+WITH near AS (
+    SELECT b.* FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT * FROM records r
+        WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+          AND r.ts_start <= %(at)s AND r.ts_start > %(at)s - interval '1 day'
+        ORDER BY r.ts_start DESC, r.client_record_id COLLATE "C" DESC
+        LIMIT %(per_side)s + 1
+    ) b
+    WHERE d.user_id = %(user_id)s
+    UNION ALL
+    SELECT f.* FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT * FROM records r
+        WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+          AND r.ts_start > %(at)s AND r.ts_start < %(at)s + interval '1 day'
+        ORDER BY r.ts_start, r.client_record_id COLLATE "C"
+        LIMIT %(per_side)s
+    ) f
+    WHERE d.user_id = %(user_id)s
+)
+SELECT n.record_id, n.device_id, n.ts_start, n.ts_end, n.app, n.window_title, n.domain,
+       n.category, n.is_idle, n.episode_id, a.description,
+       timetrace_duration_s(n.ts_start, n.ts_end, nx.ts_start) AS duration_s
+FROM near n
+LEFT JOIN LATERAL (
+    SELECT x.ts_start FROM records x
+    WHERE x.user_id = n.user_id AND x.device_id = n.device_id AND x.deleted_at IS NULL
+      AND (x.ts_start, x.client_record_id COLLATE "C") > (n.ts_start, n.client_record_id COLLATE "C")
+    ORDER BY x.ts_start, x.client_record_id COLLATE "C"
+    LIMIT 1
+) nx ON true
+LEFT JOIN record_analyses a ON a.user_id = n.user_id AND a.record_id = n.record_id
+ORDER BY n.device_id, n.ts_start, n.client_record_id COLLATE "C";

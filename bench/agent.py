@@ -48,6 +48,8 @@ from app.timeutil import logical_day
 from bench import agent_heldout, agent_questions
 from bench._common import bench_database, load_sample
 from bench.agent_cases import (
+    BROWSERS,
+    SITE_TITLES,
     Case,
     Compare,
     Days,
@@ -69,7 +71,12 @@ def _thing_sql(thing: Thing) -> tuple[str, list[Any]]:
         case "app":
             return "NOT is_idle AND app = ANY(%s)", [list(thing.names)]
         case "site":
-            return "NOT is_idle AND domain = ANY(%s)", [list(thing.names)]
+            titles = [SITE_TITLES[d] for d in thing.names if d in SITE_TITLES]
+            return (
+                "NOT is_idle AND (domain = ANY(%s) OR (domain IS NULL AND app = ANY(%s) "
+                "AND window_title LIKE ANY(%s)))",
+                [list(thing.names), list(BROWSERS), titles],
+            )
         case "category":
             return "category = %s", [thing.names[0]]
         case _:

@@ -145,6 +145,18 @@ def app(*names: str) -> Thing:
     return Thing("app", names)
 
 
+# A browser record with no URL counts for the site its title names (as ingest reads it).
+SITE_TITLES = {
+    "bilibili.com": "%哔哩哔哩%",
+    "youtube.com": "% - YouTube%",
+    "arxiv.org": "%arXiv%",
+    "coursera.org": "%Coursera%",
+    "github.com": "%GitHub%",
+    "stackoverflow.com": "%Stack Overflow%",
+}
+BROWSERS = ("Google Chrome", "Firefox", "Microsoft Edge", "Safari", "Chromium")
+
+
 def site(*domains: str) -> Thing:
     return Thing("site", domains)
 

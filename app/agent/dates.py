@@ -71,7 +71,7 @@ _WEEKEND = re.compile(
 )
 _MONTH_PART = re.compile(
     r"(?P<zwhich>本月|这个月|上个?月|(?P<zm>\d{1,2})月份?)(?:的)?(?P<zpart>初|底|末|中)"
-    r"|(?P<epart>early|late)\s+(?P<ewhich>this|last)\s+month"
+    r"|(?:in|during)\s+(?P<epart>early|late)\s+(?P<ewhich>this|last)\s+month"
     r"|(?:the\s+)?(?P<eend>start|beginning|end)\s+of\s+(?P<eendwhich>this|last)\s+month",
     re.IGNORECASE,
 )

@@ -82,7 +82,18 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
         "回滚", "强制回滚", "rollbacks?", "roll ?backs?", "reverts?", "reset"
     ),
     "rework": _words("返工", "重做", "撤销", "rework", "redo", "undo storms?", "undos?"),
-    "late_night": _words("熬夜", "深夜", "晚睡", "late nights?", "late-night", "stayed up"),
+    "late_night": _words(
+        "熬夜",
+        "深夜",
+        "晚睡",
+        "睡得晚",
+        "late nights?",
+        "late-night",
+        "stayed up",
+        "stay up",
+        "up late",
+        "bed late",
+    ),
     "focus_block": _words("专注", "深度工作", "focus", "focused", "deep work"),
     "distraction": _words("分心", "走神", "distractions?", "distracted"),
     "context_switch_storm": _words("频繁切换", "切换", "context switch(?:es|ing)?", "switching"),
@@ -117,7 +128,7 @@ DAYS_WHICH = _words(
 )  # fmt: skip
 DAYS_COUNT = _words(
     "有几天", "几天", "多少天", "how many days", "number of days", "how many nights",
-    "on how many days",
+    "on how many days", "days with",
 )  # fmt: skip
 _THRESHOLD = re.compile(
     r"(?:超过|多于|大于|不少于|至少|more than|over|at least|above)\s*"
@@ -187,13 +198,13 @@ _FILLER = _words(
     "please", "app", "apps", "application", "per", "each", "by", "category", "categories",
     "stuff", "things", "各", "每个", "类别", "分类",
     "刷了", "逛了", "听了", "待了", "耗了", "开了", "看了", "玩了", "用了", "花了",
-    "刷", "逛", "听",
-    "待", "耗", "咋", "这么", "钟头", "用时", "时长", "占了", "搞了", "花在", "开过", "用过", "开",
+    "刷", "逛", "听", "待", "耗", "咋", "这么久", "那么久", "这么", "钟头", "用时", "时长", "占了",
+    "搞了", "花在", "开过", "用过", "开",
     "啥", "那", "长", "都", "得", "列一下", "电脑上", "屏幕上",
     "watch", "watched", "watching", "browse", "browsing", "open", "opened", "usage", "burn",
     "lot", "play", "played", "playing", "be", "been", "get", "got", "done", "go", "went", "into",
     "take", "took", "had", "during", "over", "up", "it", "much", "long", "spend", "spending",
-    "browsed", "visit", "visited", "went", "on", "hrs", "sum",
+    "browsed", "visit", "visited", "went", "on", "hrs", "sum", "total", "overall", "altogether",
 )  # fmt: skip
 _PUNCT = re.compile(r"[\s?？!！。，,、：:；;“”\"'‘’()（）\[\]【】]+")
 _LONG_CJK = re.compile(f"[{CJK_CHARS}]{{3,}}")
@@ -455,6 +466,10 @@ def parse_intent(
                     "date_to": period.date_to.isoformat(),
                 }
             return make("search", "search_episodes", args, period=period, subject=words)
+    if IDLE.search(question) and not COUNT.search(question):
+        spec = _period_or(period, "today", today)
+        args = {"thing": "idle", **spec.arguments()}
+        return thing("thing_hours", "query_stats", args, "idle", period=spec)
     if kinds and not HOURS.search(question):
         spec = _period_or(period, "this_month", today)
         return make(
@@ -506,6 +521,11 @@ def parse_intent(
     if category is not None:
         return stats("category_hours", "seconds_by_category", spec, category=category)
     words = leftover_words(question, period)
+    mention = thing_mention(question, period)
+    if period is not None and mention and len(mention.split()) <= 2 and len(mention) <= 24:
+        # "YouTube yesterday?": a thing and a period, nothing else: its hours.
+        args = {"thing": mention, **spec.arguments()}
+        return thing("thing_hours", "query_stats", args, mention, period=spec)
     if period is not None or not words:
         return summary_intent(spec, language=language)
     return make("search", "search_episodes", {"query": words, "k": 8}, subject=words)

@@ -45,6 +45,11 @@ def answer_offline(
         language=language_of(question),
     )
     result = dispatch(ctx, intent.tool, intent.arguments)
+    if intent.kind == "thing_hours" and result.get("seconds") == 0 and intent.mention != "idle":
+        # A name the rules know but the user's data never held is no "0 h": say so.
+        seen = dispatch(ctx, "last_seen", {"thing": str(intent.arguments["thing"])})
+        if seen.get("found") is False:
+            result = {**result, "never_seen": True}
     newest = None
     if intent.period is not None and intent.period.date_to >= today - timedelta(days=1):
         newest = _newest_day(ctx)  # the period may reach past the newest record

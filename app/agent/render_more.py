@@ -57,6 +57,13 @@ def _thing_hours(intent: Intent, result: dict[str, Any], newest: str | None) -> 
     lang, period = intent.language, period_words(result, intent)
     label = _label(result.get("thing"), intent.mention or "")
     hours, seconds = _hours(result), round(float(result.get("seconds", 0)))
+    if result.get("never_seen"):
+        mention = intent.mention or label
+        return _t(
+            lang,
+            f"你的数据里从来没有“{mention}”（{label}）的记录，{period}也没有。",
+            f"Your data has no record of “{mention}” ({label}) at all, {period} included.",
+        )
     if intent.mention == "idle" or (result.get("thing") or {}).get("kind") == "idle":
         label = _t(lang, "离开/空闲（锁屏）", "away (idle or locked)")
     text = _t(
@@ -154,11 +161,13 @@ def _days(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
 
 def _moment(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
     lang = intent.language
-    at = str(intent.arguments.get("at") or intent.subject or "")
-    when = at[:16].replace("T", " ")
+    at = str(result.get("at") or intent.arguments.get("at") or intent.subject or "")
+    when = at[:16].replace("T", " ")  # local, as the tool gives it
     clock = at[11:19]
-    items = result.get("covering") or result.get("records") or result.get("items") or []
-    if intent.tool == "get_raw":  # the records that began by then, the latest per device
+    items = result.get("items") or []
+    if items and "covering" in items[0]:  # get_moment: per device, the covering record
+        items = [{**i["covering"], "device": i.get("device")} for i in items if i.get("covering")]
+    elif intent.tool == "get_raw":  # the records that began by then, the latest per device
         latest: dict[str, dict[str, Any]] = {}
         for item in items:
             if str(item.get("at", "")) <= clock:

@@ -228,10 +228,30 @@ def signals_listed(first: date, last: date, kind: str) -> Any:
     return check
 
 
-def raw_window(truth: Truth, text: str, result: dict[str, Any]) -> None:
-    count = truth.records_between("2003-03-12T14:20:00+08:00", "2003-03-12T14:40:00+08:00")
-    assert len(result["items"]) == count and f"{count} " in text
-    assert f"{result['items'][0]['at']} {result['items'][0]['device']}" in text
+def moment(truth: Truth, text: str, result: dict[str, Any]) -> None:
+    """The record covering 14:30 comes first, and the answer names it."""
+    covering = [i["covering"] for i in result["items"] if i.get("covering")]
+    assert covering, result
+    assert all(c["from"] <= "2003-03-12 14:30" for c in covering)
+    assert "2003-03-12 14:30" in text and covering[0]["app"] in text
+
+
+def thing_app(first: date, last: date, name: str) -> Callable[[Truth, str, dict[str, Any]], None]:
+    def check(truth: Truth, text: str, result: dict[str, Any]) -> None:
+        seconds = truth.app_seconds(first, last, name)
+        thing = result["thing"]
+        assert name == thing["name"] or name in thing.get("apps", []), thing
+        assert result["seconds"] == seconds
+        assert text.startswith(f"{hours(seconds)} ") and f"{seconds} " in text
+
+    return check
+
+
+def last_seen_of(app_or_site: str) -> Callable[[Truth, str, dict[str, Any]], None]:
+    def check(truth: Truth, text: str, result: dict[str, Any]) -> None:
+        assert result["found"] and result["at"] in text, (result, text)
+
+    return check
 
 
 def top_titles(truth: Truth, text: str, result: dict[str, Any]) -> None:
@@ -260,15 +280,15 @@ CASES = [
     Case("我现在在做什么？", "get_now", {}, latest_record),
     Case(
         "3月12日下午2点半我在看什么？",
-        "get_raw",
-        {"ts_from": "2003-03-12T14:20:00+08:00", "ts_to": "2003-03-12T14:40:00+08:00"},
-        raw_window,
+        "get_moment",
+        {"at": "2003-03-12T14:30:00+08:00"},
+        moment,
     ),
     Case(
         "What was on my screen at 2:30 pm on March 12?",
-        "get_raw",
-        {"ts_from": "2003-03-12T14:20:00+08:00", "ts_to": "2003-03-12T14:40:00+08:00"},
-        raw_window,
+        "get_moment",
+        {"at": "2003-03-12T14:30:00+08:00"},
+        moment,
     ),
     Case("what am I doing right now?", "get_now", {}, latest_record),
     Case(
@@ -358,14 +378,14 @@ CASES = [
     Case(
         "本周用了多少小时 Slack？",
         "query_stats",
-        stats_args("seconds_by_app", {"period": "this_week"}, app="Slack"),
-        app(day(31), day(31), "Slack"),
+        {"thing": "Slack", "period": "this_week"},
+        thing_app(day(31), day(31), "Slack"),
     ),
     Case(
         "How many hours in Zoom last week?",
         "query_stats",
-        stats_args("seconds_by_app", {"period": "last_week"}, app="Zoom"),
-        app(*LAST_WEEK, "Zoom"),
+        {"thing": "Zoom", "period": "last_week"},
+        thing_app(*LAST_WEEK, "Zoom"),
     ),
     Case(
         "这个月哪些应用用得最多？",
@@ -447,15 +467,15 @@ CASES = [
     ),
     Case(
         "我上次看哔哩哔哩是什么时候？",
-        "search_episodes",
-        {"query": "哔哩 哩哔 哔哩", "k": 30},
-        search_hits("哔哩哔哩"),
+        "last_seen",
+        {"thing": "哔哩哔哩"},
+        last_seen_of("bilibili.com"),
     ),
     Case(
         "When did I last look at Coursera?",
-        "search_episodes",
-        {"query": "Coursera", "k": 30},
-        search_hits("Coursera"),
+        "last_seen",
+        {"thing": "Coursera"},
+        last_seen_of("coursera.org"),
     ),
     Case("找一下周报", "search_episodes", {"query": "周报", "k": 8}, search_hits("周报")),
     Case(
@@ -503,14 +523,14 @@ CASES = [
     Case(
         "今天抖音用了多久？",
         "query_stats",
-        stats_args("seconds_by_app", {"period": "today"}, app="抖音"),
-        app(day(31), day(31), "抖音"),
+        {"thing": "抖音", "period": "today"},
+        thing_app(day(31), day(31), "抖音"),
     ),
     Case(
         "微信这个月用了多少小时？",
         "query_stats",
-        stats_args("seconds_by_app", THIS_MONTH, app="微信"),
-        app(*MONTH, "微信"),
+        {"thing": "微信", **THIS_MONTH},
+        thing_app(*MONTH, "微信"),
     ),
     Case(
         "昨天时间最多的窗口标题有哪些？",
@@ -526,7 +546,8 @@ def test_the_question_table_is_large_and_half_chinese() -> None:
     assert sum(has_cjk(c.question) for c in CASES) >= len(CASES) / 2
     assert {c.tool for c in CASES} == {
         "get_now",
-        "get_raw",
+        "get_moment",
+        "last_seen",
         "query_stats",
         "get_digest",
         "get_episodes",
@@ -629,9 +650,14 @@ def test_a_question_about_now_in_the_past_lists_episodes_instead() -> None:
 
 
 def test_search_words_are_what_is_left_of_the_question() -> None:
-    intent = parse_intent("我上次调试支付回调是什么时候？", today=TODAY)
+    intent = parse_intent("找一下调试支付回调的那次", today=TODAY)
     assert intent.tool == "search_episodes"
     assert intent.arguments["query"] == "调试 试支 支付 付回 回调"
+
+
+def test_when_did_i_last_asks_last_seen_with_the_words_people_use() -> None:
+    intent = parse_intent("我上次调试支付回调是什么时候？", today=TODAY)
+    assert (intent.tool, intent.arguments) == ("last_seen", {"thing": "调试支付回调"})
 
 
 def test_english_answers_name_categories_in_english(month: Month) -> None:

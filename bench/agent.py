@@ -71,7 +71,7 @@ def _thing_sql(thing: Thing) -> tuple[str, list[Any]]:
         case "app":
             return "NOT is_idle AND app = ANY(%s)", [list(thing.names)]
         case "site":
-            titles = [SITE_TITLES[d] for d in thing.names if d in SITE_TITLES]
+            titles = [t for d in thing.names for t in SITE_TITLES.get(d, ())]
             return (
                 "NOT is_idle AND (domain = ANY(%s) OR (domain IS NULL AND app = ANY(%s) "
                 "AND window_title LIKE ANY(%s)))",

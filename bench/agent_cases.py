@@ -146,13 +146,13 @@ def app(*names: str) -> Thing:
 
 
 # A browser record with no URL counts for the site its title names (as ingest reads it).
-SITE_TITLES = {
-    "bilibili.com": "%哔哩哔哩%",
-    "youtube.com": "% - YouTube%",
-    "arxiv.org": "%arXiv%",
-    "coursera.org": "%Coursera%",
-    "github.com": "%GitHub%",
-    "stackoverflow.com": "%Stack Overflow%",
+SITE_TITLES: dict[str, tuple[str, ...]] = {
+    "bilibili.com": ("%哔哩哔哩%",),
+    "youtube.com": ("% - YouTube%",),
+    "arxiv.org": ("%arXiv%", "[2309.%"),  # the sample's arXiv pages (app/demo/sample.py)
+    "coursera.org": ("%Coursera%",),
+    "github.com": ("%GitHub%",),
+    "stackoverflow.com": ("%Stack Overflow%",),
 }
 BROWSERS = ("Google Chrome", "Firefox", "Microsoft Edge", "Safari", "Chromium")
 

@@ -19,12 +19,24 @@ ROUTER: dict[Language, str] = {
         "工具由便宜到贵；永远先试能回答问题的最便宜一层，不够再往下：\n"
         "1. get_now ——「现在/刚才在做什么」：最新几条记录 + 最近一段 episode。一次调用就够。\n"
         "2. query_stats —— 任何「多少小时/多久/几次/哪个应用」：按类别或应用的时长、episode 数、"
-        "活跃时长、信号次数。拿到数字就停，不要为了总数去读 episode。\n"
+        "活跃时长、信号次数。拿到数字就停，不要为了总数去读 episode。问某个应用、浏览器里的网站、"
+        "昵称或离开电脑的时长，就把用户说的名字原样放进 thing（B站、知乎、VS Code、终端、"
+        "离开电脑），工具会解析它；解析不到时工具会给出用户数据里最接近的名字，"
+        "照实说，不要说 0 小时。\n"
+        "   compare —— 两个或多个东西（应用、网站、类别）在同一时段的对比，或「分别」多久："
+        "things 放原话的名字列表。「分别」不是应用名。\n"
+        "   last_seen ——「上次/最后一次用 X 是什么时候」：所有记录里最新的一条，精确；"
+        "不要用 search_episodes 回答。\n"
+        "   days_with ——「有几天/哪几天用了 X」「有几天工作超过 N 小时」：列出某段时间里"
+        "至少 min_minutes 分钟的日子。\n"
+        "   get_moment ——「某天某时屏幕上是什么」：先给覆盖那一刻的记录，再给前后几条；"
+        "at 用带时区的时间。\n"
         "3. get_digest ——「总结我的一天/一周/一个月」：叙述 + 指标；要细节再用 get_episodes。\n"
         "   get_episodes ——「我某段时间在做什么」：每个 episode 一行。\n"
         "4. search_episodes ——「我什么时候做过 X / 找到调试 Y 的那次」：语义 + 关键词检索。\n"
         "   get_signals —— 习惯问题（坏习惯、返工、回滚、熬夜、分心）：检测到的行为及证据 "
-        "episode id；需要细节时再对被标记的那一天用 get_episodes。\n"
+        "episode id；问「哪几天熬夜/回滚」时加 by_day=true 和 period；需要细节时再对被标记的"
+        "那一天用 get_episodes。\n"
         "5. get_raw —— 最后手段：2 小时以内窄窗口的原始记录。只在摘要层缺少所问的确切细节时"
         "用，绝不作为第一步。\n"
         "6. deep_scan —— 兜底：摘要层答不了、又必须读超过 2 小时原始记录的罕见问题。慢且贵。\n"
@@ -49,14 +61,26 @@ ROUTER: dict[Language, str] = {
         "episode. One call is enough.\n"
         '2. query_stats — any "how many hours / how long / how many times / which app": time '
         "by category or app, episode count, active time, signal counts. Stop once you have the "
-        "number; never read episodes to add up a total.\n"
+        "number; never read episodes to add up a total. For an app, a site inside a browser, a "
+        "nickname or time away from the computer, pass the user's own words as thing (YouTube, "
+        "Zhihu, VS Code, terminal, away); the tool resolves them, and when it cannot it names "
+        'the closest names the user has: say that, never "0 hours".\n'
+        "   compare — two or more things (apps, sites, categories) over one period, side by "
+        'side, or "each" (分别): things = the names as asked. 分别 is never an app.\n'
+        '   last_seen — "when did I last use X": the newest record of all, exact; do not '
+        "answer it with search_episodes.\n"
+        '   days_with — "how many days / which days did I use X", "days with more than N hours '
+        'of work": the days of a period with at least min_minutes.\n'
+        '   get_moment — "what was on my screen at <time>": the record covering that instant '
+        "first, then its neighbours; at is a time with its zone.\n"
         '3. get_digest — "summarise my day / week / month": narrative and metrics; use '
         "get_episodes only for detail.\n"
         '   get_episodes — "what was I doing <then>": one line per episode.\n'
         '4. search_episodes — "when did I do X / find the time I debugged Y": semantic and '
         "keyword search.\n"
         "   get_signals — habit questions (bad habits, rework, rollbacks, late nights, "
-        "distraction): detected behaviours with evidence episode ids; then get_episodes on a "
+        'distraction): detected behaviours with evidence episode ids; for "which days did I '
+        'stay up late / roll back" add by_day=true and the period; then get_episodes on a '
         "flagged day only if you need detail.\n"
         "5. get_raw — last resort: raw records of a narrow window (at most 2 hours), only when "
         "the summaries lack the exact detail asked for. Never the first call.\n"

@@ -48,6 +48,22 @@ def _settings(**overrides: Any) -> Settings:
         raise click.ClickException(f"bad configuration: {problems}") from exc
 
 
+def _database_url(settings: Settings, database: str | None) -> str | None:
+    """The URL of another database on the same server (the demo's: timetrace_demo), or
+    None for the configured one."""
+    if database is None:
+        return None
+    from app.db.connection import database_url
+    from app.db.psql import with_database
+
+    if settings.database_url:
+        return with_database(settings.database_url, database)
+    return database_url(settings, database=database)
+
+
+DATABASE_HELP = "Another database on the same server (the demo's: timetrace_demo)."
+
+
 def _edge(func: F) -> F:
     """Translate TimeTrace errors into one-line CLI errors."""
 
@@ -477,9 +493,16 @@ def _import(user_name: str, run: Callable[..., Any], *, build: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md", show_default=True)
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option("--database", help=DATABASE_HELP)
 @_edge
 def report_command(
-    grain: str, scope: str, user_name: str, fmt: str, lang: str, output: Path | None
+    grain: str,
+    scope: str,
+    user_name: str,
+    fmt: str,
+    lang: str,
+    output: Path | None,
+    database: str | None,
 ) -> None:
     """A period from its digests and signals: timetrace report week 2026-W23 --format html."""
     from datetime import UTC, datetime
@@ -489,7 +512,7 @@ def report_command(
     from app.web.report import build_report, render_html, render_markdown
 
     settings = _settings()
-    with open_services(settings) as services:
+    with open_services(settings, url=_database_url(settings, database)) as services:
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
@@ -551,9 +574,12 @@ def rules_check(user_name: str, period: str, top: int) -> None:
 @click.argument("name", required=False)
 @click.option("--user", "user_name", default="me", show_default=True)
 @click.option("--list", "show_list", is_flag=True, help="List the tools and their arguments.")
+@click.option("--database", help=DATABASE_HELP)
 @click.pass_context
 @_edge
-def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list: bool) -> None:
+def tool_command(
+    ctx: click.Context, name: str | None, user_name: str, show_list: bool, database: str | None
+) -> None:
     """Run a tool and print its JSON: timetrace tool query_stats --period this_month."""
     import json
 
@@ -565,20 +591,23 @@ def tool_command(ctx: click.Context, name: str | None, user_name: str, show_list
             args = ", ".join(spec["input_schema"].get("properties", {}))
             click.echo(f"{spec['name']:<16} tier {spec['tier']:<5} {args}")
         return
-    result = _run_tool(user_name, name, _parse_tool_args(ctx.args))
+    result = _run_tool(user_name, name, _parse_tool_args(ctx.args), database=database)
     click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
     if "error" in result:
         raise SystemExit(1)
 
 
-def _run_tool(user_name: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def _run_tool(
+    user_name: str, name: str, arguments: dict[str, Any], *, database: str | None = None
+) -> dict[str, Any]:
     """One tool call for a user, now, through the registry (never raises: errors are data)."""
     from datetime import UTC, datetime
 
     from app.runtime.services import open_services
     from app.tools import dispatch
 
-    with open_services(_settings()) as services:
+    settings = _settings()
+    with open_services(settings, url=_database_url(settings, database)) as services:
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
@@ -591,8 +620,15 @@ def _run_tool(user_name: str, name: str, arguments: dict[str, Any]) -> dict[str,
 @click.option("--user", "user_name", default="me", show_default=True)
 @click.option("--conversation", "conversation_id", type=int, help="Continue this conversation.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the done event, as JSON.")
+@click.option("--database", help=DATABASE_HELP)
 @_edge
-def ask_command(question: str, user_name: str, conversation_id: int | None, as_json: bool) -> None:
+def ask_command(
+    question: str,
+    user_name: str,
+    conversation_id: int | None,
+    as_json: bool,
+    database: str | None,
+) -> None:
     """Ask the memory in words: timetrace ask "这个月娱乐花了多少小时？"."""
     import json
     from datetime import UTC, datetime
@@ -610,7 +646,7 @@ def ask_command(question: str, user_name: str, conversation_id: int | None, as_j
             click.echo(f"· {data['tool']} ({data['tokens']} tokens{failed})", err=True)
 
     settings = _settings()
-    with open_services(settings) as services:
+    with open_services(settings, url=_database_url(settings, database)) as services:
         user = services.store.get_user(name=user_name)
         if user is None:
             raise click.ClickException(f"no user {user_name!r}")
@@ -664,8 +700,9 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
     envvar="TIMETRACE_TOKEN",
     help="Or serve the user of this API token (best set as TIMETRACE_TOKEN).",
 )
+@click.option("--database", help=DATABASE_HELP)
 @_edge
-def mcp_command(user_name: str | None, token: str | None) -> None:
+def mcp_command(user_name: str | None, token: str | None, database: str | None) -> None:
     """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline."""
     from app.mcp import serve_stdio
     from app.runtime.auth import user_for_token
@@ -674,7 +711,7 @@ def mcp_command(user_name: str | None, token: str | None) -> None:
     if user_name is None and token is None:
         raise click.UsageError("say whose memory to serve: --user NAME or TIMETRACE_TOKEN")
     settings = _settings()
-    with open_services(settings) as services:
+    with open_services(settings, url=_database_url(settings, database)) as services:
         if user_name is None:
             user = user_for_token(services.store, token=token)
         else:
@@ -689,21 +726,28 @@ def mcp_command(user_name: str | None, token: str | None) -> None:
 @click.option(
     "--start",
     type=click.DateTime(["%Y-%m-%d"]),
-    default="2026-06-01",
-    show_default=True,
-    help="First day of the sample.",
+    default=None,
+    help="First day of the sample (default: so that it ends yesterday).",
 )
 @click.option("--days", type=click.IntRange(1, 400), default=30, show_default=True)
 @click.option("--serve", "and_serve", is_flag=True, help="Then serve the web UI, signed in.")
 @_edge
 def demo(start: Any, days: int, and_serve: bool) -> None:
-    """Load a sample month through the real ingest path and print what it holds."""
-    from datetime import timedelta
+    """Load a sample month through the real ingest path and print what it holds; ask it
+    with --database timetrace_demo --user demo."""
+    from datetime import UTC, datetime, timedelta
 
     from app.demo.run import run_demo, serve_demo
 
     settings = _settings()
-    first = date(start.year, start.month, start.day)
+    if start is None:  # end yesterday, so that "yesterday" and "last week" ask about it
+        from app.demo.sample import DEFAULT_CUT_HOUR, DEFAULT_TZ
+        from app.timeutil import logical_day, zone
+
+        today = logical_day(datetime.now(UTC), tz=zone(DEFAULT_TZ), cut_hour=DEFAULT_CUT_HOUR)
+        first = today - timedelta(days=days)
+    else:
+        first = date(start.year, start.month, start.day)
     result = run_demo(settings, start=first, days=days, console=console)
     if result.mismatches:
         raise SystemExit(1)

@@ -89,10 +89,12 @@ class Truth:
     def __init__(self, conn: Any, user_id: int, today: date, zone: ZoneInfo) -> None:
         self.conn, self.user_id, self.today, self.zone = conn, user_id, today, zone
         row = conn.execute(
-            "SELECT max(day_local) AS d FROM records WHERE user_id = %s AND deleted_at IS NULL",
+            "SELECT max(day_local) AS d, max(ts_start) AS t FROM records "
+            "WHERE user_id = %s AND deleted_at IS NULL",
             [user_id],
         ).fetchone()
         self.newest: date = row["d"]
+        self.newest_at = f"{row['t'].astimezone(zone):%Y-%m-%d %H:%M}"  # "no data after" it
 
     def seconds(self, thing: Thing, first: date, last: date) -> float:
         where, params = _thing_sql(thing)
@@ -130,8 +132,7 @@ class Truth:
         if isinstance(truth, Hours):
             first, last = truth.span(self.today)
             if first > self.newest:  # "I have no data after …"
-                want = self.newest.isoformat()
-                return want in answer, f"no data after {want}"
+                return self.newest_at in answer, f"no data after {self.newest_at}"
             want = self.hours(truth.thing, first, last)
             return want in answer, f"{want} h ({first}–{last})"
         if isinstance(truth, Compare):

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -599,7 +600,7 @@ def test_an_empty_period_says_so_instead_of_inventing_numbers(month: Month) -> N
     ctx = month.services.tool_context(user=month.user, now=NOW)
     answer = answer_offline(ctx, "上个月娱乐花了多少小时？")  # February 2003: nothing recorded
     assert answer.intent.arguments["period"] == "last_month"
-    assert "娱乐共 0.0 小时（0 秒）" in answer.text
+    assert answer.text.startswith("0.0 小时：2003-02-01 至 2003-02-28，娱乐（0 秒）")
 
 
 # -- the parsers, without a database ------------------------------------------------------
@@ -664,3 +665,24 @@ def test_english_answers_name_categories_in_english(month: Month) -> None:
     ctx = month.services.tool_context(user=month.user, now=NOW)
     text = answer_offline(ctx, "How many hours of study today?").text
     assert "hours of study" in text and not has_cjk(text)
+
+
+def test_a_period_past_the_newest_record_says_there_is_no_data_after_it(month: Month) -> None:
+    ctx = month.services.tool_context(user=month.user, now=NOW + timedelta(days=3))
+    answer = answer_offline(ctx, "How many hours of entertainment today?")
+    newest = max(month.data.records, key=lambda r: r.ts_start).ts_start
+    local = f"{newest.astimezone(ZoneInfo(month.user.time_zone)):%Y-%m-%d %H:%M}"
+    assert answer.text.startswith(f"I have no data after {local}.")
+    answer = answer_offline(ctx, "今天B站看了多久？")
+    assert answer.text.startswith(f"我没有 {local} 之后的数据。")
+
+
+def test_a_name_the_data_never_held_is_never_zero_hours(month: Month) -> None:
+    ctx = month.services.tool_context(user=month.user, now=NOW)
+    for question, said in (
+        ("上周知乎看了多久？", "从来没有“知乎”"),
+        ("How long was I in Photoshop last week?", "no app, site or category called “Photoshop”"),
+        ("How long was I in Fotoshopp last week?", "no app, site or category called “Fotoshopp”"),
+    ):
+        text = answer_offline(ctx, question).text
+        assert said in text and "0.0" not in text and " 0 " not in text, text

@@ -62,7 +62,6 @@ def answer_offline(
 
 
 def _newest_day(ctx: ToolContext) -> str | None:
-    """The day (YYYY-MM-DD) of the newest record, from get_now."""
+    """When the newest record began (local "YYYY-MM-DD HH:MM"), from get_now."""
     latest = dispatch(ctx, "get_now", {"records": 1}).get("items") or [{}]
-    at = str(latest[0].get("at", ""))
-    return at[:10] or None
+    return str(latest[0].get("at", ""))[:16] or None

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.agent.intents import Intent
-from app.agent.render_more import RENDERERS_MORE, no_data_after, unknown_thing
+from app.agent.render_more import RENDERERS_MORE, no_data_after, unknown_thing, when
 from app.agent.signal_labels import SIGNAL_LABELS
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import Language
@@ -125,8 +125,8 @@ def _category_hours(intent: Intent, result: dict[str, Any]) -> str:
         category, hours, seconds = _category(item["category"], lang), item["hours"], item["seconds"]
         return _t(
             lang,
-            f"{period}，{category}共 {hours} 小时（{seconds} 秒）。",
-            f"{period}: {hours} hours of {category} ({seconds} s).",
+            f"{hours} 小时：{period}，{category}（{seconds} 秒）。",
+            f"{hours} hours of {category} {when(result, intent)} ({seconds} s).",
         )
     if not items:
         return _t(lang, f"{period} 没有记录到活动。", f"No activity recorded for {period}.")
@@ -161,8 +161,8 @@ def _app_hours(intent: Intent, result: dict[str, Any]) -> str:
         app = match[0]
         return _t(
             lang,
-            f"{period}，{app['app']} 共 {app['hours']} 小时（{app['seconds']} 秒）。",
-            f"{period}: {app['hours']} hours in {app['app']} ({app['seconds']} s).",
+            f"{app['hours']} 小时：{period}，{app['app']}（{app['seconds']} 秒）。",
+            f"{app['hours']} hours in {app['app']} {when(result, intent)} ({app['seconds']} s).",
         )
     parts = [f"{i['app']} {i['hours']}" + _t(lang, " 小时", " h") for i in items[:MAX_LINES]]
     if not parts:
@@ -175,8 +175,9 @@ def _value(intent: Intent, result: dict[str, Any]) -> str:
     if intent.kind == "active_hours":
         return _t(
             lang,
-            f"{period}活跃（非空闲）共 {result['hours']} 小时（{result['value']} 秒）。",
-            f"{period}: {result['hours']} active (not idle) hours ({result['value']} s).",
+            f"{result['hours']} 小时：{period}活跃（非空闲）（{result['value']} 秒）。",
+            f"{result['hours']} active (not idle) hours {when(result, intent)} "
+            f"({result['value']} s).",
         )
     return _t(
         lang, f"{period}共 {result['value']} 段 episode。", f"{period}: {result['value']} episodes."
@@ -331,7 +332,7 @@ def render(intent: Intent, result: dict[str, Any], *, newest: str | None = None)
     else:
         body = RENDERERS[intent.kind](intent, result)
     period = intent.period
-    if newest and period is not None and newest < period.date_from.isoformat():
+    if newest and period is not None and newest[:10] < period.date_from.isoformat():
         body = no_data_after(newest, lang) + " " + body
     source = f", {result['source']}" if "source" in result else ""
     return body + _t(

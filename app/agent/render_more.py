@@ -33,6 +33,14 @@ def period_words(result: dict[str, Any], intent: Intent) -> str:
     return _t(intent.language, f"{first} 至 {last}", f"{first} to {last}")
 
 
+def when(result: dict[str, Any], intent: Intent) -> str:
+    """The period after a number: "on 2026-06-03" / "from … to …"; Chinese as is."""
+    period = period_words(result, intent)
+    if intent.language == "zh" or not period:
+        return period
+    return f"from {period}" if " to " in period else f"on {period}"
+
+
 def _label(thing: Any, fallback: str) -> str:
     if isinstance(thing, dict):
         label = str(thing.get("label") or thing.get("name") or fallback)
@@ -66,12 +74,11 @@ def _thing_hours(intent: Intent, result: dict[str, Any], newest: str | None) -> 
         )
     if intent.mention == "idle" or (result.get("thing") or {}).get("kind") == "idle":
         label = _t(lang, "离开/空闲（锁屏）", "away (idle or locked)")
-    text = _t(
+    return _t(
         lang,
-        f"{hours} 小时（{seconds} 秒）：{period}，{label}。",
-        f"{hours} hours ({seconds} s) {period}: {label}.",
+        f"{hours} 小时：{period}，{label}（{seconds} 秒）。",
+        f"{hours} hours on {label} {when(result, intent)} ({seconds} s).",
     )
-    return text
 
 
 def _compare(intent: Intent, result: dict[str, Any], newest: str | None) -> str:

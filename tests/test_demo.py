@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -22,15 +24,23 @@ from click.testing import CliRunner
 
 from app.cli import main
 from app.db.embedded import start_embedded
+from app.demo.sample import DEFAULT_CUT_HOUR, DEFAULT_TZ
+from app.timeutil import logical_day, week_key, zone
 from tests.helpers import isolated_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _yesterday() -> date:
+    """The demo's last day by default: yesterday in the sample's zone."""
+    now = datetime.now(UTC)
+    return logical_day(now, tz=zone(DEFAULT_TZ), cut_hour=DEFAULT_CUT_HOUR) - timedelta(days=1)
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """The data directory and the output of `timetrace demo --days 8` (June 2026, the
-    month the README's examples ask about), with its embedded server stopped again."""
+    """The data directory and the output of `timetrace demo --days 8` (ending yesterday,
+    as the README's examples ask it), with its embedded server stopped again."""
     data_dir = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as monkeypatch:
         isolated_env(monkeypatch)
@@ -70,10 +80,12 @@ def test_demo_loads_the_sample_builds_the_pyramid_and_matches_ground_truth(
     _, text = demo
     assert ("equal the generator's ground truth to the second for all 8 days") in text
     assert "✗" not in text
-    assert "06-07 Sun" in text  # one row per logical day
+    last = _yesterday()
+    assert f"{last:%m-%d %a}" in text  # one row per logical day, the last one yesterday
     assert "duplicate 0" in text
     assert "Built the pyramid with no model" in text
-    assert "Week 2026-W23 (digest, final, from 7 day digests)" in text
+    first_week = week_key(last - timedelta(days=7))
+    assert re.search(rf"Week {first_week} \(digest, (final|open), from [1-7] day digests\)", text)
     assert "Detected signals" in text and "forced_rollback" in text
     assert "Answers from the tools" in text
     assert "hours of entertainment this month? → query_stats" in text
@@ -110,6 +122,49 @@ def test_timetrace_psql_opens_the_embedded_database_when_no_server_runs(
         timeout=120,
     )
     assert failed.returncode != 0 and "nonsense" in failed.stderr  # psql's status
+
+
+def readme_asks() -> list[tuple[list[str], list[str]]]:
+    """Every `timetrace ask` line of the README's sh blocks, with the lines it shows."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    asks: list[tuple[list[str], list[str]]] = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
+        shown: list[str] | None = None
+        for line in block.splitlines():
+            if line.startswith(".venv/bin/timetrace ask --database timetrace_demo"):
+                shown = []
+                asks.append((shlex.split(line)[1:], shown))
+            elif line.startswith("# ") and shown is not None:
+                shown.append(line[2:])
+            else:
+                shown = None
+    return asks
+
+
+def _shape(line: str) -> str:
+    """A line with its dates and numbers blanked: what stays the same from day to day."""
+    line = re.sub(r"\d{4}-\d{2}-\d{2}", "D", line)
+    line = re.sub(r"D(?:(?:、|, )D)+", "D…", line)
+    return re.sub(r"\d+(?:\.\d+)?", "N", line)
+
+
+@pytest.mark.slow
+def test_the_readme_ask_examples_print_what_the_readme_shows(demo: tuple[Path, str]) -> None:
+    data_dir, _ = demo
+    asks = readme_asks()
+    assert len(asks) >= 5 and all(shown for _, shown in asks)
+    try:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            isolated_env(monkeypatch)
+            for args, shown in asks:
+                result = CliRunner().invoke(
+                    main, args, env={"TIMETRACE_DATA_DIR": str(data_dir)}, catch_exceptions=False
+                )
+                assert result.exit_code == 0, result.output
+                printed = result.stdout.splitlines()[: len(shown)]
+                assert [_shape(x) for x in printed] == [_shape(x) for x in shown], printed
+    finally:
+        start_embedded(pgdata=data_dir / "pgdata").cleanup()
 
 
 def readme_sql() -> list[str]:

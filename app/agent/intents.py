@@ -205,6 +205,7 @@ _FILLER = _words(
     "lot", "play", "played", "playing", "be", "been", "get", "got", "done", "go", "went", "into",
     "take", "took", "had", "during", "over", "up", "it", "much", "long", "spend", "spending",
     "browsed", "visit", "visited", "went", "on", "hrs", "sum", "total", "overall", "altogether",
+    "check", "checked", "checking",
     "from", "between", "until", "till", "through", "since", "到", "至",
 )  # fmt: skip
 _PUNCT = re.compile(r"[\s?？!！。，,、：:；;“”\"'‘’()（）\[\]【】]+")

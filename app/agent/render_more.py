@@ -67,6 +67,9 @@ def _thing_hours(intent: Intent, result: dict[str, Any], newest: str | None) -> 
     hours, seconds = _hours(result), round(float(result.get("seconds", 0)))
     if result.get("never_seen"):
         mention = intent.mention or label
+        thing = result.get("thing") or {}
+        names = [str(n) for n in (thing.get("label"), thing.get("name")) if n and n != mention]
+        label = ", ".join(dict.fromkeys(names)) or label
         return _t(
             lang,
             f"你的数据里从来没有“{mention}”（{label}）的记录，{period}也没有。",
@@ -143,6 +146,7 @@ def _day_list(result: dict[str, Any]) -> list[str]:
 def _days(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
     lang, period = intent.language, period_words(result, intent)
     days = _day_list(result)
+    verb = ""
     if intent.kind == "signal_days":
         what = "、".join(SIGNAL_LABELS.get(k, (k, k))[0] for k in intent.kinds)
         what_en = ", ".join(SIGNAL_LABELS.get(k, (k, k))[1] for k in intent.kinds)
@@ -161,8 +165,8 @@ def _days(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
     listed = _t(lang, "、".join(days), ", ".join(days))
     return _t(
         lang,
-        f"{n} 天：{period}有{what}的日子是 {listed}。",
-        f"{n} day{'s' if n != 1 else ''} {period} with {what_en}: {listed}.",
+        f"{n} 天{verb}{what}（{period}）：{listed}。",
+        f"{n} day{'s' if n != 1 else ''} with {what_en} {when(result, intent)}: {listed}.",
     )
 
 

@@ -78,7 +78,11 @@ def recognizers_reader() -> Callable[[DateCase], Found]:
         found = recognize_datetime(case.question, culture, reference=BASE)
         if not found:
             return None
-        value = found[0].resolution["values"][-1]
+        values = found[0].resolution["values"]
+        # An ambiguous date comes as two values, the past and the future one: a memory
+        # is asked about the past.
+        past = [v for v in values if str(v.get("start", v.get("value", ""))) <= BASE.isoformat()]
+        value = (past or values)[0]
         if "start" in value:  # a range's end is exclusive
             first = datetime.fromisoformat(value["start"])
             last = datetime.fromisoformat(value["end"]) - timedelta(days=1)

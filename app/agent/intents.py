@@ -119,7 +119,7 @@ LAST_TIME = _words(
 IDLE = _words(
     "离开电脑", "不在电脑前", "没在电脑前", "电脑空闲", "空闲", "闲置", "锁屏", "挂机",
     "idle", "afk", "away from (?:the |my )?(?:computer|desk|keyboard|pc|laptop)",
-    "screen (?:was )?locked", "locked screen", "the screen locked",
+    "screen (?:was )?locked", "locked screen", "the screen locked", "locked",
 )  # fmt: skip
 DAYS_WHICH = _words(
     "哪几天", "哪些天", "哪天", "哪一天", "哪些日子", "哪几个晚上", "哪些晚上",
@@ -142,9 +142,11 @@ COMPARE = _words(
 )  # fmt: skip
 _COMPARE_SPLIT = re.compile(
     r"\s+(?:compared\s+(?:to|with)|and|or|vs\.?|versus|than|with|against)\s+"
-    r"|和|跟|与|还是|对比|相比|\s*,\s*or\s+|\bvs\.?",
+    r"|和|跟|与|还是|对比|相比|\s*,\s*or\s+",
     re.IGNORECASE,
 )
+# Names with a separator word inside, kept whole while a comparison is split.
+_WHOLE_NAMES = re.compile(r"\bvs\s?code\b", re.IGNORECASE)
 _COMPARE_WORDS = _words(
     "比较", "对比", "相比", "比一下", "比起来", "怎么样", "哪个用得多", "哪个时间长", "哪个多",
     "哪个", "分别", "各花了", "各用了", "各", "用得多", "时间长", "一下",
@@ -205,7 +207,8 @@ _FILLER = _words(
     "lot", "play", "played", "playing", "be", "been", "get", "got", "done", "go", "went", "into",
     "take", "took", "had", "during", "over", "up", "it", "much", "long", "spend", "spending",
     "browsed", "visit", "visited", "went", "on", "hrs", "sum", "total", "overall", "altogether",
-    "check", "checked", "checking",
+    "check", "checked", "checking", "screen time", "screen", "every", "each", "whats",
+    "啊", "呀", "嘛", "哦", "呗", "每天", "每",
     "from", "between", "until", "till", "through", "since", "到", "至",
 )  # fmt: skip
 _PUNCT = re.compile(r"[\s?？!！。，,、：:；;“”\"'‘’()（）\[\]【】]+")
@@ -261,6 +264,7 @@ def thing_mention(question: str, period: PeriodSpec | None, *patterns: re.Patter
         text = text[: period.span[0]] + " " + text[period.span[1] :]
     for pattern in patterns:
         text = pattern.sub(" ", text)
+    text = re.sub(r"(?<=\w)['’]s\b", "", text)  # what's, Chrome's
     text = _PUNCT.sub(" ", text)
     text = _FILLER.sub(" ", text)
     text = re.sub(r"[-—–·|/]+", " ", text)
@@ -273,6 +277,7 @@ def _compared(question: str, period: PeriodSpec | None) -> list[str]:
     if period is not None and period.span != (0, 0):
         text = text[: period.span[0]] + " " + text[period.span[1] :]
     text = re.sub(r"[?？!！。]", " ", text)
+    text = _WHOLE_NAMES.sub("VSCode", text)
     parts = []
     for part in _COMPARE_SPLIT.split(text):
         part = _COMPARE_WORDS.sub(" ", part)
@@ -420,6 +425,7 @@ def parse_intent(
             return make("signal_days", "get_signals", args, period=spec, kinds=kinds, listed=listed)
         minutes, threshold = _minutes(question)
         cut = [
+            _words("每天", "每一天", "every day", "each day"),
             DAYS_WHICH,
             DAYS_COUNT,
             HOURS,

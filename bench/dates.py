@@ -15,6 +15,7 @@ JSON line per reader: {"reader": …, "hits": …, "cases": …, "en": …, "zh"
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import sys
@@ -41,8 +42,12 @@ def ours(case: DateCase) -> Found:
     return period.date_from, period.date_to, clocks[0] if clocks else None
 
 
+# The libraries are loaded by name: they are measured here, not depended on, and a
+# checkout without them still runs this script (it says which are not installed).
+
+
 def dateparser_reader() -> Callable[[DateCase], Found]:
-    from dateparser.search import search_dates
+    search_dates = importlib.import_module("dateparser.search").search_dates
 
     def read(case: DateCase) -> Found:
         settings: Any = {"RELATIVE_BASE": BASE, "PREFER_DATES_FROM": "past"}
@@ -56,7 +61,7 @@ def dateparser_reader() -> Callable[[DateCase], Found]:
 
 
 def jionlp_reader() -> Callable[[DateCase], Found]:
-    import jionlp
+    jionlp = importlib.import_module("jionlp")
 
     base = time.mktime(BASE.timetuple())
 
@@ -71,10 +76,11 @@ def jionlp_reader() -> Callable[[DateCase], Found]:
 
 
 def recognizers_reader() -> Callable[[DateCase], Found]:
-    from recognizers_date_time import Culture, recognize_datetime
+    recognizers = importlib.import_module("recognizers_date_time")
+    culture_of, recognize_datetime = recognizers.Culture, recognizers.recognize_datetime
 
     def read(case: DateCase) -> Found:
-        culture = Culture.Chinese if case.language == "zh" else Culture.English
+        culture = culture_of.Chinese if case.language == "zh" else culture_of.English
         found = recognize_datetime(case.question, culture, reference=BASE)
         if not found:
             return None

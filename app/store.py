@@ -1002,9 +1002,9 @@ class ToolStore(Protocol):
         ...
 
     def latest_matching(
-        self, *, user_id: int, match: RecordMatch, before: datetime, limit: int
+        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
     ) -> list[RecordLine]:
-        """The newest matching records that start before `before`, newest first."""
+        """The newest matching records that start in [since, before), newest first."""
         ...
 
     def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:

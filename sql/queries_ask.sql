@@ -78,7 +78,8 @@ SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.
        r.category, r.is_idle, r.episode_id, a.description
 FROM (
     SELECT * FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND r.ts_start < %(before)s
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start < %(before)s AND r.ts_start >= %(since)s
       AND ((%(idle)s AND r.is_idle)
            OR r.category = ANY(%(categories)s::text[])
            OR (NOT r.is_idle AND (

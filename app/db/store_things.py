@@ -75,12 +75,18 @@ class PostgresThingStore(Queries):
         )
 
     def latest_matching(
-        self, *, user_id: int, match: RecordMatch, before: datetime, limit: int
+        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
     ) -> list[RecordLine]:
         return self._all_as(
             RecordLine,
             "latest_matching",
-            {"user_id": user_id, "before": before, "limit": limit, **match_params(match)},
+            {
+                "user_id": user_id,
+                "since": since,
+                "before": before,
+                "limit": limit,
+                **match_params(match),
+            },
         )
 
     def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:

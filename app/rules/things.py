@@ -83,7 +83,10 @@ class Thing:
             "label": self.label,
             "matched_by": self.matched_by,
         }
-        if len(self.apps) > 1 or (self.apps and self.kind != "app"):
+        # A group's apps are many (every terminal there is): its parts are in the numbers.
+        if self.matched_by != "group" and (
+            len(self.apps) > 1 or (self.apps and self.kind != "app")
+        ):
             out["apps"] = list(self.apps)
         if self.domains and (len(self.domains) > 1 or self.kind != "site"):
             out["domains"] = list(self.domains)

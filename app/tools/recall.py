@@ -14,14 +14,14 @@ duration rule, or from episodes and digests that equal them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Any, Self
 
 from pydantic import Field, model_validator
 
 from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
 from app.timeutil import logical_day, zone
-from app.tools.periods import PeriodArgs, resolve, today_of
+from app.tools.periods import FIRST_DAY, PeriodArgs, resolve, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.stats import stitched_metrics, thing_total
 from app.tools.things import belongs, record_match, require_thing, thing_seconds_by_day
@@ -29,6 +29,7 @@ from app.tools.things import belongs, record_match, require_thing, thing_seconds
 TITLE_MAX = 100
 LAST_SEEN_BATCH = 200
 LAST_SEEN_BATCHES = 25  # at most 5,000 candidate records read before giving up
+EARLIEST = datetime.combine(FIRST_DAY, time(), tzinfo=UTC)
 
 THING = (
     "an app, site, category or idle time by the name people use: Steam, VS Code, PyCharm, 微信, "
@@ -88,7 +89,11 @@ def _newest(
     cursor = before
     for _ in range(LAST_SEEN_BATCHES):
         rows = ctx.store.latest_matching(
-            user_id=ctx.user.user_id, match=match, before=cursor, limit=LAST_SEEN_BATCH
+            user_id=ctx.user.user_id,
+            match=match,
+            since=EARLIEST,
+            before=cursor,
+            limit=LAST_SEEN_BATCH,
         )
         for row in rows:
             if accept(row):
@@ -225,7 +230,7 @@ class CompareArgs(PeriodArgs):
 @tool(
     name="compare",
     tier="0",
-    cap_tokens=500,
+    cap_tokens=600,
     params=CompareArgs,
     description="""
 Two to six things side by side over one period: seconds and hours of each (apps, sites

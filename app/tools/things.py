@@ -89,13 +89,16 @@ def resolve_thing(ctx: ToolContext, *, mention: str) -> Resolution:
             return Resolution(text, Thing("app", app, app, "partial", apps=(app,)))
         if partial_sites and not partial_apps:
             return Resolution(text, _site(ctx, partial_sites, matched_by="partial"))
-        seen = ctx.store.latest_matching(
+        # Text in window titles (a game, a project, a file), in the last MAX_DAYS of data.
+        newest = ctx.store.latest_records(user_id=ctx.user.user_id, now=ctx.now, limit=1)
+        seen = newest and ctx.store.latest_matching(
             user_id=ctx.user.user_id,
             match=RecordMatch(title=text),
+            since=newest[0].ts_start - timedelta(days=MAX_DAYS),
             before=ctx.now,
             limit=1,
         )
-        if seen and seen[0].ts_start >= ctx.now - timedelta(days=MAX_DAYS):
+        if seen:
             return Resolution(text, Thing("title", text, text, "title", title=text))
     return Resolution(text, None, _suggest(ctx, key, apps=apps, domains=domains))
 

@@ -198,11 +198,13 @@ class DaySeconds:
 
 @dataclass(frozen=True, slots=True)
 class KnownName:
-    """An app (and site) a user's recent records hold, and how many records."""
+    """An app (and site) a user's recent records hold, how many records, and whether
+    one of their titles contains the text asked about."""
 
     app: str
     domain: str | None
     records: int
+    titled: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -975,8 +977,9 @@ class ToolStore(Protocol):
 
     # -- things (app/tools/things.py) ----------------------------------------------------
 
-    def known_names(self, *, user_id: int) -> list[KnownName]:
-        """Apps and domains of the user's records in the 90 days before their newest."""
+    def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
+        """Apps and domains of the user's records in the 90 days before their newest, and
+        whether a title of theirs contains `title` (case-insensitive)."""
         ...
 
     def thing_seconds(

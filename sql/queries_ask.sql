@@ -61,14 +61,21 @@ GROUP BY e.day_local
 ORDER BY e.day_local;
 
 -- name: known_names --
--- The apps and sites of the user's recent records: the names suggestions come from.
+-- The apps and sites of the user's recent records (the names suggestions come from), and
+-- whether any of their titles contains a text. Titles repeat record after record: each
+-- distinct one is compared once.
 WITH newest AS (
     SELECT max(ts_start) AS ts FROM records WHERE user_id = %(user_id)s AND deleted_at IS NULL
+), titles AS (
+    SELECT r.app, r.domain, r.window_title, count(*) AS n
+    FROM records r, newest
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+      AND r.ts_start > newest.ts - interval '90 days'
+    GROUP BY 1, 2, 3
 )
-SELECT r.app, r.domain, count(*) AS records
-FROM records r, newest
-WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
-  AND r.ts_start > newest.ts - interval '90 days'
+SELECT app, domain, sum(n)::bigint AS records,
+       COALESCE(bool_or(window_title ILIKE %(title_pattern)s), false) AS titled
+FROM titles
 GROUP BY 1, 2
 ORDER BY records DESC, 1, 2
 LIMIT 500;

@@ -33,8 +33,11 @@ def match_params(match: RecordMatch) -> dict[str, Any]:
 
 
 class PostgresThingStore(Queries):
-    def known_names(self, *, user_id: int) -> list[KnownName]:
-        return self._all_as(KnownName, "known_names", {"user_id": user_id})
+    def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
+        pattern = _contains(title) if title else None
+        return self._all_as(
+            KnownName, "known_names", {"user_id": user_id, "title_pattern": pattern}
+        )
 
     def thing_seconds(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool

@@ -344,10 +344,12 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
         )
     }
     if args.by_day:
+        # The days are the answer: the patterns without their cues leave room for them.
+        counts = {name: {k: v for k, v in p.items() if k != "cues"} for name, p in summary.items()}
         return {
             "from": day_from,
             "to": day_to,
-            "patterns": summary,
+            "patterns": counts,
             "days_count": len({r.day_local for r in rows}),
             "items": _by_day(rows),
         }
@@ -379,7 +381,7 @@ def _by_day(rows: list[SignalRow]) -> list[dict[str, Any]]:
         entry = days.setdefault(r.day_local, {"day": r.day_local, "kinds": {}, "episode_ids": []})
         entry["kinds"][r.kind] = entry["kinds"].get(r.kind, 0) + 1
         for episode_id in r.evidence.get("episode_ids", []):
-            if episode_id not in entry["episode_ids"] and len(entry["episode_ids"]) < 3:
+            if episode_id not in entry["episode_ids"] and len(entry["episode_ids"]) < 2:
                 entry["episode_ids"].append(episode_id)
     return list(days.values())
 

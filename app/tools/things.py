@@ -25,14 +25,13 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from app.errors import UnknownThingError
 from app.rules.apps import normal_app
 from app.rules.things import Thing, domain_matches, loose, vocabulary_for
 from app.store import DigestMetrics, KnownName, RecordLine, RecordMatch, ThingSeconds
-from app.tools.periods import MAX_DAYS
 from app.tools.registry import ToolContext
 
 SUGGESTIONS = 5
@@ -69,7 +68,9 @@ def resolve_thing(ctx: ToolContext, *, mention: str) -> Resolution:
     key = loose(text)
     if not key:
         return Resolution(text, None)
-    names = ctx.store.known_names(user_id=ctx.user.user_id)
+    names = ctx.store.known_names(
+        user_id=ctx.user.user_id, title=text if _long_enough(key) else None
+    )
     apps = _apps(names)
     domains = sorted({n.domain for n in names if n.domain})
     normal = normal_app(text)
@@ -89,16 +90,8 @@ def resolve_thing(ctx: ToolContext, *, mention: str) -> Resolution:
             return Resolution(text, Thing("app", app, app, "partial", apps=(app,)))
         if partial_sites and not partial_apps:
             return Resolution(text, _site(ctx, partial_sites, matched_by="partial"))
-        # Text in window titles (a game, a project, a file), in the last MAX_DAYS of data.
-        newest = ctx.store.latest_records(user_id=ctx.user.user_id, now=ctx.now, limit=1)
-        seen = newest and ctx.store.latest_matching(
-            user_id=ctx.user.user_id,
-            match=RecordMatch(title=text),
-            since=newest[0].ts_start - timedelta(days=MAX_DAYS),
-            before=ctx.now,
-            limit=1,
-        )
-        if seen:
+        # Text in the window titles of recent records: a game, a project, a file.
+        if any(n.titled for n in names):
             return Resolution(text, Thing("title", text, text, "title", title=text))
     return Resolution(text, None, _suggest(ctx, key, apps=apps, domains=domains))
 

@@ -6,19 +6,22 @@ two devices active at once."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from click.testing import CliRunner
 
+from app.cli import main
 from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import ToolContext, dispatch
 from app.tools.things import resolve_thing
-from tests.helpers import NOW, SAMPLE_MONTH, Preloaded
+from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 
 D1, D2 = date(2004, 5, 10), date(2004, 5, 11)
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -309,3 +312,29 @@ def test_on_a_month_of_sample_activity_the_tools_equal_sql(
     ).fetchall()
     assert [i["day"] for i in habits["items"]] == [d["day_local"].isoformat() for d in days]
     assert habits["days_count"] == len(days) > 0
+
+
+def test_the_new_tools_reach_http_and_the_cli(
+    services: Services, db_url: str, tmp_path: Any
+) -> None:
+    api = make_api(services, user_name="doors", devices=("pc", "mac"))
+    assert api.ingest("pc", PC).status_code == 200 and api.ingest("mac", MAC).status_code == 200
+    listed = {t["name"] for t in api.client.get("/api/v1/tools", headers=api.auth).json()}
+    assert {"last_seen", "days_with", "compare", "get_moment"} <= listed
+    side = api.post("/api/v1/tools/compare", {**PERIOD, "things": ["知乎", "PyCharm"]})
+    assert side.status_code == 200
+    assert [i["seconds"] for i in side.json()["items"]] == [3000, 3600]
+    unknown = api.post("/api/v1/tools/days_with", {**PERIOD, "thing": "Stem"})
+    assert unknown.status_code == 422 and unknown.json()["suggestions"][0] == "Steam"
+    result = CliRunner().invoke(
+        main,
+        ["tool", "compare", "--user", "doors", "--things", '["命令行", "离开电脑"]', *CLI_PERIOD],
+        env={"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)},
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    # PowerShell 10 min + iTerm2 10 min; the PC locked 20 min, the Mac 20 min.
+    assert [i["seconds"] for i in json.loads(result.output)["items"]] == [1200, 2400]
+
+
+CLI_PERIOD = ["--period", "custom", "--date-from", "2004-05-10", "--date-to", "2004-05-11"]

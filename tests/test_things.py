@@ -137,3 +137,14 @@ def test_describe_says_what_was_counted() -> None:
         "label": "Visual Studio Code",
         "matched_by": "nickname",
     }
+
+
+def test_category_arguments_take_the_words_people_use() -> None:
+    from app.tools.reads import EpisodesArgs
+    from app.tools.stats import QueryStatsArgs
+
+    assert QueryStatsArgs.model_validate({"category": "娱乐"}).category == "entertainment"
+    assert QueryStatsArgs.model_validate({"category": "Work"}).category == "work"
+    assert EpisodesArgs.model_validate({"category": "学习"}).category == "study"
+    with pytest.raises(ValueError, match="category"):
+        QueryStatsArgs.model_validate({"category": "xyzzy"})

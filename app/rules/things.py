@@ -16,12 +16,15 @@ dropped. Data: `app/rules/things.toml` beside `apps.toml`.
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BeforeValidator
 
 from app.errors import ConfigError
 from app.rules.apps import AppIdentities, normal_app
@@ -248,6 +251,28 @@ def load_vocabulary(apps: AppIdentities) -> Vocabulary:
     vocabulary.site_apps = {d: tuple(sorted(a)) for d, a in site_apps.items()}
     return vocabulary
 
+
+@functools.cache
+def _category_words() -> dict[str, Category]:
+    data = tomllib.loads(resources.files("app").joinpath("rules/things.toml").read_text("utf-8"))
+    words: dict[str, Category] = {}
+    for raw in data.get("category", []):
+        category = raw["category"]
+        names = [category, CATEGORY_LABELS_ZH[category], *raw.get("names", [])]
+        words.update({loose(n): category for n in names})
+    return words
+
+
+def category_word(value: object) -> object:
+    """A category in words ("娱乐", "Entertainment", "摸鱼") as its key; anything else is
+    left for validation to judge."""
+    if isinstance(value, str):
+        return _category_words().get(loose(value), value)
+    return value
+
+
+# A category argument that also takes the words people use for it.
+CategoryName = Annotated[Category, BeforeValidator(category_word)]
 
 _CACHE: dict[int, tuple[AppIdentities, Vocabulary]] = {}
 

@@ -11,7 +11,7 @@ from pydantic import AwareDatetime, Field
 
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
-from app.rules.categories import Category
+from app.rules.things import CategoryName
 from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine, SignalRow
 from app.timeutil import day_key, month_key, period_days, week_key, zone
 from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, today_of
@@ -240,7 +240,7 @@ def _gaps(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
 
 
 class EpisodesArgs(PeriodArgs):
-    category: Category | None = Field(None, description="only episodes of this category")
+    category: CategoryName | None = Field(None, description="only episodes of this category")
     limit: int = Field(200, ge=1, le=1_000)
 
 

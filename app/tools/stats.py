@@ -18,8 +18,7 @@ from pydantic import Field
 
 from app.errors import InvalidInputError, UnknownThingError
 from app.pyramid.metrics import merge_day_metrics
-from app.rules.categories import Category
-from app.rules.things import Thing
+from app.rules.things import CategoryName, Thing
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
 from app.timeutil import period_days, read_window
@@ -51,7 +50,7 @@ COVERAGE_ROWS = 2_000
 
 class QueryStatsArgs(PeriodArgs):
     metric: Metric = Field("seconds_by_category", description="what to count")
-    category: Category | None = Field(
+    category: CategoryName | None = Field(
         None, description="only this category (with seconds_by_category)"
     )
     app: str | None = Field(

@@ -175,6 +175,7 @@ class RecordMatch:
     domains: tuple[str, ...] = ()
     browsers: tuple[str, ...] = ()
     page_terms: tuple[str, ...] = ()
+    page_titles: tuple[str, ...] = ()  # exact titles of such records, already confirmed
     title: str | None = None
 
 
@@ -988,6 +989,13 @@ class ToolStore(Protocol):
         """Seconds of the matching records of [day_from, day_to] by the duration rule, by
         day, app, domain and (for site candidates) title; only records not in an episode
         yet when `unbuilt_only`."""
+        ...
+
+    def page_titles(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
+    ) -> list[str]:
+        """The distinct titles of the period's URL-less browser records (of
+        `match.browsers`) that contain one of `match.page_terms`."""
         ...
 
     def episode_thing_seconds(

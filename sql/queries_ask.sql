@@ -15,7 +15,8 @@ WITH c AS (
     SELECT r.user_id, r.device_id, r.client_record_id, r.ts_start, r.ts_end, r.day_local,
            r.app, r.domain,
            CASE WHEN r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
-                     AND r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                     AND (r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                          OR r.window_title = ANY(%(page_titles)s::text[]))
                 THEN r.window_title END AS page_title
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
@@ -28,7 +29,8 @@ WITH c AS (
                OR r.domain = ANY(%(domains)s::text[])
                OR r.domain LIKE ANY(%(domain_patterns)s::text[])
                OR (r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
-                   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]))
+                   AND (r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                        OR r.window_title = ANY(%(page_titles)s::text[])))
                OR r.window_title ILIKE %(title_pattern)s)))
 )
 SELECT c.day_local, c.app, c.domain, c.page_title,
@@ -44,6 +46,16 @@ LEFT JOIN LATERAL (
 ) nx ON true
 GROUP BY 1, 2, 3, 4
 ORDER BY 1, 2, 3, 4;
+
+-- name: page_titles --
+-- The distinct titles of a period's URL-less browser records holding a site's name: the
+-- caller keeps those that name the site, so only their records are read for durations.
+SELECT DISTINCT r.window_title
+FROM records r
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+  AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+  AND r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
+  AND r.window_title ILIKE ANY(%(page_patterns)s::text[]);
 
 -- name: episode_thing_seconds --
 -- Per day, the closed episodes' seconds in some apps and categories, and their idle time.
@@ -94,7 +106,8 @@ FROM (
                OR r.domain = ANY(%(domains)s::text[])
                OR r.domain LIKE ANY(%(domain_patterns)s::text[])
                OR (r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
-                   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]))
+                   AND (r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                        OR r.window_title = ANY(%(page_titles)s::text[])))
                OR r.window_title ILIKE %(title_pattern)s)))
     ORDER BY r.ts_start DESC, r.record_id DESC
     LIMIT %(limit)s

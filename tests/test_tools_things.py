@@ -55,6 +55,15 @@ PC = [
     r("b1", "14:00", "14:30", "pycharm64.exe", "main.py - proj"),
     # Names 知乎 in its title but is a search page, not the site.
     r("b2", "14:30", "14:35", "chrome.exe", "我在知乎上看到的 - 百度搜索 - Google Chrome"),
+    # Sites whose rules are title patterns, not names.
+    r(
+        "b3",
+        "14:35",
+        "14:40",
+        "chrome.exe",
+        "3. Tutorial — Python 3.13.1 documentation - Google Chrome",
+    ),
+    r("b4", "14:40", "14:45", "chrome.exe", "TIL about tea : r/todayilearned - Google Chrome"),
 ]
 MAC = [
     # Zhihu on the Mac while the PC shows it too: two devices, each counts its own time.
@@ -338,3 +347,15 @@ def test_the_new_tools_reach_http_and_the_cli(
 
 
 CLI_PERIOD = ["--period", "custom", "--date-from", "2004-05-10", "--date-to", "2004-05-11"]
+
+
+def test_sites_known_by_a_title_pattern_count_from_titles(
+    services: Services, user: UserContext, conn: Any
+) -> None:
+    ctx = ctx_for(services, user)
+    for mention, key in (("Reddit", "b4"), ("docs.python.org", "b3")):
+        got = dispatch(ctx, "query_stats", {**PERIOD, "thing": mention})
+        truth = sql_by_day(conn, user, "r.client_record_id = %(key)s", key=key)
+        assert got["seconds"] == round(sum(truth.values())) == 300, mention
+        days = dispatch(ctx, "days_with", {**PERIOD, "thing": mention})
+        assert [i["day"] for i in days["items"]] == ["2004-05-11"], mention

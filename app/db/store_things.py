@@ -28,6 +28,7 @@ def match_params(match: RecordMatch) -> dict[str, Any]:
         ],
         "browsers": list(match.browsers),
         "page_patterns": [_contains(t) for t in match.page_terms],
+        "page_titles": list(match.page_titles),
         "title_pattern": _contains(match.title) if match.title else None,
     }
 
@@ -53,6 +54,15 @@ class PostgresThingStore(Queries):
                 **match_params(match),
             },
         )
+
+    def page_titles(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
+    ) -> list[str]:
+        rows = self._all(
+            "page_titles",
+            {"user_id": user_id, "day_from": day_from, "day_to": day_to, **match_params(match)},
+        )
+        return [row["window_title"] for row in rows]
 
     def episode_thing_seconds(
         self,

@@ -20,6 +20,7 @@ by the site its title names (the same rule ingest categorised it with).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections import defaultdict
@@ -204,6 +205,20 @@ def part_of(thing: Thing, row: ThingSeconds) -> str:
     return row.app or "(unknown)"
 
 
+def period_match(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date) -> RecordMatch:
+    """The records of a thing in a period. When a site's title rule can match any title,
+    the period's candidate titles are confirmed first, so that only the records of the
+    titles that name the site are read, not every browser record without a URL."""
+    match = record_match(ctx, thing)
+    if "" not in match.page_terms:
+        return match
+    titles = ctx.store.page_titles(
+        user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, match=match
+    )
+    confirmed = tuple(t for t in titles if site_confirmed(ctx, thing, t))
+    return dataclasses.replace(match, page_terms=(), page_titles=confirmed)
+
+
 def thing_seconds_by_day(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 ) -> dict[date, float]:
@@ -215,7 +230,7 @@ def thing_seconds_by_day(
             user_id=user_id,
             day_from=day_from,
             day_to=day_to,
-            match=record_match(ctx, thing),
+            match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
             unbuilt_only=False,
         )
     else:
@@ -250,7 +265,7 @@ def site_seconds(
         user_id=ctx.user.user_id,
         day_from=day_from,
         day_to=day_to,
-        match=record_match(ctx, thing),
+        match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
         unbuilt_only=False,
     )
     parts: dict[str, float] = defaultdict(float)

@@ -375,15 +375,13 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
 
 
 def _by_day(rows: list[SignalRow]) -> list[dict[str, Any]]:
-    """One item per day with signals, oldest first: how many of each kind, and evidence."""
-    days: dict[date, dict[str, Any]] = {}
+    """One item per day with signals, oldest first, with how many of each kind (the
+    evidence episode ids are in the single signals, without by_day: a month fits)."""
+    days: dict[date, dict[str, int]] = {}
     for r in sorted(rows, key=lambda r: (r.day_local, r.ts_start)):
-        entry = days.setdefault(r.day_local, {"day": r.day_local, "kinds": {}, "episode_ids": []})
-        entry["kinds"][r.kind] = entry["kinds"].get(r.kind, 0) + 1
-        for episode_id in r.evidence.get("episode_ids", []):
-            if episode_id not in entry["episode_ids"] and len(entry["episode_ids"]) < 2:
-                entry["episode_ids"].append(episode_id)
-    return list(days.values())
+        kinds = days.setdefault(r.day_local, {})
+        kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    return [{"day": day, "kinds": kinds} for day, kinds in days.items()]
 
 
 def _weight(kind: str) -> int:

@@ -14,14 +14,14 @@ duration rule, or from episodes and digests that equal them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
 from pydantic import Field, model_validator
 
 from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
 from app.timeutil import logical_day, zone
-from app.tools.periods import FIRST_DAY, PeriodArgs, resolve, today_of
+from app.tools.periods import PeriodArgs, resolve, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.stats import stitched_metrics, thing_total
 from app.tools.things import belongs, record_match, require_thing, thing_seconds_by_day
@@ -29,7 +29,11 @@ from app.tools.things import belongs, record_match, require_thing, thing_seconds
 TITLE_MAX = 100
 LAST_SEEN_BATCH = 200
 LAST_SEEN_BATCHES = 25  # at most 5,000 candidate records read before giving up
-EARLIEST = datetime.combine(FIRST_DAY, time(), tzinfo=UTC)
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # before any record (their days start in 1970)
+# Instants a question may name: inside the days tools accept, and far from the calendar's
+# ends, so that a day before or after them always exists.
+FIRST_INSTANT = datetime(1970, 1, 2)
+LAST_INSTANT = datetime(2999, 12, 30)
 
 THING = (
     "an app, site, category or idle time by the name people use: Steam, VS Code, PyCharm, 微信, "
@@ -41,6 +45,15 @@ def _clip(text: str | None, limit: int = TITLE_MAX) -> str | None:
     if not text:
         return text
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _in_range(ts: datetime | None) -> datetime | None:
+    """Refuse instants outside 1970..2999 (naive ones compared as written)."""
+    if ts is not None and not FIRST_INSTANT <= ts.replace(tzinfo=None) <= LAST_INSTANT:
+        raise ValueError(
+            f"{ts.isoformat()} is outside {FIRST_INSTANT:%Y-%m-%d}..{LAST_INSTANT:%Y-%m-%d}"
+        )
+    return ts
 
 
 def _aware(ctx: ToolContext, ts: datetime) -> datetime:
@@ -79,6 +92,7 @@ class LastSeenArgs(ToolArgs):
     def _something(self) -> Self:
         if not self.thing and not self.title:
             raise ValueError("give thing, title or both")
+        _in_range(self.before)
         return self
 
 
@@ -287,6 +301,11 @@ class MomentArgs(ToolArgs):
     )
     neighbours: int = Field(2, ge=0, le=5, description="records to show before and after")
     device_id: str | None = Field(None, pattern=DEVICE_ID_PATTERN, description="only this device")
+
+    @model_validator(mode="after")
+    def _instant(self) -> Self:
+        _in_range(self.at)
+        return self
 
 
 def _moment_item(ctx: ToolContext, r: MomentRecord) -> dict[str, Any]:

@@ -162,8 +162,9 @@ def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
                 if site.title is not None:
                     # A title rule that is plain text is one more name; any other may match
                     # any title: then every URL-less browser record is a candidate.
-                    plain = _PLAIN.fullmatch(site.title.pattern) is not None
-                    terms.add(site.title.pattern.casefold() if plain else "")
+                    text = _pattern_text(site.title)
+                    plain = _PLAIN.fullmatch(text) is not None
+                    terms.add(text.casefold() if plain else "")
     return RecordMatch(
         apps=thing.apps,
         categories=thing.categories,
@@ -173,6 +174,13 @@ def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
         page_terms=tuple(sorted(terms)),
         title=thing.title,
     )
+
+
+def _pattern_text(pattern: object) -> str:
+    """The source text of a compiled rule pattern (Python's re calls it `pattern`, other
+    engines `source`); empty when unknown, which reads every title: always correct."""
+    text = getattr(pattern, "pattern", None) or getattr(pattern, "source", None)
+    return text if isinstance(text, str) else ""
 
 
 def site_confirmed(ctx: ToolContext, thing: Thing, page_title: str) -> bool:

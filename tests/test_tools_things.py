@@ -359,3 +359,26 @@ def test_sites_known_by_a_title_pattern_count_from_titles(
         assert got["seconds"] == round(sum(truth.values())) == 300, mention
         days = dispatch(ctx, "days_with", {**PERIOD, "thing": mention})
         assert [i["day"] for i in days["items"]] == ["2004-05-11"], mention
+
+
+NASTY = ["%", "_", "\\", "%_\\%", "'; DROP TABLE records; --", "🙂", "ＡＢＣ", "a" * 200, "知乎%"]
+
+
+def test_any_name_is_an_answer_or_an_error_never_a_failure(
+    services: Services, user: UserContext
+) -> None:
+    ctx = ctx_for(services, user)
+    for name in NASTY:
+        for tool, args in [
+            ("query_stats", {**PERIOD, "thing": name}),
+            ("last_seen", {"thing": name}),
+            ("last_seen", {"title": name}),
+            ("days_with", {**PERIOD, "thing": name}),
+            ("compare", {**PERIOD, "things": [name, "PyCharm"]}),
+        ]:
+            got = dispatch(ctx, tool, args)
+            assert "inside TimeTrace" not in got.get("error", ""), (tool, name, got)
+            # A name with LIKE wildcards matches them literally: nothing here holds them.
+            assert got.get("found") is not True, (tool, name, got)
+    nul = dispatch(ctx, "days_with", {**PERIOD, "thing": "a\x00b"})
+    assert "NUL" in nul["error"]

@@ -20,6 +20,7 @@ from typing import Any, Self
 from pydantic import Field, model_validator
 
 from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
+from app.text import StorableStr
 from app.timeutil import logical_day, zone
 from app.tools.periods import PeriodArgs, resolve, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
@@ -74,8 +75,8 @@ def _site(ctx: ToolContext, record: RecordLine | MomentRecord) -> str | None:
 
 
 class LastSeenArgs(ToolArgs):
-    thing: str | None = Field(None, min_length=1, max_length=200, description=THING)
-    title: str | None = Field(
+    thing: StorableStr | None = Field(None, min_length=1, max_length=200, description=THING)
+    title: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
@@ -186,7 +187,7 @@ def last_seen(ctx: ToolContext, args: LastSeenArgs) -> dict[str, Any]:
 
 
 class DaysWithArgs(PeriodArgs):
-    thing: str = Field(min_length=1, max_length=200, description=THING)
+    thing: StorableStr = Field(min_length=1, max_length=200, description=THING)
     min_minutes: float = Field(
         1, ge=0, le=1440, description="a day counts with at least this many minutes (default 1)"
     )
@@ -226,7 +227,7 @@ def days_with(ctx: ToolContext, args: DaysWithArgs) -> dict[str, Any]:
 
 
 class CompareArgs(PeriodArgs):
-    things: list[str] = Field(
+    things: list[StorableStr] = Field(
         min_length=2,
         max_length=6,
         description="2 to 6 names to put side by side: apps, sites, categories or idle time, "

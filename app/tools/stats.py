@@ -21,6 +21,7 @@ from app.pyramid.metrics import merge_day_metrics
 from app.rules.things import CategoryName, Thing
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
+from app.text import StorableStr
 from app.timeutil import period_days, read_window
 from app.tools.coverage import coverage_items
 from app.tools.periods import PeriodArgs, resolve, span
@@ -53,14 +54,14 @@ class QueryStatsArgs(PeriodArgs):
     category: CategoryName | None = Field(
         None, description="only this category (with seconds_by_category)"
     )
-    app: str | None = Field(
+    app: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
         description="only this app (with seconds_by_app), by any of its names, e.g. Slack, 微信, "
         "VS Code; else apps whose name contains this",
     )
-    thing: str | None = Field(
+    thing: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
@@ -68,7 +69,7 @@ class QueryStatsArgs(PeriodArgs):
         "微信, 终端), a site inside browsers (YouTube, 知乎, B站, github.com), a category "
         "(娱乐, work) or idle time (离开电脑, away); says what it matched",
     )
-    site: str | None = Field(
+    site: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,

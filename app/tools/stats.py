@@ -246,6 +246,11 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
             by_app, thing = _apps_named(ctx, args.app, by_app)
             if thing is not None:
                 out["thing"] = thing.describe()
+                if thing.domains:
+                    out["hint"] = (
+                        f"{thing.label} is also a site: thing={args.app!r} counts its time in "
+                        "browsers too"
+                    )
         out["items"] = _items(by_app, "app", args.top_n)
     elif args.metric == "episode_count":
         out["value"] = metrics.get("episode_count", 0)

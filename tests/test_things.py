@@ -148,3 +148,21 @@ def test_category_arguments_take_the_words_people_use() -> None:
     assert EpisodesArgs.model_validate({"category": "学习"}).category == "study"
     with pytest.raises(ValueError, match="category"):
         QueryStatsArgs.model_validate({"category": "xyzzy"})
+
+
+@pytest.mark.parametrize(
+    ("mention", "name"),
+    [
+        ("刷抖音", "douyin.com"),
+        ("看B站", "bilibili.com"),
+        ("用VS Code", "Visual Studio Code"),
+        ("在知乎上", "zhihu.com"),
+        ("微信里", "微信"),
+        ("玩Steam", "Steam"),
+        ("看油管视频", "youtube.com"),
+        ("上网", "browser"),  # a group name, not 上 + 网
+        ("using Slack", "slack.com"),
+    ],
+)
+def test_a_leading_verb_or_trailing_word_is_tried_without(mention: str, name: str) -> None:
+    assert match(mention).name == name

@@ -175,6 +175,7 @@ class RecordMatch:
     domains: tuple[str, ...] = ()
     browsers: tuple[str, ...] = ()
     page_terms: tuple[str, ...] = ()
+    page_titles: tuple[str, ...] = ()  # exact titles of such records, already confirmed
     title: str | None = None
 
 
@@ -198,11 +199,13 @@ class DaySeconds:
 
 @dataclass(frozen=True, slots=True)
 class KnownName:
-    """An app (and site) a user's recent records hold, and how many records."""
+    """An app (and site) a user's recent records hold, how many records, and whether
+    one of their titles contains the text asked about."""
 
     app: str
     domain: str | None
     records: int
+    titled: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -975,8 +978,9 @@ class ToolStore(Protocol):
 
     # -- things (app/tools/things.py) ----------------------------------------------------
 
-    def known_names(self, *, user_id: int) -> list[KnownName]:
-        """Apps and domains of the user's records in the 90 days before their newest."""
+    def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
+        """Apps and domains of the user's records in the 90 days before their newest, and
+        whether a title of theirs contains `title` (case-insensitive)."""
         ...
 
     def thing_seconds(
@@ -985,6 +989,13 @@ class ToolStore(Protocol):
         """Seconds of the matching records of [day_from, day_to] by the duration rule, by
         day, app, domain and (for site candidates) title; only records not in an episode
         yet when `unbuilt_only`."""
+        ...
+
+    def page_titles(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
+    ) -> list[str]:
+        """The distinct titles of the period's URL-less browser records (of
+        `match.browsers`) that contain one of `match.page_terms`."""
         ...
 
     def episode_thing_seconds(
@@ -1002,9 +1013,9 @@ class ToolStore(Protocol):
         ...
 
     def latest_matching(
-        self, *, user_id: int, match: RecordMatch, before: datetime, limit: int
+        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
     ) -> list[RecordLine]:
-        """The newest matching records that start before `before`, newest first."""
+        """The newest matching records that start in [since, before), newest first."""
         ...
 
     def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:

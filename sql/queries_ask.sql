@@ -15,7 +15,8 @@ WITH c AS (
     SELECT r.user_id, r.device_id, r.client_record_id, r.ts_start, r.ts_end, r.day_local,
            r.app, r.domain,
            CASE WHEN r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
-                     AND r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                     AND (r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                          OR r.window_title = ANY(%(page_titles)s::text[]))
                 THEN r.window_title END AS page_title
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
@@ -28,7 +29,8 @@ WITH c AS (
                OR r.domain = ANY(%(domains)s::text[])
                OR r.domain LIKE ANY(%(domain_patterns)s::text[])
                OR (r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
-                   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]))
+                   AND (r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                        OR r.window_title = ANY(%(page_titles)s::text[])))
                OR r.window_title ILIKE %(title_pattern)s)))
 )
 SELECT c.day_local, c.app, c.domain, c.page_title,
@@ -44,6 +46,16 @@ LEFT JOIN LATERAL (
 ) nx ON true
 GROUP BY 1, 2, 3, 4
 ORDER BY 1, 2, 3, 4;
+
+-- name: page_titles --
+-- The distinct titles of a period's URL-less browser records holding a site's name: the
+-- caller keeps those that name the site, so only their records are read for durations.
+SELECT DISTINCT r.window_title
+FROM records r
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+  AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+  AND r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
+  AND r.window_title ILIKE ANY(%(page_patterns)s::text[]);
 
 -- name: episode_thing_seconds --
 -- Per day, the closed episodes' seconds in some apps and categories, and their idle time.
@@ -61,14 +73,21 @@ GROUP BY e.day_local
 ORDER BY e.day_local;
 
 -- name: known_names --
--- The apps and sites of the user's recent records: the names suggestions come from.
+-- The apps and sites of the user's recent records (the names suggestions come from), and
+-- whether any of their titles contains a text. Titles repeat record after record: each
+-- distinct one is compared once.
 WITH newest AS (
     SELECT max(ts_start) AS ts FROM records WHERE user_id = %(user_id)s AND deleted_at IS NULL
+), titles AS (
+    SELECT r.app, r.domain, r.window_title, count(*) AS n
+    FROM records r, newest
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+      AND r.ts_start > newest.ts - interval '90 days'
+    GROUP BY 1, 2, 3
 )
-SELECT r.app, r.domain, count(*) AS records
-FROM records r, newest
-WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
-  AND r.ts_start > newest.ts - interval '90 days'
+SELECT app, domain, sum(n)::bigint AS records,
+       COALESCE(bool_or(window_title ILIKE %(title_pattern)s), false) AS titled
+FROM titles
 GROUP BY 1, 2
 ORDER BY records DESC, 1, 2
 LIMIT 500;
@@ -78,7 +97,8 @@ SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.
        r.category, r.is_idle, r.episode_id, a.description
 FROM (
     SELECT * FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND r.ts_start < %(before)s
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start < %(before)s AND r.ts_start >= %(since)s
       AND ((%(idle)s AND r.is_idle)
            OR r.category = ANY(%(categories)s::text[])
            OR (NOT r.is_idle AND (
@@ -86,7 +106,8 @@ FROM (
                OR r.domain = ANY(%(domains)s::text[])
                OR r.domain LIKE ANY(%(domain_patterns)s::text[])
                OR (r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
-                   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]))
+                   AND (r.window_title ILIKE ANY(%(page_patterns)s::text[])
+                        OR r.window_title = ANY(%(page_titles)s::text[])))
                OR r.window_title ILIKE %(title_pattern)s)))
     ORDER BY r.ts_start DESC, r.record_id DESC
     LIMIT %(limit)s

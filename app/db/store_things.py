@@ -28,13 +28,17 @@ def match_params(match: RecordMatch) -> dict[str, Any]:
         ],
         "browsers": list(match.browsers),
         "page_patterns": [_contains(t) for t in match.page_terms],
+        "page_titles": list(match.page_titles),
         "title_pattern": _contains(match.title) if match.title else None,
     }
 
 
 class PostgresThingStore(Queries):
-    def known_names(self, *, user_id: int) -> list[KnownName]:
-        return self._all_as(KnownName, "known_names", {"user_id": user_id})
+    def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
+        pattern = _contains(title) if title else None
+        return self._all_as(
+            KnownName, "known_names", {"user_id": user_id, "title_pattern": pattern}
+        )
 
     def thing_seconds(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
@@ -50,6 +54,15 @@ class PostgresThingStore(Queries):
                 **match_params(match),
             },
         )
+
+    def page_titles(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
+    ) -> list[str]:
+        rows = self._all(
+            "page_titles",
+            {"user_id": user_id, "day_from": day_from, "day_to": day_to, **match_params(match)},
+        )
+        return [row["window_title"] for row in rows]
 
     def episode_thing_seconds(
         self,
@@ -75,12 +88,18 @@ class PostgresThingStore(Queries):
         )
 
     def latest_matching(
-        self, *, user_id: int, match: RecordMatch, before: datetime, limit: int
+        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
     ) -> list[RecordLine]:
         return self._all_as(
             RecordLine,
             "latest_matching",
-            {"user_id": user_id, "before": before, "limit": limit, **match_params(match)},
+            {
+                "user_id": user_id,
+                "since": since,
+                "before": before,
+                "limit": limit,
+                **match_params(match),
+            },
         )
 
     def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:

@@ -16,12 +16,15 @@ dropped. Data: `app/rules/things.toml` beside `apps.toml`.
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BeforeValidator
 
 from app.errors import ConfigError
 from app.rules.apps import AppIdentities, normal_app
@@ -35,7 +38,12 @@ IDLE_APP = "Lock screen"  # a locked screen counts as time away even when not ma
 # "b 站" and "B站" are one name each.
 _LOOSE_DROP = re.compile(r"[\s.\-_·・/'\"“”‘’「」《》()（）]+")
 # Words people add after a name ("知乎网站", "微信app", "Chrome 浏览器"): tried without.
+# Verbs people put before a name ("刷抖音", "看B站", "用VS Code"): tried without.
+_LEADERS = ("打开", "使用", "在", "用", "看", "刷", "玩", "逛", "上", "using", "watching", "on")
 _TRAILERS = (
+    "视频",
+    "上",
+    "里",
     "网页版",
     "客户端",
     "网站",
@@ -83,7 +91,10 @@ class Thing:
             "label": self.label,
             "matched_by": self.matched_by,
         }
-        if len(self.apps) > 1 or (self.apps and self.kind != "app"):
+        # A group's apps are many (every terminal there is): its parts are in the numbers.
+        if self.matched_by != "group" and (
+            len(self.apps) > 1 or (self.apps and self.kind != "app")
+        ):
             out["apps"] = list(self.apps)
         if self.domains and (len(self.domains) > 1 or self.kind != "site"):
             out["domains"] = list(self.domains)
@@ -113,19 +124,15 @@ class Vocabulary:
     site_apps: dict[str, tuple[str, ...]] = field(default_factory=dict)  # domain -> same-named apps
 
     def match(self, mention: str) -> Thing | None:
-        """The thing a mention names, or None. Tries the mention, then without a trailing
-        word such as 网站 or app."""
+        """The thing a mention names, or None. Tries the mention, then without a leading
+        verb such as 看 or 刷 and without a trailing word such as 网站 or app."""
         key = loose(mention)
         if not key:
             return None
-        found = self._match(key, mention)
-        if found is not None:
-            return found
-        for trailer in _TRAILERS:
-            if key.endswith(trailer) and len(key) > len(trailer):
-                found = self._match(key[: -len(trailer)], mention)
-                if found is not None:
-                    return found
+        for candidate in _shorter(key):
+            found = self._match(candidate, mention)
+            if found is not None:
+                return found
         return None
 
     def _match(self, key: str, mention: str) -> Thing | None:
@@ -161,6 +168,15 @@ class Vocabulary:
         if found is not None:
             self.app_by.setdefault(key, "alias")
         return found
+
+
+def _shorter(key: str) -> list[str]:
+    """The key, then without a leading verb, a trailing word, or both."""
+    heads = [key] + [key[len(v) :] for v in _LEADERS if key.startswith(v) and len(key) > len(v)]
+    out = list(heads)
+    for head in heads:
+        out += [head[: -len(t)] for t in _TRAILERS if head.endswith(t) and len(head) > len(t)]
+    return out
 
 
 def idle_thing(matched_by: str) -> Thing:
@@ -245,6 +261,28 @@ def load_vocabulary(apps: AppIdentities) -> Vocabulary:
     vocabulary.site_apps = {d: tuple(sorted(a)) for d, a in site_apps.items()}
     return vocabulary
 
+
+@functools.cache
+def _category_words() -> dict[str, Category]:
+    data = tomllib.loads(resources.files("app").joinpath("rules/things.toml").read_text("utf-8"))
+    words: dict[str, Category] = {}
+    for raw in data.get("category", []):
+        category = raw["category"]
+        names = [category, CATEGORY_LABELS_ZH[category], *raw.get("names", [])]
+        words.update({loose(n): category for n in names})
+    return words
+
+
+def category_word(value: object) -> object:
+    """A category in words ("娱乐", "Entertainment", "摸鱼") as its key; anything else is
+    left for validation to judge."""
+    if isinstance(value, str):
+        return _category_words().get(loose(value), value)
+    return value
+
+
+# A category argument that also takes the words people use for it.
+CategoryName = Annotated[Category, BeforeValidator(category_word)]
 
 _CACHE: dict[int, tuple[AppIdentities, Vocabulary]] = {}
 

@@ -11,7 +11,7 @@ from pydantic import AwareDatetime, Field
 
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
-from app.rules.categories import Category
+from app.rules.things import CategoryName
 from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine, SignalRow
 from app.timeutil import day_key, month_key, period_days, week_key, zone
 from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, today_of
@@ -240,7 +240,7 @@ def _gaps(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
 
 
 class EpisodesArgs(PeriodArgs):
-    category: Category | None = Field(None, description="only episodes of this category")
+    category: CategoryName | None = Field(None, description="only episodes of this category")
     limit: int = Field(200, ge=1, le=1_000)
 
 
@@ -344,10 +344,12 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
         )
     }
     if args.by_day:
+        # The days are the answer: the patterns without their cues leave room for them.
+        counts = {name: {k: v for k, v in p.items() if k != "cues"} for name, p in summary.items()}
         return {
             "from": day_from,
             "to": day_to,
-            "patterns": summary,
+            "patterns": counts,
             "days_count": len({r.day_local for r in rows}),
             "items": _by_day(rows),
         }
@@ -373,15 +375,13 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
 
 
 def _by_day(rows: list[SignalRow]) -> list[dict[str, Any]]:
-    """One item per day with signals, oldest first: how many of each kind, and evidence."""
-    days: dict[date, dict[str, Any]] = {}
+    """One item per day with signals, oldest first, with how many of each kind (the
+    evidence episode ids are in the single signals, without by_day: a month fits)."""
+    days: dict[date, dict[str, int]] = {}
     for r in sorted(rows, key=lambda r: (r.day_local, r.ts_start)):
-        entry = days.setdefault(r.day_local, {"day": r.day_local, "kinds": {}, "episode_ids": []})
-        entry["kinds"][r.kind] = entry["kinds"].get(r.kind, 0) + 1
-        for episode_id in r.evidence.get("episode_ids", []):
-            if episode_id not in entry["episode_ids"] and len(entry["episode_ids"]) < 3:
-                entry["episode_ids"].append(episode_id)
-    return list(days.values())
+        kinds = days.setdefault(r.day_local, {})
+        kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    return [{"day": day, "kinds": kinds} for day, kinds in days.items()]
 
 
 def _weight(kind: str) -> int:

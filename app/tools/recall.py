@@ -14,12 +14,13 @@ duration rule, or from episodes and digests that equal them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
 from pydantic import Field, model_validator
 
 from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
+from app.text import StorableStr
 from app.timeutil import logical_day, zone
 from app.tools.periods import PeriodArgs, resolve, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
@@ -29,6 +30,11 @@ from app.tools.things import belongs, record_match, require_thing, thing_seconds
 TITLE_MAX = 100
 LAST_SEEN_BATCH = 200
 LAST_SEEN_BATCHES = 25  # at most 5,000 candidate records read before giving up
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # before any record (their days start in 1970)
+# Instants a question may name: inside the days tools accept, and far from the calendar's
+# ends, so that a day before or after them always exists.
+FIRST_INSTANT = datetime(1970, 1, 2)
+LAST_INSTANT = datetime(2999, 12, 30)
 
 THING = (
     "an app, site, category or idle time by the name people use: Steam, VS Code, PyCharm, 微信, "
@@ -40,6 +46,15 @@ def _clip(text: str | None, limit: int = TITLE_MAX) -> str | None:
     if not text:
         return text
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _in_range(ts: datetime | None) -> datetime | None:
+    """Refuse instants outside 1970..2999 (naive ones compared as written)."""
+    if ts is not None and not FIRST_INSTANT <= ts.replace(tzinfo=None) <= LAST_INSTANT:
+        raise ValueError(
+            f"{ts.isoformat()} is outside {FIRST_INSTANT:%Y-%m-%d}..{LAST_INSTANT:%Y-%m-%d}"
+        )
+    return ts
 
 
 def _aware(ctx: ToolContext, ts: datetime) -> datetime:
@@ -60,8 +75,8 @@ def _site(ctx: ToolContext, record: RecordLine | MomentRecord) -> str | None:
 
 
 class LastSeenArgs(ToolArgs):
-    thing: str | None = Field(None, min_length=1, max_length=200, description=THING)
-    title: str | None = Field(
+    thing: StorableStr | None = Field(None, min_length=1, max_length=200, description=THING)
+    title: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
@@ -78,6 +93,7 @@ class LastSeenArgs(ToolArgs):
     def _something(self) -> Self:
         if not self.thing and not self.title:
             raise ValueError("give thing, title or both")
+        _in_range(self.before)
         return self
 
 
@@ -88,7 +104,11 @@ def _newest(
     cursor = before
     for _ in range(LAST_SEEN_BATCHES):
         rows = ctx.store.latest_matching(
-            user_id=ctx.user.user_id, match=match, before=cursor, limit=LAST_SEEN_BATCH
+            user_id=ctx.user.user_id,
+            match=match,
+            since=EARLIEST,
+            before=cursor,
+            limit=LAST_SEEN_BATCH,
         )
         for row in rows:
             if accept(row):
@@ -167,7 +187,7 @@ def last_seen(ctx: ToolContext, args: LastSeenArgs) -> dict[str, Any]:
 
 
 class DaysWithArgs(PeriodArgs):
-    thing: str = Field(min_length=1, max_length=200, description=THING)
+    thing: StorableStr = Field(min_length=1, max_length=200, description=THING)
     min_minutes: float = Field(
         1, ge=0, le=1440, description="a day counts with at least this many minutes (default 1)"
     )
@@ -207,7 +227,7 @@ def days_with(ctx: ToolContext, args: DaysWithArgs) -> dict[str, Any]:
 
 
 class CompareArgs(PeriodArgs):
-    things: list[str] = Field(
+    things: list[StorableStr] = Field(
         min_length=2,
         max_length=6,
         description="2 to 6 names to put side by side: apps, sites, categories or idle time, "
@@ -225,7 +245,7 @@ class CompareArgs(PeriodArgs):
 @tool(
     name="compare",
     tier="0",
-    cap_tokens=500,
+    cap_tokens=600,
     params=CompareArgs,
     description="""
 Two to six things side by side over one period: seconds and hours of each (apps, sites
@@ -282,6 +302,11 @@ class MomentArgs(ToolArgs):
     )
     neighbours: int = Field(2, ge=0, le=5, description="records to show before and after")
     device_id: str | None = Field(None, pattern=DEVICE_ID_PATTERN, description="only this device")
+
+    @model_validator(mode="after")
+    def _instant(self) -> Self:
+        _in_range(self.at)
+        return self
 
 
 def _moment_item(ctx: ToolContext, r: MomentRecord) -> dict[str, Any]:

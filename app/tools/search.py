@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from app.errors import TimeTraceError
-from app.rules.categories import Category
+from app.rules.things import CategoryName
 from app.text import StorableStr, keyword_terms
 from app.tools.periods import Day
 from app.tools.reads import episode_line
@@ -29,7 +29,7 @@ class SearchArgs(ToolArgs):
     )
     date_from: Day | None = None
     date_to: Day | None = None
-    category: Category | None = None
+    category: CategoryName | None = None
     k: int = Field(8, ge=1, le=30, description="how many episodes")
     include_neighbors: bool = Field(False, description="add the episode before and after each hit")
 

@@ -18,10 +18,10 @@ from pydantic import Field
 
 from app.errors import InvalidInputError, UnknownThingError
 from app.pyramid.metrics import merge_day_metrics
-from app.rules.categories import Category
-from app.rules.things import Thing
+from app.rules.things import CategoryName, Thing
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
+from app.text import StorableStr
 from app.timeutil import period_days, read_window
 from app.tools.coverage import coverage_items
 from app.tools.periods import PeriodArgs, resolve, span
@@ -51,17 +51,17 @@ COVERAGE_ROWS = 2_000
 
 class QueryStatsArgs(PeriodArgs):
     metric: Metric = Field("seconds_by_category", description="what to count")
-    category: Category | None = Field(
+    category: CategoryName | None = Field(
         None, description="only this category (with seconds_by_category)"
     )
-    app: str | None = Field(
+    app: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
         description="only this app (with seconds_by_app), by any of its names, e.g. Slack, 微信, "
         "VS Code; else apps whose name contains this",
     )
-    thing: str | None = Field(
+    thing: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
@@ -69,7 +69,7 @@ class QueryStatsArgs(PeriodArgs):
         "微信, 终端), a site inside browsers (YouTube, 知乎, B站, github.com), a category "
         "(娱乐, work) or idle time (离开电脑, away); says what it matched",
     )
-    site: str | None = Field(
+    site: StorableStr | None = Field(
         None,
         min_length=1,
         max_length=200,
@@ -246,6 +246,11 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
             by_app, thing = _apps_named(ctx, args.app, by_app)
             if thing is not None:
                 out["thing"] = thing.describe()
+                if thing.domains:
+                    out["hint"] = (
+                        f"{thing.label} is also a site: thing={args.app!r} counts its time in "
+                        "browsers too"
+                    )
         out["items"] = _items(by_app, "app", args.top_n)
     elif args.metric == "episode_count":
         out["value"] = metrics.get("episode_count", 0)

@@ -20,19 +20,19 @@ by the site its title names (the same rule ingest categorised it with).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from app.errors import UnknownThingError
 from app.rules.apps import normal_app
 from app.rules.things import Thing, domain_matches, loose, vocabulary_for
 from app.store import DigestMetrics, KnownName, RecordLine, RecordMatch, ThingSeconds
-from app.tools.periods import MAX_DAYS
 from app.tools.registry import ToolContext
 
 SUGGESTIONS = 5
@@ -69,7 +69,9 @@ def resolve_thing(ctx: ToolContext, *, mention: str) -> Resolution:
     key = loose(text)
     if not key:
         return Resolution(text, None)
-    names = ctx.store.known_names(user_id=ctx.user.user_id)
+    names = ctx.store.known_names(
+        user_id=ctx.user.user_id, title=text if _long_enough(key) else None
+    )
     apps = _apps(names)
     domains = sorted({n.domain for n in names if n.domain})
     normal = normal_app(text)
@@ -89,13 +91,8 @@ def resolve_thing(ctx: ToolContext, *, mention: str) -> Resolution:
             return Resolution(text, Thing("app", app, app, "partial", apps=(app,)))
         if partial_sites and not partial_apps:
             return Resolution(text, _site(ctx, partial_sites, matched_by="partial"))
-        seen = ctx.store.latest_matching(
-            user_id=ctx.user.user_id,
-            match=RecordMatch(title=text),
-            before=ctx.now,
-            limit=1,
-        )
-        if seen and seen[0].ts_start >= ctx.now - timedelta(days=MAX_DAYS):
+        # Text in the window titles of recent records: a game, a project, a file.
+        if any(n.titled for n in names):
             return Resolution(text, Thing("title", text, text, "title", title=text))
     return Resolution(text, None, _suggest(ctx, key, apps=apps, domains=domains))
 
@@ -165,8 +162,9 @@ def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
                 if site.title is not None:
                     # A title rule that is plain text is one more name; any other may match
                     # any title: then every URL-less browser record is a candidate.
-                    plain = _PLAIN.fullmatch(site.title.pattern) is not None
-                    terms.add(site.title.pattern.casefold() if plain else "")
+                    text = _pattern_text(site.title)
+                    plain = _PLAIN.fullmatch(text) is not None
+                    terms.add(text.casefold() if plain else "")
     return RecordMatch(
         apps=thing.apps,
         categories=thing.categories,
@@ -176,6 +174,13 @@ def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
         page_terms=tuple(sorted(terms)),
         title=thing.title,
     )
+
+
+def _pattern_text(pattern: object) -> str:
+    """The source text of a compiled rule pattern (Python's re calls it `pattern`, other
+    engines `source`); empty when unknown, which reads every title: always correct."""
+    text = getattr(pattern, "pattern", None) or getattr(pattern, "source", None)
+    return text if isinstance(text, str) else ""
 
 
 def site_confirmed(ctx: ToolContext, thing: Thing, page_title: str) -> bool:
@@ -208,6 +213,20 @@ def part_of(thing: Thing, row: ThingSeconds) -> str:
     return row.app or "(unknown)"
 
 
+def period_match(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date) -> RecordMatch:
+    """The records of a thing in a period. When a site's title rule can match any title,
+    the period's candidate titles are confirmed first, so that only the records of the
+    titles that name the site are read, not every browser record without a URL."""
+    match = record_match(ctx, thing)
+    if "" not in match.page_terms:
+        return match
+    titles = ctx.store.page_titles(
+        user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, match=match
+    )
+    confirmed = tuple(t for t in titles if site_confirmed(ctx, thing, t))
+    return dataclasses.replace(match, page_terms=(), page_titles=confirmed)
+
+
 def thing_seconds_by_day(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 ) -> dict[date, float]:
@@ -219,7 +238,7 @@ def thing_seconds_by_day(
             user_id=user_id,
             day_from=day_from,
             day_to=day_to,
-            match=record_match(ctx, thing),
+            match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
             unbuilt_only=False,
         )
     else:
@@ -254,7 +273,7 @@ def site_seconds(
         user_id=ctx.user.user_id,
         day_from=day_from,
         day_to=day_to,
-        match=record_match(ctx, thing),
+        match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
         unbuilt_only=False,
     )
     parts: dict[str, float] = defaultdict(float)

@@ -686,3 +686,17 @@ def test_a_name_the_data_never_held_is_never_zero_hours(month: Month) -> None:
     ):
         text = answer_offline(ctx, question).text
         assert said in text and "0.0" not in text and " 0 " not in text, text
+
+
+@pytest.mark.parametrize(
+    ("question", "tool", "arguments"),
+    [
+        ("上周各类别分别花了多少时间", "query_stats", {"metric": "seconds_by_category"}),
+        ("上周各个应用分别用了多久", "query_stats", {"metric": "seconds_by_app", "top_n": 10}),
+        ("上周微信和飞书分别用了多久？", "compare", {"things": ["微信", "飞书"]}),
+    ],
+)
+def test_fenbie_is_never_a_name(question: str, tool: str, arguments: dict[str, Any]) -> None:
+    intent = parse_intent(question, today=TODAY)
+    assert intent.tool == tool and arguments.items() <= intent.arguments.items()
+    assert "分别" not in str(intent.arguments)

@@ -5,6 +5,7 @@ the embedded server's rotating log; and `demo --serve`, the web pages it serves.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -163,6 +164,30 @@ def test_the_readme_ask_examples_print_what_the_readme_shows(demo: tuple[Path, s
                 assert result.exit_code == 0, result.output
                 printed = result.stdout.splitlines()[: len(shown)]
                 assert [_shape(x) for x in printed] == [_shape(x) for x in shown], printed
+    finally:
+        start_embedded(pgdata=data_dir / "pgdata").cleanup()
+
+
+@pytest.mark.slow
+def test_tool_and_report_reach_the_demo_database_too(demo: tuple[Path, str]) -> None:
+    data_dir, _ = demo
+    env = {"TIMETRACE_DATA_DIR": str(data_dir)}
+    last = _yesterday()
+    try:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            isolated_env(monkeypatch)
+            demo_user = ["--database", "timetrace_demo", "--user", "demo"]
+            args = ["tool", "last_seen", *demo_user, "--thing", "Slack"]
+            seen = CliRunner().invoke(main, args, env=env, catch_exceptions=False)
+            assert seen.exit_code == 0, seen.output
+            found = json.loads(seen.stdout)
+            assert found["found"] and found["day"] >= (last - timedelta(days=7)).isoformat()
+            args = ["report", "day", last.isoformat(), *demo_user]
+            report = CliRunner().invoke(main, args, env=env, catch_exceptions=False)
+            title = f"{last:%a} {last.day} {last:%b %Y}"
+            assert report.exit_code == 0 and title in report.stdout, report.output
+            missing = CliRunner().invoke(main, ["ask", "--user", "demo", "昨天呢"], env=env)
+            assert missing.exit_code != 0 and "no user 'demo'" in missing.output
     finally:
         start_embedded(pgdata=data_dir / "pgdata").cleanup()
 

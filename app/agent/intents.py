@@ -167,7 +167,9 @@ TOP_TITLES = _words(
 )
 APP_RANKING = _words(
     "哪些应用", "哪个应用", "什么应用", "哪个软件", "哪些软件", "哪个 ?app", "哪些 ?app",
-    "用得最多", "最常用", "which apps?", "what apps?", "top apps?", "most used", "most time in",
+    "用得最多", "最常用", "各个应用", "每个应用", "各应用", "各个软件", "每个软件",
+    "which apps?", "what apps?", "top apps?", "most used", "most time in", "each app", "per app",
+    "by app",
 )  # fmt: skip
 HOURS = _words(
     "多少小时", "几个小时", "几小时", "多久", "多长时间", "多少时间",
@@ -209,6 +211,7 @@ _FILLER = _words(
     "browsed", "visit", "visited", "went", "on", "hrs", "sum", "total", "overall", "altogether",
     "check", "checked", "checking", "screen time", "screen", "every", "each", "whats",
     "啊", "呀", "嘛", "哦", "呗", "每天", "每",
+    "分别", "各自", "各个", "应用", "软件", "程序",
     "from", "between", "until", "till", "through", "since", "到", "至",
 )  # fmt: skip
 _PUNCT = re.compile(r"[\s?？!！。，,、：:；;“”\"'‘’()（）\[\]【】]+")

@@ -955,6 +955,9 @@ class NewTurn:
     tool_tokens: int
     model_calls: int
     elapsed_ms: int
+    # The time the turn read (first, last instant): deleting a record in it drops the
+    # turn. "nothing" for a turn that read no records; None when unknown (all time).
+    reach: tuple[datetime, datetime] | Literal["nothing"] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,11 +23,13 @@ from typing import Any, Literal
 
 from app.agent.grounding import cited_episodes, unsupported_numbers
 from app.agent.offline import answer_offline
+from app.agent.reach import turn_reach
 from app.agent.runner import AgentRunner, Emit, RunCancelled, RunResult
 from app.errors import NotFoundError, TimeTraceError
 from app.store import ConversationStore, NewTurn, TurnStep
 from app.text import estimate_tokens
 from app.tools import ToolContext
+from app.tools.registry import to_json
 
 MAX_HISTORY_TURNS = 6
 TITLE_MAX = 80
@@ -180,6 +182,14 @@ def ask(
                 tool_tokens=run.tool_tokens,
                 model_calls=run.model_calls,
                 elapsed_ms=done["elapsed_ms"],
+                reach=turn_reach(
+                    called_tools=bool(run.steps),
+                    texts=[
+                        *(to_json(dict(step)) for step in run.steps),
+                        *(to_json(result) for result in run.results),
+                        run.answer,
+                    ],
+                ),
             ),
         )
     emit("done", done)

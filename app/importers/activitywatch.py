@@ -327,14 +327,17 @@ def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) 
 
 
 @functools.lru_cache(maxsize=16_384)
-def _shown(window: str, tab: str | None, phone: bool) -> tuple[str, str, str | None, bool]:
+def _shown(
+    window: str, tab: str | None, phone: bool, private: bool
+) -> tuple[str, str, str | None, bool]:
     """What a piece shows, as an importer's text: app, title, URL, incognito (titles and
-    tabs repeat piece after piece: worked out once)."""
+    tabs repeat piece after piece: worked out once). A private window's pieces are all
+    incognito, whatever tab (or none) covers each."""
     data = event_data(window)
     app = str(data.get("package") or data.get("app") or "")
     title = data.get("title") or (data.get("app") if phone else "") or ""
     url = data.get("url")
-    incognito = data.get("incognito") is True
+    incognito = private or data.get("incognito") is True
     if tab is not None:
         shown = event_data(tab)
         url, title = shown.get("url"), shown.get("title") or ""
@@ -352,7 +355,7 @@ def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[Imp
     earliest = (datetime(MIN_YEAR, 1, 1, tzinfo=UTC) - _EPOCH) // _US
     phone = host.is_phone
     for piece in pieces:
-        app, title, url, incognito = _shown(piece.window, piece.tab, phone)
+        app, title, url, incognito = _shown(piece.window, piece.tab, phone, piece.private)
         start, stop, idle = piece.start, piece.end, not piece.active
         while start < stop:
             end = min(stop, start + _MAX_SPAN_US)

@@ -49,7 +49,13 @@ def asset(name: str) -> Response:
 def switch_language(code: str, request: Request) -> RedirectResponse:
     response = RedirectResponse(safe_next(request.query_params.get("next")), status_code=303)
     if code in LANGS:
-        response.set_cookie(LANG_COOKIE, code, max_age=365 * 86400, samesite="strict")
+        response.set_cookie(
+            LANG_COOKIE,
+            code,
+            max_age=365 * 86400,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
     return response
 
 

@@ -56,6 +56,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _MAX_SPAN_US = MAX_RECORD_SPAN // _US
 _NOT_DEVICE = re.compile(r"[^A-Za-z0-9._:-]+")
+_NAME_MAX = 200  # a bucket's id, type, hostname or client
 # The canonical apps of each browser ActivityWatch's web watcher reports (its bucket
 # is aw-watcher-web-<name>); other names go through the app aliases.
 _BROWSERS = {
@@ -119,15 +120,17 @@ class _Reader:
         self.measure: Callable[[], int] = lambda: spill.count  # progress: events, or bytes
 
     def bucket(self, bucket_id: str) -> Bucket:
-        found = Bucket(index=len(self.buckets), id=bucket_id)
+        found = Bucket(index=len(self.buckets), id=import_text(bucket_id, limit=_NAME_MAX))
         self.buckets.append(found)
         return found
 
     def describe(self, bucket: Bucket, meta: dict[str, Any]) -> None:
-        bucket.id = str(meta.get("id") or bucket.id)
-        bucket.type = str(meta.get("type") or "")
-        bucket.hostname = str(meta.get("hostname") or "")
-        bucket.client = str(meta.get("client") or "")
+        # Names from the file are captured text too: no NUL, bounded (a hostname
+        # becomes a device's name).
+        bucket.id = import_text(meta.get("id") or bucket.id, limit=_NAME_MAX)
+        bucket.type = import_text(meta.get("type") or "", limit=_NAME_MAX)
+        bucket.hostname = import_text(meta.get("hostname") or "", limit=_NAME_MAX)
+        bucket.client = import_text(meta.get("client") or "", limit=_NAME_MAX)
 
     def event(self, bucket: Bucket, event: object, where: Callable[[], int]) -> None:
         if not isinstance(event, dict) or not isinstance(event.get("data"), dict):

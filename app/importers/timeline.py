@@ -179,9 +179,10 @@ def host_pieces(
     UI, a focused browser tab playing sound counts as active (`audible_is_active`).
 
     Privacy is decided per window event, not per piece: a window that shows an incognito
-    tab, or that starts or ends within `pulsetime` of one, is private in every piece
-    (the seconds before the tab's first event included), and so is any later event of
-    the same window data (its title names the private page)."""
+    tab is private in every piece (the seconds flooded before the tab's first event
+    included), and so is one that shows no tab at all but starts or ends within
+    `pulsetime` of an incognito one, and any later event of the same window data (its
+    title names the private page)."""
     afk = Cursor(not_afk) if not_afk is not None else None
     private_windows: set[str] = set()
     for window in windows:
@@ -191,11 +192,12 @@ def host_pieces(
         private = data in private_windows
         if web:
             app = window_app(data)
+            near: list[Span] = []
             for stream in web:
                 if stream.is_this_browser(app):
-                    near = stream.spans.overlapping(start - PULSETIME_US, end + PULSETIME_US)
-                    private = private or any(INCOGNITO in s.data for s in near)
-                    tabs += [s for s in near if s.end > start and s.start < end]
+                    near += stream.spans.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+            tabs = [s for s in near if s.end > start and s.start < end]
+            private = private or any(INCOGNITO in s.data for s in (tabs or near))
         if private:
             private_windows.add(data)
         if not tabs and len(active) == 1 and active[0].start <= start and active[0].end >= end:

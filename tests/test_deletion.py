@@ -15,6 +15,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from app.agent.reach import turn_reach
 from app.api.server import serve_in_thread
 from app.enrich.catchup import enrich
 from app.importers.writer import ImportedRecord
@@ -314,3 +315,19 @@ def test_importing_a_deleted_record_again_does_not_bring_it_back(
     assert delete_records(services.store, user=api.user, ts_from=hour[0], ts_to=hour[1]) == 3
     assert load() == 0
     assert MARKER not in every_table(conn)
+
+
+def test_a_turns_reach_is_the_hull_of_every_time_it_names() -> None:
+    day = timedelta(days=1)
+    stamp = datetime(2003, 3, 12, 2, 30, tzinfo=UTC)
+    texts = ['{"ts_from":"2003-03-12T10:30:00+08:00"}', "the week 2003-W11", "and 2003-04"]
+    first, last = turn_reach(called_tools=True, texts=texts)  # type: ignore[misc]
+    assert first == datetime(2003, 3, 10, tzinfo=UTC) - day  # Monday of 2003-W11
+    assert last == datetime(2003, 5, 1, tzinfo=UTC) + day  # the end of April
+    assert turn_reach(called_tools=True, texts=['"2003-03-12T02:30:00Z"']) == (
+        stamp - day,
+        stamp + day,
+    )
+    # Not dates: ignored. No time named: everything if tools were read, else nothing.
+    assert turn_reach(called_tools=True, texts=["9999-99-99 0000-13 12345-01-01"]) is None
+    assert turn_reach(called_tools=False, texts=["hello"]) == "nothing"

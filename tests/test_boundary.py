@@ -5,6 +5,7 @@ for any reason ends `failed` with its reason and leaves no upload behind."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import logging
@@ -12,9 +13,13 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from app.api.limits import MAX_BODY_BYTES
+from app.api.server import serve_in_thread
 from app.boundary import HISTORY_MAX, QUESTION_MAX
 from app.importers import uploads
 from app.importers.uploads import run_upload, upload_path
@@ -257,3 +262,36 @@ def test_an_import_that_fails_for_any_reason_ends_failed_and_leaves_no_upload(
     stored = services.store.get_import(user_id=user.user_id, import_id=import_id)
     assert stored is not None and stored.status == "failed" and stored.error == failed.error
     assert all(r.exc_info is None for r in caplog.records)  # one line, no traceback
+
+
+def test_mcp_calls_pass_the_same_boundary_as_tool_errors(api: Api, services: Services) -> None:
+    """MCP has no HTTP status per tool call: the same refusals come back as error
+    results naming the argument, and the session keeps answering."""
+    calls: list[tuple[str, dict[str, Any], str]] = [
+        ("search_episodes", {"query": "a\x00b"}, "query"),
+        ("get_digest", {"grain": "day", "date": "9999-12-31"}, "date"),
+        ("query_stats", {"date_from": "0001-01-01", "date_to": "0001-01-02"}, "date_from"),
+        ("get_raw", {**_window(), "ts_from": 1_047_434_400}, "ts_from"),
+        ("apply_label", {"target": "record", "id": True, "category": "work"}, "id"),
+        (
+            "search_episodes",
+            {"query": "x", "date_from": "2003-03-02", "date_to": "2003-03-01"},
+            "date_to",
+        ),
+    ]
+
+    async def main(url: str) -> list[Any]:
+        async with (
+            httpx2.AsyncClient(headers=api.auth) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            results = [await client.call_tool(name, arguments) for name, arguments, _ in calls]
+            results.append(await client.call_tool("query_stats", {"period": "today"}))
+            return results
+
+    with serve_in_thread(services) as base:
+        *refused, after = asyncio.run(main(f"{base}/mcp"))
+    for (name, _, field), result in zip(calls, refused, strict=True):
+        assert result.is_error, name
+        assert field in result.structured_content["error"], (name, result.structured_content)
+    assert not after.is_error

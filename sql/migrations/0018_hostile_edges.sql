@@ -17,3 +17,7 @@ WHERE l.user_id = s.user_id AND l.label_id = s.label_id;
 -- name): deleting records in it drops the turn and the turns after it. NULL (turns
 -- saved before this migration, or whose reads name no time) reaches everything.
 ALTER TABLE conversation_turns ADD COLUMN reach tstzrange;
+
+-- Deletion finds the records it has just tombstoned (deleted_at = now()) among the
+-- user's tombstones only.
+CREATE INDEX records_deleted_at ON records (user_id, deleted_at) WHERE deleted_at IS NOT NULL;

@@ -99,6 +99,18 @@ def question_text(value: str, *, field: str) -> str:
         raise ValueError(f"{field}: {exc}") from exc
 
 
+def import_text(value: object, *, limit: int) -> str:
+    """An import file's text as HTTP would take it (`CapturedText`): no NUL, no lone
+    surrogate, at most `limit` characters (cut, not refused: one odd title must not
+    stop an import)."""
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text[:limit]
+
+
 def day_of(text: str) -> date:
     """A day written YYYY-MM-DD inside the supported range, or a ValueError saying so."""
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):

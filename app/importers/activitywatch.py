@@ -31,6 +31,7 @@ from urllib.parse import quote
 
 import httpx
 
+from app.boundary import import_text
 from app.errors import InvalidInputError
 from app.importers.jsonstream import JsonStream
 from app.importers.spill import EventSpill
@@ -46,7 +47,7 @@ from app.importers.timeline import (
     host_pieces,
 )
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
-from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX, import_text
+from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX
 from app.rules.categories import Rules
 from app.store import Store, UserContext
 

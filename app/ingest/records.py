@@ -253,17 +253,6 @@ def ingest_batch(
     )
 
 
-def import_text(value: object, *, limit: int) -> str:
-    """An importer's text as HTTP would take it: no NUL, no lone surrogate, at most
-    `limit` characters (cut, not refused: one odd title must not stop an import)."""
-    text = value if isinstance(value, str) else ("" if value is None else str(value))
-    if "\x00" in text:
-        text = text.replace("\x00", "")
-    if not text.isascii():
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text[:limit]
-
-
 def sane_time(value: datetime, *, now: datetime) -> bool:
     """What `RecordIn` accepts: not before 1990, not more than a day ahead of `now`."""
     return value.year >= MIN_YEAR and value <= now + timedelta(days=1)

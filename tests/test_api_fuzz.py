@@ -56,11 +56,28 @@ def _text(**extra: Any) -> dict[str, Any]:
     return {"type": "string", **extra}
 
 
+# Parameters of a known form are generated in that form, the calendar's edges (years 1
+# and 9999) as likely as any other year.
+_YEAR = r"(0001|9999|1969|3000|\d{4})"
+FORMS = {
+    "day": _text(pattern=rf"^{_YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"),
+    "key": _text(pattern=rf"^{_YEAR}-(W(0[1-9]|[1-4]\d|5[0-3])|0[1-9]|1[0-2])$"),
+    "from": _text(pattern=rf"^{_YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d)T\d\d:\d\d$"),
+    "to": _text(pattern=rf"^{_YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d)T\d\d:\d\d$"),
+    "episode": {"type": "integer"},
+}
+
+
 def _get(*params: tuple[str, str]) -> dict[str, Any]:
     return {
         "get": {
             "parameters": [
-                {"name": n, "in": where, "required": where == "path", "schema": _text()}
+                {
+                    "name": n,
+                    "in": where,
+                    "required": where == "path",
+                    "schema": FORMS.get(n, _text()),
+                }
                 for n, where in params
             ],
             "responses": {"default": {"description": "a page"}},

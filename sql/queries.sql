@@ -1075,6 +1075,9 @@ ORDER BY turn_no;
 
 -- name: add_conversation_turn --
 -- Updating the conversation first locks it: turns of one conversation are numbered in order.
+-- A turn whose reach holds a record deleted since it started reading is not kept: it may
+-- quote what the deletion erased (run under `lock_records_shared`, so a deletion either
+-- commits first and is seen here, or comes after and drops the turn itself).
 WITH conv AS (
     UPDATE conversations SET updated_at = now()
     WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
@@ -1089,6 +1092,10 @@ SELECT conv.user_id, conv.conversation_id,
        %(question)s, %(answer)s, %(status)s, %(mode)s, %(steps)s, %(episode_ids)s,
        %(tool_tokens)s, %(model_calls)s, %(elapsed_ms)s, %(reach)s::tstzrange
 FROM conv
+WHERE %(started_at)s::timestamptz IS NULL OR NOT EXISTS (
+    SELECT 1 FROM records r
+    WHERE r.user_id = conv.user_id AND r.deleted_at >= %(started_at)s::timestamptz
+      AND (%(reach)s::tstzrange IS NULL OR %(reach)s::tstzrange @> r.ts_start))
 RETURNING turn_no;
 
 -- name: delete_conversation --

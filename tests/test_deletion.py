@@ -22,6 +22,7 @@ from app.importers.writer import ImportedRecord
 from app.ingest.records import delete_records, store_records
 from app.pyramid.build import backfill
 from app.runtime.services import Services
+from app.store import NewTurn
 from tests.fake_openai import FakeOpenAI, call, say
 from tests.helpers import Api, events_of, make_api, with_models
 
@@ -331,3 +332,35 @@ def test_a_turns_reach_is_the_hull_of_every_time_it_names() -> None:
     # Not dates: ignored. No time named: everything if tools were read, else nothing.
     assert turn_reach(called_tools=True, texts=["9999-99-99 0000-13 12345-01-01"]) is None
     assert turn_reach(called_tools=False, texts=["hello"]) == "nothing"
+
+
+def test_a_turn_that_read_records_deleted_while_it_ran_is_not_kept(services: Services) -> None:
+    api = make_api(services, devices=("laptop",))
+    batch = minutes(SHANGHAI_9AM, 5, "t", app="Notes", window_title=f"{MARKER} draft")
+    assert api.ingest("laptop", batch).json()["new"] == 5
+    store, user_id = services.store, api.user.user_id
+    started = datetime.now(UTC)  # the turn starts reading, then the records go
+    assert delete_records(
+        store, user=api.user, ts_from=SHANGHAI_9AM, ts_to=SHANGHAI_9AM + timedelta(minutes=5)
+    )
+    conversation = store.create_conversation(user_id=user_id, title="what did I draft?")
+
+    def save(reach: tuple[datetime, datetime]) -> int | None:
+        turn = NewTurn(
+            question="what did I draft?",
+            answer=f"the {MARKER} draft",
+            status="done",
+            mode="offline",
+            steps=[],
+            episode_ids=[],
+            tool_tokens=0,
+            model_calls=0,
+            elapsed_ms=1,
+            reach=reach,
+            started_at=started,
+        )
+        return store.add_turn(user_id=user_id, conversation_id=conversation, turn=turn)
+
+    day = timedelta(days=1)
+    assert save((SHANGHAI_9AM - day, SHANGHAI_9AM + day)) is None
+    assert save((SHANGHAI_9AM + 2 * day, SHANGHAI_9AM + 3 * day)) == 1  # other days: kept

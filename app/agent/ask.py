@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from app.agent.grounding import cited_episodes, unsupported_numbers
@@ -125,6 +126,7 @@ def ask(
     """Answer `question`, emitting the run's events and then `done`; store the turn
     when a conversation is given. Returns the `done` event's data."""
     started = time.monotonic()
+    started_at = datetime.now(UTC)
     models = ctx.models
     mode: Literal["agent", "offline"] = "offline"
     status: Literal["done", "cancelled"] = "done"
@@ -190,6 +192,7 @@ def ask(
                         run.answer,
                     ],
                 ),
+                started_at=started_at,
             ),
         )
     emit("done", done)

@@ -10,6 +10,7 @@ from psycopg.types.json import Jsonb
 from psycopg.types.range import Range
 
 from app.db.base import Queries
+from app.db.queries import QUERIES
 from app.store import ConversationRow, NewTurn, TurnRow
 
 
@@ -47,7 +48,9 @@ class PostgresConversationStore(Queries):
             "episode_ids": Jsonb(turn.episode_ids),
             "reach": _reach(turn.reach),
         }
-        row = self._one("add_conversation_turn", params)
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["lock_records_shared"], {"user_id": user_id})
+            row = conn.execute(QUERIES["add_conversation_turn"], params).fetchone()
         return int(row["turn_no"]) if row else None
 
     def delete_conversation(self, *, user_id: int, conversation_id: int) -> bool:

@@ -39,7 +39,11 @@ class HostCheck:
         if scope["type"] in ("http", "websocket"):
             host = Headers(scope=scope).get("host", "")
             if host_name(host) not in self.names:
-                body = json.dumps({"error": "this server is not reached by that Host name"})
+                message = (
+                    f"Host {host_name(host)!r} is not a name of this server "
+                    "(its names are set by TIMETRACE_ALLOWED_HOSTS)"
+                )
+                body = json.dumps({"error": message})
                 await send(
                     {
                         "type": "http.response.start",

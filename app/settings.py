@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     # API.
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=0, le=65535)] = 8787
+    # The names clients may reach the API by (the Host header; comma-separated, no
+    # ports): empty means the loopback names and `host`. Any other Host is refused with
+    # 400 — a page served under an attacker's name (DNS rebinding) is not this site.
+    allowed_hosts: str = ""
+    # Proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (addresses,
+    # comma-separated; "*" for any): behind one that terminates https, cookies get Secure.
+    trusted_proxies: str = "127.0.0.1,::1"
 
     # Rules: a TOML file with [[category]] and [[exclude]] tables, read before the defaults.
     rules_file: Path | None = None
@@ -106,6 +113,22 @@ class Settings(BaseSettings):
                 "would look stalled between two heartbeats"
             )
         return self
+
+    @property
+    def host_names(self) -> list[str]:
+        """The Host header names this server answers to, lower-cased."""
+        given = [h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()]
+        if given:
+            return given
+        names = ["localhost", "127.0.0.1", "::1"]
+        bound = self.host.strip().lower()
+        if bound not in ("", "0.0.0.0", "::", *names):  # a wildcard address is no name
+            names.append(bound)
+        return names
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
     @property
     def pgdata(self) -> Path:

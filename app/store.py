@@ -1072,6 +1072,10 @@ class NewTurn:
     tool_tokens: int
     model_calls: int
     elapsed_ms: int
+    # The time the turn read (first, last instant): deleting a record in it drops the
+    # turn. "nothing" for a turn that read no records; None when unknown (all time).
+    reach: tuple[datetime, datetime] | Literal["nothing"] | None = None
+    started_at: datetime | None = None  # when it began reading (a deletion since voids it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,12 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+# The days TimeTrace keeps and may be asked about: far enough out for any real history,
+# and far enough inside Python's calendar (years 1-9999) that a period's edges, and a
+# day's in any zone, always exist.
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(2999, 12, 31)
+
 
 @lru_cache(maxsize=64)
 def zone(name: str) -> ZoneInfo:
@@ -54,7 +60,18 @@ def day_key(day: date) -> str:
 
 
 def period_days(grain: str, key: str) -> tuple[date, date]:
-    """First and last logical day of a day, ISO week (2026-W23) or month (2026-06) key."""
+    """First and last logical day of a day, ISO week (2026-W23) or month (2026-06) key;
+    a ValueError for a key that is no period, or one outside FIRST_DAY..LAST_DAY."""
+    try:
+        first, last = _period_days(grain, key)
+    except OverflowError:
+        first = last = date.max
+    if first < FIRST_DAY or last > LAST_DAY:
+        raise ValueError(f"{key} is outside the days kept ({FIRST_DAY} to {LAST_DAY})")
+    return first, last
+
+
+def _period_days(grain: str, key: str) -> tuple[date, date]:
     if grain == "day":
         day = date.fromisoformat(key)
         return day, day

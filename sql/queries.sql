@@ -1003,17 +1003,17 @@ SELECT DISTINCT upd.device_id, upd.day_local, ep.episode_id, ep.category AS old_
 FROM upd, ep;
 
 -- name: label_target_gone --
--- No row to re-label, but the target was there: a deleted record, or an episode id that
--- existed (episodes are rebuilt, under new ids, when their records change). A conflict
--- to report as such, not an unknown id.
+-- No row to re-label, but the target was there: a deleted record of this user, or an
+-- episode id that is not (or no longer) a live episode of this user (episodes are
+-- rebuilt, under new ids, when their records change). A conflict to report as such.
+-- Every id that is not the user's live episode reads the same: comparing with the
+-- global id sequence would tell how many episodes all users have.
 SELECT CASE WHEN %(target_kind)s = 'record' THEN EXISTS (
            SELECT 1 FROM records WHERE user_id = %(user_id)s AND record_id = %(target_id)s
              AND deleted_at IS NOT NULL)
        ELSE NOT EXISTS (
            SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(target_id)s
              AND NOT stale)
-         AND %(target_id)s <= COALESCE(
-           pg_sequence_last_value(pg_get_serial_sequence('episodes', 'episode_id')), 0)
        END AS gone;
 
 -- name: insert_label --
@@ -1075,19 +1075,27 @@ ORDER BY turn_no;
 
 -- name: add_conversation_turn --
 -- Updating the conversation first locks it: turns of one conversation are numbered in order.
+-- A turn whose reach holds a record deleted since it started reading is not kept: it may
+-- quote what the deletion erased (run under `lock_records_shared`, so a deletion either
+-- commits first and is seen here, or comes after and drops the turn itself).
 WITH conv AS (
     UPDATE conversations SET updated_at = now()
     WHERE user_id = %(user_id)s AND conversation_id = %(conversation_id)s
     RETURNING user_id, conversation_id
 )
 INSERT INTO conversation_turns (user_id, conversation_id, turn_no, question, answer, status,
-                                mode, steps, episode_ids, tool_tokens, model_calls, elapsed_ms)
+                                mode, steps, episode_ids, tool_tokens, model_calls, elapsed_ms,
+                                reach)
 SELECT conv.user_id, conv.conversation_id,
        (SELECT coalesce(max(t.turn_no), 0) + 1 FROM conversation_turns t
         WHERE t.user_id = conv.user_id AND t.conversation_id = conv.conversation_id),
        %(question)s, %(answer)s, %(status)s, %(mode)s, %(steps)s, %(episode_ids)s,
-       %(tool_tokens)s, %(model_calls)s, %(elapsed_ms)s
+       %(tool_tokens)s, %(model_calls)s, %(elapsed_ms)s, %(reach)s::tstzrange
 FROM conv
+WHERE %(started_at)s::timestamptz IS NULL OR NOT EXISTS (
+    SELECT 1 FROM records r
+    WHERE r.user_id = conv.user_id AND r.deleted_at >= %(started_at)s::timestamptz
+      AND (%(reach)s::tstzrange IS NULL OR %(reach)s::tstzrange @> r.ts_start))
 RETURNING turn_no;
 
 -- name: delete_conversation --

@@ -21,7 +21,7 @@ from app.demo.sample import SampleData
 from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import UserContext
-from tests.helpers import SAMPLE_MONTH, TemplateDatabases, url_for
+from tests.helpers import SAMPLE_MONTH, TEST_HOSTS, TemplateDatabases, url_for
 
 # "Now" for the questions: 2003-04-01 03:00 in Shanghai, still the logical day 03-31.
 NOW = datetime(2003, 3, 31, 19, 0, tzinfo=UTC)
@@ -49,7 +49,10 @@ def month_fixture() -> object:
         ensure_database(admin_url, database=name, template=template)
         url = url_for(admin_url, name)
         settings = Settings(
-            _env_file=None, database_url=url, data_dir=tmp_path_factory.mktemp("month")
+            _env_file=None,
+            database_url=url,
+            data_dir=tmp_path_factory.mktemp("month"),
+            allowed_hosts=TEST_HOSTS,
         )
         try:
             with open_services(settings, url=url, auto_migrate=False) as services:

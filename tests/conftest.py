@@ -31,6 +31,7 @@ from app.db.connection import connect, drop_database, ensure_database
 from app.runtime.services import Services, migrate_url, open_services
 from app.settings import Settings
 from tests.helpers import (
+    TEST_HOSTS,
     Api,
     Preloaded,
     SampleRecipe,
@@ -171,7 +172,9 @@ def other_db(
         template = template_db if recipe is None else data_templates.template(recipe)[0]
         ensure_database(admin_url, database=name, template=template)
         url = url_for(admin_url, name)
-        settings = Settings(_env_file=None, database_url=url, data_dir=tmp_path)
+        settings = Settings(
+            _env_file=None, database_url=url, data_dir=tmp_path, allowed_hosts=TEST_HOSTS
+        )
         try:
             with (
                 open_services(settings, url=url, auto_migrate=False) as services,
@@ -186,7 +189,9 @@ def other_db(
 
 @pytest.fixture
 def settings(db_url: str, tmp_path: Path) -> Settings:
-    return Settings(_env_file=None, database_url=db_url, data_dir=tmp_path)
+    return Settings(
+        _env_file=None, database_url=db_url, data_dir=tmp_path, allowed_hosts=TEST_HOSTS
+    )
 
 
 @pytest.fixture

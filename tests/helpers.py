@@ -35,6 +35,10 @@ FIXTURES = Path(__file__).parent / "fixtures"
 NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
 
 
+# The loopback names, and the name Starlette's TestClient sends as Host.
+TEST_HOSTS = "localhost,127.0.0.1,::1,testserver"
+
+
 def url_for(admin: str, database: str) -> str:
     return make_conninfo(admin, dbname=database)
 

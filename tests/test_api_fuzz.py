@@ -1,68 +1,192 @@
 """A property-based fuzz of the whole HTTP API from its own OpenAPI schema (schemathesis),
 bounded in time: no 5xx, no answer outside its documented schema, no undocumented
-status, no route that ignores its token."""
+status, no route that ignores its token; then of the web pages and forms (which the
+API's schema leaves out) from a schema written here: no 5xx. Neither leaves a
+traceback (or any error) in the server's log."""
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from app.api.server import serve_in_thread
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
+from app.web.auth import SESSION_COOKIE
 from tests.helpers import SAMPLE_MONTH, Preloaded
 
 FUZZ_SECONDS = 40
+WEB_FUZZ_SECONDS = 20
 # Left out, on purpose: `positive_data_acceptance` (some rules are not JSON Schema: a
 # record's year, one selector per DELETE) and `negative_data_rejection` (tools accept a
 # model's near-misses that pydantic coerces losslessly, such as "8" for 8).
 EXCLUDED = "positive_data_acceptance,negative_data_rejection"
 
 
+def schemathesis(schema: str, *options: str, seconds: int, cwd: Path) -> str:
+    """Run the schemathesis CLI for `seconds`; its report (asserting it passed)."""
+    limits = ["--max-time", str(seconds), "--phases", "coverage,fuzzing", "--workers", "1"]
+    fixed = ["--seed", "10", "--request-timeout", "20"]
+    run = subprocess.run(
+        [sys.executable, "-m", "schemathesis.cli", "run", schema, *options, *limits, *fixed],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 120,
+    )
+    assert run.returncode == 0, run.stdout[-6000:]
+    return run.stdout
+
+
+def assert_quiet_log(records: list[logging.LogRecord]) -> None:
+    """No traceback and no error in the server's log while it was fuzzed."""
+    loud = [f"{r.name}: {r.getMessage()}" for r in records if r.exc_info or r.levelno >= 40]
+    assert loud == []
+
+
+def _text(**extra: Any) -> dict[str, Any]:
+    return {"type": "string", **extra}
+
+
+# Parameters of a known form are generated in that form, the calendar's edges (years 1
+# and 9999) as likely as any other year.
+_YEAR = r"(0001|9999|1969|3000|\d{4})"
+FORMS = {
+    "day": _text(pattern=rf"^{_YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"),
+    "key": _text(pattern=rf"^{_YEAR}-(W(0[1-9]|[1-4]\d|5[0-3])|0[1-9]|1[0-2])$"),
+    "from": _text(pattern=rf"^{_YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d)T\d\d:\d\d$"),
+    "to": _text(pattern=rf"^{_YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d)T\d\d:\d\d$"),
+    "episode": {"type": "integer"},
+}
+
+
+def _get(*params: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "get": {
+            "parameters": [
+                {
+                    "name": n,
+                    "in": where,
+                    "required": where == "path",
+                    "schema": FORMS.get(n, _text()),
+                }
+                for n, where in params
+            ],
+            "responses": {"default": {"description": "a page"}},
+        }
+    }
+
+
+def _form(csrf: str, *fields: str, path: tuple[str, ...] = ()) -> dict[str, Any]:
+    properties = {"csrf": _text(enum=[csrf]), **{f: _text() for f in fields}}
+    body = {"type": "object", "properties": properties, "required": ["csrf"]}
+    return {
+        "parameters": [
+            {"name": n, "in": "path", "required": True, "schema": _text()} for n in path
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {"application/x-www-form-urlencoded": {"schema": body}},
+        },
+        "responses": {"default": {"description": "a redirect or a page"}},
+    }
+
+
+def web_schema(csrf: str) -> dict[str, Any]:
+    """The pages and forms as OpenAPI (sign-out and token revocation left out: they
+    would end the fuzzer's own session)."""
+    paths: dict[str, Any] = {
+        "/day": _get(("episode", "query")),
+        "/day/{day}": _get(("day", "path"), ("episode", "query")),
+        "/episodes/{episode}": _get(("episode", "path")),
+        "/episodes/{episode}/label": {"post": _form(csrf, "category", path=("episode",))},
+        "/week/{key}": _get(("key", "path")),
+        "/month/{key}": _get(("key", "path")),
+        "/report/{grain}/{key}": _get(("grain", "path"), ("key", "path"), ("format", "query")),
+        "/search": _get(("q", "query")),
+        "/ask": _get(("conversation", "query")),
+        "/privacy": _get(("cov_from", "query"), ("cov_to", "query"), ("erased", "query")),
+        "/privacy/delete": {
+            **_get(("from", "query"), ("to", "query"), ("device", "query")),
+            "post": _form(csrf, "from", "to", "device"),
+        },
+        "/lang/{code}": _get(("code", "path"), ("next", "query")),
+        "/static/{name}": _get(("name", "path")),
+        "/signin": {
+            **_get(("next", "query"), ("out", "query")),
+            "post": {**_form(csrf, "token", "next")},
+        },
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "TimeTrace pages", "version": "1"},
+        "paths": paths,
+    }
+
+
 @pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
-def test_api_fuzz_finds_no_server_error_schema_violation_or_undocumented_status(
-    services: Services, preloaded: Preloaded, tmp_path: Path
+def test_web_pages_and_forms_fuzz_finds_no_server_error(
+    services: Services, preloaded: Preloaded, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     token = new_token()
     services.store.add_token(
         user_id=preloaded.user.user_id, token_hash=hash_token(token), name="fuzz"
     )
-    with serve_in_thread(services) as base_url:
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "schemathesis.cli",
-                "run",
-                f"{base_url}/openapi.json",
-                "--header",
-                f"Authorization: Bearer {token}",
-                "--max-time",
-                str(FUZZ_SECONDS),
-                "--phases",
-                "coverage,fuzzing",
-                "--exclude-checks",
-                EXCLUDED,
-                "--workers",
-                "1",
-                "--seed",
-                "10",
-                "--request-timeout",
-                "20",
-            ],
+    with serve_in_thread(services) as base_url, caplog.at_level(logging.INFO):
+        signin = httpx.post(f"{base_url}/signin", data={"token": token})
+        cookie = signin.cookies[SESSION_COOKIE]
+        session = services.store.web_session(session_hash=hash_token(cookie))
+        assert session is not None
+        schema = tmp_path / "web.json"
+        schema.write_text(json.dumps(web_schema(session.csrf_token)), encoding="utf-8")
+        report = schemathesis(
+            str(schema),
+            "--url",
+            base_url,
+            "--header",
+            f"Cookie: {SESSION_COOKIE}={cookie}",
+            "--checks",
+            "not_a_server_error",
+            seconds=WEB_FUZZ_SECONDS,
             cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=FUZZ_SECONDS + 120,
         )
-    report = run.stdout[-6000:]
-    assert run.returncode == 0, report
-    operations = re.search(r"Tested: (\d+)", run.stdout)
-    cases = re.search(r"(\d+) generated, \1 passed", run.stdout)
+    cases = re.search(r"(\d+) generated, \1 passed", report)
+    assert cases and int(cases.group(1)) >= 100, report[-3000:]
+    assert_quiet_log(caplog.records)
+
+
+@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
+def test_api_fuzz_finds_no_server_error_schema_violation_or_undocumented_status(
+    services: Services, preloaded: Preloaded, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    token = new_token()
+    services.store.add_token(
+        user_id=preloaded.user.user_id, token_hash=hash_token(token), name="fuzz"
+    )
+    with serve_in_thread(services) as base_url, caplog.at_level(logging.INFO):
+        stdout = schemathesis(
+            f"{base_url}/openapi.json",
+            "--header",
+            f"Authorization: Bearer {token}",
+            "--exclude-checks",
+            EXCLUDED,
+            seconds=FUZZ_SECONDS,
+            cwd=tmp_path,
+        )
+    report = stdout[-6000:]
+    operations = re.search(r"Tested: (\d+)", stdout)
+    cases = re.search(r"(\d+) generated, \1 passed", stdout)
     assert operations and int(operations.group(1)) >= 15, report  # every route and tool
     assert cases and int(cases.group(1)) >= 100, report  # ~170 on a busy 2-core machine
+    assert "/api/v1/import/activitywatch" in stdout or int(operations.group(1)) >= 20, report
+    assert_quiet_log(caplog.records)

@@ -19,15 +19,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from app.agent.grounding import cited_episodes, unsupported_numbers
 from app.agent.offline import answer_offline
+from app.agent.reach import turn_reach
 from app.agent.runner import AgentRunner, Emit, RunCancelled, RunResult
 from app.errors import NotFoundError, TimeTraceError
 from app.store import ConversationStore, NewTurn, TurnStep
 from app.text import estimate_tokens
 from app.tools import ToolContext
+from app.tools.registry import to_json
 
 MAX_HISTORY_TURNS = 6
 TITLE_MAX = 80
@@ -129,6 +132,7 @@ def ask(
     """Answer `question`, emitting the run's events and then `done`; store the turn
     when a conversation is given. Returns the `done` event's data."""
     started = time.monotonic()
+    started_at = datetime.now(UTC)
     models = ctx.models
     mode: Literal["agent", "offline"] = "offline"
     status: Literal["done", "cancelled"] = "done"
@@ -186,6 +190,15 @@ def ask(
                 tool_tokens=run.tool_tokens,
                 model_calls=run.model_calls,
                 elapsed_ms=done["elapsed_ms"],
+                reach=turn_reach(
+                    called_tools=bool(run.steps),
+                    texts=[
+                        *(to_json(dict(step)) for step in run.steps),
+                        *(to_json(result) for result in run.results),
+                        run.answer,
+                    ],
+                ),
+                started_at=started_at,
             ),
         )
     emit("done", done)

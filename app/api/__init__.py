@@ -15,10 +15,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__, web
 from app.api import agent, devices, docs, imports, openai_compat, records, reports, tools
 from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
+from app.api.doors import HostCheck
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
 from app.errors import (
@@ -158,6 +160,9 @@ def create_app(*, services: Services) -> FastAPI:
     )
     app.state.services = services
     app.add_middleware(BoundedRequests, streamed=imports.STREAMED)
+    # Outermost last: the Host is checked first, then a trusted proxy's https is believed.
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=services.settings.trusted_proxy_list)
+    app.add_middleware(HostCheck, names=services.settings.host_names)
     _install_error_handlers(app)
     app.include_router(health)
     app.include_router(me)

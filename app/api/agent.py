@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
@@ -25,16 +25,18 @@ from app.agent import start_conversation
 from app.api.deps import PageOrBearerUserDep, ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.api.runs import Event, run_events
+from app.boundary import BIGINT_MAX, Id, Question
 from app.errors import NotFoundError
 from app.tools.registry import to_json
 
 router = APIRouter(prefix="/api/v1/agent", tags=["agent"], responses=AUTHED)
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+ConversationId = Annotated[int, Path(ge=1, le=BIGINT_MAX)]
 
 
 class ChatRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=4_000, description="中文或英文")
-    conversation_id: int | None = Field(None, ge=1, description="continue this conversation")
+    question: Question = Field(description="中文或英文")
+    conversation_id: Id | None = Field(None, description="continue this conversation")
 
 
 async def sse(events: AsyncIterator[Event]) -> AsyncIterator[str]:
@@ -79,7 +81,9 @@ def list_conversations(
 
 
 @router.get("/conversations/{conversation_id}", responses=errors(404, 422))
-def get_conversation(conversation_id: int, services: ServicesDep, user: UserDep) -> dict[str, Any]:
+def get_conversation(
+    conversation_id: ConversationId, services: ServicesDep, user: UserDep
+) -> dict[str, Any]:
     """One conversation with its turns (question, answer, the tools read)."""
     row = services.store.get_conversation(user_id=user.user_id, conversation_id=conversation_id)
     if row is None:
@@ -89,7 +93,9 @@ def get_conversation(conversation_id: int, services: ServicesDep, user: UserDep)
 
 
 @router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(404, 422))
-def delete_conversation(conversation_id: int, services: ServicesDep, user: UserDep) -> Response:
+def delete_conversation(
+    conversation_id: ConversationId, services: ServicesDep, user: UserDep
+) -> Response:
     """Delete a conversation and all its turns."""
     if not services.store.delete_conversation(
         user_id=user.user_id, conversation_id=conversation_id

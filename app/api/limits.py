@@ -9,6 +9,10 @@ before a recursive parser (or pydantic) walks into it.
 
 Uploads (`streamed={path: limit}`) are the exception: their bodies go through
 unread, counted against their own, larger limit, for the route to spool to disk.
+
+A body sent with `Content-Encoding: gzip` is decoded here, and its decoded size is
+held to the same limit (a small bomb that inflates past it is a 413, not a full
+memory); any other encoding is a 415, and so is any encoding on an upload.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import array
 import itertools
 import json
+import zlib
 from collections.abc import Mapping
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -45,6 +50,47 @@ def json_depth(body: bytes) -> int:
     brackets = b"".join(skeleton.split(b'"')[::2])
     steps = array.array("b", brackets.translate(_STEP))  # +1 per opening, -1 per closing
     return max(itertools.accumulate(steps), default=0)
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def _encoding(scope: Scope) -> str:
+    value = _header(scope, b"content-encoding")
+    return value.decode("latin-1").strip().lower() if value else "identity"
+
+
+class _Undecodable(Exception):
+    """The body is not the gzip stream its Content-Encoding says."""
+
+
+class _Inflated(Exception):
+    """The decoded body crosses the limit."""
+
+
+def gunzip(body: bytes, *, limit: int) -> bytes:
+    """A gzip body decoded, never to more than `limit` bytes."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise _Undecodable from exc
+    if len(out) > limit or inflater.unconsumed_tail:
+        raise _Inflated
+    if not inflater.eof:
+        raise _Undecodable
+    return out
+
+
+def _unsupported(encoding: str) -> dict[str, object]:
+    return {
+        "error": f"Content-Encoding {encoding!r} is not accepted: send the body as is, "
+        "or gzip it (not for uploads)"
+    }
 
 
 def _declared_length(scope: Scope) -> int | None:
@@ -113,8 +159,15 @@ class BoundedRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        encoding = _encoding(scope)
         if scope["path"] in self.streamed:
+            if encoding != "identity":
+                await _reply(send, 415, _unsupported(encoding))
+                return
             await self._stream(scope, receive, send, limit=self.streamed[scope["path"]])
+            return
+        if encoding not in ("identity", "gzip", "x-gzip"):
+            await _reply(send, 415, _unsupported(encoding))
             return
         declared = _declared_length(scope)
         if declared is not None and declared > self.max_body_bytes:
@@ -133,6 +186,25 @@ class BoundedRequests:
                 break
         whole = bytes(body)
         del body
+        if encoding != "identity" and whole:
+            try:
+                whole = gunzip(whole, limit=self.max_body_bytes)
+            except _Inflated:
+                await _reply(send, 413, _too_large(self.max_body_bytes, "even once decoded"))
+                return
+            except _Undecodable:
+                await _reply(send, 400, {"error": "the body is not the gzip its encoding says"})
+                return
+            # What the app sees is the decoded body, as if it had been sent so.
+            scope = {
+                **scope,
+                "headers": [
+                    (k, v)
+                    for k, v in scope.get("headers", ())
+                    if k not in (b"content-encoding", b"content-length")
+                ]
+                + [(b"content-length", str(len(whole)).encode())],
+            }
         # Counting brackets first keeps the scan off ordinary small bodies.
         openings = whole.count(b"[") + whole.count(b"{")
         if openings > self.max_depth and json_depth(whole) > self.max_depth:

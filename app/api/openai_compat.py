@@ -16,16 +16,17 @@ import json
 import secrets
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from app.api.agent import SSE_HEADERS
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.api.runs import Event, run_events
+from app.boundary import HISTORY_MAX, MESSAGE_MAX, question_text
 from app.errors import InvalidInputError, NotFoundError
 from app.text import estimate_tokens
 
@@ -33,37 +34,52 @@ router = APIRouter(prefix="/v1", tags=["openai-compatible"], responses=AUTHED)
 MODEL = "timetrace"
 
 
+def _bounded(content: str | list[dict[str, Any]] | None) -> str | list[dict[str, Any]] | None:
+    size = len(content) if isinstance(content, str) else len(json.dumps(content or []))
+    if size > MESSAGE_MAX:
+        raise ValueError(f"a message is at most {MESSAGE_MAX:,} characters")
+    return content
+
+
 class Message(BaseModel):
     model_config = ConfigDict(extra="allow")
-    role: str
-    content: str | list[dict[str, Any]] | None = None
+    role: StrictStr = Field(max_length=64)
+    content: Annotated[StrictStr | list[dict[str, Any]] | None, AfterValidator(_bounded)] = None
 
     def text(self) -> str:
         if isinstance(self.content, list):
-            return " ".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
-        return self.content or ""
+            parts = (str(p.get("text", "")) for p in self.content if p.get("type") == "text")
+            text = " ".join(parts)
+        else:
+            text = self.content or ""
+        return text[:MESSAGE_MAX]
 
 
 class CompletionRequest(BaseModel):
     model_config = ConfigDict(extra="allow")  # temperature, max_tokens …: not ours to use
-    model: str
-    messages: list[Message] = Field(min_length=1)
-    stream: bool = False
+    model: StrictStr = Field(max_length=200)
+    messages: list[Message] = Field(min_length=1, max_length=HISTORY_MAX)
+    stream: StrictBool = False
 
 
 def _question(messages: list[Message]) -> tuple[str, list[tuple[str, str]]]:
     """The last user message, and the (user, assistant) pairs before it."""
     if messages[-1].role != "user" or not messages[-1].text().strip():
         raise InvalidInputError("invalid input: messages: the last message must be the user's")
+    try:
+        question = question_text(messages[-1].text(), field=f"messages[{len(messages) - 1}]")
+    except ValueError as exc:
+        raise InvalidInputError(f"invalid input: {exc}") from exc
     history: list[tuple[str, str]] = []
     asked: str | None = None
     for message in messages[:-1]:
+        # Earlier turns only go to the model: their NULs are dropped, not refused.
         if message.role == "user":
-            asked = message.text()
+            asked = message.text().replace("\x00", "")
         elif message.role == "assistant" and asked is not None:
-            history.append((asked, message.text()))
+            history.append((asked, message.text().replace("\x00", "")))
             asked = None
-    return messages[-1].text().strip(), history
+    return question, history
 
 
 @router.get("/models")

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Self
 
 from fastapi import APIRouter
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY
+from app.boundary import Id, Instant
 from app.errors import UnknownDeviceError
 from app.ingest import records as ingest
 from app.ingest.records import IngestResult, RecordBatch, ingest_batch
-from app.store import DEVICE_ID_PATTERN, ID_MAX
+from app.store import DEVICE_ID_PATTERN
 
 router = APIRouter(prefix="/api/v1/records", tags=["records"], responses=AUTHED)
 
@@ -24,7 +25,7 @@ def post_records(batch: RecordBatch, services: ServicesDep, user: UserDep) -> In
     return ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
 
 
-RecordId = Annotated[int, Field(ge=1, le=ID_MAX)]
+RecordId = Id  # a strict integer up to bigint's largest: `true` is no id
 
 
 class DeleteRequest(BaseModel):
@@ -32,9 +33,9 @@ class DeleteRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     record_ids: Annotated[list[RecordId], Field(min_length=1, max_length=100_000)] | None = None
-    device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
-    ts_from: AwareDatetime | None = None
-    ts_to: AwareDatetime | None = None
+    device_id: Annotated[StrictStr, Field(pattern=DEVICE_ID_PATTERN)] | None = None
+    ts_from: Instant | None = None
+    ts_to: Instant | None = None
 
     @model_validator(mode="after")
     def _one_selector(self) -> Self:

@@ -87,7 +87,9 @@ def serve(services: Services, *, sock: socket.socket, host: str, with_worker: bo
             f"refusing to listen on {host} with no API token: run `timetrace token create` first"
         )
     app = create_app(services=services)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="info", access_log=False))
+    # Forwarded headers are read by the app itself, from TIMETRACE_TRUSTED_PROXIES only.
+    config = uvicorn.Config(app, log_level="info", access_log=False, proxy_headers=False)
+    server = uvicorn.Server(config)
     failures: list[BaseException] = []
     if with_worker:
         _with_worker(app, services, server, failures)
@@ -102,7 +104,11 @@ def serve_in_thread(services: Services) -> Iterator[str]:
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(services=services), log_level="warning", access_log=False, lifespan="on"
+        create_app(services=services),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        proxy_headers=False,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -248,6 +248,10 @@ class PostgresStore(
                     QUERIES["delete_day_signals"],
                     {"user_id": user_id, "keys": [day_key(day) for day in days]},
                 )
+                # What quotes the records outside the layers: re-label notes and the
+                # conversation turns that read their time.
+                conn.execute(QUERIES["blank_notes_touching_deleted"], {"user_id": user_id})
+                conn.execute(QUERIES["drop_turns_reaching_deleted"], {"user_id": user_id})
                 return hit
 
         return retrying(delete)

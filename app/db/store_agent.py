@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
+from typing import Literal
 
 from psycopg.types.json import Jsonb
+from psycopg.types.range import Range
 
 from app.db.base import Queries
+from app.db.queries import QUERIES
 from app.store import ConversationRow, NewTurn, TurnRow
 
 
@@ -42,8 +46,11 @@ class PostgresConversationStore(Queries):
             "conversation_id": conversation_id,
             "steps": Jsonb(turn.steps),
             "episode_ids": Jsonb(turn.episode_ids),
+            "reach": _reach(turn.reach),
         }
-        row = self._one("add_conversation_turn", params)
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["lock_records_shared"], {"user_id": user_id})
+            row = conn.execute(QUERIES["add_conversation_turn"], params).fetchone()
         return int(row["turn_no"]) if row else None
 
     def delete_conversation(self, *, user_id: int, conversation_id: int) -> bool:
@@ -51,3 +58,11 @@ class PostgresConversationStore(Queries):
             "delete_conversation", {"user_id": user_id, "conversation_id": conversation_id}
         )
         return row is not None
+
+
+def _reach(reach: tuple[datetime, datetime] | Literal["nothing"] | None) -> Range[datetime] | None:
+    if reach is None:
+        return None
+    if reach == "nothing":
+        return Range(empty=True)
+    return Range(reach[0], reach[1], "[]")

@@ -228,8 +228,8 @@ class PostgresToolStore(Queries):
                     gone = conn.execute(QUERIES["label_target_gone"], target).fetchone()
                     if gone and gone["gone"]:
                         raise ConflictError(
-                            f"{target_kind} {target_id} was deleted or rebuilt meanwhile: "
-                            "look it up again"
+                            f"{target_kind} {target_id} is not live: deleted, rebuilt "
+                            "under a new id, or never yours; look it up again"
                         )
                     return None
                 episodes = sorted({r["episode_id"] for r in rows if r["episode_id"] is not None})
@@ -245,6 +245,9 @@ class PostgresToolStore(Queries):
                     },
                 ).fetchone()
                 assert label is not None
+                conn.execute(
+                    QUERIES["label_touched"], {"user_id": user_id, "label_id": label["label_id"]}
+                )
             return int(label["label_id"]), sorted({(r["device_id"], r["day_local"]) for r in rows})
 
         try:

@@ -24,7 +24,7 @@ from sqlalchemy import (
     SmallInteger,
     Text,
 )
-from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, JSONB, TSVECTOR
+from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, JSONB, TSTZRANGE, TSVECTOR
 from sqlmodel import Field, SQLModel
 
 TZ = DateTime(timezone=True)
@@ -258,6 +258,7 @@ class Label(SQLModel, table=True):
     actor: str = _text(default="")
     note: str = _text(default="")
     created_at: datetime = Field(sa_type=TZ, nullable=False)
+    touched: Any = Field(default=None, sa_type=TSTZRANGE, nullable=True)
 
 
 class Import(SQLModel, table=True):
@@ -309,3 +310,4 @@ class ConversationTurn(SQLModel, table=True):
     model_calls: int = Field(default=0, sa_type=Integer, nullable=False)
     elapsed_ms: int = Field(default=0, sa_type=Integer, nullable=False)
     created_at: datetime = Field(sa_type=TZ, nullable=False)
+    reach: Any = Field(default=None, sa_type=TSTZRANGE, nullable=True)

@@ -31,6 +31,7 @@ from urllib.parse import quote
 
 import httpx
 
+from app.boundary import import_text
 from app.errors import InvalidInputError
 from app.importers.jsonstream import JsonStream
 from app.importers.spill import EventSpill
@@ -46,7 +47,7 @@ from app.importers.timeline import (
     host_pieces,
 )
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
-from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX, import_text
+from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX
 from app.rules.categories import Rules
 from app.store import Store, UserContext
 
@@ -56,6 +57,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _MAX_SPAN_US = MAX_RECORD_SPAN // _US
 _NOT_DEVICE = re.compile(r"[^A-Za-z0-9._:-]+")
+_NAME_MAX = 200  # a bucket's id, type, hostname or client
 # The canonical apps of each browser ActivityWatch's web watcher reports (its bucket
 # is aw-watcher-web-<name>); other names go through the app aliases.
 _BROWSERS = {
@@ -119,15 +121,17 @@ class _Reader:
         self.measure: Callable[[], int] = lambda: spill.count  # progress: events, or bytes
 
     def bucket(self, bucket_id: str) -> Bucket:
-        found = Bucket(index=len(self.buckets), id=bucket_id)
+        found = Bucket(index=len(self.buckets), id=import_text(bucket_id, limit=_NAME_MAX))
         self.buckets.append(found)
         return found
 
     def describe(self, bucket: Bucket, meta: dict[str, Any]) -> None:
-        bucket.id = str(meta.get("id") or bucket.id)
-        bucket.type = str(meta.get("type") or "")
-        bucket.hostname = str(meta.get("hostname") or "")
-        bucket.client = str(meta.get("client") or "")
+        # Names from the file are captured text too: no NUL, bounded (a hostname
+        # becomes a device's name).
+        bucket.id = import_text(meta.get("id") or bucket.id, limit=_NAME_MAX)
+        bucket.type = import_text(meta.get("type") or "", limit=_NAME_MAX)
+        bucket.hostname = import_text(meta.get("hostname") or "", limit=_NAME_MAX)
+        bucket.client = import_text(meta.get("client") or "", limit=_NAME_MAX)
 
     def event(self, bucket: Bucket, event: object, where: Callable[[], int]) -> None:
         if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
@@ -327,14 +331,17 @@ def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) 
 
 
 @functools.lru_cache(maxsize=16_384)
-def _shown(window: str, tab: str | None, phone: bool) -> tuple[str, str, str | None, bool]:
+def _shown(
+    window: str, tab: str | None, phone: bool, private: bool
+) -> tuple[str, str, str | None, bool]:
     """What a piece shows, as an importer's text: app, title, URL, incognito (titles and
-    tabs repeat piece after piece: worked out once)."""
+    tabs repeat piece after piece: worked out once). A private window's pieces are all
+    incognito, whatever tab (or none) covers each."""
     data = event_data(window)
     app = str(data.get("package") or data.get("app") or "")
     title = data.get("title") or (data.get("app") if phone else "") or ""
     url = data.get("url")
-    incognito = data.get("incognito") is True
+    incognito = private or data.get("incognito") is True
     if tab is not None:
         shown = event_data(tab)
         url, title = shown.get("url"), shown.get("title") or ""
@@ -352,7 +359,7 @@ def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[Imp
     earliest = (datetime(MIN_YEAR, 1, 1, tzinfo=UTC) - _EPOCH) // _US
     phone = host.is_phone
     for piece in pieces:
-        app, title, url, incognito = _shown(piece.window, piece.tab, phone)
+        app, title, url, incognito = _shown(piece.window, piece.tab, phone, piece.private)
         start, stop, idle = piece.start, piece.end, not piece.active
         while start < stop:
             end = min(stop, start + _MAX_SPAN_US)

@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.boundary import import_text
 from app.errors import InvalidInputError
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
-from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, import_text, sane_time
+from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, sane_time
 from app.rules.categories import Rules
 from app.store import Store, UserContext
 

@@ -102,6 +102,7 @@ class Span:
 
 NOT_AFK = '"status":"not-afk"'
 AUDIBLE = '"audible":true'
+INCOGNITO = '"incognito":true'
 
 
 def active_spans(afk_events: Iterable[Event]) -> Iterator[Span]:
@@ -163,6 +164,7 @@ class Piece:
     window: str  # the window event's data (JSON)
     active: bool
     tab: str | None  # the tab event's data (JSON)
+    private: bool = False  # the window showed an incognito tab at some point
 
 
 def host_pieces(
@@ -174,19 +176,32 @@ def host_pieces(
 ) -> Iterator[Piece]:
     """One host's window events (flooded, clipped) cut where activity or the focused tab
     changes. With no afk bucket (a phone) every window is active. As in ActivityWatch's
-    UI, a focused browser tab playing sound counts as active (`audible_is_active`)."""
+    UI, a focused browser tab playing sound counts as active (`audible_is_active`).
+
+    Privacy is decided per window event, not per piece: a window that shows an incognito
+    tab is private in every piece (the seconds flooded before the tab's first event
+    included), and so is one that shows no tab at all but starts or ends within
+    `pulsetime` of an incognito one, and any later event of the same window data (its
+    title names the private page)."""
     afk = Cursor(not_afk) if not_afk is not None else None
+    private_windows: set[str] = set()
     for window in windows:
         start, end, data = window.start, window.end, window.data
         active = afk.overlapping(start, end) if afk is not None else [Span(start, end)]
         tabs: list[Span] = []
+        private = data in private_windows
         if web:
             app = window_app(data)
+            near: list[Span] = []
             for stream in web:
                 if stream.is_this_browser(app):
-                    tabs += stream.spans.overlapping(start, end)
+                    near += stream.spans.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+            tabs = [s for s in near if s.end > start and s.start < end]
+            private = private or any(INCOGNITO in s.data for s in (tabs or near))
+        if private:
+            private_windows.add(data)
         if not tabs and len(active) == 1 and active[0].start <= start and active[0].end >= end:
-            yield Piece(start, end, data, True, None)  # most windows: active throughout
+            yield Piece(start, end, data, True, None, private)  # most: active throughout
             continue
         cuts = {start, end}
         for span in (*active, *tabs):
@@ -203,7 +218,7 @@ def host_pieces(
                 continue
             if held is not None:
                 yield held
-            held = Piece(t0, t1, data, is_active, tab_data)
+            held = Piece(t0, t1, data, is_active, tab_data, private)
         if held is not None:
             yield held
 

@@ -8,15 +8,19 @@ imports it and writes its progress where every API process can read it.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from pathlib import Path
 
-from app.errors import TimeTraceError
+from app.errors import DatabaseBusyError, TimeTraceError
 from app.importers.activitywatch import import_activitywatch_file
 from app.pyramid.requests import EPISODE_PRIORITY
 from app.rules.categories import Rules
 from app.store import ImportProgress, JobRequest, Store, UserContext
 
 IMPORT_TASK = "import_activitywatch"
+ERROR_MAX = 1_000  # characters of a failure's reason kept on the import
+log = logging.getLogger("timetrace.imports")
 
 
 def import_job(user_id: int, import_id: int) -> JobRequest:
@@ -37,10 +41,12 @@ def upload_path(data_dir: Path, *, user_id: int, import_id: int) -> Path:
 def run_upload(
     store: Store, *, user: UserContext, import_id: int, path: Path, rules: Rules
 ) -> ImportProgress:
-    """Import an uploaded ActivityWatch export, recording progress as it goes. A file
-    that cannot be imported fails the import with the reason; either way the upload
-    (captured text) is deleted once it is done with. Other errors propagate, so the
-    job is retried (importing is idempotent) and the file kept for it."""
+    """Import an uploaded ActivityWatch export, recording progress as it goes. An
+    import that fails for any reason — a file that cannot be imported, or a bug it
+    runs into — ends `failed` with the reason, at once (retrying would only hold the
+    user's imports back), and the upload (captured text) is deleted. Only a busy or
+    restarting database propagates, so the job is retried (importing is idempotent)
+    with the file kept for it."""
 
     def save(progress: ImportProgress) -> ImportProgress:
         store.update_import(user_id=user.user_id, import_id=import_id, progress=progress)
@@ -54,9 +60,13 @@ def run_upload(
         summary = import_activitywatch_file(
             store, path=path, user=user, rules=rules, progress=on_progress
         )
+    except DatabaseBusyError:
+        raise
     except TimeTraceError as exc:
-        path.unlink(missing_ok=True)
-        return save(ImportProgress(status="failed", error=exc.message))
+        return _failed(save, path, exc.message)
+    except Exception as exc:  # a bug, or input no check foresaw: one line, no traceback
+        log.warning("import %s failed: %s", import_id, type(exc).__name__)
+        return _failed(save, path, f"the import failed inside TimeTrace ({type(exc).__name__})")
     path.unlink(missing_ok=True)
     return save(
         ImportProgress(
@@ -70,3 +80,11 @@ def run_upload(
             redacted=summary.redacted,
         )
     )
+
+
+def _failed(
+    save: Callable[[ImportProgress], ImportProgress], path: Path, reason: str
+) -> ImportProgress:
+    path.unlink(missing_ok=True)
+    # The reason may quote the file: storable, and short.
+    return save(ImportProgress(status="failed", error=reason.replace("\x00", "")[:ERROR_MAX]))

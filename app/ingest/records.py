@@ -15,7 +15,6 @@ from typing import Annotated, Protocol, Self
 
 from pydantic import (
     AfterValidator,
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -24,23 +23,18 @@ from pydantic import (
     model_validator,
 )
 
+from app.boundary import CapturedText, Identifier, Instant
 from app.errors import UnknownDeviceError
 from app.pyramid.requests import build_job, rollup_day_job
 from app.rules.categories import Rules
 from app.store import DEVICE_ID_PATTERN, NewRecords, Store, UserContext
-from app.text import canonical_domain, storable
+from app.text import canonical_domain
 from app.timeutil import logical_day, zone
 
 MAX_BATCH = 5_000
 MAX_RECORD_SPAN = timedelta(hours=24)
 MIN_YEAR = 1990
 APP_MAX, TITLE_MAX, URL_MAX = 256, 4_096, 4_096  # the most each text field may hold
-
-
-def _clean_text(value: str) -> str:
-    # Captured text may carry a NUL, which PostgreSQL cannot hold: dropped. Identifiers
-    # are refused instead (`Identifier`): stripping would make one key into another.
-    return storable(value.replace("\x00", ""))
 
 
 def _sane_time(value: datetime) -> datetime:
@@ -51,9 +45,10 @@ def _sane_time(value: datetime) -> datetime:
     return value
 
 
-Text = Annotated[StrictStr, AfterValidator(_clean_text)]
-Identifier = Annotated[StrictStr, AfterValidator(storable)]
-Timestamp = Annotated[AwareDatetime, AfterValidator(_sane_time)]
+# The input boundary's types (app/boundary.py): NUL dropped from captured text and
+# refused in keys, no blank key, no epoch number for a time.
+Text = CapturedText
+Timestamp = Annotated[Instant, AfterValidator(_sane_time)]
 
 
 class RecordIn(BaseModel):
@@ -256,17 +251,6 @@ def ingest_batch(
     return store_records(
         store, user=user, device_id=batch.device_id, records=batch.records, rules=rules
     )
-
-
-def import_text(value: object, *, limit: int) -> str:
-    """An importer's text as HTTP would take it: no NUL, no lone surrogate, at most
-    `limit` characters (cut, not refused: one odd title must not stop an import)."""
-    text = value if isinstance(value, str) else ("" if value is None else str(value))
-    if "\x00" in text:
-        text = text.replace("\x00", "")
-    if not text.isascii():
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text[:limit]
 
 
 def sane_time(value: datetime, *, now: datetime) -> bool:

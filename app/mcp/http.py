@@ -20,6 +20,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
@@ -28,6 +29,7 @@ from app.errors import AuthError
 from app.mcp.server import build_server
 from app.runtime.auth import user_for_token
 from app.runtime.services import Services
+from app.settings import Settings
 from app.store import UserContext
 
 
@@ -52,6 +54,22 @@ def _bearer(scope: Scope) -> str | None:
     return credentials.strip() if scheme.lower() == "bearer" else None
 
 
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding guard: the Host must be one of the server's names (any
+    port) and a browser's `Origin`, when sent, a page of one of them (403 otherwise)."""
+    hosts = [f"[{n}]" if ":" in n else n for n in settings.host_names]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[form for h in hosts for form in (h, f"{h}:*")],
+        allowed_origins=[
+            form
+            for h in hosts
+            for scheme in ("http", "https")
+            for form in (f"{scheme}://{h}", f"{scheme}://{h}:*")
+        ],
+    )
+
+
 class McpEndpoint:
     """The ASGI app served at /mcp."""
 
@@ -59,7 +77,9 @@ class McpEndpoint:
         self.services = services
         # JSON answers, not an SSE stream per POST: the tools send no progress, and it is faster.
         self.sessions = StreamableHTTPSessionManager(
-            app=build_server(services=services, user_of=_user_of), json_response=True
+            app=build_server(services=services, user_of=_user_of),
+            json_response=True,
+            security_settings=transport_security(services.settings),
         )
 
     @contextlib.asynccontextmanager

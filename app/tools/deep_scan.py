@@ -16,15 +16,16 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
+from app.boundary import Instant
 from app.enrich.answers import Answer
 from app.enrich.client import ModelClient
 from app.errors import InvalidInputError, TimeTraceError
-from app.store import RecordLine
-from app.text import estimate_tokens, language_of
+from app.store import DEVICE_ID_PATTERN, RecordLine
+from app.text import StorableStr, estimate_tokens, language_of
 from app.timeutil import zone
 from app.tools.registry import ToolArgs, ToolContext, tool
 
@@ -36,10 +37,10 @@ TITLE_MAX, DESCRIPTION_MAX = 160, 300
 
 
 class DeepScanArgs(ToolArgs):
-    ts_from: AwareDatetime = Field(description="start (ISO 8601 with zone)")
-    ts_to: AwareDatetime = Field(description="end (ISO 8601 with zone), at most 7 days later")
-    question: str = Field(min_length=1, max_length=500, description="what to look for")
-    device_id: str | None = None
+    ts_from: Instant = Field(description="start (ISO 8601 with zone)")
+    ts_to: Instant = Field(description="end (ISO 8601 with zone), at most 7 days later")
+    question: StorableStr = Field(min_length=1, max_length=500, description="what to look for")
+    device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
 
 
 class Finding(Answer):

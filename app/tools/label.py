@@ -12,16 +12,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from app.boundary import LaxId
 from app.errors import DatabaseError, NotFoundError
 from app.rules.categories import Category
-from app.store import ID_MAX
 from app.text import StorableStr
 from app.tools.registry import ToolArgs, ToolContext, tool
 
 
 class LabelArgs(ToolArgs):
     target: Literal["record", "episode"]
-    id: int = Field(ge=1, le=ID_MAX, description="the record or episode id")
+    id: LaxId = Field(description="the record or episode id")
     category: Category
     note: StorableStr = Field("", max_length=500)
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Annotated, Literal, Self
+from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
+from app.boundary import Day
 from app.store import UserContext
 from app.timeutil import day_bounds, logical_day, zone
 from app.tools.registry import ToolArgs
@@ -15,11 +16,6 @@ Period = Literal[
     "today", "yesterday", "this_week", "last_week", "this_month", "last_month", "custom"
 ]
 MAX_DAYS = 400
-# The days a tool may be asked about: far enough out for any real history, and far
-# enough inside Python's calendar (years 1-9999) that a period's edges always exist.
-FIRST_DAY = date(1970, 1, 1)
-LAST_DAY = date(2999, 12, 31)
-Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY)]
 
 
 class PeriodArgs(ToolArgs):

@@ -7,14 +7,15 @@ from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
+from app.boundary import Instant
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
 from app.rules.things import CategoryName
 from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine, SignalRow
-from app.timeutil import day_key, month_key, period_days, week_key, zone
-from app.tools.periods import FIRST_DAY, LAST_DAY, PeriodArgs, resolve, span, today_of
+from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, week_key, zone
+from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 
 RAW_MAX_WINDOW = timedelta(hours=2)
@@ -137,13 +138,13 @@ def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
         else:
             day = datetime.strptime(text, "%Y-%m-%d").date()
             key = {"day": day_key, "week": week_key, "month": month_key}[grain](day)
-        first, last = period_days(grain, key)
+        period_days(grain, key)  # refuses a period outside FIRST_DAY..LAST_DAY
     except ValueError as exc:
+        if "outside" in str(exc):
+            raise InvalidInputError(f"date: {text!r} is outside {FIRST_DAY}..{LAST_DAY}") from exc
         raise InvalidInputError(
             f"date: {text!r} is not YYYY-MM-DD, YYYY-Www or YYYY-MM (for grain {grain})"
         ) from exc
-    if first < FIRST_DAY or last > LAST_DAY:
-        raise InvalidInputError(f"date: {text!r} is outside {FIRST_DAY}..{LAST_DAY}")
     return grain, key
 
 
@@ -392,8 +393,8 @@ def _weight(kind: str) -> int:
 
 
 class RawArgs(ToolArgs):
-    ts_from: AwareDatetime = Field(description="start (ISO 8601 with zone)")
-    ts_to: AwareDatetime = Field(description="end (ISO 8601 with zone), at most 2 hours later")
+    ts_from: Instant = Field(description="start (ISO 8601 with zone)")
+    ts_to: Instant = Field(description="end (ISO 8601 with zone), at most 2 hours later")
     device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
 
 

@@ -9,14 +9,14 @@ with a `reason`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from app.boundary import Day
 from app.errors import TimeTraceError
 from app.rules.things import CategoryName
 from app.text import StorableStr, keyword_terms
-from app.tools.periods import Day
 from app.tools.reads import episode_line
 from app.tools.registry import ToolArgs, ToolContext, tool
 
@@ -32,6 +32,12 @@ class SearchArgs(ToolArgs):
     category: CategoryName | None = None
     k: int = Field(8, ge=1, le=30, description="how many episodes")
     include_neighbors: bool = Field(False, description="add the episode before and after each hit")
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> Self:
+        if self.date_from and self.date_to and self.date_to < self.date_from:
+            raise ValueError("date_to is before date_from")
+        return self
 
 
 def _query_embedding(ctx: ToolContext, query: str) -> tuple[list[float] | None, str | None]:

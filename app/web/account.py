@@ -3,6 +3,7 @@ deleting a time range (after a step that shows what goes), devices and tokens.""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,8 +11,8 @@ from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.store import WebSessionRow
-from app.timeutil import zone
+from app.store import DEVICE_ID_PATTERN, WebSessionRow
+from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
 from app.tools.coverage import rules_snippet
 from app.web.auth import (
@@ -49,7 +50,13 @@ def asset(name: str) -> Response:
 def switch_language(code: str, request: Request) -> RedirectResponse:
     response = RedirectResponse(safe_next(request.query_params.get("next")), status_code=303)
     if code in LANGS:
-        response.set_cookie(LANG_COOKIE, code, max_age=365 * 86400, samesite="strict")
+        response.set_cookie(
+            LANG_COOKIE,
+            code,
+            max_age=365 * 86400,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
     return response
 
 
@@ -125,10 +132,13 @@ def privacy(request: Request, session: SessionDep) -> HTMLResponse:
 
 
 def _local(text: str, time_zone: str) -> datetime | None:
-    """A datetime-local field (2026-06-02T10:30) in the user's zone, or an ISO instant."""
+    """A datetime-local field (2026-06-02T10:30) in the user's zone, or an ISO instant,
+    inside the days TimeTrace keeps."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
+        return None
+    if not FIRST_DAY <= moment.date() <= LAST_DAY:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=zone(time_zone))
 
@@ -138,9 +148,12 @@ def _range(
 ) -> tuple[datetime, datetime, str | None] | None:
     ts_from = _local(fields.get("from", ""), session.time_zone)
     ts_to = _local(fields.get("to", ""), session.time_zone)
+    device = fields.get("device") or None
     if ts_from is None or ts_to is None or ts_to <= ts_from:
         return None
-    return ts_from, ts_to, fields.get("device") or None
+    if device is not None and not re.fullmatch(DEVICE_ID_PATTERN, device):
+        return None  # a device id (no NUL, no spaces), as the form's choices are
+    return ts_from, ts_to, device
 
 
 @router.get("/privacy/delete")
@@ -148,7 +161,7 @@ def delete_preview(request: Request, session: SessionDep) -> HTMLResponse:
     """The confirm step: what the deletion would erase, before anything is erased."""
     chosen = _range(session, dict(request.query_params))
     if chosen is None:
-        return _privacy_page(request, session, bad_range=True)
+        return _privacy_page(request, session, bad_range=True, status=422)
     ts_from, ts_to, device = chosen
     store = services_of(request).store
     counts = store.records_in_range(

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
 
+from app.boundary import day_of
 from app.errors import InvalidInputError
 from app.store import WebSessionRow
 from app.timeutil import month_key, read_window, week_key
@@ -41,12 +42,10 @@ def tool_context(request: Request, session: WebSessionRow) -> ToolContext:
 
 
 def _day(text: str) -> date:
-    if _DAY.match(text):
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    raise PageError(404, "not_found", f"{text!r} is not a day (YYYY-MM-DD)")
+    try:
+        return day_of(text)
+    except ValueError as exc:
+        raise PageError(404, "not_found", str(exc)) from exc
 
 
 def _int(text: str | None) -> int | None:
@@ -218,4 +217,5 @@ def search(request: Request, session: SessionDep) -> HTMLResponse:
         nav="search",
         query=query,
         result=result,
+        status=422 if result is not None and "error" in result else 200,
     )

@@ -182,6 +182,20 @@ def _hours(value: float) -> str:
     return f"{value:.2f}"
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|#~])")
+_MD_LINE_START = re.compile(r"^(\s*(?:\d+)?)([-+.)])", re.MULTILINE)
+
+
+def md_text(text: str, *, one_line: bool = True) -> str:
+    """Captured (or model-written) text as literal Markdown: no HTML, link, emphasis,
+    table cell or list it could open in a renderer."""
+    if one_line:
+        text = " ".join(text.split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_LINE_START.sub(r"\1\\\2", text)
+
+
 def render_markdown(report: PeriodReport, *, t: Translator) -> str:
     """The report as Markdown: tables for the numbers, a list for the habits."""
     lines = [f"# {title_of(report, t=t)}", ""]
@@ -205,12 +219,14 @@ def render_markdown(report: PeriodReport, *, t: Translator) -> str:
             lines.append("| " + " | ".join([t.short_day(day.day), *cells]) + " |")
         lines.append("")
     lines += [f"## {t('top_apps')}", ""]
-    lines += [f"- {app} — {t('hours_n', n=_hours(hours))}" for app, hours in report.top_apps]
+    lines += [
+        f"- {md_text(app)} — {t('hours_n', n=_hours(hours))}" for app, hours in report.top_apps
+    ]
     if not report.top_apps:
         lines.append(t("none"))
     lines += ["", f"## {t('habits')}", ""]
     for habit in report.habits:
-        cues = f" ({', '.join(f'`{c}`' for c in habit.cues)})" if habit.cues else ""
+        cues = f" ({', '.join(md_text(c) for c in habit.cues)})" if habit.cues else ""
         lines.append(
             f"- **{t.habit(habit.name)}** — "
             f"{t('habit_count', count=habit.count, days=habit.days)}{cues}"
@@ -222,7 +238,7 @@ def render_markdown(report: PeriodReport, *, t: Translator) -> str:
         lines.append(t("none"))
     lines += ["", f"## {t('narrative')}", ""]
     note = narrative_note(report)
-    lines.append(t(note) if note else report.narrative or "")
+    lines.append(t(note) if note else md_text(report.narrative or "", one_line=False))
     return "\n".join(lines).rstrip() + "\n"
 
 

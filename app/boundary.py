@@ -1,0 +1,124 @@
+"""The one input boundary: the types and checks every door validates what it is given
+with — HTTP routes, web forms, import files, tool and MCP calls — so that one input
+is treated the same whichever door it comes through.
+
+    class RecordIn(BaseModel):
+        client_record_id: Identifier      # NUL or blank refused (a key never changes)
+        window_title: CapturedText        # NUL dropped (what a screen showed)
+        ts_start: Instant                 # ISO 8601 with an offset; never a number
+
+- Identifiers (keys, device ids, ids) refuse a NUL or a blank value: stripping would
+  quietly turn one key into another. Captured text drops its NULs: PostgreSQL cannot
+  hold them and a title is still worth keeping without them.
+- A question is at most `QUESTION_MAX` characters at every door, and a client-kept
+  conversation (the OpenAI-compatible door) at most `HISTORY_MAX` messages.
+- Instants and days lie between `FIRST_DAY` and `LAST_DAY`, inside the calendar Python
+  and PostgreSQL share, so that a day's edges, its week and its month always exist.
+- Numbers are never times: an epoch integer for a timestamp is refused, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field, StrictInt, StrictStr
+
+from app.text import storable
+from app.timeutil import FIRST_DAY, LAST_DAY
+
+QUESTION_MAX = 4_000  # characters of one question, at every door
+HISTORY_MAX = 100  # messages of a conversation a client sends back (OpenAI door)
+MESSAGE_MAX = 32_000  # characters of one earlier message of that conversation
+BIGINT_MAX = 2**63 - 1  # the largest id PostgreSQL's bigint holds
+_NUMBER = re.compile(r"^\s*[-+]?\d+(\.\d*)?([eE][-+]?\d+)?\s*$")
+
+
+def identifier(value: str) -> str:
+    """A key or name that must arrive as it is: no NUL, not blank."""
+    storable(value)
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+def captured(value: str) -> str:
+    """Text a screen showed: NULs dropped (PostgreSQL cannot hold them)."""
+    return storable(value.replace("\x00", ""))
+
+
+def _not_a_number(value: Any) -> Any:
+    if isinstance(value, (int, float)) or (isinstance(value, str) and _NUMBER.match(value)):
+        raise ValueError(
+            "must be an ISO 8601 date-time with its UTC offset "
+            "(e.g. 2026-06-02T10:30:00+08:00), not a number"
+        )
+    return value
+
+
+def _supported_instant(value: datetime) -> datetime:
+    if not FIRST_DAY.year <= value.year <= LAST_DAY.year:
+        raise ValueError(f"must lie between the years {FIRST_DAY.year} and {LAST_DAY.year}")
+    return value
+
+
+Identifier = Annotated[StrictStr, AfterValidator(identifier)]
+CapturedText = Annotated[StrictStr, AfterValidator(captured)]
+Question = Annotated[
+    StrictStr, Field(min_length=1, max_length=QUESTION_MAX), AfterValidator(identifier)
+]
+Instant = Annotated[
+    AwareDatetime, BeforeValidator(_not_a_number), AfterValidator(_supported_instant)
+]
+Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY)]
+Id = Annotated[StrictInt, Field(ge=1, le=BIGINT_MAX)]  # `true` is not 1
+
+
+def _not_a_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+# For tool arguments, which accept a model's lossless near-misses ("8" for 8), never a bool.
+LaxId = Annotated[int, Field(ge=1, le=BIGINT_MAX), BeforeValidator(_not_a_bool)]
+
+
+def question_text(value: str, *, field: str) -> str:
+    """A question taken outside a model (the OpenAI door's last message): the checks of
+    `Question`, as a ValueError naming `field`."""
+    text = value.strip()
+    if not text:
+        raise ValueError(f"{field}: must not be blank")
+    if len(text) > QUESTION_MAX:
+        raise ValueError(f"{field}: a question is at most {QUESTION_MAX:,} characters")
+    try:
+        return identifier(text)
+    except ValueError as exc:
+        raise ValueError(f"{field}: {exc}") from exc
+
+
+def import_text(value: object, *, limit: int) -> str:
+    """An import file's text as HTTP would take it (`CapturedText`): no NUL, no lone
+    surrogate, at most `limit` characters (cut, not refused: one odd title must not
+    stop an import)."""
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text[:limit]
+
+
+def day_of(text: str) -> date:
+    """A day written YYYY-MM-DD inside the supported range, or a ValueError saying so."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        raise ValueError(f"{text!r} is not a day (YYYY-MM-DD)")
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a day of the calendar") from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise ValueError(f"{text} is outside the days TimeTrace keeps ({FIRST_DAY} to {LAST_DAY})")
+    return day

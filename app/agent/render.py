@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.agent.intents import Intent
-from app.agent.render_more import RENDERERS_MORE, no_data_after, unknown_thing, when
+from app.agent.render_things import THING_RENDERERS, no_data_after, unknown_thing, when
 from app.agent.signal_labels import SIGNAL_LABELS
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import Language
@@ -327,8 +327,8 @@ def render(intent: Intent, result: dict[str, Any], *, newest: str | None = None)
         body = unknown_thing(intent, result) or _t(
             lang, f"没能回答：{result['error']}", f"Could not answer: {result['error']}"
         )
-    elif intent.kind in RENDERERS_MORE:
-        body = RENDERERS_MORE[intent.kind](intent, result, newest)
+    elif intent.kind in THING_RENDERERS:
+        body = THING_RENDERERS[intent.kind](intent, result, newest)
     else:
         body = RENDERERS[intent.kind](intent, result)
     period = intent.period

@@ -3,7 +3,7 @@ results with no model, the number first: hours of a thing, comparisons, "when di
 last", "how many days" / "which days", habits by day, the moment on screen, and a
 name the data does not hold (the closest names instead, never "0 h").
 
-    render_more(intent, result)  # "3.5 小时：昨天（2026-12-01）在 YouTube（youtube.com）。"
+    render_things(intent, result)  # "3.5 小时：昨天（2026-12-01）在 YouTube（youtube.com）。"
 """
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ def unknown_thing(intent: Intent, result: dict[str, Any]) -> str | None:
     )
 
 
-RENDERERS_MORE: dict[str, Callable[[Intent, dict[str, Any], str | None], str]] = {
+THING_RENDERERS: dict[str, Callable[[Intent, dict[str, Any], str | None], str]] = {
     "thing_hours": _thing_hours,
     "compare": _compare,
     "last_seen": _last_seen,

@@ -3,7 +3,8 @@ results with no model, the number first: hours of a thing, comparisons, "when di
 last", "how many days" / "which days", habits by day, the moment on screen, and a
 name the data does not hold (the closest names instead, never "0 h").
 
-    render_things(intent, result)  # "3.5 小时：昨天（2026-12-01）在 YouTube（youtube.com）。"
+    THING_RENDERERS[intent.kind](intent, result, newest)
+    # -> "3.5 小时：昨天（2026-12-01）在 YouTube（youtube.com）。"
 """
 
 from __future__ import annotations

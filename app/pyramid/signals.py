@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from app.patterns import LinearPattern, capped
 from app.store import DigestMetrics, EpisodeFacts, MemberFacts, SignalDraft
 from app.timeutil import logical_day
 
@@ -37,19 +38,34 @@ FILE_VISITS = 3
 UNDO_STORM_MIN = 10
 LATE_NIGHT_FROM = time(23, 0)
 
-ROLLBACK = re.compile(
-    r"git\s+reset\s+(?:\S+\s+)*--hard|git\s+revert\b|git\s+restore\b|git\s+checkout\s+--(?:\s|$)"
-    r"|git\s+stash\s+drop|强制回滚|回滚提交",
-    re.IGNORECASE,
+# Search-only patterns with many alternatives run on RE2 (linear time, and fast where
+# Python's engine tries every alternative at every position); see app/patterns.py.
+ROLLBACK = LinearPattern.compile(
+    r"git\s+reset\s+(?:\S+\s+){0,4}--hard|git\s+revert\b|git\s+restore\b|git\s+checkout\s+--(?:\s|$)"
+    r"|git\s+stash\s+drop|强制回滚|回滚提交"
 )
 UNDO = re.compile(r"(?:undo|撤销|ctrl\s*\+\s*z|⌘\s*z)\s*[×x*]\s*(\d+)", re.IGNORECASE)
-FAILURE = re.compile(
-    r"\b\d+\s+failed\b|\bfailed\b|\berror\b|\bexception\b|traceback|编译失败|报错|错误|失败",
-    re.IGNORECASE,
+FAILURE = LinearPattern.compile(
+    r"\b\d+\s+failed\b|\bfailed\b|\berror\b|\bexception\b|traceback|编译失败|报错|错误|失败"
 )
-SOURCE_FILE = re.compile(
-    r"([\w.-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|swift|md|sql|toml|ya?ml|json|css|html|vue))\b"
+# A file name is a run of name characters that ends in a source extension. Found in two
+# linear steps (the runs, then the last extension inside each) rather than by one
+# `[\w.-]+\.(?:py|…)\b`, which rescans a long run from each of its starts: quadratic.
+_NAME_RUN = re.compile(r"[\w.-]+")
+_SOURCE_EXT = re.compile(
+    r"\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|swift|md|sql|toml|ya?ml|json|css|html|vue)(?!\w)"
 )
+
+
+def source_files(text: str) -> list[str]:
+    """The source file names a text shows (`main.py`, `修改main.py`), in order."""
+    out = []
+    for run in _NAME_RUN.finditer(capped(text)):
+        name = run.group()
+        end = max((m.end() for m in _SOURCE_EXT.finditer(name) if m.start() > 0), default=0)
+        if end:
+            out.append(name[:end])
+    return out
 
 
 def _runs(flags: Iterable[bool]) -> int:
@@ -65,7 +81,7 @@ def _by_episode(members: Sequence[MemberFacts]) -> dict[int, list[MemberFacts]]:
 
 
 def _texts(episode: EpisodeFacts, members: Sequence[MemberFacts]) -> list[str]:
-    return [m.text for m in members] + list(episode.cues)
+    return [capped(m.text) for m in members] + [capped(c) for c in episode.cues]
 
 
 def rollback_and_rework(
@@ -79,11 +95,11 @@ def rollback_and_rework(
         # A title that stays on screen for many frames is one rollback, not many; cues
         # (from summaries) count only for what the frames themselves do not show.
         rollbacks = max(
-            _runs(bool(ROLLBACK.search(m.text)) for m in own),
-            sum(1 for c in ep.cues if ROLLBACK.search(c)),
+            _runs(ROLLBACK.matches(m.text) for m in own),
+            sum(1 for c in ep.cues if ROLLBACK.matches(c)),
         )
         if rollbacks:
-            cues = sorted({m.group(0) for t in texts for m in [ROLLBACK.search(t)] if m})
+            cues = sorted({cue for t in texts if (cue := ROLLBACK.first(t))})
             out.append(
                 SignalDraft(
                     "forced_rollback",
@@ -108,7 +124,7 @@ def rollback_and_rework(
                     {"episode_ids": [ep.episode_id], "cues": [f"undo ×{max(undos)}"]},
                 )
             )
-        failing = [bool(FAILURE.search(m.text)) for m in own if not m.is_idle]
+        failing = [FAILURE.matches(m.text) for m in own if not m.is_idle]
         failures = _runs(failing)
         if failures >= 2:
             out.append(
@@ -121,7 +137,7 @@ def rollback_and_rework(
                     {"pattern": "error_retry", "failures": failures},
                     {
                         "episode_ids": [ep.episode_id],
-                        "cues": sorted({m.text for m in own if FAILURE.search(m.text)})[:5],
+                        "cues": sorted({m.text for m in own if FAILURE.matches(m.text)})[:5],
                     },
                 )
             )
@@ -141,7 +157,7 @@ def repeated_files(
         ordered = [e for e in device_eps if e.category in FOCUS]
         files_of = {
             e.episode_id: {
-                f for m in by_episode.get(e.episode_id, []) for f in SOURCE_FILE.findall(m.text)
+                f for m in by_episode.get(e.episode_id, []) for f in source_files(m.text)
             }
             for e in ordered
         }

@@ -18,6 +18,7 @@ from app.db.connection import Connection
 from app.db.queries import QUERIES
 from app.db.store_agent import PostgresConversationStore
 from app.db.store_enrich import PostgresModelStore
+from app.db.store_jobs import PostgresJobLimits
 from app.db.store_tools import PostgresToolStore
 from app.db.store_web import PostgresWebStore
 from app.errors import DatabaseError
@@ -64,7 +65,12 @@ _RECORD_TYPES = ["int8", "text", *_STAGING_TYPES[: len(_RECORD_COLUMNS)]]
 
 
 class PostgresStore(
-    PostgresModelStore, PostgresToolStore, PostgresConversationStore, PostgresWebStore, Store
+    PostgresModelStore,
+    PostgresToolStore,
+    PostgresConversationStore,
+    PostgresWebStore,
+    PostgresJobLimits,
+    Store,
 ):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:
         self.pool = pool

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -84,12 +84,20 @@ def _texts(episode: EpisodeFacts, members: Sequence[MemberFacts]) -> list[str]:
     return [capped(m.text) for m in members] + [capped(c) for c in episode.cues]
 
 
+def _never() -> None:
+    return None
+
+
 def rollback_and_rework(
-    episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
+    episodes: Sequence[EpisodeFacts],
+    members: Sequence[MemberFacts],
+    *,
+    checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
     by_episode = _by_episode(members)
     out: list[SignalDraft] = []
     for ep in episodes:
+        checkpoint()
         own = by_episode.get(ep.episode_id, [])
         texts = _texts(ep, own)
         # A title that stays on screen for many frames is one rollback, not many; cues
@@ -145,7 +153,10 @@ def rollback_and_rework(
 
 
 def repeated_files(
-    episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
+    episodes: Sequence[EpisodeFacts],
+    members: Sequence[MemberFacts],
+    *,
+    checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
     """One file edited in several separate visits on a device: a visit ends when other
     work (a work/study episode without the file) comes between; breaks do not count."""
@@ -155,12 +166,12 @@ def repeated_files(
         sorted(episodes, key=lambda e: (e.device_id, e.ts_start)), key=lambda e: e.device_id
     ):
         ordered = [e for e in device_eps if e.category in FOCUS]
-        files_of = {
-            e.episode_id: {
+        files_of: dict[int, set[str]] = {}
+        for e in ordered:
+            checkpoint()
+            files_of[e.episode_id] = {
                 f for m in by_episode.get(e.episode_id, []) for f in source_files(m.text)
             }
-            for e in ordered
-        }
         for name in sorted(set().union(*files_of.values()) if files_of else set()):
             flags = [name in files_of.get(e.episode_id, set()) for e in ordered]
             visits = _runs(flags)
@@ -352,11 +363,13 @@ def detect_day_signals(
     tz: ZoneInfo,
     cut_hour: int,
     idle_gap_s: float,
+    checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
-    """Every signal of one logical day, in a stable order."""
+    """Every signal of one logical day, in a stable order. `checkpoint` is called before
+    each episode's text is read (a job's clock may stop the detection there)."""
     signals = [
-        *rollback_and_rework(episodes, members),
-        *repeated_files(episodes, members),
+        *rollback_and_rework(episodes, members, checkpoint=checkpoint),
+        *repeated_files(episodes, members, checkpoint=checkpoint),
         *switch_storms(members),
         *focus_and_distraction(episodes, idle_gap_s=idle_gap_s),
         *late_night(episodes, tz=tz, cut_hour=cut_hour),

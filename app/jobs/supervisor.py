@@ -109,15 +109,17 @@ async def _run_session(
         stop.set()  # cancelled from outside: stop gracefully, then go on cancelling
         raise
     finally:
+        # The recovery first: procrastinate stops its heartbeats while its jobs wind down,
+        # and they must not be taken for a dead worker's.
+        for task in (recovery, stopping):
+            task.cancel()
+        await asyncio.gather(recovery, stopping, return_exceptions=True)
         if not worker.done():
             worker.cancel()  # procrastinate stops: running jobs get worker_shutdown_s, then abort
         # Bounded: a job that never reaches a checkpoint must not hold the stop.
         await asyncio.wait({worker}, timeout=services.settings.worker_shutdown_s + STOP_GRACE_S)
         if not worker.done():
             log.warning("a running job did not stop in time; leaving it to be recovered")
-        for task in (recovery, stopping):
-            task.cancel()
-        await asyncio.gather(recovery, stopping, return_exceptions=True)
     if not recovery.cancelled():  # it ends only by giving up
         return recovery.exception()
     if not worker.done() or worker.cancelled():

@@ -562,6 +562,8 @@ class JobStore(Protocol):
 
     def recent_job_stops(self, *, since_s: float) -> list[JobStop]: ...
 
+    def prune_job_stops(self, *, older_than_s: float) -> None: ...
+
 
 class EpisodeStore(Protocol):
     """What the episode builder reads and writes."""

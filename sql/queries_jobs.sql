@@ -56,3 +56,6 @@ FROM job_stops
 WHERE stopped_at >= now() - make_interval(secs => %(since_s)s)
 ORDER BY stopped_at DESC
 LIMIT 20;
+
+-- name: prune_job_stops --
+DELETE FROM job_stops WHERE stopped_at < now() - make_interval(secs => %(older_than_s)s);

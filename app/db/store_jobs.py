@@ -29,3 +29,7 @@ class PostgresJobLimits(Queries):
 
     def recent_job_stops(self, *, since_s: float) -> list[JobStop]:
         return self._all_as(JobStop, "recent_job_stops", {"since_s": since_s})
+
+    def prune_job_stops(self, *, older_than_s: float) -> None:
+        with self.pool.connection() as conn:
+            conn.execute(QUERIES["prune_job_stops"], {"older_than_s": older_than_s})

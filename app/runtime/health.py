@@ -68,7 +68,10 @@ class HealthReport:
 
 
 def _stop_document(stop: JobStop) -> dict[str, Any]:
+    """A stop for /healthz, which needs no token: without its reason (the device and day
+    it was at are the user's business; `timetrace status` shows them)."""
     out = asdict(stop)
+    del out["reason"]
     out["stopped_at"] = stop.stopped_at.isoformat() if stop.stopped_at else None
     return out
 
@@ -112,7 +115,7 @@ def check_health(store: Store, *, settings: Settings) -> HealthReport:
     if recent:
         problems.append(
             f"{len(recent)} job(s) stopped at their time limit lately; the latest: job "
-            f"{recent[0].job_id} ({recent[0].task_name}) {recent[0].reason}"
+            f"{recent[0].job_id} ({recent[0].task_name}, user {recent[0].user_id})"
         )
     return HealthReport(
         database="ok", jobs=jobs, problems=problems, over_limit=over_limit, stuck=stuck, stops=stops

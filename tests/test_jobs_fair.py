@@ -225,6 +225,11 @@ def test_sigterm_stops_worker_and_serve_under_a_heavy_job_within_seconds(
         assert episodes_of(watch, user.user_id) == 0  # it was stopped, not finished
 
 
+def _status(watch: Any, job_id: int) -> str:
+    row = watch.execute("SELECT status::text FROM procrastinate_jobs WHERE id = %s", [job_id])
+    return str(row.fetchone()["status"])
+
+
 def _stops(watch: Any) -> int:
     return int(watch.execute("SELECT count(*) AS n FROM job_stops").fetchone()["n"])
 
@@ -285,17 +290,14 @@ def test_a_job_past_its_limit_makes_health_503_and_a_stop_is_recorded(
             heavy = services.store.ensure_user(name="heavy", time_zone="UTC", day_cut_hour=4)
             ingest_day(services, heavy, "big", count=HEAVY_RECORDS // 3, long=True)
             assert wait_for(lambda: _stops(watch) > 0, timeout=60)
-        # The build or the day's rollup, whichever of them the limit caught first.
-        stop = watch.execute("SELECT * FROM job_stops ORDER BY stop_id").fetchone()
+            # The build or the day's rollup, whichever of them the limit caught first.
+            stop = watch.execute("SELECT * FROM job_stops ORDER BY stop_id").fetchone()
+            assert wait_for(lambda: _status(watch, stop["job_id"]) == "failed", timeout=10)
         assert stop["user_id"] == heavy.user_id and stop["outcome"] == "failed"
         assert stop["task_name"] in ("build_episodes", "rollup_day")
         assert stop["reason"].startswith("stopped at its 1 s limit while ")
         assert "2001-03-05" in stop["reason"]
         assert 1 <= stop["ran_s"] < 3
-        status = watch.execute(
-            "SELECT status::text FROM procrastinate_jobs WHERE id = %s", [stop["job_id"]]
-        ).fetchone()["status"]
-        assert status == "failed"
         attempts = watch.execute(
             "SELECT attempts FROM procrastinate_jobs WHERE id = %s", [stop["job_id"]]
         ).fetchone()["attempts"]

@@ -309,3 +309,21 @@ def test_a_job_past_its_limit_makes_health_503_and_a_stop_is_recorded(
         assert "reason" not in shown and stop["reason"] not in reply.text  # no token here
         lines = check_health(services.store, settings=settings).lines()
         assert any(stop["reason"] in line for line in lines)
+
+
+def test_a_user_whose_queue_has_not_moved_makes_health_degraded(
+    services: Services, watch: Any
+) -> None:
+    """Jobs of user 7 wait with no job of theirs starting: after `health_stuck_s` the
+    report names the user and the lane; once one of their jobs starts, it no longer does."""
+    settings = services.settings.model_copy(update={"health_stuck_s": 0.5})
+    services.store.defer([build_job(7, "pc")])
+    assert check_health(services.store, settings=settings).status == "ok"
+    time.sleep(0.6)
+    report = check_health(services.store, settings=settings)
+    assert [(u.user_id, u.lane) for u in report.stuck] == [(7, "main")]
+    assert any("user 7's main jobs have not moved" in p for p in report.problems)
+    worker = watch.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+    started = _fetch(watch, worker.fetchone()["id"])
+    assert started is not None and started["args"]["user_id"] == 7
+    assert check_health(services.store, settings=settings).stuck == []

@@ -181,21 +181,22 @@ def _doing_build(watch: Any) -> int | None:
 def test_sigterm_stops_worker_and_serve_under_a_heavy_job_within_seconds(
     heavy_services: Services, db_url: str, tmp_path: Path, watch: Any
 ) -> None:
-    """The heavy build is `doing` and a second into its work when SIGTERM comes; each
+    """The heavy build is `doing` and half a second into its work when SIGTERM comes; each
     process exits 0 in under 10 s, and the build goes back to the queue (not lost)."""
     user = heavy_services.store.ensure_user(name="heavy", time_zone="UTC", day_cut_hour=4)
     ingest_day(heavy_services, user, "pc", count=HEAVY_RECORDS, long=True)
     port = _free_port()
     commands = (["worker"], ["serve", "--worker", "--port", str(port)])
     for command in commands:
-        # Half a second of grace (3 s by default) so that the build, a few seconds long
-        # here, is surely aborted rather than let finish.
+        # No grace (3 s by default): the build, a few seconds long here, is aborted at
+        # its next checkpoint rather than let finish. A job that would never finish is
+        # stopped within seconds too: see the blocked job of the next test.
         env = timetrace_env(
             db_url,
             tmp_path,
             **FAST_WORKER,
             TIMETRACE_JOB_STEP_S="600",
-            TIMETRACE_WORKER_SHUTDOWN_S="0.5",
+            TIMETRACE_WORKER_SHUTDOWN_S="0",
         )
         processes: list[subprocess.Popen[bytes]] = []
         with reaped(processes):
@@ -204,7 +205,7 @@ def test_sigterm_stops_worker_and_serve_under_a_heavy_job_within_seconds(
             assert wait_for(lambda: _doing_build(watch) is not None, timeout=60), command
             job_id = _doing_build(watch)
             assert job_id is not None
-            assert wait_for(lambda j=job_id: _started(watch, j) >= 1.0, timeout=10)
+            assert wait_for(lambda j=job_id: _started(watch, j) >= 0.5, timeout=10)
             assert _doing_build(watch) == job_id  # still at work when the signal comes
             sent = time.monotonic()
             process.send_signal(signal.SIGTERM)
@@ -228,6 +229,24 @@ def test_sigterm_stops_worker_and_serve_under_a_heavy_job_within_seconds(
 def _status(watch: Any, job_id: int) -> str:
     row = watch.execute("SELECT status::text FROM procrastinate_jobs WHERE id = %s", [job_id])
     return str(row.fetchone()["status"])
+
+
+def _build_started_after(watch: Any, moment: datetime) -> int | None:
+    """A build `doing` that started after `moment` (database time)."""
+    row = watch.execute(
+        "SELECT j.id FROM procrastinate_jobs j WHERE j.task_name = 'build_episodes' "
+        "AND j.status = 'doing' AND (SELECT max(at) FROM procrastinate_events e "
+        "WHERE e.job_id = j.id AND e.type = 'started') > %s",
+        [moment],
+    ).fetchone()
+    return None if row is None else int(row["id"])
+
+
+def _stop_within_seconds(process: subprocess.Popen[bytes], *, code: int) -> None:
+    sent = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == code
+    assert time.monotonic() - sent < 10
 
 
 def _stops(watch: Any) -> int:
@@ -276,12 +295,19 @@ def test_a_job_past_its_limit_makes_health_503_and_a_stop_is_recorded(
             assert reply.status_code == 503, reply.text
             over = reply.json()["over_limit"]
             assert [(j["job_id"], j["task_name"]) for j in over] == [(job_id, "build_episodes")]
-            # SIGTERM while the job waits where no checkpoint is: the worker still exits
-            # within seconds, leaving the job to be recovered.
-            sent = time.monotonic()
-            processes[0].send_signal(signal.SIGTERM)
-            assert processes[0].wait(30) == 0
-            assert time.monotonic() - sent < 10
+            # SIGTERM while the job waits where no checkpoint is (it would wait forever):
+            # the worker still exits within seconds, leaving the job to be recovered; so
+            # does `serve --worker`, which recovers it and is caught the same way.
+            _stop_within_seconds(processes[0], code=0)
+            port = str(_free_port())
+            processes.append(spawn(["serve", "--worker", "--port", port], env, tmp_path / "s.log"))
+            gone = watch.execute("SELECT now() AS t").fetchone()["t"]
+            assert wait_for(lambda: _build_started_after(watch, gone) is not None, timeout=30)
+            again = _build_started_after(watch, gone)  # recovered (or its twin): blocked again
+            assert again is not None
+            assert wait_for(lambda: _started(watch, again) > 1.5, timeout=10)
+            assert _doing_build(watch) == again and episodes_of(watch, user.user_id) == 0
+            _stop_within_seconds(processes[-1], code=0)
             holder.rollback()  # the lock goes; a new worker recovers the build and ends it
             processes.append(spawn(["worker"], env, tmp_path / "worker2.log"))
             assert wait_for(lambda: episodes_of(watch, user.user_id) > 0, timeout=30)

@@ -31,7 +31,8 @@ ORDER BY running_s DESC;
 
 -- name: stuck_users --
 -- Users with jobs due in a lane (the pyramid's, or the models') none of whose jobs in
--- that lane has started for `stuck_after_s`, counted from when the oldest became due.
+-- that lane is running or has started for `stuck_after_s`, counted from when the oldest
+-- became due. (A job running too long is reported as past its limit instead.)
 WITH waiting AS (
     SELECT (j.args->>'user_id')::bigint AS user_id, timetrace_job_lane(j.queue_name) AS lane,
            min(GREATEST((SELECT max(e.at) FROM procrastinate_events e WHERE e.job_id = j.id),
@@ -47,6 +48,11 @@ SELECT w.user_id, w.lane,
 FROM waiting w
 LEFT JOIN job_turns t ON t.user_id = w.user_id AND t.lane = w.lane
 WHERE GREATEST(w.since, t.last_started_at) < now() - make_interval(secs => %(stuck_after_s)s)
+  AND NOT EXISTS (
+      SELECT 1 FROM procrastinate_jobs d
+      WHERE d.status = 'doing' AND d.args ? 'user_id'
+        AND (d.args->>'user_id')::bigint = w.user_id
+        AND timetrace_job_lane(d.queue_name) = w.lane)
 ORDER BY still_s DESC;
 
 -- name: recent_job_stops --

@@ -350,6 +350,9 @@ def test_a_user_whose_queue_has_not_moved_makes_health_degraded(
     assert [(u.user_id, u.lane) for u in report.stuck] == [(7, "main")]
     assert any("user 7's main jobs have not moved" in p for p in report.problems)
     worker = watch.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
-    started = _fetch(watch, worker.fetchone()["id"])
-    assert started is not None and started["args"]["user_id"] == 7
+    worker_id = worker.fetchone()["id"]
+    services.store.defer([build_job(7, "laptop")])  # waits behind the one that starts
+    started = _fetch(watch, worker_id)
+    assert started is not None and started["args"] == {"user_id": 7, "device_id": "pc"}
+    time.sleep(0.6)  # one of theirs runs: their queue moves, the other waits its turn
     assert check_health(services.store, settings=settings).stuck == []

@@ -80,9 +80,9 @@ def check_health(store: Store, *, settings: Settings) -> HealthReport:
     """Degraded when the database does not answer, when a job sits on a worker that
     stopped sending heartbeats, when the oldest waiting job is older than
     `health_queue_age_s` (no worker running, or one that cannot keep up), when a job runs
-    past its time limit (`job_limit_s`, imports `import_limit_s`), when a user's due jobs
-    have seen none of theirs start for `health_stuck_s`, or when a job was stopped at its
-    limit within that time (the stop is listed either way for a day)."""
+    past its time limit (`job_limit_s`, imports `import_limit_s`), when a user has due
+    jobs but none running and none started for `health_stuck_s`, or when a job was
+    stopped at its limit within that time (the stop is listed either way for a day)."""
     try:
         store.ping()
         jobs = store.job_health(stalled_after_s=settings.worker_stalled_s)

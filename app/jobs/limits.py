@@ -1,17 +1,20 @@
 """Every job runs against a clock: a time limit after which it is stopped, and steps
 after which heavy work yields its slot to other users.
 
-    clock = JobClock.start(context, limit_s=300, step_s=20)
-    build(..., checkpoint=clock.checkpoint)   # raises at the limit, or when the worker stops
-    if clock.step_over(): ...                 # queue the rest as a new job and return
+    clock = JobClock.start(context, settings=settings, queue="episodes")
+    with stops_recorded(store, clock, context=context, user_id=user_id):
+        build(..., checkpoint=clock.at, step_over=clock.step_over)
+    # clock.at("building pc 2026-06-01") raises at the limit, or when the worker stops;
+    # step_over() says when a build should queue the rest as a new job and return
 
 Python cannot stop a thread from outside, so the heavy code calls `checkpoint()` between
 bounded pieces of work (a day, an episode, a detector's pass over one episode):
 
 - past `limit_s` it raises `JobLimitReached`; the task records the stop (`job_stops`,
-  shown by `timetrace status` and `/healthz`) and either queues the rest (a build: the
-  days it finished stay built) or fails visibly, without a retry that would only time
-  out again;
+  shown by `timetrace status` and `/healthz`) and fails visibly, without a retry that
+  would only time out again (what it finished stays: a build saves each day in its own
+  transaction). Work is cut smaller before that: a build yields after `step_s` at the
+  end of a day and queues the rest as a new job;
 - when the worker is stopping (SIGTERM) and its grace time is over, procrastinate asks
   running jobs to abort: `checkpoint()` raises `JobAborted`, the job goes back to the
   queue at once, and the process exits within seconds.

@@ -173,7 +173,7 @@ def _slowest(run: Callable[[str], object], titles: list[str]) -> tuple[float, st
 def test_the_walk_finds_the_patterns_that_meet_titles() -> None:
     code = shipped_code_patterns()
     names = set(code)
-    for expected in ("app.pyramid.signals._SOURCE_EXT", "app.text._TITLE_NOISE", "app.rules.apps"):
+    for expected in ("app.pyramid.signals.SOURCE_FILE", "app.text._TITLE_NOISE", "app.rules.apps"):
         assert any(name.startswith(expected) for name in names), expected
     rules = shipped_rule_patterns()
     assert "rule private-window-title.title" in rules and "browser_suffix[0]" in rules

@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,16 +61,29 @@ def _sample(nodes: Any, flags: int) -> str:
     return "".join(out)
 
 
-def _sequences(nodes: Any) -> Iterator[Any]:
-    """The alternatives of a pattern, each a node sequence (top-level branches split)."""
-    items = list(nodes)
-    if len(items) == 1 and items[0][0] is _c.BRANCH:
-        for branch in items[0][1][1]:
-            yield from _sequences(branch)
-    elif len(items) == 1 and items[0][0] is _c.SUBPATTERN:
-        yield from _sequences(items[0][1][-1])
-    else:
-        yield items
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)}
+
+
+def _prefixes(nodes: Any, flags: int, depth: int = 0) -> list[str]:
+    """Strings that match a growing prefix of the node sequence, going into branches,
+    groups and repeats (their own prefixes after what comes before them)."""
+    out: list[str] = []
+    head = ""
+    for op, arg in nodes:
+        out.append(head)
+        inner: list[Any] = []
+        if op is _c.BRANCH:
+            inner = list(arg[1])
+        elif op is _c.SUBPATTERN:
+            inner = [arg[-1]]
+        elif op in _REPEATS:
+            inner = [arg[2]]
+        if depth < 4:
+            for alternative in inner:
+                out += [head + p for p in _prefixes(alternative, flags, depth + 1)]
+        head += _sample([(op, arg)], flags)
+    out.append(head)
+    return out
 
 
 def near_misses(source: str, flags: int = 0) -> list[str]:
@@ -79,13 +92,8 @@ def near_misses(source: str, flags: int = 0) -> list[str]:
         tree = _parser.parse(source, flags)
     except re.error:  # RE2-only syntax (\\pL, \\x{…}): the generic fragments still run
         return []
-    found: dict[str, None] = {}
-    for sequence in _sequences(tree):
-        for end in range(1, len(sequence) + 1):
-            fragment = _sample(sequence[:end], tree.state.flags)
-            if fragment:
-                found[fragment] = None
-    return list(found)
+    found = dict.fromkeys(p for p in _prefixes(list(tree), tree.state.flags) if p)
+    return list(found)[:400]
 
 
 def adversarial_titles(source: str, flags: int = 0) -> list[str]:

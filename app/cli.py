@@ -133,7 +133,7 @@ def worker(concurrency: int, once: bool) -> None:
     with open_services(settings) as services:
         # With several slots, one that finds only lock-held jobs would end the drain early.
         slots = 1 if once else concurrency
-        asyncio.run(run_worker(services, concurrency=slots, wait=not once))
+        asyncio.run(run_worker(services, concurrency=slots, wait=not once, exit_if_jobs_hang=True))
 
 
 @main.command()

@@ -89,6 +89,15 @@ class Settings(BaseSettings):
     worker_give_up_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
     # /healthz and `timetrace status` say degraded when the oldest waiting job is older.
     health_queue_age_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
+    # ... and when a user's waiting jobs have seen none of theirs start for this long.
+    health_stuck_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
+    # Jobs (app/jobs/limits.py): every job is stopped at its limit (imports at theirs);
+    # heavy work yields its slot after a step; on SIGTERM running jobs get this long to
+    # finish before they are aborted and requeued.
+    job_limit_s: Annotated[float, Field(gt=0, le=86_400)] = 300
+    import_limit_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 3_600
+    job_step_s: Annotated[float, Field(gt=0, le=3_600)] = 20
+    worker_shutdown_s: Annotated[float, Field(ge=0, le=60)] = 3
 
     # Pyramid thresholds (docs/architecture.md, "Data rules" and "Write time").
     idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300

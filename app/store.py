@@ -253,6 +253,40 @@ class JobHealth:
     workers: int  # with a recent heartbeat
 
 
+@dataclass(frozen=True, slots=True)
+class JobOverLimit:
+    """A job still running past its time limit (app/jobs/limits.py)."""
+
+    job_id: int
+    task_name: str
+    user_id: int | None
+    running_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class StuckUser:
+    """A user with jobs due in a lane ('main': the pyramid's, or 'models') none of whose
+    jobs there has started for `still_s`."""
+
+    user_id: int
+    lane: str
+    still_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class JobStop:
+    """A job stopped at its time limit: what it was at, and what became of it."""
+
+    user_id: int | None
+    job_id: int
+    task_name: str
+    reason: str  # ids, days and seconds only: never captured text
+    outcome: str  # "continued" (the rest queued) or "failed"
+    ran_s: float
+    limit_s: float
+    stopped_at: datetime | None = None
+
+
 # -- episodes (L2) -----------------------------------------------------------------------
 
 
@@ -587,6 +621,18 @@ class JobStore(Protocol):
         ...
 
     def job_health(self, *, stalled_after_s: float) -> JobHealth: ...
+
+    def jobs_past_limit(self, *, limit_s: float, import_limit_s: float) -> list[JobOverLimit]:
+        """Jobs running for longer than their limit (imports have their own)."""
+        ...
+
+    def stuck_users(self, *, stuck_after_s: float) -> list[StuckUser]: ...
+
+    def record_job_stop(self, stop: JobStop) -> None: ...
+
+    def recent_job_stops(self, *, since_s: float) -> list[JobStop]: ...
+
+    def prune_job_stops(self, *, older_than_s: float) -> None: ...
 
 
 class EpisodeStore(Protocol):

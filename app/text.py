@@ -159,18 +159,20 @@ def estimate_tokens(text: str | None) -> int:
 
 # Live parts of window titles that change while the activity does not: unread and
 # notification counters, clocks, unsaved-file markers, "— 3 failed" style tails.
+# Each is linear in the title: a run of spaces is entered at its start only (the
+# cleaned title's spaces are collapsed afterwards anyway), possessive runs never give back.
 _TITLE_NOISE = (
     re.compile(r"^\s*[\(（\[]\d+[\)）\]]\s*"),  # "(3) Inbox"
-    re.compile(r"\s*[\(（\[]\s*\d+[^\)）\]]{0,20}[\)）\]]"),  # "项目群（12）", "(3 messages)"
+    re.compile(r"[\(（\[]\s*+\d++[^\(\)（）\[\]]{0,20}+[\)）\]]"),  # "项目群（12）", "(3 messages)"
     re.compile(r"\b\d{1,2}:\d{2}(:\d{2})?\s*([ap]\.?m\.?)?", re.IGNORECASE),  # clocks
     re.compile(r"^[●•*]\s*"),  # unsaved marker
-    re.compile(r"\s+[—–-]\s+\d+\s+(failed|passed|errors?|warnings?)\b.*$", re.IGNORECASE),
+    re.compile(r"(?<!\s)\s+[—–-]\s+\d+\s+(failed|passed|errors?|warnings?)\b.*$", re.IGNORECASE),
 )
 
 
 def normalize_title(title: str) -> str:
     """A window title without its live counters and clocks, for grouping and display."""
-    out = title
+    out = title[:4_096]  # the most any pattern sees (app.patterns.MAX_PATTERN_CHARS)
     for pattern in _TITLE_NOISE:
         out = pattern.sub(" ", out)
     return " ".join(out.split())

@@ -45,6 +45,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from app.patterns import LinearPattern
 from app.pyramid.signals import ROLLBACK, UNDO
 from app.text import estimate_tokens, tokenize
 
@@ -116,9 +117,11 @@ def summary_answer(prompt: str) -> dict[str, Any]:
     cues: list[str] = []
     for line in lines:
         for pattern in (ROLLBACK, UNDO, _FAILED):
-            match = pattern.search(line)
-            if match and match.group(0) not in cues:
-                cues.append(match.group(0))
+            cue = pattern.first(line) if isinstance(pattern, LinearPattern) else None
+            if not isinstance(pattern, LinearPattern) and (match := pattern.search(line)):
+                cue = match.group(0)
+            if cue and cue not in cues:
+                cues.append(cue)
     title_text = (f"{app}：{title}" if chinese else f"{app}: {title}")[:40]
     summary = (
         f"在 {app} 里忙着：{title}。"
@@ -152,7 +155,7 @@ def narrative_answer(prompt: str) -> dict[str, Any]:
 def describe_answer(prompt: str) -> dict[str, Any]:
     title = re.search(r"Window title: (.*)\.", prompt)
     text = title.group(1) if title else "a screen"
-    cues = [m.group(0) for m in [ROLLBACK.search(text)] if m]
+    cues = [cue for cue in [ROLLBACK.first(text)] if cue]
     return {
         "description": f"The screen shows {text}",
         "category": "work",

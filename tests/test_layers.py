@@ -11,7 +11,12 @@ APP = Path(__file__).resolve().parent.parent / "app"
 
 # Bottom first. A module may import its own unit and any unit of a lower layer.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("leaves", frozenset({"app", "app.settings", "app.errors", "app.text", "app.timeutil"})),
+    (
+        "leaves",
+        frozenset(
+            {"app", "app.settings", "app.errors", "app.text", "app.timeutil", "app.patterns"}
+        ),
+    ),
     ("the input boundary", frozenset({"app.boundary"})),
     ("the seam", frozenset({"app.store"})),
     ("storage and rules", frozenset({"app.db", "app.rules"})),

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -124,13 +124,19 @@ def _install_error_handlers(app: FastAPI) -> None:
 health = APIRouter(tags=["health"])
 
 
-@health.get("/healthz")
-def healthz(services: ServicesDep) -> dict[str, Any]:
+@health.get(
+    "/healthz",
+    responses={503: {"description": "Degraded: the body is the same report, with its problems"}},
+)
+def healthz(services: ServicesDep, response: Response) -> dict[str, Any]:
     """Liveness, database reachability and the job queue (waiting, the age of the oldest
-    waiting job, stalled jobs, live workers): `degraded` with the problems when the
-    database does not answer, a job is stalled, or jobs wait too long. The only route
-    without a token."""
+    waiting job, stalled jobs, live workers, jobs past their time limit, users whose
+    queue has not moved, jobs stopped at their limit): HTTP 503 and `degraded` with the
+    problems when the database does not answer, a job is stalled or past its limit, a
+    user's queue is stuck, or jobs wait too long. The only route without a token."""
     report = check_health(services.store, settings=services.settings)
+    if report.status != "ok":
+        response.status_code = 503
     return {**report.document(), "version": __version__}
 
 

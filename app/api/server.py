@@ -58,7 +58,9 @@ def _with_worker(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = asyncio.Event()
-        task = asyncio.create_task(run_worker(services, install_signal_handlers=False, stop=stop))
+        task = asyncio.create_task(
+            run_worker(services, install_signal_handlers=False, stop=stop, exit_if_jobs_hang=True)
+        )
 
         def on_done(done: asyncio.Task[None]) -> None:
             if not done.cancelled() and (error := done.exception()) is not None:

@@ -18,6 +18,7 @@ from app.db.connection import Connection
 from app.db.queries import QUERIES
 from app.db.store_agent import PostgresConversationStore
 from app.db.store_enrich import PostgresModelStore
+from app.db.store_jobs import PostgresJobLimits
 from app.db.store_things import PostgresThingStore
 from app.db.store_tools import PostgresToolStore
 from app.db.store_web import PostgresWebStore
@@ -70,6 +71,7 @@ class PostgresStore(
     PostgresThingStore,
     PostgresConversationStore,
     PostgresWebStore,
+    PostgresJobLimits,
     Store,
 ):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:

@@ -311,3 +311,27 @@ class ConversationTurn(SQLModel, table=True):
     elapsed_ms: int = Field(default=0, sa_type=Integer, nullable=False)
     created_at: datetime = Field(sa_type=TZ, nullable=False)
     reach: Any = Field(default=None, sa_type=TSTZRANGE, nullable=True)
+
+
+class JobTurn(SQLModel, table=True):
+    """When a user's last job started, per lane: whose turn is next (migration 0017)."""
+
+    __tablename__ = "job_turns"
+    user_id: int = _pk()
+    lane: str = Field(primary_key=True, sa_type=Text)
+    last_started_at: datetime = Field(sa_type=TZ, nullable=False)
+
+
+class JobStopRow(SQLModel, table=True):
+    """A job stopped at its time limit (migration 0017)."""
+
+    __tablename__ = "job_stops"
+    stop_id: int | None = _pk(identity=True)
+    user_id: int | None = Field(default=None, sa_type=BigInteger, nullable=True)
+    job_id: int = Field(sa_type=BigInteger, nullable=False)
+    task_name: str = _text()
+    reason: str = _text()
+    outcome: str = _text()
+    ran_s: float = Field(sa_type=DOUBLE_PRECISION, nullable=False)
+    limit_s: float = Field(sa_type=DOUBLE_PRECISION, nullable=False)
+    stopped_at: datetime = Field(sa_type=TZ, nullable=False)

@@ -116,8 +116,9 @@ def overlap_problems(answer: str, *, source: str, what: str) -> list[str]:
 
 # -- numbers ---------------------------------------------------------------------------
 
+# Entered at the start of a digit run only, and never giving back what it took: linear.
 _NUMBER = re.compile(
-    r"(\d+(?:\.\d+)?)\s*[-‑]?\s*"
+    r"(?<!\d)(\d++(?:\.\d++)?+)\s*+[-‑]?+\s*+"
     r"(个小时|小时|hours?|hrs?|h\b|分钟|minutes?|mins?|次|个 ?episodes?|episodes?|段|%)",
     re.IGNORECASE,
 )

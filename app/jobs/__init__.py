@@ -17,8 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from procrastinate import App, JobContext, PsycopgConnector
 
@@ -28,6 +34,8 @@ from app.settings import Settings
 
 if TYPE_CHECKING:
     from app.runtime.services import Services
+
+T = TypeVar("T")
 
 jobs_app = App(
     connector=PsycopgConnector(),
@@ -72,11 +80,14 @@ async def run_worker(
     wait: bool = True,
     install_signal_handlers: bool = True,
     stop: asyncio.Event | None = None,
+    exit_if_jobs_hang: bool = False,
 ) -> None:
     """Run the worker until stopped (a signal, or `stop` set), or, with wait=False, until
     the queues are empty: `concurrency` slots for the pyramid's queues (and imports) and
     `TIMETRACE_MODEL_SLOTS` for the model queue; draining (wait=False) runs one worker
-    over every queue. Raises `WorkerGaveUpError` when the database stays away."""
+    over every queue. Raises `WorkerGaveUpError` when the database stays away. With
+    `exit_if_jobs_hang` (the commands), a job still running once the worker has stopped
+    ends the process at once (os._exit) instead of holding it."""
     from app.jobs.supervisor import supervise
 
     settings = services.settings
@@ -93,6 +104,9 @@ async def run_worker(
             stalled_worker_timeout=settings.worker_stalled_s,
             # Requeued stalled jobs send no notification: poll as often as they come.
             fetch_job_polling_interval=min(5.0, settings.worker_stalled_s / 3),
+            # On a stop, running jobs get this long; then they are asked to abort (their
+            # checkpoints raise, app/jobs/limits.py) and go back to the queue.
+            shutdown_graceful_timeout=settings.worker_shutdown_s,
         )
 
     async def session() -> None:
@@ -107,6 +121,10 @@ async def run_worker(
                     one_worker(queues=MAIN_QUEUES, name="pyramid", slots=concurrency),
                 )
 
+    # Sync jobs run on threads counted by the worker: one that cannot be stopped must not
+    # keep a stopping process alive.
+    threads = _JobThreads()
+    asyncio.get_running_loop().set_default_executor(threads)
     await supervise(
         services,
         session=session,
@@ -114,6 +132,52 @@ async def run_worker(
         stop=stop or asyncio.Event(),
         install_signal_handlers=install_signal_handlers,
     )
+    if exit_if_jobs_hang:
+        _exit_if_jobs_hang(threads)
+
+
+class _JobThreads(ThreadPoolExecutor):
+    """The event loop's default executor in a worker (procrastinate runs sync tasks on
+    it): it counts what runs on it, and shutting it down never waits for a running job."""
+
+    def __init__(self) -> None:
+        super().__init__(thread_name_prefix="timetrace-job")
+        self._count = threading.Lock()
+        self.running = 0
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        def counted() -> T:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._count:
+                    self.running -= 1
+
+        with self._count:
+            self.running += 1
+        return super().submit(counted)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=False, cancel_futures=True)
+
+
+def _exit_if_jobs_hang(threads: _JobThreads, *, grace_s: float = 0.5) -> None:
+    """At the end of a stopped worker: when a job is still running on its thread (it
+    reached no checkpoint, e.g. it waits on a lock), leave the process at once instead of
+    waiting for it (the event loop's teardown and interpreter exit would). Its job stays
+    `doing` until a worker recovers it as stalled."""
+    deadline = time.monotonic() + grace_s
+    while threads.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if threads.running:
+        logging.getLogger("timetrace.worker").warning(
+            "%d job(s) did not stop; exiting without them (they are recovered as stalled)",
+            threads.running,
+        )
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 async def _until_one_ends(*workers: Coroutine[Any, Any, None]) -> None:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from procrastinate import JobContext, RetryStrategy
+from procrastinate import JobContext
 
 from app.jobs import jobs_app, services_of
+from app.jobs.limits import BoundedRetry, JobClock, stops_recorded
 from app.pyramid import build as pyramid
 from app.pyramid import requests
 
-# Backoff with a ceiling: a failing job is retried, never in a tight loop.
-RETRY = RetryStrategy(max_attempts=8, exponential_wait=2)
+# Backoff with a ceiling: a failing job is retried, never in a tight loop; one stopped at
+# its time limit is not (it is recorded instead), one stopped by a shutdown at once.
+RETRY = BoundedRetry(max_attempts=8, exponential_wait=2)
 
 
 def _now() -> datetime:
@@ -24,13 +26,25 @@ def _now() -> datetime:
 
 @jobs_app.task(name=requests.BUILD_TASK, queue="episodes", retry=RETRY, pass_context=True)
 def build_episodes(context: JobContext, user_id: int, device_id: str) -> int:
+    """Build a device's episodes, a day at a time; after a step (`job_step_s`) the rest is
+    queued as a new job, behind other users' work, and this one ends."""
     services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
-    result = pyramid.build_and_enqueue(
-        services.store, user=user, device_id=device_id, now=_now(), settings=services.settings
-    )
+    clock = JobClock.start(context, settings=services.settings, queue="episodes")
+    with stops_recorded(services.store, clock, context=context, user_id=user_id):
+        result = pyramid.build_and_enqueue(
+            services.store,
+            user=user,
+            device_id=device_id,
+            now=_now(),
+            settings=services.settings,
+            checkpoint=clock.at,
+            step_over=clock.step_over,
+        )
+    if result.more:
+        services.store.defer([requests.build_job(user_id, device_id)])
     return result.episodes
 
 
@@ -40,13 +54,16 @@ def rollup_day(context: JobContext, user_id: int, day: str) -> int:
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
-    return pyramid.rollup_day_and_enqueue(
-        services.store,
-        user=user,
-        day=date.fromisoformat(day),
-        now=_now(),
-        settings=services.settings,
-    )
+    clock = JobClock.start(context, settings=services.settings, queue="rollups")
+    with stops_recorded(services.store, clock, context=context, user_id=user_id):
+        return pyramid.rollup_day_and_enqueue(
+            services.store,
+            user=user,
+            day=date.fromisoformat(day),
+            now=_now(),
+            settings=services.settings,
+            checkpoint=clock.at,
+        )
 
 
 @jobs_app.task(name=requests.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY, pass_context=True)

@@ -6,12 +6,16 @@ or filling PostgreSQL's log (see sql/migrations/0006_crash_safety.sql):
   retry would fail on the twin's unique index and leave the job `doing` for good,
   holding its lock, so that the twin could never run;
 - a periodic job whose previous run still waits is skipped before it is inserted, not
-  refused by the unique index (an ERROR line in the server log every tick).
+  refused by the unique index (an ERROR line in the server log every tick);
+- jobs are taken fairly (`timetrace_fetch_job`, migration 0017): one running job per
+  user on the pyramid's worker and one on the model worker, users in turn, so that no
+  user's backlog holds every slot while others wait.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 
 from procrastinate.jobs import Job
 from procrastinate.manager import JobManager
@@ -20,6 +24,12 @@ from app.db.queries import QUERIES
 
 
 class RequeueingJobManager(JobManager):
+    async def fetch_job(self, queues: Iterable[str] | None, worker_id: int) -> Job | None:
+        row = await self.connector.execute_query_one_async(
+            query=QUERIES["fetch_job_fairly"], queues=queues, worker_id=worker_id
+        )
+        return None if row["id"] is None else Job.from_row(row)
+
     async def retry_job_by_id_async(
         self,
         job_id: int,

@@ -12,8 +12,11 @@
   (procrastinate notices a lost database tens of seconds later, if at all before),
   `WorkerGaveUpError` is raised, whether the session has ended yet or not, so that the
   process exits non-zero and a supervisor (systemd, compose) restarts it.
-- SIGINT/SIGTERM (when asked to handle them) stop the worker gracefully: running jobs
-  finish, nothing new starts.
+- SIGINT/SIGTERM (when asked to handle them) stop the worker: nothing new starts,
+  running jobs get `worker_shutdown_s`, then are asked to abort at their next
+  checkpoint and go back to the queue (app/jobs/limits.py). The session is waited for
+  `STOP_GRACE_S` more at most: a job that reaches no checkpoint is left behind (see
+  `run_worker`'s exit_if_jobs_hang), so a stop takes seconds whatever is running.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ FIRST_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0
 # A session that ran this long was healthy: a failure after it starts a new count.
 HEALTHY_SESSION_S = 60.0
+# After `worker_shutdown_s`, how long aborting jobs get to reach a checkpoint.
+STOP_GRACE_S = 4.0
 
 
 async def supervise(
@@ -104,16 +109,20 @@ async def _run_session(
         stop.set()  # cancelled from outside: stop gracefully, then go on cancelling
         raise
     finally:
-        if not worker.done():
-            worker.cancel()  # procrastinate stops gracefully: running jobs finish
-        with contextlib.suppress(BaseException):
-            await worker
+        # The recovery first: procrastinate stops its heartbeats while its jobs wind down,
+        # and they must not be taken for a dead worker's.
         for task in (recovery, stopping):
             task.cancel()
         await asyncio.gather(recovery, stopping, return_exceptions=True)
+        if not worker.done():
+            worker.cancel()  # procrastinate stops: running jobs get worker_shutdown_s, then abort
+        # Bounded: a job that never reaches a checkpoint must not hold the stop.
+        await asyncio.wait({worker}, timeout=services.settings.worker_shutdown_s + STOP_GRACE_S)
+        if not worker.done():
+            log.warning("a running job did not stop in time; leaving it to be recovered")
     if not recovery.cancelled():  # it ends only by giving up
         return recovery.exception()
-    if worker.cancelled():
+    if not worker.done() or worker.cancelled():
         return None
     return worker.exception()
 

@@ -33,6 +33,15 @@ from app.timeutil import (
     zone,
 )
 
+# Called between bounded pieces of work with what comes next (days and ids, never
+# captured text); a job's clock raises from it at its time limit or when the worker
+# stops (app/jobs/limits.py). Code run outside a job passes nothing.
+Checkpoint = Callable[[str], None]
+
+
+def _no_checkpoint(doing: str) -> None:
+    return None
+
 
 def segment_params(settings: Settings) -> SegmentParams:
     return SegmentParams(
@@ -52,6 +61,7 @@ SAVE_ATTEMPTS = 3
 class BuildResult:
     episodes: int = 0
     days: set[date] = field(default_factory=set)  # days whose episodes changed
+    more: bool = False  # stopped early to yield (`step_over`): days are left to build
 
 
 def build_device(
@@ -63,6 +73,8 @@ def build_device(
     settings: Settings,
     days: Iterable[date] | None = None,
     enqueue_rollups: bool = False,
+    checkpoint: Checkpoint = _no_checkpoint,
+    step_over: Callable[[], bool] | None = None,
 ) -> BuildResult:
     """Close every episode of the device that a boundary (or time) has closed.
 
@@ -70,6 +82,10 @@ def build_device(
     record that arrived late) are rebuilt whole: the logical day is a boundary, so
     no other day's episodes change, except an earlier day whose last record the
     change cuts short or lets run again (see `days_to_reopen`).
+
+    Days are built one at a time, oldest first, each in its own transaction; with
+    `step_over`, the build stops after a day once it says so (`more` then tells the
+    caller that days are left), so a long history never holds a worker in one go.
     """
     tz = zone(user.time_zone)
     params = segment_params(settings)
@@ -92,7 +108,11 @@ def build_device(
             then=[rollup_day_job(user.user_id, d) for d in reopen] if enqueue_rollups else [],
         )
         result.days.update(reopen)
-    for day in todo:
+    for index, day in enumerate(todo):
+        if index and step_over is not None and step_over():
+            result.more = True
+            break
+        checkpoint(f"building {device_id} {day.isoformat()}")
         start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
         ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
         then = [rollup_day_job(user.user_id, day)] if enqueue_rollups else []
@@ -103,10 +123,14 @@ def build_device(
             read = store.records_to_segment(
                 user_id=user.user_id, device_id=device_id, day=day, ts_from=ts_from, ts_to=ts_to
             )
+            checkpoint(f"segmenting {device_id} {day.isoformat()}")
             segments = segment_records(read.records, params=params, now=now.timestamp()).closed
             if not segments:
                 break
-            drafts = [draft_episode(s, device_id=device_id) for s in segments]
+            drafts = []
+            for segment in segments:
+                checkpoint(f"drafting episodes of {device_id} {day.isoformat()}")
+                drafts.append(draft_episode(segment, device_id=device_id))
             saved = store.save_episodes(
                 user_id=user.user_id, drafts=drafts, window=read.window, then=then
             )
@@ -118,12 +142,26 @@ def build_device(
 
 
 def build_and_enqueue(
-    store: Store, *, user: UserContext, device_id: str, now: datetime, settings: Settings
+    store: Store,
+    *,
+    user: UserContext,
+    device_id: str,
+    now: datetime,
+    settings: Settings,
+    checkpoint: Checkpoint = _no_checkpoint,
+    step_over: Callable[[], bool] | None = None,
 ) -> BuildResult:
     """The `build_episodes` job: build, asking for the rollup of each day it changes in
     the same transaction as the change (a kill in between cannot lose it)."""
     return build_device(
-        store, user=user, device_id=device_id, now=now, settings=settings, enqueue_rollups=True
+        store,
+        user=user,
+        device_id=device_id,
+        now=now,
+        settings=settings,
+        enqueue_rollups=True,
+        checkpoint=checkpoint,
+        step_over=step_over,
     )
 
 
@@ -138,9 +176,11 @@ def rollup_day(
     now: datetime,
     settings: Settings,
     then: Sequence[JobRequest] = (),
+    checkpoint: Checkpoint = _no_checkpoint,
 ) -> int:
     """Compute the day digest and the day's signals from its closed episodes (and enqueue
     `then` in the same transaction)."""
+    checkpoint(f"rolling up {day.isoformat()}")
     tz = zone(user.time_zone)
     start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
     # Before the numbers: an episode that changes after them leaves the digest due again.
@@ -148,7 +188,12 @@ def rollup_day(
     live = store.period_metrics(user_id=user.user_id, day_from=day, day_to=day)
     episodes, members = store.day_facts(user_id=user.user_id, day=day)
     signals = detect_day_signals(
-        episodes, members, tz=tz, cut_hour=user.day_cut_hour, idle_gap_s=settings.idle_gap_s
+        episodes,
+        members,
+        tz=tz,
+        cut_hour=user.day_cut_hour,
+        idle_gap_s=settings.idle_gap_s,
+        checkpoint=lambda: checkpoint(f"detecting the signals of {day.isoformat()}"),
     )
     read_from, _ = read_window(start, end, idle_gap_s=settings.idle_gap_s)
     overlap = store.device_overlap_seconds(
@@ -207,7 +252,13 @@ def rollup_period(
 
 
 def rollup_day_and_enqueue(
-    store: Store, *, user: UserContext, day: date, now: datetime, settings: Settings
+    store: Store,
+    *,
+    user: UserContext,
+    day: date,
+    now: datetime,
+    settings: Settings,
+    checkpoint: Checkpoint = _no_checkpoint,
 ) -> int:
     """The `rollup_day` job: the day digest, asking for its week and month in the same
     transaction (a kill in between cannot lose them)."""
@@ -217,6 +268,7 @@ def rollup_day_and_enqueue(
         day=day,
         now=now,
         settings=settings,
+        checkpoint=checkpoint,
         then=[
             rollup_period_job(user.user_id, "week", week_key(day)),
             rollup_period_job(user.user_id, "month", month_key(day)),

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from app.patterns import LinearPattern, capped
 from app.store import DigestMetrics, EpisodeFacts, MemberFacts, SignalDraft
 from app.timeutil import logical_day
 
@@ -37,19 +38,28 @@ FILE_VISITS = 3
 UNDO_STORM_MIN = 10
 LATE_NIGHT_FROM = time(23, 0)
 
-ROLLBACK = re.compile(
-    r"git\s+reset\s+(?:\S+\s+)*--hard|git\s+revert\b|git\s+restore\b|git\s+checkout\s+--(?:\s|$)"
-    r"|git\s+stash\s+drop|强制回滚|回滚提交",
-    re.IGNORECASE,
+# Search-only patterns with many alternatives run on RE2 (linear time, and fast where
+# Python's engine tries every alternative at every position); see app/patterns.py.
+ROLLBACK = LinearPattern.compile(
+    r"git\s+reset\s+(?:\S+\s+){0,4}--hard|git\s+revert\b|git\s+restore\b|git\s+checkout\s+--(?:\s|$)"
+    r"|git\s+stash\s+drop|强制回滚|回滚提交"
 )
 UNDO = re.compile(r"(?:undo|撤销|ctrl\s*\+\s*z|⌘\s*z)\s*[×x*]\s*(\d+)", re.IGNORECASE)
-FAILURE = re.compile(
-    r"\b\d+\s+failed\b|\bfailed\b|\berror\b|\bexception\b|traceback|编译失败|报错|错误|失败",
-    re.IGNORECASE,
+FAILURE = LinearPattern.compile(
+    r"\b\d+\s+failed\b|\bfailed\b|\berror\b|\bexception\b|traceback|编译失败|报错|错误|失败"
 )
+# A file name: a run of name characters up to its last source extension. Entered only
+# where a run starts: `[\w.-]+\.(?:py|…)\b` alone is retried from every character of a
+# long run, each retry rescanning the run (quadratic: 65 ms for 4,096 characters).
 SOURCE_FILE = re.compile(
-    r"([\w.-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|swift|md|sql|toml|ya?ml|json|css|html|vue))\b"
+    r"(?<![\w.-])[\w.-]+\.(?:py|ts|tsx|js|jsx|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|swift|md|sql"
+    r"|toml|ya?ml|json|css|html|vue)(?!\w)"
 )
+
+
+def source_files(text: str) -> list[str]:
+    """The source file names a text shows (`main.py`, `修改main.py`), in order."""
+    return SOURCE_FILE.findall(capped(text))
 
 
 def _runs(flags: Iterable[bool]) -> int:
@@ -65,25 +75,33 @@ def _by_episode(members: Sequence[MemberFacts]) -> dict[int, list[MemberFacts]]:
 
 
 def _texts(episode: EpisodeFacts, members: Sequence[MemberFacts]) -> list[str]:
-    return [m.text for m in members] + list(episode.cues)
+    return [capped(m.text) for m in members] + [capped(c) for c in episode.cues]
+
+
+def _never() -> None:
+    return None
 
 
 def rollback_and_rework(
-    episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
+    episodes: Sequence[EpisodeFacts],
+    members: Sequence[MemberFacts],
+    *,
+    checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
     by_episode = _by_episode(members)
     out: list[SignalDraft] = []
     for ep in episodes:
+        checkpoint()
         own = by_episode.get(ep.episode_id, [])
         texts = _texts(ep, own)
         # A title that stays on screen for many frames is one rollback, not many; cues
         # (from summaries) count only for what the frames themselves do not show.
         rollbacks = max(
-            _runs(bool(ROLLBACK.search(m.text)) for m in own),
-            sum(1 for c in ep.cues if ROLLBACK.search(c)),
+            _runs(ROLLBACK.matches(m.text) for m in own),
+            sum(1 for c in ep.cues if ROLLBACK.matches(c)),
         )
         if rollbacks:
-            cues = sorted({m.group(0) for t in texts for m in [ROLLBACK.search(t)] if m})
+            cues = sorted({cue for t in texts if (cue := ROLLBACK.first(t))})
             out.append(
                 SignalDraft(
                     "forced_rollback",
@@ -108,7 +126,7 @@ def rollback_and_rework(
                     {"episode_ids": [ep.episode_id], "cues": [f"undo ×{max(undos)}"]},
                 )
             )
-        failing = [bool(FAILURE.search(m.text)) for m in own if not m.is_idle]
+        failing = [FAILURE.matches(m.text) for m in own if not m.is_idle]
         failures = _runs(failing)
         if failures >= 2:
             out.append(
@@ -121,7 +139,7 @@ def rollback_and_rework(
                     {"pattern": "error_retry", "failures": failures},
                     {
                         "episode_ids": [ep.episode_id],
-                        "cues": sorted({m.text for m in own if FAILURE.search(m.text)})[:5],
+                        "cues": sorted({m.text for m in own if FAILURE.matches(m.text)})[:5],
                     },
                 )
             )
@@ -129,7 +147,10 @@ def rollback_and_rework(
 
 
 def repeated_files(
-    episodes: Sequence[EpisodeFacts], members: Sequence[MemberFacts]
+    episodes: Sequence[EpisodeFacts],
+    members: Sequence[MemberFacts],
+    *,
+    checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
     """One file edited in several separate visits on a device: a visit ends when other
     work (a work/study episode without the file) comes between; breaks do not count."""
@@ -139,12 +160,12 @@ def repeated_files(
         sorted(episodes, key=lambda e: (e.device_id, e.ts_start)), key=lambda e: e.device_id
     ):
         ordered = [e for e in device_eps if e.category in FOCUS]
-        files_of = {
-            e.episode_id: {
-                f for m in by_episode.get(e.episode_id, []) for f in SOURCE_FILE.findall(m.text)
+        files_of: dict[int, set[str]] = {}
+        for e in ordered:
+            checkpoint()
+            files_of[e.episode_id] = {
+                f for m in by_episode.get(e.episode_id, []) for f in source_files(m.text)
             }
-            for e in ordered
-        }
         for name in sorted(set().union(*files_of.values()) if files_of else set()):
             flags = [name in files_of.get(e.episode_id, set()) for e in ordered]
             visits = _runs(flags)
@@ -336,11 +357,13 @@ def detect_day_signals(
     tz: ZoneInfo,
     cut_hour: int,
     idle_gap_s: float,
+    checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
-    """Every signal of one logical day, in a stable order."""
+    """Every signal of one logical day, in a stable order. `checkpoint` is called before
+    each episode's text is read (a job's clock may stop the detection there)."""
     signals = [
-        *rollback_and_rework(episodes, members),
-        *repeated_files(episodes, members),
+        *rollback_and_rework(episodes, members, checkpoint=checkpoint),
+        *repeated_files(episodes, members, checkpoint=checkpoint),
         *switch_storms(members),
         *focus_and_distraction(episodes, idle_gap_s=idle_gap_s),
         *late_night(episodes, tz=tz, cut_hour=cut_hour),

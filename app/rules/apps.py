@@ -21,12 +21,14 @@ from importlib import resources
 from typing import Any
 
 from app.errors import ConfigError
+from app.patterns import LinearPattern, PatternSyntaxError, capped
 
 _PATH = re.compile(r"^.*[\\/]")
 _BUNDLE_SUFFIX = re.compile(r"\.(exe|app)$", re.IGNORECASE)
 # Separators real sites put between a page's own title and the site's name: spaced
 # ("… - YouTube", "… | Coursera", "… · GitHub") or tight ("…_哔哩哔哩_bilibili", "…-腾讯视频").
-_SPACED = re.compile(r"\s+[-—–|·/]\s+")
+# Starts only where a run of spaces starts: no start rescans a run another scanned.
+_SPACED = re.compile(r"(?<!\s)\s+[-—–|·/]\s+")
 _TIGHT = re.compile(r"[_｜]|-")
 # "(3) YouTube": unread counters in front of a page title.
 _COUNTER = re.compile(r"^[(（]\d+[)）]\s*")
@@ -34,7 +36,7 @@ _COUNTER = re.compile(r"^[(（]\d+[)）]\s*")
 
 def normal_app(raw: str) -> str:
     """The lookup form of a reported name: no folder, no .exe/.app, case-folded."""
-    name = _PATH.sub("", raw.strip().strip('"'))
+    name = _PATH.sub("", capped(raw).strip().strip('"'))
     return _BUNDLE_SUFFIX.sub("", name).strip().casefold()
 
 
@@ -42,7 +44,7 @@ def normal_app(raw: str) -> str:
 class Site:
     domain: str
     names: frozenset[str]  # case-folded
-    title: re.Pattern[str] | None
+    title: LinearPattern | None
 
 
 def _ends(page: str) -> set[str]:
@@ -63,7 +65,7 @@ class AppIdentities:
 
     aliases: dict[str, str]  # normal form -> canonical name
     browsers: frozenset[str]  # canonical names
-    suffixes: tuple[re.Pattern[str], ...]
+    suffixes: tuple[LinearPattern, ...]
     sites: tuple[Site, ...]
 
     def canonical(self, raw: str) -> str:
@@ -76,34 +78,37 @@ class AppIdentities:
 
     def page_title(self, title: str) -> str:
         """A browser window title without the browser's own suffix and unread counter."""
+        title = capped(title)
         for suffix in self.suffixes:
-            match = suffix.search(title)
-            if match:
-                title = title[: match.start()]
+            span = suffix.span(title)
+            if span is not None:
+                title = title[: span[0]]
                 break
         return _COUNTER.sub("", title.strip())
 
     def site_of(self, page_title: str) -> str | None:
         """The domain of the site a page title names, if a [[site]] rule knows it."""
+        page_title = capped(page_title)
         ends = _ends(page_title)
         for site in self.sites:
-            if not site.names.isdisjoint(ends) or (site.title and site.title.search(page_title)):
+            if not site.names.isdisjoint(ends) or (site.title and site.title.matches(page_title)):
                 return site.domain
         return None
 
     def site_label(self, page_title: str) -> str:
         """What a page title shows of its site, for people to write a rule from: the
         last part after a spaced separator (`… - Slack`), or the whole title."""
+        page_title = capped(page_title)
         parts = [p for p in (part.strip() for part in _SPACED.split(page_title)) if p]
         return parts[-1] if len(parts) > 1 else page_title.strip()
 
 
-def _compile(pattern: Any, *, origin: str, what: str) -> re.Pattern[str]:
+def _compile(pattern: Any, *, origin: str, what: str) -> LinearPattern:
     if not isinstance(pattern, str) or not pattern:
         raise ConfigError(f"{origin}: every [[{what}]] needs a pattern")
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
+        return LinearPattern.compile(pattern)
+    except PatternSyntaxError as exc:
         raise ConfigError(f"{origin}: bad [[{what}]] regex {pattern!r}: {exc}") from exc
 
 
@@ -115,7 +120,7 @@ def _strings(value: Any, *, origin: str, what: str) -> list[str]:
 
 def _parse(
     data: dict[str, Any], *, origin: str
-) -> tuple[dict[str, str], set[str], list[re.Pattern[str]], list[Site]]:
+) -> tuple[dict[str, str], set[str], list[LinearPattern], list[Site]]:
     aliases: dict[str, str] = {}
     browsers: set[str] = set()
     for raw in data.get("app", []):
@@ -159,7 +164,7 @@ def load_app_identities(
     shipped = tomllib.loads(text)
     aliases: dict[str, str] = {}
     browsers: set[str] = set()
-    suffixes: list[re.Pattern[str]] = []
+    suffixes: list[LinearPattern] = []
     sites: list[Site] = []
     sources = [(user_data, user_origin)] if user_data else []
     for data, origin in [*sources, (shipped, "app identities")]:

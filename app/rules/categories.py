@@ -12,7 +12,6 @@ the window title (`verdict.source` then reads `title:<rule>`: lower confidence).
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from app.errors import ConfigError
+from app.patterns import LinearPattern, PatternSyntaxError
 from app.rules.apps import AppIdentities, load_app_identities
 
 Category = Literal["work", "study", "social", "entertainment", "system", "uncategorized"]
@@ -41,10 +41,10 @@ _FIELDS = ("app", "title", "domain")
 @dataclass(frozen=True, slots=True)
 class _Rule:
     name: str
-    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    patterns: tuple[tuple[str, LinearPattern], ...]
     incognito: bool | None
 
-    def title_pattern(self) -> re.Pattern[str] | None:
+    def title_pattern(self) -> LinearPattern | None:
         return next((pattern for field, pattern in self.patterns if field == "title"), None)
 
     def admits(self, *, app: str, domain: str, incognito: bool) -> bool:
@@ -52,7 +52,7 @@ class _Rule:
         if self.incognito is not None and self.incognito != incognito:
             return False
         values = {"app": app, "domain": domain}
-        return all(p.search(values[f]) for f, p in self.patterns if f != "title")
+        return all(p.matches(values[f]) for f, p in self.patterns if f != "title")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +80,12 @@ def _compile_rule(raw: dict[str, Any], *, origin: str, kind: str) -> dict[str, A
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{origin}: every [[{kind}]] needs a name")
-    patterns: list[tuple[str, re.Pattern[str]]] = []
+    patterns: list[tuple[str, LinearPattern]] = []
     for field in _FIELDS:
         if field in raw:
             try:
-                patterns.append((field, re.compile(str(raw[field]), re.IGNORECASE)))
-            except re.error as exc:
+                patterns.append((field, LinearPattern.compile(str(raw[field]))))
+            except PatternSyntaxError as exc:
                 raise ConfigError(f"{origin}: rule {name!r}: bad {field} regex: {exc}") from exc
     incognito = raw.get("incognito")
     if incognito is not None and not isinstance(incognito, bool):
@@ -127,7 +127,7 @@ def _parse(data: dict[str, Any], *, origin: str) -> tuple[list[CategoryRule], li
 
 R = TypeVar("R", bound=_Rule)
 # Rules whose app and domain patterns matched, each with its title pattern (if any).
-Shortlist = tuple[tuple[R, re.Pattern[str] | None], ...]
+Shortlist = tuple[tuple[R, LinearPattern | None], ...]
 _SHORTLISTS_MAX = 100_000
 
 
@@ -211,7 +211,7 @@ def _admitted(rules: Sequence[R], *, app: str, domain: str, incognito: bool) -> 
 
 def _first(shortlist: Shortlist[R], title: str) -> R | None:
     for rule, title_pattern in shortlist:
-        if title_pattern is None or title_pattern.search(title):
+        if title_pattern is None or title_pattern.matches(title):
             return rule
     return None
 

@@ -2,18 +2,19 @@
 `GET /healthz` and `timetrace status`.
 
     report = check_health(services.store, settings=services.settings)
-    report.status        # "ok" or "degraded"
+    report.status        # "ok" or "degraded" (/healthz answers 503 when degraded)
     report.problems      # what makes it degraded, in words
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from app.errors import DatabaseError
 from app.settings import Settings
-from app.store import JobHealth, Store
+from app.store import JobHealth, JobOverLimit, JobStop, Store, StuckUser
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +22,9 @@ class HealthReport:
     database: str  # "ok" | "unreachable"
     jobs: JobHealth | None
     problems: list[str] = field(default_factory=list)
+    over_limit: list[JobOverLimit] = field(default_factory=list)  # running past their limit
+    stuck: list[StuckUser] = field(default_factory=list)  # users whose queue has not moved
+    stops: list[JobStop] = field(default_factory=list)  # stopped at their limit lately
 
     @property
     def status(self) -> str:
@@ -36,6 +40,12 @@ class HealthReport:
                 f"{jobs.stalled} stalled, {jobs.failed} failed; "
                 f"{jobs.workers} worker{'s' if jobs.workers != 1 else ''} alive"
             )
+        for stop in self.stops:
+            when = stop.stopped_at.strftime("%Y-%m-%d %H:%M:%S %Z") if stop.stopped_at else ""
+            out.append(
+                f"stopped   job {stop.job_id} {stop.task_name} (user {stop.user_id}) {when}: "
+                f"{stop.reason}; {stop.outcome}"
+            )
         out.append(f"status    {self.status}")
         out += [f"          - {problem}" for problem in self.problems]
         return out
@@ -47,16 +57,40 @@ class HealthReport:
             "database": self.database,
             **({"jobs": asdict(self.jobs)} if self.jobs else {}),
             **({"problems": self.problems} if self.problems else {}),
+            **({"over_limit": [asdict(j) for j in self.over_limit]} if self.over_limit else {}),
+            **({"stuck_users": [asdict(u) for u in self.stuck]} if self.stuck else {}),
+            **(
+                {"stopped_jobs": [_stop_document(stop) for stop in self.stops]}
+                if self.stops
+                else {}
+            ),
         }
+
+
+def _stop_document(stop: JobStop) -> dict[str, Any]:
+    """A stop for /healthz, which needs no token: without its reason (the device and day
+    it was at are the user's business; `timetrace status` shows them)."""
+    out = asdict(stop)
+    del out["reason"]
+    out["stopped_at"] = stop.stopped_at.isoformat() if stop.stopped_at else None
+    return out
 
 
 def check_health(store: Store, *, settings: Settings) -> HealthReport:
     """Degraded when the database does not answer, when a job sits on a worker that
-    stopped sending heartbeats, or when the oldest waiting job is older than
-    `health_queue_age_s` (no worker running, or one that cannot keep up)."""
+    stopped sending heartbeats, when the oldest waiting job is older than
+    `health_queue_age_s` (no worker running, or one that cannot keep up), when a job runs
+    past its time limit (`job_limit_s`, imports `import_limit_s`), when a user has due
+    jobs but none running and none started for `health_stuck_s`, or when a job was
+    stopped at its limit within that time (the stop is listed either way for a day)."""
     try:
         store.ping()
         jobs = store.job_health(stalled_after_s=settings.worker_stalled_s)
+        over_limit = store.jobs_past_limit(
+            limit_s=settings.job_limit_s, import_limit_s=settings.import_limit_s
+        )
+        stuck = store.stuck_users(stuck_after_s=settings.health_stuck_s)
+        stops = store.recent_job_stops(since_s=86_400)
     except DatabaseError:
         return HealthReport(database="unreachable", jobs=None, problems=["no database"])
     problems = []
@@ -68,4 +102,26 @@ def check_health(store: Store, *, settings: Settings) -> HealthReport:
             f"the oldest waiting job has waited {age:.0f} s "
             f"(over {settings.health_queue_age_s:g} s): is a worker running?"
         )
-    return HealthReport(database="ok", jobs=jobs, problems=problems)
+    for job in over_limit:
+        problems.append(
+            f"job {job.job_id} ({job.task_name}, user {job.user_id}) has run "
+            f"{job.running_s:.0f} s, past its limit"
+        )
+    for user in stuck:
+        problems.append(
+            f"user {user.user_id}'s {user.lane} jobs have not moved for {user.still_s:.0f} s"
+        )
+    recent = [s for s in stops if s.stopped_at is not None and _age_s(s) <= settings.health_stuck_s]
+    if recent:
+        problems.append(
+            f"{len(recent)} job(s) stopped at their time limit lately; the latest: job "
+            f"{recent[0].job_id} ({recent[0].task_name}, user {recent[0].user_id})"
+        )
+    return HealthReport(
+        database="ok", jobs=jobs, problems=problems, over_limit=over_limit, stuck=stuck, stops=stops
+    )
+
+
+def _age_s(stop: JobStop) -> float:
+    assert stop.stopped_at is not None
+    return (datetime.now(UTC) - stop.stopped_at).total_seconds()

@@ -314,7 +314,7 @@ def test_a_job_past_its_limit_makes_health_503_and_a_stop_is_recorded(
             assert wait_for(lambda: api.client.get("/healthz").status_code == 200, timeout=10)
 
             heavy = services.store.ensure_user(name="heavy", time_zone="UTC", day_cut_hour=4)
-            ingest_day(services, heavy, "big", count=HEAVY_RECORDS // 3, long=True)
+            ingest_day(services, heavy, "big", count=HEAVY_RECORDS, long=True)  # seconds of work
             assert wait_for(lambda: _stops(watch) > 0, timeout=60)
             # The build or the day's rollup, whichever of them the limit caught first.
             stop = watch.execute("SELECT * FROM job_stops ORDER BY stop_id").fetchone()

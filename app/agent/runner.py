@@ -6,7 +6,16 @@
 
 The tools offered are the registry's (`list_tools`) and every call goes through
 `dispatch`, so a tool added to the registry is usable here with no other edit.
-At most six model turns; the last is offered no tools, so it must answer. A
+At most six model turns; the last is offered no tools, so it must answer.
+
+How tools are called is learnt per endpoint (`ModelClient.tool_path`), as
+structured output is: streamed tool calls first; a streamed turn with tools
+that brings neither text nor a tool call (llama-cpp-python's server) is asked
+again unstreamed, and that is remembered; an endpoint whose unstreamed turns
+bring nothing either, or only prose before it has ever called a tool, gets
+router turns in JSON mode (`app.agent.json_router`). Only the prose of the
+answer streams where tool turns cannot; unstreamed it comes as one `token`.
+`run.path` says which path ran. A
 per-question budget (TIMETRACE_AGENT_BUDGET_TOKENS, 40K estimated tokens of
 history and tool output) is checked before every call: a read that could pass it
 is refused and the next turn must answer. Tool errors go back to the model as
@@ -21,8 +30,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.agent.json_router import pick_tool
 from app.agent.prompts import FORCED_ANSWER, router_prompt
-from app.enrich.client import ModelClient, ToolCallRequest
+from app.enrich.client import ChatTurn, ModelClient, ModelOutputError, ToolCallRequest
+from app.enrich.negotiation import ToolPath
 from app.errors import TimeTraceError
 from app.store import TurnStep
 from app.text import Language, estimate_tokens, language_of
@@ -52,6 +63,7 @@ class RunResult:
     used_tokens: int = 0  # the budget's count: prompt, history, tool results, model turns
     model_calls: int = 0
     forced: bool = False  # the budget stopped the reads
+    path: ToolPath | None = None  # how the tools were called: stream, plain or router
 
 
 def tool_specs() -> list[dict[str, Any]]:
@@ -124,32 +136,107 @@ class AgentRunner:
         for turn in range(MAX_TURNS):
             self._check()
             offer = not run.forced and turn < MAX_TURNS - 1
-            reply = self.models.chat_turn(
-                messages=messages, tools=tools if offer else None, on_token=self._on_token
+            reply = (
+                self._tool_turn(messages, tools, language=language, turn=turn) if offer else None
             )
+            if reply is None:  # the last turn, or the router says the results suffice
+                reply = self.models.chat_turn(messages=messages, on_token=self._on_token)
             run.model_calls += 1
-            if not reply.tool_calls or not offer:
+            if not reply.tool_calls:
+                if not reply.streamed and reply.content:
+                    self._on_token(reply.content)
                 run.answer = reply.content.strip()
                 return run
-            assistant = {
-                "role": "assistant",
-                "content": reply.content or None,
-                "tool_calls": [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments},
-                    }
-                    for call in reply.tool_calls
-                ],
-            }
+            assistant: dict[str, Any]
+            if run.path == "router":  # a server without tool calling reads them as text
+                call = reply.tool_calls[0]
+                assistant = {
+                    "role": "assistant",
+                    "content": json.dumps({"tool": call.name, "arguments": call.arguments}),
+                }
+            else:
+                assistant = {
+                    "role": "assistant",
+                    "content": reply.content or None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        }
+                        for call in reply.tool_calls
+                    ],
+                }
             messages.append(assistant)
             run.used_tokens += _message_tokens([assistant])
             for call in reply.tool_calls:
                 result = self._call_tool(call, run, turn=turn + 1, language=language)
                 content = to_json(result)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+                if run.path == "router":
+                    messages.append({"role": "user", "content": f"{call.name} → {content}"})
+                else:
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return run  # unreachable: the last turn is offered no tools
+
+    def _tool_turn(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        language: Language,
+        turn: int,
+    ) -> ChatTurn | None:
+        """A turn offering the tools, down the ladder of paths this endpoint needs.
+        None: the router says the results so far are enough (write the answer)."""
+        run = self.result
+        path, confirmed = self.models.tool_path()
+        if run.path is not None:  # a question keeps the path its first call took
+            path, confirmed = run.path, True
+        while True:
+            self._check()
+            if path == "router":
+                call = pick_tool(
+                    self.models,
+                    messages=messages,
+                    language=language,
+                    may_answer=turn > 0,
+                    call_id=f"call_{turn}",
+                )
+                run.path = "router"
+                if call is None:
+                    return None
+                if not confirmed:
+                    self.models.tool_path_worked("router")
+                return ChatTurn(content="", tool_calls=(call,), streamed=False)
+            why = "gave no text and no tool call"
+            try:
+                reply: ChatTurn | None = self.models.chat_turn(
+                    messages=messages,
+                    tools=tools,
+                    on_token=self._on_token,
+                    stream=path == "stream",
+                )
+            except ModelOutputError as exc:  # the request refused: this path is not served
+                if confirmed:
+                    raise
+                reply, why = None, f"were refused ({exc.message[:120]})"
+            if reply is not None and reply.tool_calls:
+                if not confirmed:
+                    self.models.tool_path_worked(path)
+                run.path = path
+                return reply
+            if reply is not None and reply.content.strip():
+                if confirmed or path == "stream" or turn > 0:
+                    run.path = path
+                    return reply
+                # Prose from a server that has never called a tool here, on the first
+                # turn: it may not know tools at all. The router tries this turn.
+                path = "router"
+                continue
+            if confirmed and reply is not None:
+                run.path = path
+                return reply  # an empty answer from a path that works: the asker gets none
+            path, confirmed = self.models.tool_path_failed(path, why=why), False
 
     def _call_tool(
         self, call: ToolCallRequest, run: RunResult, *, turn: int, language: Language

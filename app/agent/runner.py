@@ -155,9 +155,10 @@ class AgentRunner:
                     "content": json.dumps({"tool": call.name, "arguments": call.arguments}),
                 }
             else:
+                # Text, never null: llama-cpp-python's server refuses a null content.
                 assistant = {
                     "role": "assistant",
-                    "content": reply.content or None,
+                    "content": reply.content,
                     "tool_calls": [
                         {
                             "id": call.id,

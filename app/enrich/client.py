@@ -119,11 +119,17 @@ class ServedModel:
     reported: bool
 
     def describe(self) -> str:
+        """For status: the ids, whose word they are, and the endpoint."""
         if self.url is None:
             return "off"
         if self.reported:
             return f"{', '.join(self.ids)} (reported by {self.url})"
         return f"{', '.join(self.ids)} (configured; {self.url} reports no model)"
+
+    def short(self) -> str:
+        """For get_now: the ids and whose word they are."""
+        said = "reported by the endpoint" if self.reported else "configured, not reported"
+        return f"{', '.join(self.ids)} ({said})"
 
 
 MODELS_TTL_S = 300.0  # how long the ids an endpoint reports are trusted

@@ -33,6 +33,8 @@ Modes mimic real servers and small models:
     fake.tool_stream = "empty"     # llama-cpp-python: a streamed request with tools gets the
                                    # role chunk, then [DONE]; unstreamed, tool calls work
     fake.tool_stream = "ignored"   # as "empty", and unstreamed the tools are ignored: prose
+    fake.tool_stream = "prose"     # tools ignored streamed and unstreamed: prose that is no
+                                   # answer (llama-cpp-python's default chat format)
     fake.served = ["smollm2"]      # what GET /v1/models reports (none: the route is missing)
 
 Unstreamed requests that offer `tools` follow `script` too, as streamed ones do.
@@ -224,8 +226,8 @@ class FakeOpenAI:
         self.completion_tokens = 0
         self.script: list[ScriptEntry] = []
         self.stream_delay = 0.0
-        self.tool_stream: Literal["works", "empty", "ignored"] = "works"
-        self.empty_streams = 0  # streamed requests with tools answered with nothing
+        self.tool_stream: Literal["works", "empty", "ignored", "prose"] = "works"
+        self.empty_streams = 0  # streamed requests with tools whose tools were not called
         self.served: list[str] = []
         self.answer_delay = 0.0  # how long each non-streamed answer takes
         self.in_flight = 0
@@ -364,7 +366,7 @@ class FakeOpenAI:
     def _answer_tools(self, body: dict[str, Any]) -> dict[str, Any]:
         """An unstreamed turn that offers tools: the script's next entry, whole (or,
         from a server that ignores tools, prose that is no answer)."""
-        if self.tool_stream == "ignored":
+        if self.tool_stream in ("ignored", "prose"):
             with self._lock:
                 self.calls["tools_ignored"] += 1
             turn: Turn = say("This month the website hosted many fun games.")
@@ -400,18 +402,24 @@ class FakeOpenAI:
         }
 
     def _empty_stream(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        """What llama-cpp-python's server streams for a request with tools."""
+        """What llama-cpp-python's server streams for a request with tools: nothing,
+        or prose from a chat format that ignores the tools."""
         with self._lock:
             self.empty_streams += 1
         role = {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
+        choices = [role]
+        if self.tool_stream == "prose":
+            text = "You are doing something right now."
+            choices.append({"index": 0, "delta": {"content": text}, "finish_reason": None})
         return [
             {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion.chunk",
                 "created": 0,
                 "model": body.get("model", "fake"),
-                "choices": [role],
+                "choices": [choice],
             }
+            for choice in choices
         ]
 
     def _next_turn(self, body: dict[str, Any]) -> Turn:

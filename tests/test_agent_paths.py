@@ -21,10 +21,12 @@ from tests.helpers import with_models
 month = month_fixture()
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
+@pytest.fixture(params=["ignored", "prose"])
+def fake(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
+    """A server that streams nothing for a request with tools, or prose (tools ignored),
+    and answers prose unstreamed."""
     with FakeOpenAI() as server:
-        server.tool_stream = "ignored"
+        server.tool_stream = request.param
         yield server
 
 
@@ -94,7 +96,7 @@ def test_a_server_that_ignores_tools_gets_router_turns_and_remembers(
     assert done["mode"] == "agent" and done["path"] == "router"
     assert done["tools_called"] == ["query_stats"]
     assert done["answer"] == f"{round(truth / 3600, 2)} hours of entertainment."
-    assert "".join(tokens) == done["answer"]  # the prose turn streamed, nothing else
+    assert "".join(tokens) == done["answer"]  # the answer's prose only, never the held-back
     # Learnt: the streamed probe and the unstreamed prose happened once, never again.
     assert fake.empty_streams == 1 and fake.calls["tools_ignored"] == 1
     again = ask(ctx=ctx, question="What am I doing now?", history=[], emit=emit,

@@ -12,10 +12,11 @@ How tools are called is learnt per endpoint (`ModelClient.tool_path`), as
 structured output is: streamed tool calls first; a streamed turn with tools
 that brings neither text nor a tool call (llama-cpp-python's server) is asked
 again unstreamed, and that is remembered; an endpoint whose unstreamed turns
-bring nothing either, or only prose before it has ever called a tool, gets
-router turns in JSON mode (`app.agent.json_router`). Only the prose of the
-answer streams where tool turns cannot; unstreamed it comes as one `token`.
-`run.path` says which path ran. A
+bring nothing either gets router turns in JSON mode (`app.agent.json_router`).
+Until an endpoint has made a tool call, prose on a question's first turn may be
+a server that ignores tools: it is held back and the next path tries the turn,
+remembered once it calls a tool. Only the answer's prose streams, where it can;
+held back or unstreamed it comes as one `token`. `run.path` says which path ran. A
 per-question budget (TIMETRACE_AGENT_BUDGET_TOKENS, 40K estimated tokens of
 history and tool output) is checked before every call: a read that could pass it
 is refused and the next turn must answer. Tool errors go back to the model as
@@ -211,12 +212,16 @@ class AgentRunner:
                 return ChatTurn(content="", tool_calls=(call,), streamed=False)
             why = "gave no text and no tool call"
             try:
+                # Until this endpoint has called a tool its prose may be a server that
+                # ignores tools talking: it is held back, not streamed.
                 reply: ChatTurn | None = self.models.chat_turn(
                     messages=messages,
                     tools=tools,
-                    on_token=self._on_token,
+                    on_token=self._on_token if confirmed else lambda text: self._check(),
                     stream=path == "stream",
                 )
+                if reply is not None and not confirmed:
+                    reply = dataclasses.replace(reply, streamed=False)
             except ModelOutputError as exc:  # the request refused: this path is not served
                 if confirmed:
                     raise
@@ -227,12 +232,13 @@ class AgentRunner:
                 run.path = path
                 return reply
             if reply is not None and reply.content.strip():
-                if confirmed or path == "stream" or turn > 0:
+                if confirmed or turn > 0:
                     run.path = path
                     return reply
-                # Prose from a server that has never called a tool here, on the first
-                # turn: it may not know tools at all. The router tries this turn.
-                path = "router"
+                # Prose on the first turn from an endpoint that has never called a tool:
+                # it may ignore tools (llama-cpp-python's default chat format does). The
+                # next path tries this turn; it is remembered only if it calls a tool.
+                path = "plain" if path == "stream" else "router"
                 continue
             if confirmed and reply is not None:
                 run.path = path

@@ -106,8 +106,12 @@ def test_a_server_that_ignores_tools_gets_router_turns_and_remembers(
     # The router's first turn cannot answer without a tool; the arguments request
     # carries the tool's own schema.
     picks = [r for r in fake.requests if "tool_pick" in json.dumps(r)]
-    assert '"answer"' not in json.dumps(picks[0]["response_format"])
-    assert '"answer"' in json.dumps(picks[1]["response_format"])
+    first, second = (p["response_format"]["json_schema"]["schema"]["properties"] for p in picks[:2])
+    assert "answer" not in first["tool"]["enum"] and second["tool"]["enum"][-1] == "answer"
+    # The reads only, cheapest first; a read that has answered is not offered again.
+    assert first["tool"]["enum"][0] == "get_now"
+    assert not {"apply_label", "deep_scan"} & set(first["tool"]["enum"])
+    assert "query_stats" in first["tool"]["enum"] and "query_stats" not in second["tool"]["enum"]
     written = next(r for r in fake.requests if "tool_arguments" in json.dumps(r))
     schema = written["response_format"]["json_schema"]["schema"]
     assert set(schema["properties"]) >= {"metric", "period", "category"}

@@ -8,13 +8,16 @@ schema with one corrected retry.
     call.name, call.arguments
 
 On llama.cpp's server JSON mode carries the schema as a grammar, so a tiny model
-can only name a tool that exists and write arguments of the right shape.
+can only name a tool that exists and write arguments of the right shape. The
+router offers the reads (tiers 0–3, cheapest first), not the write or the
+map-reduce fallback: a model that cannot call tools is not one to trust with a
+relabel or a fan-out of its own calls; a read that has answered is not offered again.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field, ValidationError, create_model
@@ -23,8 +26,10 @@ from app.enrich.answers import Answer
 from app.enrich.client import AnswerRejected, ModelClient, ModelOutputError, ToolCallRequest
 from app.text import Language
 from app.tools import REGISTRY, list_tools
+from app.tools.registry import TIERS
 
 ANSWER = "answer"  # the pick that means: no more tools
+ROUTER_TIERS = ("0", "1", "2", "3")
 
 
 class ToolPick(Answer):
@@ -42,9 +47,14 @@ class ToolArguments(Answer):
 
 
 PICK: dict[Language, str] = {
-    "zh": "可用工具：\n{tools}\n\n选出下一步要调用的一个工具{answer}。只输出 JSON："
-    '{{"tool": "<工具名>"}}。',
-    "en": "Tools:\n{tools}\n\nName the one tool to call next{answer}. Reply with only JSON: "
+    "zh": "可用工具：\n{tools}\n\n例子：「现在在做什么」→ get_now；「多少小时/几次」→ query_stats；"
+    "「总结」→ get_digest；「那天做了什么」→ get_episodes；「什么时候做过 X」→ search_episodes；"
+    "「坏习惯/返工」→ get_signals。\n\n问题：{question}\n选出下一步要调用的一个工具{answer}。"
+    '只输出 JSON：{{"tool": "<工具名>"}}。',
+    "en": 'Tools:\n{tools}\n\nExamples: "what am I doing now" → get_now; "how many hours / '
+    'times" → query_stats; "summarise" → get_digest; "what did I do then" → get_episodes; '
+    '"when did I do X" → search_episodes; "bad habits / rework" → get_signals.\n\n'
+    "Question: {question}\nName the one tool to call next{answer}. Reply with only JSON: "
     '{{"tool": "<tool name>"}}.',
 }
 PICK_ANSWER: dict[Language, str] = {
@@ -78,10 +88,15 @@ def arguments_answer(schema: dict[str, Any]) -> type[ToolArguments]:
     return type("ToolArguments", (ToolArguments,), {"model_config": config})
 
 
-def _listing() -> str:
-    return "\n".join(
-        f"- {t['name']}: {t['description'].strip().splitlines()[0]}" for t in list_tools()
-    )
+def offered(*, answered: Collection[str]) -> list[str]:
+    """The reads the router may name, cheapest first, without those that answered."""
+    reads = [t for t in REGISTRY.values() if t.tier in ROUTER_TIERS and t.name not in answered]
+    return [t.name for t in sorted(reads, key=lambda t: TIERS.index(t.tier))]
+
+
+def _listing(names: Sequence[str]) -> str:
+    lines = {t["name"]: t["description"].strip().splitlines()[0] for t in list_tools()}
+    return "\n".join(f"- {name}: {lines[name]}" for name in names)
 
 
 def _validation_problems(tool: str, arguments: dict[str, Any]) -> list[str]:
@@ -99,15 +114,23 @@ def pick_tool(
     models: ModelClient,
     *,
     messages: list[dict[str, Any]],
+    question: str,
     language: Language,
-    may_answer: bool,
+    answered: Collection[str],
     call_id: str,
 ) -> ToolCallRequest | None:
-    """The next tool call as JSON, or None when the model says the results suffice.
+    """The next tool call as JSON, or None when the model says the results suffice
+    (offered once a tool has answered, or when no read is left).
     Raises `ModelOutputError` when it cannot name a tool or write usable arguments."""
-    names = [*REGISTRY, *([ANSWER] if may_answer else [])]
+    reads = offered(answered=answered)
+    if not reads:
+        return None
+    may_answer = bool(answered)
+    names = [*reads, *([ANSWER] if may_answer else [])]
     ask = PICK[language].format(
-        tools=_listing(), answer=PICK_ANSWER[language] if may_answer else ""
+        tools=_listing(reads),
+        question=question,
+        answer=PICK_ANSWER[language] if may_answer else "",
     )
     pick = models.chat_answer(
         messages=[*messages, {"role": "user", "content": ask}],

@@ -44,6 +44,11 @@ from app.tools.periods import today_of
 from app.tools.registry import output_tokens, to_json
 
 MAX_TURNS = 6
+ROUTER_MAX_ERRORS = 2  # tool errors after which a router run stops reading and answers
+ANSWER_NOW: dict[Language, str] = {
+    "zh": "只根据上面的工具结果，用一两句话回答：",
+    "en": "Using only the tool results above, answer in one or two sentences: ",
+}
 UNKNOWN_TOOL_CAP = 200  # what an error result for a tool that does not exist may cost
 Emit = Callable[[str, dict[str, Any]], None]
 
@@ -137,28 +142,27 @@ class AgentRunner:
         for turn in range(MAX_TURNS):
             self._check()
             offer = not run.forced and turn < MAX_TURNS - 1
-            reply = (
-                self._tool_turn(messages, tools, language=language, turn=turn) if offer else None
-            )
+            reply = None
+            if offer:
+                reply = self._tool_turn(
+                    messages, tools, question=question, language=language, turn=turn
+                )
             if reply is None:  # the last turn, or the router says the results suffice
-                reply = self.models.chat_turn(messages=messages, on_token=self._on_token)
+                final = messages
+                if run.path == "router":  # a weak model: the question again, by its data
+                    again = {"role": "user", "content": ANSWER_NOW[language] + question}
+                    final = [*messages, again]
+                reply = self.models.chat_turn(messages=final, on_token=self._on_token)
             run.model_calls += 1
             if not reply.tool_calls:
                 if not reply.streamed and reply.content:
                     self._on_token(reply.content)
                 run.answer = reply.content.strip()
                 return run
-            assistant: dict[str, Any]
-            if run.path == "router":  # a server without tool calling reads them as text
-                call = reply.tool_calls[0]
-                assistant = {
+            if run.path != "router":
+                assistant: dict[str, Any] = {
                     "role": "assistant",
-                    "content": json.dumps({"tool": call.name, "arguments": call.arguments}),
-                }
-            else:
-                # Text, never null: llama-cpp-python's server refuses a null content.
-                assistant = {
-                    "role": "assistant",
+                    # Text, never null: llama-cpp-python's server refuses a null content.
                     "content": reply.content,
                     "tool_calls": [
                         {
@@ -169,13 +173,15 @@ class AgentRunner:
                         for call in reply.tool_calls
                     ],
                 }
-            messages.append(assistant)
-            run.used_tokens += _message_tokens([assistant])
+                messages.append(assistant)
+                run.used_tokens += _message_tokens([assistant])
             for call in reply.tool_calls:
                 result = self._call_tool(call, run, turn=turn + 1, language=language)
                 content = to_json(result)
-                if run.path == "router":
-                    messages.append({"role": "user", "content": f"{call.name} → {content}"})
+                if run.path == "router":  # a server without tool calling reads them as text
+                    said = {"role": "user", "content": f"{call.name} → {content}"}
+                    messages.append(said)
+                    run.used_tokens += _message_tokens([said]) - estimate_tokens(content)
                 else:
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return run  # unreachable: the last turn is offered no tools
@@ -185,6 +191,7 @@ class AgentRunner:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
+        question: str,
         language: Language,
         turn: int,
     ) -> ChatTurn | None:
@@ -197,13 +204,19 @@ class AgentRunner:
         while True:
             self._check()
             if path == "router":
-                call = pick_tool(
-                    self.models,
-                    messages=messages,
-                    language=language,
-                    may_answer=turn > 0,
-                    call_id=f"call_{turn}",
-                )
+                # Reads that answered are not offered again; two errors end the reads.
+                answered = {step["tool"] for step in run.steps if "error" not in step}
+                errors = sum("error" in step for step in run.steps)
+                call = None
+                if errors < ROUTER_MAX_ERRORS:
+                    call = pick_tool(
+                        self.models,
+                        messages=messages,
+                        question=question,
+                        language=language,
+                        answered=answered,
+                        call_id=f"call_{turn}",
+                    )
                 run.path = "router"
                 if call is None:
                     return None

@@ -44,7 +44,10 @@ from app.tools.periods import today_of
 from app.tools.registry import output_tokens, to_json
 
 MAX_TURNS = 6
-ROUTER_MAX_ERRORS = 2  # tool errors after which a router run stops reading and answers
+# A model that cannot call tools rarely knows when to stop: after two reads that
+# answered, or two errors, a router run answers.
+ROUTER_MAX_READS = 2
+ROUTER_MAX_ERRORS = 2
 ANSWER_NOW: dict[Language, str] = {
     "zh": "只根据上面的工具结果，用一两句话回答：",
     "en": "Using only the tool results above, answer in one or two sentences: ",
@@ -204,11 +207,11 @@ class AgentRunner:
         while True:
             self._check()
             if path == "router":
-                # Reads that answered are not offered again; two errors end the reads.
+                # Reads that answered are not offered again.
                 answered = {step["tool"] for step in run.steps if "error" not in step}
                 errors = sum("error" in step for step in run.steps)
                 call = None
-                if errors < ROUTER_MAX_ERRORS:
+                if errors < ROUTER_MAX_ERRORS and len(answered) < ROUTER_MAX_READS:
                     call = pick_tool(
                         self.models,
                         messages=messages,

@@ -86,6 +86,7 @@ def test_what_now_is_one_get_now_call_within_300_tokens(month: Month, fake: Fake
     assert set(offered(first)) == set(REGISTRY)  # the whole registry, nothing else
     assert "路由器" in first["messages"][0]["content"]  # the Chinese router prompt
     assert first.get("stream", False) is (fake.tool_stream == "works")
+    assert first["tool_choice"] == "auto"  # said out loud: some servers ignore tools without
     assert done["path"] == expected_path(fake)
     # Learnt once: a streamed request with tools that brought nothing, then unstreamed.
     assert fake.empty_streams == (fake.tool_stream == "empty")

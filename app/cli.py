@@ -155,7 +155,7 @@ def status(as_json: bool) -> None:
         if as_json or report.database != "ok":
             models = []
         else:
-            models = model_status_lines(services.store, settings=settings)
+            models = model_status_lines(services.store, settings=settings, models=services.models)
     if as_json:
         click.echo(json.dumps(report.document()))
     else:

@@ -389,11 +389,14 @@ class Neighbor(EpisodeLine):
 
 @dataclass(frozen=True, slots=True)
 class ModelBacklog:
-    """Summaries a user's recent episodes still wait for, or failed (get_now's line)."""
+    """Summaries a user's episodes still wait for, or failed, and the first and last
+    day with a failure (get_now's line)."""
 
     pending: int
     failed: int
     last_reason: str | None
+    first_failed_day: date | None = None
+    last_failed_day: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -961,7 +964,7 @@ class ToolStore(Protocol):
 
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
-    def model_backlog(self, *, user_id: int, since: datetime) -> ModelBacklog: ...
+    def model_backlog(self, *, user_id: int) -> ModelBacklog: ...
 
     def open_sitting(
         self, *, user_id: int, device_id: str, now: datetime

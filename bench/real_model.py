@@ -10,9 +10,15 @@ asked for every few seconds instead of every two minutes. It stops when every
 non-idle episode is `done` or `failed` (or at --max-minutes, or on Ctrl+C) and
 ends with one JSON line:
 {"summaries_done": …, "summaries_failed": …, "failure_reasons": {…},
- "s_per_call_median": …, "pyramid_delay_max_s": …}
+ "s_per_call_median": …, "pyramid_delay_max_s": …, "accepted_scraps": …,
+ "asks": [{"question": …, "mode": …, "path": …, "tools": […], "seconds": …}, …],
+ "agent_mode_share": …}
 `pyramid_delay_max_s` is the longest any episode, rollup or sweep job waited
-between being deferred and starting.
+between being deferred and starting. `accepted_scraps` counts the done summaries
+and narratives the scrap gate would refuse (a cross-check: it should be 0). Then
+three questions go through `ask`, as `timetrace ask` sends them;
+`agent_mode_share` is the share answered in agent mode with at least one tool
+call. `--asks-only` skips the model layer and only asks.
 """
 
 from __future__ import annotations
@@ -31,19 +37,28 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.agent import ask
 from app.db.connection import connect
 from app.demo.sample import SampleData, generate_sample
 from app.enrich.failures import reason_kind
+from app.enrich.quality import scrap_problems
 from app.ingest.records import RecordBatch, ingest_batch
 from app.jobs import PYRAMID_QUEUES, run_worker
 from app.jobs.enrich import model_jobs
+from app.pyramid.build import backfill
 from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import UserContext
+from app.text import language_of
 from app.timeutil import logical_day, zone
 from bench._common import bench_database
 
 SWEEP_EVERY_S = 5.0
+QUESTIONS = (
+    "What am I doing right now?",
+    "How many hours of entertainment this month?",
+    "这个月我回滚或返工了几次？",
+)
 
 
 @contextlib.contextmanager
@@ -127,6 +142,58 @@ def results(url: str, settings: Settings) -> dict[str, Any]:
     }
 
 
+def accepted_scraps(url: str, settings: Settings) -> int:
+    """Done summaries and narratives that the scrap gate refuses (should be none)."""
+    with connect(url, settings=settings, autocommit=True) as conn:
+        summaries = conn.execute(
+            "SELECT e.title, e.summary, e.auto_title FROM episodes e "
+            "WHERE e.summary_status = 'done' AND NOT e.stale"
+        ).fetchall()
+        narratives = conn.execute(
+            "SELECT narrative FROM digests WHERE narrative_status = 'done'"
+        ).fetchall()
+    bad = 0
+    for row in summaries:
+        language = language_of(f"{row['auto_title']} {row['summary']}")
+        bad += bool(
+            scrap_problems(row["title"], what="title", language=language)
+            or scrap_problems(row["summary"] or "", what="summary", language=language)
+        )
+    for row in narratives:
+        text = row["narrative"] or ""
+        bad += bool(scrap_problems(text, what="narrative", language=language_of(text)))
+    return bad
+
+
+def ask_questions(services: Services, data: SampleData) -> list[dict[str, Any]]:
+    """The three questions through `ask`, "now" being the end of the sample."""
+    user = services.store.ensure_user(
+        name="bench", time_zone=data.time_zone, day_cut_hour=data.cut_hour
+    )
+    now = max(r.ts_start for r in data.records)
+    out = []
+    for question in QUESTIONS:
+        ctx = services.tool_context(user=user, now=now)
+        started = time.monotonic()
+        done = ask(
+            ctx=ctx, question=question, history=[], emit=lambda k, d: None, cancelled=lambda: False
+        )
+        out.append(
+            {
+                "question": question,
+                "mode": done["mode"],
+                "path": done["path"],
+                "tools": done["tools_called"],
+                "model_calls": done["model_calls"],
+                "seconds": round(time.monotonic() - started, 1),
+                "answer": done["answer"][:160],
+                **({"fallback": done["fallback"]} if "fallback" in done else {}),
+            }
+        )
+        print(json.dumps(out[-1], ensure_ascii=False), file=sys.stderr)
+    return out
+
+
 async def run(services: Services, data: SampleData, *, gap_s: float, max_s: float) -> None:
     """Feed the days in while the worker runs; return once the model layer is through."""
     store, settings = services.store, services.settings
@@ -179,6 +246,7 @@ def main() -> None:
     parser.add_argument("--gap-s", type=float, default=30.0, help="between two days' arrival")
     parser.add_argument("--max-minutes", type=float, default=120.0)
     parser.add_argument("--timeout-s", type=float, default=300.0, help="per model call")
+    parser.add_argument("--asks-only", action="store_true", help="skip the model layer")
     args = parser.parse_args()
     if not args.base_url and not args.scripted:
         parser.error("give --base-url (a real server) or --scripted KIND")
@@ -199,12 +267,29 @@ def main() -> None:
         )
         with open_services(settings, url=url, auto_migrate=False) as services:
             began = datetime.now(UTC)
+            max_s = 0.0 if args.asks_only else args.max_minutes * 60
             try:
-                asyncio.run(run(services, data, gap_s=args.gap_s, max_s=args.max_minutes * 60))
+                asyncio.run(run(services, data, gap_s=args.gap_s, max_s=max_s))
             except KeyboardInterrupt:  # cut short by hand: report what was done so far
                 print("interrupted", file=sys.stderr)
+            if args.asks_only:  # the days, without the model layer
+                for day in days_of(data).values():
+                    ingest_day(
+                        services,
+                        services.store.ensure_user(
+                            name="bench", time_zone=data.time_zone, day_cut_hour=data.cut_hour
+                        ),
+                        day,
+                    )
+                backfill(services.store, now=datetime.now(UTC), settings=settings)
             out = results(url, settings)
             median = services.models.usage.median_seconds("chat")
+            out["accepted_scraps"] = accepted_scraps(url, settings)
+            asks = ask_questions(services, data)
+            out["asks"] = asks
+            agent = [a for a in asks if a["mode"] == "agent" and a["tools"]]
+            out["agent_mode_share"] = round(len(agent) / len(asks), 2)
+            out["ask_s_median"] = sorted(a["seconds"] for a in asks)[len(asks) // 2]
     out["s_per_call_median"] = round(median, 2) if median is not None else None
     out["chat_calls"] = services.models.usage.calls["chat"]
     out["breaker_openings"] = services.models.usage.breaker_openings["chat"]

@@ -884,17 +884,6 @@ SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title
 FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
 ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
 
--- name: model_backlog --
--- get_now's line on the model layer: summaries still owed or failed since `since`.
-SELECT count(*) FILTER (WHERE summary_status = 'pending') AS pending,
-       count(*) FILTER (WHERE summary_status = 'failed') AS failed,
-       (SELECT summary_reason FROM episodes
-        WHERE user_id = %(user_id)s AND ts_start >= %(since)s AND summary_status = 'failed'
-          AND NOT stale
-        ORDER BY updated_at DESC, episode_id DESC LIMIT 1) AS last_reason
-FROM episodes
-WHERE user_id = %(user_id)s AND ts_start >= %(since)s AND closed AND NOT stale;
-
 -- name: open_sitting --
 -- What the device has done since its last closed episode (no episode yet).
 SELECT min(ts_start) AS since, count(*) AS records,

@@ -30,6 +30,14 @@ Modes mimic real servers and small models:
     fake.wrong_language = True     # English answers for Chinese logs and the reverse
     fake.max_chars = 120           # answers cut off there, finish_reason "length"
     fake.answer_delay = 5          # a slow model: each non-streamed answer takes 5 s
+    fake.tool_stream = "empty"     # llama-cpp-python: a streamed request with tools gets the
+                                   # role chunk, then [DONE]; unstreamed, tool calls work
+    fake.tool_stream = "ignored"   # as "empty", and unstreamed the tools are ignored: prose
+    fake.tool_stream = "prose"     # tools ignored streamed and unstreamed: prose that is no
+                                   # answer (llama-cpp-python's default chat format)
+    fake.served = ["smollm2"]      # what GET /v1/models reports (none: the route is missing)
+
+Unstreamed requests that offer `tools` follow `script` too, as streamed ones do.
 """
 
 from __future__ import annotations
@@ -221,6 +229,9 @@ class FakeOpenAI:
         self.completion_tokens = 0
         self.script: list[ScriptEntry] = []
         self.stream_delay = 0.0
+        self.tool_stream: Literal["works", "empty", "ignored", "prose"] = "works"
+        self.empty_streams = 0  # streamed requests with tools whose tools were not called
+        self.served: list[str] = []
         self.answer_delay = 0.0  # how long each non-streamed answer takes
         self.in_flight = 0
         self.max_in_flight = 0  # the most chat requests answered at once
@@ -355,6 +366,65 @@ class FakeOpenAI:
             "usage": {**usage, "total_tokens": sum(usage.values())},
         }
 
+    def _answer_tools(self, body: dict[str, Any]) -> dict[str, Any]:
+        """An unstreamed turn that offers tools: the script's next entry, whole (or,
+        from a server that ignores tools, prose that is no answer)."""
+        if self.tool_stream in ("ignored", "prose"):
+            with self._lock:
+                self.calls["tools_ignored"] += 1
+            turn: Turn = say("This month the website hosted many fun games.")
+        else:
+            turn = self._next_turn(body)
+        calls = [
+            {
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {
+                    "name": c["name"],
+                    "arguments": c["arguments"]
+                    if isinstance(c["arguments"], str)
+                    else json.dumps(c["arguments"], ensure_ascii=False),
+                },
+            }
+            for index, c in enumerate(turn.get("tool_calls", []))
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": turn.get("content")}
+        if calls:
+            message["tool_calls"] = calls
+        with self._lock:
+            self.completion_tokens += estimate_tokens(turn.get("content") or "")
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+    def _empty_stream(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """What llama-cpp-python's server streams for a request with tools: nothing,
+        or prose from a chat format that ignores the tools."""
+        with self._lock:
+            self.empty_streams += 1
+        role = {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
+        choices = [role]
+        if self.tool_stream == "prose":
+            text = "You are doing something right now."
+            choices.append({"index": 0, "delta": {"content": text}, "finish_reason": None})
+        return [
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": body.get("model", "fake"),
+                "choices": [choice],
+            }
+            for choice in choices
+        ]
+
     def _next_turn(self, body: dict[str, Any]) -> Turn:
         with self._lock:
             self.calls["stream"] += 1
@@ -427,6 +497,13 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
                 pass
 
+            def do_GET(self) -> None:
+                if self.path.endswith("/models") and fake.served:
+                    data = [{"id": m, "object": "model", "owned_by": "me"} for m in fake.served]
+                    self._send(200, {"object": "list", "data": data})
+                else:
+                    self._send(404, {"error": {"message": "no such route"}})
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 if fake.fail_with:
@@ -440,8 +517,17 @@ class FakeOpenAI:
                         fake.refused += 1
                     error = {"message": refused, "type": "internal_server_error"}
                     self._send(500, {"error": {**error, "param": None, "code": None}})
+                elif (
+                    self.path.endswith("/chat/completions")
+                    and body.get("stream")
+                    and body.get("tools")
+                    and fake.tool_stream != "works"
+                ):
+                    self._stream(fake._empty_stream(body))
                 elif self.path.endswith("/chat/completions") and body.get("stream"):
                     self._stream(fake._stream_chunks(body))
+                elif self.path.endswith("/chat/completions") and body.get("tools"):
+                    self._send(200, fake._answer_tools(body))
                 elif self.path.endswith("/chat/completions"):
                     reply = fake._answer_chat(body)
                     self._send(200, reply)

@@ -226,9 +226,10 @@ class MemoryStore(ToolStore):
         done = [e.line for e in self._live(user_id) if e.closed and e.line.ts_end <= now]
         return max(done, key=lambda e: (e.ts_end, e.episode_id), default=None)
 
-    def model_backlog(self, *, user_id: int, since: datetime) -> ModelBacklog:
-        recent = [e for e in self._live(user_id) if e.closed and e.line.ts_start >= since]
+    def model_backlog(self, *, user_id: int) -> ModelBacklog:
+        recent = [e for e in self._live(user_id) if e.closed]
         failed = [e for e in recent if e.summary_status == "failed"]
+        days = sorted(e.day_local for e in failed)
         last = max(
             failed,
             key=lambda e: (e.updated_at or e.line.ts_end, e.line.episode_id),
@@ -238,6 +239,8 @@ class MemoryStore(ToolStore):
             pending=sum(e.summary_status == "pending" for e in recent),
             failed=len(failed),
             last_reason=last.summary_reason if last else None,
+            first_failed_day=days[0] if days else None,
+            last_failed_day=days[-1] if days else None,
         )
 
     def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:

@@ -1,7 +1,10 @@
 """The agent against the scripted OpenAI-compatible server, on the sample month:
 routing traces for the three target questions, the budget gate, tool errors the
 model recovers from, the turn limit, falling back to the offline answerer, and
-deep_scan's map-reduce."""
+deep_scan's map-reduce. Every test runs twice: against a server that streams tool
+calls, and against one that streams nothing for a request with tools (the role
+chunk, then [DONE], as llama-cpp-python's server does), where the same questions
+run in agent mode with their tool calls unstreamed."""
 
 from __future__ import annotations
 
@@ -29,10 +32,16 @@ RAW_LINE = re.compile(r"#\d+ \d\d-\d\d \d\d:\d\d:\d\d ")  # how deep_scan writes
 month = month_fixture()
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
+@pytest.fixture(params=["works", "empty"], ids=["streamed-tools", "llamacpp-tools"])
+def fake(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:
+        server.tool_stream = request.param
         yield server
+
+
+def expected_path(fake: FakeOpenAI) -> str:
+    """How the agent calls tools on this server."""
+    return "stream" if fake.tool_stream == "works" else "plain"
 
 
 def context(month: Month, fake: FakeOpenAI, **settings: Any) -> ToolContext:
@@ -76,7 +85,11 @@ def test_what_now_is_one_get_now_call_within_300_tokens(month: Month, fake: Fake
     first = fake.requests[0]
     assert set(offered(first)) == set(REGISTRY)  # the whole registry, nothing else
     assert "路由器" in first["messages"][0]["content"]  # the Chinese router prompt
-    assert first["stream"] is True
+    assert first.get("stream", False) is (fake.tool_stream == "works")
+    assert first["tool_choice"] == "auto"  # said out loud: some servers ignore tools without
+    assert done["path"] == expected_path(fake)
+    # Learnt once: a streamed request with tools that brought nothing, then unstreamed.
+    assert fake.empty_streams == (fake.tool_stream == "empty")
 
 
 def test_entertainment_this_month_is_one_query_stats_call_within_200_tokens(
@@ -98,6 +111,7 @@ def test_entertainment_this_month_is_one_query_stats_call_within_200_tokens(
     done, events = run(context(month, fake), "How many hours of entertainment this month?")
     truth = sum(s for (_, c), s in month.data.seconds.items() if c == "entertainment")
     assert done["tools_called"] == ["query_stats"] and done["tool_tokens"] <= 200
+    assert done["mode"] == "agent" and done["path"] == expected_path(fake)
     assert f"{round(truth / 3600, 2)} hours" in done["answer"]
     assert done["unsupported_numbers"] == []
     assert "router" in fake.requests[0]["messages"][0]["content"]  # the English prompt
@@ -122,6 +136,7 @@ def test_rework_habits_read_signals_within_2000_tokens_and_cite_evidence(
     planted = [p for p in month.data.rework if p.kind == "forced_rollback"]
     assert done["tools_called"] == ["query_stats", "get_signals"]
     assert "get_raw" not in done["tools_called"] and done["tool_tokens"] <= 2_000
+    assert done["mode"] == "agent" and done["path"] == expected_path(fake)
     assert f"强制回滚 {len(planted)} 次" in done["answer"]
     assert len(done["episode_ids"]) == 3 and done["unsupported_numbers"] == []
 
@@ -304,10 +319,9 @@ def test_deep_scan_through_the_agent_keeps_raw_records_out_of_the_conversation(
     slices = progress[0]["slices"]
     assert [p["phase"] for p in progress] == ["fanout", *["slice"] * slices, "reduce"]
     assert slices >= 3 and progress[-1] == {"phase": "reduce", "findings": slices}
-    turns = [
-        json.dumps(r["messages"], ensure_ascii=False) for r in fake.requests if r.get("stream")
-    ]
-    summaries = [r["messages"][1]["content"] for r in fake.requests if not r.get("stream")]
+    asked = [r for r in fake.requests if r.get("stream") or r.get("tools")]
+    turns = [json.dumps(r["messages"], ensure_ascii=False) for r in asked]
+    summaries = [r["messages"][1]["content"] for r in fake.requests if r not in asked]
     assert len(turns) == 2 and not any(RAW_LINE.search(t) for t in turns)
     assert all(RAW_LINE.search(s) for s in summaries[:-1])  # only the summarisers read them
     assert done["tools_called"] == ["deep_scan"] and done["tool_tokens"] <= 2_000

@@ -91,14 +91,15 @@ def test_sse_events_with_the_agent_come_in_order(month: Month, fake: FakeOpenAI)
 
 
 def test_a_conversation_continues_by_id_with_its_history(month: Month, fake: FakeOpenAI) -> None:
-    fake.script = [say("第一个回答。"), say("第二个回答。")]
+    # A tool call first: until an endpoint has called a tool, its prose is held back.
+    fake.script = [call("get_now"), say("第一个回答。"), say("第二个回答。")]
     client = TestClient(create_app(services=with_model(month.services, fake)))
     token = token_for(month.services, month.user.user_id)
     first = events_of(chat(client, token, question="第一个问题").text)[-1][1]
     second = chat(client, token, question="接着问", conversation_id=first["conversation_id"])
     done = events_of(second.text)[-1][1]
     assert done["conversation_id"] == first["conversation_id"] and done["turn"] == 2
-    sent = [(m["role"], m["content"]) for m in fake.requests[1]["messages"][1:]]
+    sent = [(m["role"], m["content"]) for m in fake.requests[2]["messages"][1:]]
     assert sent == [
         ("user", "第一个问题"),
         ("assistant", "第一个回答。"),
@@ -155,7 +156,9 @@ def test_a_client_that_disconnects_mid_answer_leaves_no_running_work(
     month: Month, fake: FakeOpenAI
 ) -> None:
     fake.stream_delay = 0.05
-    fake.script = [say("这是一个很长的回答，" * 40)]  # 50 chunks: 2.5 s of streaming
+    # A tool call first (until an endpoint has called a tool its prose is held back),
+    # then the answer: 50 chunks, 2.5 s of streaming.
+    fake.script = [call("get_now"), say("这是一个很长的回答，" * 40)]
     services = with_model(month.services, fake)
     token = token_for(services, month.user.user_id)
     with serve_in_thread(services) as base, httpx.Client(base_url=base, timeout=10) as client:
@@ -169,13 +172,13 @@ def test_a_client_that_disconnects_mid_answer_leaves_no_running_work(
                 if line == "event: token":
                     running = active_runs()
                     break  # the answer has started: go away
-        assert running == 1 and fake.streams_finished == 0  # it left mid-answer
+        assert running == 1 and fake.streams_finished == 1  # it left mid-answer
         deadline = time.monotonic() + 5
         while (active_runs() or not fake.streams_aborted) and time.monotonic() < deadline:
             time.sleep(0.02)
     assert active_runs() == 0  # the run ended …
-    assert fake.streams_aborted == 1 and fake.streams_finished == 0  # … it hung up on the model
-    assert fake.calls["stream"] == 1  # … and asked nothing more
+    assert fake.streams_aborted == 1 and fake.streams_finished == 1  # … it hung up on the model
+    assert fake.calls["stream"] == 2  # … and asked nothing more
     rows = services.store.list_conversations(user_id=month.user.user_id, limit=50)
     turns = services.store.conversation_turns(
         user_id=month.user.user_id, conversation_id=rows[0].conversation_id

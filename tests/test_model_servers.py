@@ -335,7 +335,7 @@ def test_status_and_get_now_say_what_waits_and_why(
     conn.execute("UPDATE episodes SET summary_status = 'pending' WHERE auto_title LIKE 'Zoom%'")
     context = models_services.tool_context(user=user, now=datetime(2003, 3, 13, tzinfo=UTC))
     assert dispatch(context, "get_now", {})["summaries"] == (
-        "7 days: 1 pending, 1 failed (last: not valid JSON)"
+        "1 pending, 1 failed on 2003-03-12 (last: not valid JSON)"
     )
 
 

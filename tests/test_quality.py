@@ -85,7 +85,10 @@ def test_a_summary_about_something_else_shares_no_content_word() -> None:
     # Light stemming: "debugging" meets "debug"; CJK bigrams meet across punctuation.
     assert overlap_problems("Debugging the login", source="debug login.py", what="x") == []
     assert overlap_problems("调试支付回调", source="支付回调超时 — 日志", what="x") == []
-    assert overlap_problems("anything", source="  ", what="x") == []  # blank titles: no test
+    # Blank titles cannot vouch for anything: the gate fails closed.
+    assert overlap_problems("anything", source="  ", what="x") == [
+        "nothing to check it against: x hold no content word"
+    ]
 
 
 def test_numbers_in_any_form_are_checked() -> None:

@@ -390,14 +390,14 @@ def test_get_now_shows_the_open_sitting_and_the_last_closed_episode(layered: Mem
     assert empty["items"] == [] and empty["note"] == "no activity recorded yet"
 
 
-def test_get_now_says_in_one_line_what_the_summaries_of_the_last_week_owe() -> None:
+def test_get_now_says_in_one_line_what_the_summaries_owe_on_the_days_that_failed() -> None:
     from dataclasses import replace
 
     from app.enrich.client import ModelClient
 
     store = MemoryStore()
     old, pending, failed, done = (
-        episode(at(1, 9), 30),  # five days before: in the week, not in the week after
+        episode(at(1, 9), 30),  # four days before the others: never out of view
         episode(at(5, 9), 30),
         episode(at(5, 10), 30),
         episode(at(5, 11), 30),
@@ -412,10 +412,13 @@ def test_get_now_says_in_one_line_what_the_summaries_of_the_last_week_owe() -> N
     models = ModelClient(Settings(_env_file=None, llm_base_url="http://127.0.0.1:9/v1"))
     c = replace(ctx(store), models=models)
     now = dispatch(c, "get_now", {})
-    assert now["summaries"] == "7 days: 1 pending, 2 failed (last: wrong language)"
+    days = f"{old.day_local}…{failed.day_local}"
+    assert now["summaries"] == f"1 pending, 2 failed on {days} (last: wrong language)"
     assert output_tokens(now) <= 300
-    week_later = dispatch(replace(c, now=NOW + timedelta(days=5)), "get_now", {})
-    assert week_later["summaries"] == "7 days: 1 pending, 1 failed (last: wrong language)"
+    # A month later the failures are still there to see: no window hides them.
+    month_later = dispatch(replace(c, now=NOW + timedelta(days=30)), "get_now", {})
+    assert month_later["summaries"] == now["summaries"]
+    assert now["models"] == "chat qwen3-8b (configured, not reported)"
     for ep in (old, pending, failed):
         ep.summary_status = "done"
     assert "summaries" not in dispatch(c, "get_now", {})

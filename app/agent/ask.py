@@ -10,7 +10,8 @@ turn stored in its conversation.
 
 Events (`emit(kind, data)`): `step` (a tool call, then its result size in tokens),
 `token` (answer text), `budget` (tokens used / left), `subagent` (deep_scan
-slices), `done`. Doors add `error` for failures outside the run.
+slices), `done` (with `mode`, agent or offline, and `path`: how the tools were
+called — stream, plain or router — or offline). Doors add `error` for failures outside the run.
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ def ask(
         "turn": None,
         "status": status,
         "mode": mode,
+        "path": (run.path or "none") if mode == "agent" else "offline",
         "answer": run.answer,
         "tools_called": [step["tool"] for step in run.steps],
         "tool_tokens": run.tool_tokens,

@@ -6,7 +6,17 @@
 
 The tools offered are the registry's (`list_tools`) and every call goes through
 `dispatch`, so a tool added to the registry is usable here with no other edit.
-At most six model turns; the last is offered no tools, so it must answer. A
+At most six model turns; the last is offered no tools, so it must answer.
+
+How tools are called is learnt per endpoint (`ModelClient.tool_path`), as
+structured output is: streamed tool calls first; a streamed turn with tools
+that brings neither text nor a tool call (llama-cpp-python's server) is asked
+again unstreamed, and that is remembered; an endpoint whose unstreamed turns
+bring nothing either gets router turns in JSON mode (`app.agent.json_router`).
+Until an endpoint has made a tool call, prose on a question's first turn may be
+a server that ignores tools: it is held back and the next path tries the turn,
+remembered once it calls a tool. Only the answer's prose streams, where it can;
+held back or unstreamed it comes as one `token`. `run.path` says which path ran. A
 per-question budget (TIMETRACE_AGENT_BUDGET_TOKENS, 40K estimated tokens of
 history and tool output) is checked before every call: a read that could pass it
 is refused and the next turn must answer. Tool errors go back to the model as
@@ -21,8 +31,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.agent.json_router import pick_tool
 from app.agent.prompts import FORCED_ANSWER, router_prompt
-from app.enrich.client import ModelClient, ToolCallRequest
+from app.enrich.client import ChatTurn, ModelClient, ModelOutputError, ToolCallRequest
+from app.enrich.negotiation import ToolPath
 from app.errors import TimeTraceError
 from app.store import TurnStep
 from app.text import Language, estimate_tokens, language_of
@@ -32,6 +44,14 @@ from app.tools.periods import today_of
 from app.tools.registry import output_tokens, to_json
 
 MAX_TURNS = 6
+# A model that cannot call tools rarely knows when to stop: after two reads that
+# answered, or two errors, a router run answers.
+ROUTER_MAX_READS = 2
+ROUTER_MAX_ERRORS = 2
+ANSWER_NOW: dict[Language, str] = {
+    "zh": "只根据上面的工具结果，用一两句话回答：",
+    "en": "Using only the tool results above, answer in one or two sentences: ",
+}
 UNKNOWN_TOOL_CAP = 200  # what an error result for a tool that does not exist may cost
 Emit = Callable[[str, dict[str, Any]], None]
 
@@ -52,6 +72,7 @@ class RunResult:
     used_tokens: int = 0  # the budget's count: prompt, history, tool results, model turns
     model_calls: int = 0
     forced: bool = False  # the budget stopped the reads
+    path: ToolPath | None = None  # how the tools were called: stream, plain or router
 
 
 def tool_specs() -> list[dict[str, Any]]:
@@ -124,32 +145,121 @@ class AgentRunner:
         for turn in range(MAX_TURNS):
             self._check()
             offer = not run.forced and turn < MAX_TURNS - 1
-            reply = self.models.chat_turn(
-                messages=messages, tools=tools if offer else None, on_token=self._on_token
-            )
+            reply = None
+            if offer:
+                reply = self._tool_turn(
+                    messages, tools, question=question, language=language, turn=turn
+                )
+            if reply is None:  # the last turn, or the router says the results suffice
+                final = messages
+                if run.path == "router":  # a weak model: the question again, by its data
+                    again = {"role": "user", "content": ANSWER_NOW[language] + question}
+                    final = [*messages, again]
+                reply = self.models.chat_turn(messages=final, on_token=self._on_token)
             run.model_calls += 1
-            if not reply.tool_calls or not offer:
+            if not reply.tool_calls:
+                if not reply.streamed and reply.content:
+                    self._on_token(reply.content)
                 run.answer = reply.content.strip()
                 return run
-            assistant = {
-                "role": "assistant",
-                "content": reply.content or None,
-                "tool_calls": [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments},
-                    }
-                    for call in reply.tool_calls
-                ],
-            }
-            messages.append(assistant)
-            run.used_tokens += _message_tokens([assistant])
+            if run.path != "router":
+                assistant: dict[str, Any] = {
+                    "role": "assistant",
+                    # Text, never null: llama-cpp-python's server refuses a null content.
+                    "content": reply.content,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        }
+                        for call in reply.tool_calls
+                    ],
+                }
+                messages.append(assistant)
+                run.used_tokens += _message_tokens([assistant])
             for call in reply.tool_calls:
                 result = self._call_tool(call, run, turn=turn + 1, language=language)
                 content = to_json(result)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+                if run.path == "router":  # a server without tool calling reads them as text
+                    said = {"role": "user", "content": f"{call.name} → {content}"}
+                    messages.append(said)
+                    run.used_tokens += _message_tokens([said]) - estimate_tokens(content)
+                else:
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return run  # unreachable: the last turn is offered no tools
+
+    def _tool_turn(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        question: str,
+        language: Language,
+        turn: int,
+    ) -> ChatTurn | None:
+        """A turn offering the tools, down the ladder of paths this endpoint needs.
+        None: the router says the results so far are enough (write the answer)."""
+        run = self.result
+        path, confirmed = self.models.tool_path()
+        if run.path is not None:  # a question keeps the path its first call took
+            path, confirmed = run.path, True
+        while True:
+            self._check()
+            if path == "router":
+                # Reads that answered are not offered again.
+                answered = {step["tool"] for step in run.steps if "error" not in step}
+                errors = sum("error" in step for step in run.steps)
+                call = None
+                if errors < ROUTER_MAX_ERRORS and len(answered) < ROUTER_MAX_READS:
+                    call = pick_tool(
+                        self.models,
+                        messages=messages,
+                        question=question,
+                        language=language,
+                        answered=answered,
+                        call_id=f"call_{turn}",
+                    )
+                run.path = "router"
+                if call is None:
+                    return None
+                if not confirmed:
+                    self.models.tool_path_worked("router")
+                return ChatTurn(content="", tool_calls=(call,), streamed=False)
+            why = "gave no text and no tool call"
+            try:
+                # Until this endpoint has called a tool its prose may be a server that
+                # ignores tools talking: it is held back, not streamed.
+                reply: ChatTurn | None = self.models.chat_turn(
+                    messages=messages,
+                    tools=tools,
+                    on_token=self._on_token if confirmed else lambda text: self._check(),
+                    stream=path == "stream",
+                )
+                if reply is not None and not confirmed:
+                    reply = dataclasses.replace(reply, streamed=False)
+            except ModelOutputError as exc:  # the request refused: this path is not served
+                if confirmed:
+                    raise
+                reply, why = None, f"were refused ({exc.message[:120]})"
+            if reply is not None and reply.tool_calls:
+                if not confirmed:
+                    self.models.tool_path_worked(path)
+                run.path = path
+                return reply
+            if reply is not None and reply.content.strip():
+                if confirmed or turn > 0:
+                    run.path = path
+                    return reply
+                # Prose on the first turn from an endpoint that has never called a tool:
+                # it may ignore tools (llama-cpp-python's default chat format does). The
+                # next path tries this turn; it is remembered only if it calls a tool.
+                path = "plain" if path == "stream" else "router"
+                continue
+            if confirmed and reply is not None:
+                run.path = path
+                return reply  # an empty answer from a path that works: the asker gets none
+            path, confirmed = self.models.tool_path_failed(path, why=why), False
 
     def _call_tool(
         self, call: ToolCallRequest, run: RunResult, *, turn: int, language: Language

@@ -93,8 +93,8 @@ class PostgresToolStore(Queries):
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None:
         return self._one_as(EpisodeLine, "last_closed_episode", {"user_id": user_id, "now": now})
 
-    def model_backlog(self, *, user_id: int, since: datetime) -> ModelBacklog:
-        backlog = self._one_as(ModelBacklog, "model_backlog", {"user_id": user_id, "since": since})
+    def model_backlog(self, *, user_id: int) -> ModelBacklog:
+        backlog = self._one_as(ModelBacklog, "model_backlog", {"user_id": user_id})
         assert backlog is not None  # an aggregate always yields its row
         return backlog
 

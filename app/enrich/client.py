@@ -34,9 +34,21 @@ from typing import Any, TypeVar
 
 import httpx
 import openai
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatCompletionMessageFunctionToolCall,
+)
 
 from app.enrich.answers import Answer
-from app.enrich.negotiation import ModeMemory, names_the_request, refuses_the_format, request_for
+from app.enrich.negotiation import (
+    ModeMemory,
+    ToolMemory,
+    ToolPath,
+    names_the_request,
+    refuses_the_format,
+    request_for,
+)
 from app.enrich.parsing import ModelOutputError, parse_answer, parse_json_object
 from app.errors import ConfigError, TimeTraceError
 from app.settings import Settings
@@ -89,10 +101,39 @@ class ToolCallRequest:
 
 @dataclass(frozen=True, slots=True)
 class ChatTurn:
-    """What one streamed chat completion said: text, tool calls, or both."""
+    """What one chat completion said: text, tool calls, or both."""
 
     content: str
     tool_calls: tuple[ToolCallRequest, ...]
+    streamed: bool = True  # the text went to `on_token` as it came
+
+
+@dataclass(frozen=True, slots=True)
+class ServedModel:
+    """The model a role's endpoint serves: the ids it reports (`/v1/models`), or the
+    configured id when it reports none."""
+
+    role: str
+    url: str | None
+    ids: tuple[str, ...]
+    reported: bool
+
+    def describe(self) -> str:
+        """For status: the ids, whose word they are, and the endpoint."""
+        if self.url is None:
+            return "off"
+        if self.reported:
+            return f"{', '.join(self.ids)} (reported by {self.url})"
+        return f"{', '.join(self.ids)} (configured; {self.url} reports no model)"
+
+    def short(self) -> str:
+        """For get_now: the ids and whose word they are."""
+        said = "reported by the endpoint" if self.reported else "configured, not reported"
+        return f"{', '.join(self.ids)} ({said})"
+
+
+MODELS_TTL_S = 300.0  # how long the ids an endpoint reports are trusted
+MODELS_TIMEOUT_S = 3.0
 
 
 @dataclass(slots=True)
@@ -219,6 +260,8 @@ class ModelClient:
         self._usage_lock = threading.Lock()
         self._gate = PriorityGate(settings.llm_concurrency)
         self._modes = ModeMemory()
+        self._tool_paths = ToolMemory()
+        self._served: dict[str, tuple[float, ServedModel]] = {}
         self._pooling_logged = False
         first = settings.llm_backoff_s
         self._breakers = {
@@ -397,6 +440,24 @@ class ModelClient:
             ]
         raise AssertionError("unreachable")
 
+    def tool_path(self) -> tuple[ToolPath, bool]:
+        """How the chat endpoint calls tools (`app.enrich.negotiation.ToolMemory`), and
+        whether that path has made a tool call yet."""
+        return self._tool_paths.current(self._chat_url, self.settings.llm_model)
+
+    def tool_path_worked(self, path: ToolPath) -> None:
+        self._tool_paths.confirm(self._chat_url, self.settings.llm_model, path=path)
+
+    def tool_path_failed(self, path: ToolPath, *, why: str) -> ToolPath:
+        """Remember that `path` gave nothing here; the path to use from now on."""
+        return self._tool_paths.fall_back(
+            self._chat_url, self.settings.llm_model, failed=path, why=why
+        )
+
+    @property
+    def _chat_url(self) -> str:
+        return str(self._chat.base_url) if self._chat is not None else ""
+
     def chat_turn(
         self,
         *,
@@ -404,25 +465,52 @@ class ModelClient:
         tools: list[dict[str, Any]] | None = None,
         max_tokens: int = 1_200,
         on_token: Callable[[str], None] = lambda text: None,
+        stream: bool = True,
     ) -> ChatTurn:
-        """One streamed, interactive chat completion, offering `tools` (OpenAI tool
-        calling) when given. Each piece of text goes to `on_token` as it arrives; an
-        exception raised there stops the stream and closes the connection."""
+        """One interactive chat completion, offering `tools` (OpenAI tool calling,
+        `tool_choice: auto` said out loud: llama-cpp-python's function-calling format
+        ignores tools without it) when given. Streamed, each piece of text goes to
+        `on_token` as it arrives, and an exception raised there stops the stream and
+        closes the connection; unstreamed, `on_token` is not called."""
         if self._chat is None:
             raise ModelUnavailable("no chat endpoint is configured")
+        request: dict[str, Any] = {
+            "model": self.settings.llm_model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": 0.2,
+            **({"tools": tools, "tool_choice": "auto"} if tools else {}),
+        }
+        if not stream:
+            with self._call("chat", interactive=True):
+                reply: ChatCompletion = self._chat.chat.completions.create(**request)
+            self._count("chat", reply.usage)
+            message = reply.choices[0].message if reply.choices else None
+            asked = [
+                c
+                for c in ((message.tool_calls or []) if message is not None else [])
+                if isinstance(c, ChatCompletionMessageFunctionToolCall)
+            ]
+            return ChatTurn(
+                content=(message.content or "") if message is not None else "",
+                tool_calls=tuple(
+                    ToolCallRequest(
+                        id=c.id or f"call_{i}",
+                        name=c.function.name,
+                        arguments=c.function.arguments or "",
+                    )
+                    for i, c in enumerate(asked)
+                ),
+                streamed=False,
+            )
         text: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         with self._call("chat", interactive=True):
-            stream = self._chat.chat.completions.create(  # type: ignore[call-overload]
-                model=self.settings.llm_model,
-                messages=messages,
-                max_tokens=max_tokens,
-                temperature=0.2,
-                stream=True,
-                **({"tools": tools} if tools else {}),
+            chunks: openai.Stream[ChatCompletionChunk] = self._chat.chat.completions.create(
+                **request, stream=True
             )
-            with stream:
-                for chunk in stream:
+            with chunks:
+                for chunk in chunks:
                     for choice in chunk.choices:
                         delta = choice.delta
                         if delta.content:
@@ -442,6 +530,32 @@ class ModelClient:
                 for i, c in sorted(calls.items())
             ),
         )
+
+    def served_model(self, role: str) -> ServedModel:
+        """What the role's endpoint says it serves (`/v1/models`, asked at most every
+        five minutes), else the configured model id, marked as such."""
+        client = {"chat": self._chat, "vision": self._vision, "embedding": self._embedding}[role]
+        configured = {
+            "chat": self.settings.llm_model,
+            "vision": self.settings.vision_model,
+            "embedding": self.settings.embedding_model,
+        }[role]
+        if client is None:
+            return ServedModel(role=role, url=None, ids=(configured,), reported=False)
+        cached = self._served.get(role)
+        if cached is not None and time.monotonic() - cached[0] < MODELS_TTL_S:
+            return cached[1]
+        url = str(client.base_url).rstrip("/")
+        try:
+            listed = client.with_options(timeout=MODELS_TIMEOUT_S).models.list()
+            ids = tuple(m.id for m in listed.data if m.id)
+        except (openai.OpenAIError, httpx.HTTPError):  # a server without the route, or down
+            ids = ()
+        if configured in ids:
+            ids = (configured,)  # the server holds several; this one is asked for
+        served = ServedModel(role=role, url=url, ids=ids or (configured,), reported=bool(ids))
+        self._served[role] = (time.monotonic(), served)
+        return served
 
     def describe_image(
         self,

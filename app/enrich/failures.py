@@ -14,7 +14,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from app.enrich.client import AnswerRejected
+from app.enrich.client import AnswerRejected, ModelClient
 from app.enrich.parsing import ModelOutputError
 from app.settings import Settings
 from app.store import ModelStore
@@ -55,18 +55,18 @@ def failure_of(exc: ModelOutputError, *, what: str) -> tuple[str, str | None]:
     return reason, clip(rejected.raw) if rejected else None
 
 
-def model_status_lines(store: ModelStore, *, settings: Settings, failures: int = 5) -> list[str]:
-    """The model layer's part of `timetrace status`: endpoints, work counts, the last
+def model_status_lines(
+    store: ModelStore, *, settings: Settings, models: ModelClient | None = None, failures: int = 5
+) -> list[str]:
+    """The model layer's part of `timetrace status`: endpoints and the models they
+    report serving (or the configured ids, marked as such), work counts, the last
     failures with their reasons."""
-
-    def endpoint(url: str | None, model: str) -> str:
-        return f"{url} ({model})" if url else "off"
-
+    client = models or ModelClient(settings)
     counts = store.model_work_counts()
     lines = [
-        f"chat: {endpoint(settings.llm_base_url, settings.llm_model)}; "
-        f"embeddings: {endpoint(settings.embedding_base_url, settings.embedding_model)}; "
-        f"vision: {endpoint(settings.vision_base_url, settings.vision_model)}",
+        f"chat: {client.served_model('chat').describe()}",
+        f"embeddings: {client.served_model('embedding').describe()}",
+        f"vision: {client.served_model('vision').describe()}",
         f"summaries: {counts.summaries_done} done, {counts.summaries_pending} pending, "
         f"{counts.summaries_failed} failed",
         f"embeddings: {counts.embeddings_done} done, {counts.embeddings_pending} pending, "

@@ -4,8 +4,10 @@ minutes, times, episodes, percent; "20.5-hour" and "20.5小时" alike) in a
 narrative must match the digest's metrics, and every date it names must fall
 inside its period; otherwise the model gets one corrected retry (the
 client's), and then the sentences with wrong numbers or dates are dropped. A
-narrative that shares no content word with its sources is about something
-else: it fails, with the reason and the raw answer stored.
+narrative is gated like a summary: a scrap (too few words in its language,
+mostly punctuation, JSON or template debris, an echoed header) or one that
+shares no content word with its sources fails, with the reason and the raw
+answer stored.
 """
 
 from __future__ import annotations
@@ -132,13 +134,16 @@ def write_narrative(
         },
     ]
 
+    def unusable(text: str) -> list[str]:
+        """What no dropping of sentences can mend."""
+        scrap = quality.scrap_problems(text, what="narrative", language=language)
+        return scrap or quality.overlap_problems(text, source=about, what="the summaries")
+
     def problems(answer: NarrativeAnswer) -> list[str]:
         text = answer.narrative.strip()
-        if not text:  # blank passes the schema's min_length; ask once more
-            return ["the narrative was empty"]
         wrong = wrong_facts(text, metrics, grain=grain, scope_key=scope_key)
         return [
-            *quality.overlap_problems(text, source=about, what="the summaries"),
+            *unusable(text),
             *([f"numbers or dates not in METRICS or the period: {wrong}"] if wrong else []),
         ]
 
@@ -154,11 +159,11 @@ def write_narrative(
         ).narrative.strip()
     except AnswerRejected as exc:
         last = exc.answer.narrative.strip() if isinstance(exc.answer, NarrativeAnswer) else ""
-        off_topic = last and quality.overlap_problems(last, source=about, what="the summaries")
-        if last and not off_topic:  # only wrong numbers or dates, twice: drop those sentences
+        if last and not unusable(last):  # only wrong numbers or dates, twice: drop those
             text = drop_sentences_with(
                 last, wrong_facts(last, metrics, grain=grain, scope_key=scope_key)
             )
+            text = "" if unusable(text) else text  # what is left must still be a narrative
             log.info(
                 "narrative of %s %s: sentences with wrong numbers or dates dropped",
                 grain,

@@ -146,3 +146,54 @@ class ModeMemory:
                     MODES[index + 1],
                 )
         return True
+
+
+# -- tool calling ----------------------------------------------------------------------
+
+ToolPath = Literal["stream", "plain", "router"]
+TOOL_PATHS: tuple[ToolPath, ...] = ("stream", "plain", "router")
+
+
+class ToolMemory:
+    """How an endpoint calls tools, per endpoint and model (for this process):
+
+        stream   streamed tool calls (OpenAI, vLLM, Ollama)
+        plain    tool calls only without streaming (llama-cpp-python's server streams
+                 nothing for a request with `tools`, or fails it half-way)
+        router   no tool calling at all: the model names a tool and its arguments
+                 as JSON (structured output, negotiated as above)
+
+    A path is `confirmed` once it has produced a tool call; until then an empty
+    answer moves the endpoint to the next path, and it stays there."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._paths: dict[tuple[str, str], tuple[ToolPath, bool]] = {}
+
+    def current(self, base_url: str, model: str) -> tuple[ToolPath, bool]:
+        """The path to try first, and whether it has made a tool call."""
+        with self._lock:
+            return self._paths.get((base_url, model), (TOOL_PATHS[0], False))
+
+    def confirm(self, base_url: str, model: str, *, path: ToolPath) -> None:
+        with self._lock:
+            self._paths[(base_url, model)] = (path, True)
+
+    def fall_back(self, base_url: str, model: str, *, failed: ToolPath, why: str) -> ToolPath:
+        """Move past a path that gave nothing; the path to use from now on."""
+        following = TOOL_PATHS[min(TOOL_PATHS.index(failed) + 1, len(TOOL_PATHS) - 1)]
+        with self._lock:
+            key = (base_url, model)
+            path, _ = self._paths.get(key, (TOOL_PATHS[0], False))
+            if TOOL_PATHS.index(path) < TOOL_PATHS.index(following):
+                self._paths[key] = (following, False)
+                log.info(
+                    "%s (model %s): tool calls %s %s; using %s from now on",
+                    base_url,
+                    model,
+                    "streamed" if failed == "stream" else "unstreamed",
+                    why,
+                    following,
+                )
+                return following
+            return path

@@ -1,6 +1,8 @@
 """Quality gates: what a model's answer must pass before it replaces anything.
 
 Pure functions over text, one per kind of garbage a small model produces: a
+scrap (too few words in the expected language, mostly punctuation or brackets,
+JSON or template debris, an echoed prompt header), a
 title that echoes the prompt's own example or header, an answer in the other
 language, a summary that shares no content word with what was on screen, a
 number that is not in the metrics, a date outside the period. Each returns the
@@ -8,14 +10,20 @@ problems it finds (empty: it passes); a problem is "what is wrong[: detail]",
 so the part before the colon is a short reason to count and log.
 
     problems = echo_problems("Debugging the payment callback timeout", fixed=prompt, log=log)
+    problems = scrap_problems("{{36},{", what="summary", language="en")   # rejected
+
+A gate that cannot decide fails closed: a text with too few words to judge is a
+scrap, and an answer checked against a source with no content words is refused.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 from app.text import CJK_CHARS, Language, language_of, tokenize
 from app.timeutil import MONTH_NUMBERS
@@ -107,11 +115,86 @@ def language_problems(answer: str, *, expected: Language, source: str) -> list[s
 
 
 def overlap_problems(answer: str, *, source: str, what: str) -> list[str]:
-    """An answer that shares no content word with its source: about something else."""
+    """An answer that shares no content word with its source: about something else.
+    A source with no content word cannot vouch for anything: the gate fails closed."""
     wanted = content_words(source)
-    if not wanted or content_words(answer) & wanted:
+    if not wanted:
+        return [f"nothing to check it against: {what} hold no content word"]
+    if content_words(answer) & wanted:
         return []
     return [f"no content word in common with {what}: it is about something else"]
+
+
+# -- scraps ------------------------------------------------------------------------------
+
+Scrap = Literal["title", "summary", "narrative"]
+# The fewest word characters in the expected language a text must hold to say anything
+# at all. Titles and names of the other script count too (each language's text is full
+# of them), weighted: four Latin letters to a CJK character, a CJK character as two.
+MIN_WORD_CHARS: dict[Scrap, dict[Language, int]] = {
+    "title": {"zh": 2, "en": 4},
+    "summary": {"zh": 4, "en": 12},
+    "narrative": {"zh": 4, "en": 12},
+}
+_LATIN_LETTER = re.compile(f"[^\\W\\d_{CJK_CHARS}]")
+# Template and chat-format debris: placeholders, special tokens, role markers.
+_TEMPLATE = re.compile(
+    r"\{\{|\}\}|\{[a-z_]+\}|<\|[^|]*\|>|</?s>|\[/?INST\]|</?think>|^\s*(assistant|user|system)\s*:",
+    re.IGNORECASE,
+)
+_JSON_KEY = re.compile(r'"\w+"\s*:')
+# The labels of the prompts' own headers (the summary's episode header, the
+# narrative's METRICS and SUMMARIES blocks): an answer that carries one echoes the prompt.
+_PROMPT_HEADER = re.compile(
+    r"^\s*episode \d{4}-\d\d-\d\d|category by time:|hours by category:|"
+    r"^\s*(day|week|month) \d{4}-[\dW]+\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PROMPT_LABEL = re.compile(r"ACTIVITY LOG|^\s*(METRICS|SUMMARIES)\s*$", re.MULTILINE)
+
+
+def word_chars(text: str, language: Language) -> int:
+    """Word characters of `language` in the text, names in the other script weighted."""
+    latin, cjk = len(_LATIN_LETTER.findall(text)), len(_CJK.findall(text))
+    return cjk + latin // 4 if language == "zh" else latin + 2 * cjk
+
+
+def _is_json(text: str) -> bool:
+    stripped = text.strip()
+    if stripped[:1] not in "{[" and stripped[-1:] not in "}]":
+        return _JSON_KEY.search(stripped) is not None
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return stripped[:1] in "{[" or _JSON_KEY.search(stripped) is not None
+    return True
+
+
+def scrap_problems(text: str, *, what: Scrap, language: Language) -> list[str]:
+    """A title, summary or narrative that is not one: empty, too few words in the
+    episode's language, mostly punctuation or brackets, JSON or template debris,
+    or the prompt's own header echoed."""
+    visible = "".join(text.split())
+    if not visible:
+        return [f"the {what} was empty"]
+    problems = []
+    if _is_json(text):
+        problems.append(f"the {what} is JSON debris, not text")
+    if _TEMPLATE.search(text):
+        problems.append(f"the {what} holds template or chat-format debris")
+    if _PROMPT_HEADER.search(text) or _PROMPT_LABEL.search(text):
+        problems.append(f"the {what} echoes the prompt's header")
+    marks = sum(1 for ch in visible if not ch.isalnum())
+    if marks >= len(visible) - marks:  # no more letters and digits than marks
+        problems.append(f"the {what} is mostly punctuation or brackets")
+    need = MIN_WORD_CHARS[what][language]
+    have = word_chars(text, language)
+    if have < need:
+        problems.append(
+            f"too few words for a {what}: {have} {_LANGUAGE_NAMES[language]} word characters "
+            f"(at least {need})"
+        )
+    return problems
 
 
 # -- numbers ---------------------------------------------------------------------------

@@ -147,12 +147,16 @@ def grounding_problems(answer: SummaryAnswer, ep: EpisodeForSummary) -> list[str
 
 
 def screen_text(ep: EpisodeForSummary) -> str:
-    """What was on screen: window titles, sites and frame descriptions (not app names)."""
-    return " ".join(
+    """What was on screen: window titles, sites and frame descriptions; the app names
+    only when those hold no content word (an episode of untitled windows)."""
+    shown = " ".join(
         f"{m.window_title} {m.domain or ''} {m.description or ''}"
         for m in ep.members
         if not m.is_idle
     )
+    if quality.content_words(shown):
+        return shown
+    return " ".join(m.app for m in ep.members if not m.is_idle)
 
 
 def summary_problems(
@@ -164,9 +168,11 @@ def summary_problems(
     allowed = quality.allowed_for_span({"duration": seconds})
     numbers = quality.wrong_numbers(text, allowed, literal=prompt.log)
     return [
+        *quality.language_problems(text, expected=prompt.language, source=prompt.log),
+        *quality.scrap_problems(answer.title, what="title", language=prompt.language),
+        *quality.scrap_problems(answer.summary, what="summary", language=prompt.language),
         *grounding_problems(answer, ep),
         *quality.echo_problems(answer.title, fixed=prompt.fixed, log=prompt.log),
-        *quality.language_problems(text, expected=prompt.language, source=prompt.log),
         *quality.overlap_problems(text, source=screen_text(ep), what="the episode's window titles"),
         *([f"numbers not in the log or the episode's duration: {numbers}"] if numbers else []),
     ]

@@ -7,7 +7,9 @@ When the endpoint is down the first call opens the client's circuit breaker; the
 other jobs then leave their items `pending` without calling it, and the sweep
 below queues them again once the breaker has closed: backoff with a ceiling,
 never a tight loop against a dead server. A summary and its embedding are two
-jobs: a failed embedding never costs the summary.
+jobs: a failed embedding never costs the summary. The embedding job goes before
+every waiting summary (a higher priority), so an episode is searchable by
+meaning as soon as its summary is done, not after the whole summary queue.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ RETRY = RetryStrategy(max_attempts=5, exponential_wait=3)
 SWEEP_LIMIT = 500
 SUMMARY_PRIORITY = 5
 DESCRIBE_PRIORITY = 6
+EMBED_PRIORITY = 7  # one short call, on its own endpoint: ahead of the summary queue
 
 
 def _job(task: str, args: JobArgs, lock: str, priority: int = 0) -> JobRequest:
@@ -37,6 +40,7 @@ def _embed_job(user_id: int, episode_id: int) -> JobRequest:
         "embed_episode",
         {"user_id": user_id, "episode_id": episode_id},
         f"embed:{user_id}:{episode_id}",
+        EMBED_PRIORITY,
     )
 
 

@@ -19,7 +19,6 @@ from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 
 RAW_MAX_WINDOW = timedelta(hours=2)
-MODEL_BACKLOG_WINDOW = timedelta(days=7)
 TEXT_MAX = 160
 
 
@@ -95,23 +94,26 @@ def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
         out["last_episode"] = episode_line(last, ctx)
     if line := _model_line(ctx):
         out["summaries"] = line
+    if ctx.models is not None and ctx.models.chat_enabled:
+        roles = ["chat", *(["embedding"] if ctx.models.embeddings_enabled else [])]
+        out["models"] = "; ".join(f"{r} {ctx.models.served_model(r).short()}" for r in roles)
     if not latest:
         out["note"] = "no activity recorded yet"
     return out
 
 
 def _model_line(ctx: ToolContext) -> str | None:
-    """One short line on the last week's summaries when some wait or failed (only with
-    a chat model configured: without one, waiting is the normal state)."""
+    """One short line on the summaries that wait or failed, over the days that have
+    them (only with a chat model configured: without one, waiting is the normal state)."""
     if ctx.models is None or not ctx.models.chat_enabled:
         return None
-    backlog = ctx.store.model_backlog(
-        user_id=ctx.user.user_id, since=ctx.now - MODEL_BACKLOG_WINDOW
-    )
+    backlog = ctx.store.model_backlog(user_id=ctx.user.user_id)
     if not backlog.pending and not backlog.failed:
         return None
     last = f" (last: {reason_kind(backlog.last_reason)})" if backlog.last_reason else ""
-    return f"7 days: {backlog.pending} pending, {backlog.failed} failed{last}"
+    first, final = backlog.first_failed_day, backlog.last_failed_day
+    days = "" if first is None else f" on {first}" if first == final else f" on {first}…{final}"
+    return f"{backlog.pending} pending, {backlog.failed} failed{days}{last}"
 
 
 class DigestArgs(ToolArgs):

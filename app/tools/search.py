@@ -4,7 +4,8 @@ pgvector cosine over summary embeddings and tsvector over the shared CJK-aware
 tokenizer, fused with Reciprocal Rank Fusion (k = 60). Whenever the query cannot
 be embedded (no endpoint, an endpoint that is down or answers vectors of the
 wrong shape) the search runs on keywords alone and says so: `mode: keyword`
-with a `reason`.
+with a `reason`. `hybrid` is said only when the semantic side ranked an episode
+with an embedding; with none embedded in range yet, it is `keyword` too, and why.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
         k=args.k,
         candidates=CANDIDATES,
     )
+    if embedding is not None and not any(row.semantic_rank is not None for row in rows):
+        # The semantic side had no candidate: no episode in range is embedded yet.
+        mode = "keyword"
+        fallback = {"reason": "no episode in range has an embedding yet: ranked by keywords"}
     items = []
     for row in rows:
         items.append({**episode_line(row, ctx), "score": round(row.score, 4)})

@@ -153,7 +153,8 @@ class PeriodSpec:
         return (self.date_to - self.date_from).days + 1
 
 
-def _cn_number(text: str) -> int:
+def spoken_number(text: str) -> int:
+    """A count as written in a question: 3, three, 三, 十二, 两 (1 when unreadable)."""
     if text.isdigit():
         return int(text)
     if text.lower() in _EN_NUMBERS:
@@ -161,7 +162,7 @@ def _cn_number(text: str) -> int:
     if "十" in text:
         tens, _, ones = text.partition("十")
         return _CN_NUMBERS.get(tens, 1) * 10 + _CN_NUMBERS.get(ones, 0)
-    return _CN_NUMBERS[text]
+    return _CN_NUMBERS.get(text, 1)
 
 
 def _date_of(match: re.Match[str], today: date, year_hint: int | None) -> tuple[date, bool] | None:
@@ -236,7 +237,7 @@ def _relative(question: str, today: date) -> PeriodSpec | None:
         if match["zm"]:
             year = int(match["zy"]) if match["zy"] else None
             first = _month_of(int(match["zm"]), year, today)
-            nth = _cn_number(match["zn"]) if not match["zn"].isdigit() else int(match["zn"])
+            nth = spoken_number(match["zn"]) if not match["zn"].isdigit() else int(match["zn"])
         else:
             year = int(match["ey"]) if match["ey"] else None
             first = _month_of(MONTH_NUMBERS[match["em"].lower()], year, today)
@@ -291,7 +292,7 @@ def _relative(question: str, today: date) -> PeriodSpec | None:
             day = today + timedelta(days=shift)
             return _custom(day, day, match.span())
         weeks = match["zw"] or match["ew"]
-        n = max(0, min(_cn_number(weeks or match["zn"] or match["en"]), 400))
+        n = max(0, min(spoken_number(weeks or match["zn"] or match["en"]), 400))
         if weeks and n >= 2:  # two weeks ago: that week
             start = monday - timedelta(days=7 * n)
             return _custom(start, start + timedelta(days=6), match.span())
@@ -299,7 +300,7 @@ def _relative(question: str, today: date) -> PeriodSpec | None:
         return _custom(day, day, match.span())
     if match := _LAST_DAYS.search(question):
         weeks = match["zw"] or match["ew"]
-        n = _cn_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
+        n = spoken_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
         n = max(1, min(n, 366))
         return _custom(today - timedelta(days=n - 1), today, match.span())
     if match := _WEEKEND.search(question):
@@ -361,7 +362,8 @@ def find_clocks(question: str) -> list[tuple[int, int]]:
             if match["part"].lower() != "morning" and hour < 12:
                 hour += 12
         elif match["zh"]:
-            hour, minute = _cn_number(match["zh"]), 30 if match["half"] else int(match["zm"] or 0)
+            hour = spoken_number(match["zh"])
+            minute = 30 if match["half"] else int(match["zm"] or 0)
             if (match["zpart"] in ("下午", "晚上", "傍晚", "晚") and hour < 12) or (
                 match["zpart"] == "中午" and hour < 6
             ):

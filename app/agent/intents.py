@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from app.agent.dates import PeriodSpec, find_clocks, find_period, named
+from app.agent.dates import PeriodSpec, find_clocks, find_period, named, spoken_number
 from app.rules.categories import Category
 from app.text import CJK_CHARS, Language, language_of
 from app.timeutil import zone
@@ -297,28 +297,9 @@ def _minutes(question: str) -> tuple[int, re.Match[str] | None]:
     if match is None:
         return 1, None
     raw = match["n"]
-    n = 0.5 if raw == "半" else float(raw) if raw[0].isdigit() else float(cn_number(raw))
+    n = 0.5 if raw == "半" else float(raw) if raw[0].isdigit() else float(spoken_number(raw))
     hours = match["unit"].lower().startswith(("小", "钟", "h"))
     return max(1, round(n * 60 if hours else n)), match
-
-
-def cn_number(text: str) -> int:
-    digits = {
-        "一": 1,
-        "两": 2,
-        "二": 2,
-        "三": 3,
-        "四": 4,
-        "五": 5,
-        "六": 6,
-        "七": 7,
-        "八": 8,
-        "九": 9,
-    }
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return digits.get(tens, 1) * 10 + digits.get(ones, 0)
-    return digits.get(text, 1)
 
 
 def _registered(name: str) -> bool:

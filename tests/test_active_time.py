@@ -140,7 +140,8 @@ def test_the_readme_query_for_app_hours_matches_query_stats(
     text = README.read_text(encoding="utf-8")
     block = re.search(r"-- The apps that took most of a day.*?\n(.*?;)", text, re.S)
     assert block is not None
-    sql = block.group(1).replace("2026-06-02", DAY.isoformat())
+    sql = block.group(1).replace("current_date - 2", f"date '{DAY.isoformat()}'")
+    assert DAY.isoformat() in sql
     hours = {r["app"]: float(r["hours"]) for r in conn.execute(sql)}
     assert hours == {app: round(s / 3600, 2) for app, s in EXPECTED_APPS.items()}
 

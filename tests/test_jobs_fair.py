@@ -28,7 +28,7 @@ from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import UserContext
 from tests.faults import FAST_WORKER, reaped, spawn, timetrace_env, wait_for
-from tests.helpers import make_api
+from tests.helpers import TEST_HOSTS, make_api
 
 HEAVY_RECORDS = int(os.environ.get("TIMETRACE_TEST_HEAVY_RECORDS", "9000"))
 DAY = datetime(2001, 3, 5, 5, tzinfo=UTC)
@@ -156,7 +156,9 @@ def test_a_heavy_day_holds_one_slot_while_another_users_sitting_appears(
 
 @pytest.fixture
 def heavy_services(db_url: str, tmp_path: Path) -> Iterator[Services]:
-    settings = Settings(_env_file=None, database_url=db_url, data_dir=tmp_path)
+    settings = Settings(
+        _env_file=None, database_url=db_url, data_dir=tmp_path, allowed_hosts=TEST_HOSTS
+    )
     with open_services(settings, url=db_url, auto_migrate=False) as services:
         yield services
 
@@ -269,7 +271,13 @@ def test_a_job_past_its_limit_makes_health_503_and_a_stop_is_recorded(
     seconds. Released, the build is recovered and finishes. A heavy build under
     the same limit is stopped at a checkpoint, recorded with its reason, failed without
     a retry, and shown by /healthz and `timetrace status`."""
-    settings = Settings(_env_file=None, database_url=db_url, data_dir=tmp_path, job_limit_s=1)
+    settings = Settings(
+        _env_file=None,
+        database_url=db_url,
+        data_dir=tmp_path,
+        job_limit_s=1,
+        allowed_hosts=TEST_HOSTS,
+    )
     with open_services(settings, url=db_url, auto_migrate=False) as services:
         api = make_api(services, devices=())
         user = services.store.ensure_user(name="blocked", time_zone="UTC", day_cut_hour=4)

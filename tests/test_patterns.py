@@ -112,6 +112,7 @@ NOT_CAPTURED = {
     "app.enrich.quality._DATES": "reads a model's answer (at most 4,000 characters); linear",
     "app.agent.dates": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.intents": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.followups": "reads only the asker's question (at most 4,000 characters)",
     "app.enrich.negotiation": "reads a model server's error message",
     "app.db": "reads the SQL files and migration names shipped with the code",
 }

@@ -132,8 +132,15 @@ def results(url: str, settings: Settings) -> dict[str, Any]:
             "WHERE j.queue_name = ANY(%s)",
             [list(PYRAMID_QUEUES)],
         ).fetchone()["s"]
+        narratives = {
+            r["status"]: r["n"]
+            for r in conn.execute(
+                "SELECT narrative_status AS status, count(*) AS n FROM digests GROUP BY 1"
+            )
+        }
     counts = summary_counts(url, settings)
     return {
+        "narratives": narratives,
         "summaries_done": counts["done"],
         "summaries_failed": counts["failed"],
         "summaries_pending": counts["pending"],

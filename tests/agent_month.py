@@ -13,15 +13,19 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
+from app.agent import ask
 from app.db.connection import drop_database, ensure_database
 from app.demo.sample import SampleData
 from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import UserContext
-from tests.helpers import SAMPLE_MONTH, TEST_HOSTS, TemplateDatabases, url_for
+from app.tools.registry import ToolContext
+from tests.fake_openai import FakeOpenAI
+from tests.helpers import SAMPLE_MONTH, TEST_HOSTS, TemplateDatabases, url_for, with_models
 
 # "Now" for the questions: 2003-04-01 03:00 in Shanghai, still the logical day 03-31.
 NOW = datetime(2003, 3, 31, 19, 0, tzinfo=UTC)
@@ -61,3 +65,22 @@ def month_fixture() -> object:
             drop_database(admin_url, database=name)
 
     return month
+
+
+def context(month: Month, fake: FakeOpenAI, **settings: Any) -> ToolContext:
+    """The month's tool context with the scripted model server as its models."""
+    services, _ = with_models(month.services, fake, **settings)
+    return services.tool_context(user=month.user, now=NOW)
+
+
+def run(ctx: ToolContext, question: str) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """Ask one question with no history: the `done` event and every event emitted."""
+    events: list[tuple[str, Any]] = []
+    done = ask(
+        ctx=ctx,
+        question=question,
+        history=[],
+        emit=lambda kind, data: events.append((kind, data)),
+        cancelled=lambda: False,
+    )
+    return done, events

@@ -18,13 +18,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from app.agent import ask
 from app.text import estimate_tokens, has_cjk
 from app.tools import REGISTRY, ToolContext, dispatch
 from app.tools.registry import Tool, output_tokens
-from tests.agent_month import NOW, Month, month_fixture
+from tests.agent_month import NOW, Month, context, month_fixture, run
 from tests.fake_openai import FakeOpenAI, call, say, tool_results
-from tests.helpers import with_models
 
 RAW_LINE = re.compile(r"#\d+ \d\d-\d\d \d\d:\d\d:\d\d ")  # how deep_scan writes a raw record
 
@@ -42,23 +40,6 @@ def fake(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
 def expected_path(fake: FakeOpenAI) -> str:
     """How the agent calls tools on this server."""
     return "stream" if fake.tool_stream == "works" else "plain"
-
-
-def context(month: Month, fake: FakeOpenAI, **settings: Any) -> ToolContext:
-    services, _ = with_models(month.services, fake, **settings)
-    return services.tool_context(user=month.user, now=NOW)
-
-
-def run(ctx: ToolContext, question: str) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
-    events: list[tuple[str, Any]] = []
-    done = ask(
-        ctx=ctx,
-        question=question,
-        history=[],
-        emit=lambda kind, data: events.append((kind, data)),
-        cancelled=lambda: False,
-    )
-    return done, events
 
 
 def offered(request: dict[str, Any]) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app.agent import ask
-from tests.agent_month import NOW, Month, month_fixture
+from tests.agent_month import NOW, Month, context, month_fixture, run
 from tests.fake_openai import FakeOpenAI, say
 from tests.helpers import with_models
 
@@ -28,20 +28,6 @@ def fake(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:
         server.tool_stream = request.param
         yield server
-
-
-def run(month: Month, fake: FakeOpenAI, question: str, **settings: Any) -> tuple[Any, list[Any]]:
-    services, _ = with_models(month.services, fake, **settings)
-    ctx = services.tool_context(user=month.user, now=NOW)
-    events: list[tuple[str, Any]] = []
-    done = ask(
-        ctx=ctx,
-        question=question,
-        history=[],
-        emit=lambda kind, data: events.append((kind, data)),
-        cancelled=lambda: False,
-    )
-    return done, events
 
 
 def router_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -124,7 +110,7 @@ def test_router_arguments_that_break_the_schema_get_one_corrected_retry(
         ["query_stats", "answer"], [{"period": "the whole month"}, ENTERTAINMENT]
     )
     fake.script = [say("Done.")]
-    done, _ = run(month, fake, "Entertainment this month?")
+    done, _ = run(context(month, fake), "Entertainment this month?")
     assert done["mode"] == "agent" and done["tools_called"] == ["query_stats"]
     retried = [r for r in fake.requests if "tool_arguments" in json.dumps(r)][-1]
     correction = retried["messages"][-1]["content"]
@@ -136,7 +122,7 @@ def test_router_arguments_wrong_twice_fall_back_to_the_tools_defaults(
 ) -> None:
     fake.override = router(["get_now", "answer"], [{"records": 99}, {"records": "many"}])
     fake.script = [say("You are coding.")]
-    done, events = run(month, fake, "What am I doing now?")
+    done, events = run(context(month, fake), "What am I doing now?")
     calls = [e for k, e in events if k == "step" and e["phase"] == "call"]
     assert done["mode"] == "agent" and calls[0]["arguments"] == {}
 
@@ -147,7 +133,7 @@ def test_a_model_that_cannot_even_name_a_tool_is_answered_offline(
     fake.override = lambda name, prompt: (
         json.dumps({"tool": "whatever"}) if name == "tool_pick" else None
     )
-    done, _ = run(month, fake, "这个月娱乐花了多少小时？")
+    done, _ = run(context(month, fake), "这个月娱乐花了多少小时？")
     assert done["mode"] == "offline" and done["path"] == "offline"
     assert re.search(r"unknown tool", done["fallback"])
     assert done["answered_by"] == "query_stats"

@@ -132,15 +132,21 @@ def web_schema(csrf: str) -> dict[str, Any]:
     }
 
 
+def fuzz_token(services: Services, preloaded: Preloaded) -> str:
+    """A new API token of the sample month's user."""
+    token = new_token()
+    services.store.add_token(
+        user_id=preloaded.user.user_id, token_hash=hash_token(token), name="fuzz"
+    )
+    return token
+
+
 @pytest.mark.slow
 @pytest.mark.preloaded(SAMPLE_MONTH)
 def test_web_pages_and_forms_fuzz_finds_no_server_error(
     services: Services, preloaded: Preloaded, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    token = new_token()
-    services.store.add_token(
-        user_id=preloaded.user.user_id, token_hash=hash_token(token), name="fuzz"
-    )
+    token = fuzz_token(services, preloaded)
     with serve_in_thread(services) as base_url, caplog.at_level(logging.INFO):
         signin = httpx.post(f"{base_url}/signin", data={"token": token})
         cookie = signin.cookies[SESSION_COOKIE]
@@ -169,10 +175,7 @@ def test_web_pages_and_forms_fuzz_finds_no_server_error(
 def test_api_fuzz_finds_no_server_error_schema_violation_or_undocumented_status(
     services: Services, preloaded: Preloaded, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    token = new_token()
-    services.store.add_token(
-        user_id=preloaded.user.user_id, token_hash=hash_token(token), name="fuzz"
-    )
+    token = fuzz_token(services, preloaded)
     with serve_in_thread(services) as base_url, caplog.at_level(logging.INFO):
         stdout = schemathesis(
             f"{base_url}/openapi.json",

@@ -301,7 +301,7 @@ def backfill_command() -> None:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from app.enrich.catchup import enrich
+    from app.jobs.catchup import enrich
     from app.pyramid.build import backfill
     from app.runtime.services import open_services
 

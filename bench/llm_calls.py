@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.demo.sample import generate_sample
-from app.enrich.catchup import enrich
 from app.enrich.client import ModelClient
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.runtime.services import open_services
 from bench._common import bench_database, load_sample

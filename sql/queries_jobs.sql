@@ -1,4 +1,4 @@
--- Named queries of fair, bounded jobs (migration 0017; app/jobs/queue.py, app/jobs/limits.py,
+-- Named queries of fair, bounded jobs (migration 0017; app/db/job_manager.py, app/jobs/limits.py,
 -- app/runtime/health.py).
 
 -- name: fetch_job_fairly --

@@ -177,7 +177,7 @@ def planted_rework(truth: Truth, text: str, result: dict[str, Any]) -> None:
     zh = has_cjk(text)
     expected = [
         ("强制回滚", "forced rollback", len(rollbacks), len({p.day for p in rollbacks})),
-        ("返工·撤销风暴", "rework·undo storm", len(undo), len({p.day for p in undo})),
+        ("返工（连续撤销）", "rework (undo storm)", len(undo), len({p.day for p in undo})),
     ]
     for label_zh, label_en, count, days in expected:
         assert (

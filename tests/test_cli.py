@@ -13,7 +13,7 @@ from app.api.server import bind, serve
 from app.cli import main
 from app.db.connection import connect
 from app.errors import ConfigError
-from app.pyramid.requests import build_job
+from app.job_requests import build_job
 from app.runtime.auth import hash_token
 from app.runtime.services import Services
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main
-from app.enrich.catchup import enrich
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.rules.categories import load_rules
 from app.runtime.services import Services

@@ -17,9 +17,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from app.agent.reach import turn_reach
 from app.api.server import serve_in_thread
-from app.enrich.catchup import enrich
 from app.importers.writer import ImportedRecord
 from app.ingest.records import delete_records, store_records
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import NewTurn

@@ -22,10 +22,10 @@ from click.testing import CliRunner
 from app.cli import main
 from app.db.connection import connect, drop_database, ensure_database
 from app.ingest.records import RecordBatch, delete_records, ingest_batch
+from app.job_requests import build_job
 from app.jobs import WORKERS_PER_PROCESS, jobs_app, worker_connector
 from app.jobs.maintenance import remove_old_jobs
 from app.pyramid.build import backfill
-from app.pyramid.requests import build_job
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import migrate_url, open_services
 from app.settings import Settings

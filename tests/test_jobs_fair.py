@@ -22,7 +22,7 @@ import pytest
 
 from app.db.connection import connect
 from app.ingest.records import RecordBatch, ingest_batch
-from app.pyramid.requests import build_job
+from app.job_requests import build_job
 from app.runtime.health import check_health
 from app.runtime.services import Services, open_services
 from app.settings import Settings

@@ -17,7 +17,8 @@ import pytest
 
 from app.demo.sample import generate_sample
 from app.ingest.records import RecordBatch, ingest_batch
-from app.jobs import ALL_QUEUES, MAIN_QUEUES, MODEL_QUEUE, jobs_app
+from app.job_requests import MODEL_QUEUE
+from app.jobs import ALL_QUEUES, MAIN_QUEUES, jobs_app
 from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services

@@ -21,9 +21,9 @@ from click.testing import CliRunner
 from app.cli import main
 from app.demo.sample import generate_sample
 from app.enrich.answers import NarrativeAnswer
-from app.enrich.catchup import enrich
 from app.enrich.client import ModelClient, ModelUnavailable
 from app.enrich.parsing import ModelOutputError
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.tools import dispatch

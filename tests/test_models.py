@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from app.enrich.answers import DescriptionAnswer, NarrativeAnswer, SummaryAnswer
-from app.enrich.catchup import enrich
 from app.enrich.client import (
     EmbeddingDimensionError,
     ModelClient,
@@ -23,6 +22,7 @@ from app.enrich.client import (
 )
 from app.enrich.narratives import allowed_numbers, drop_sentences_with
 from app.enrich.quality import wrong_numbers
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.demo.corpus import CorpusEntry, load_corpus
-from app.enrich.catchup import enrich
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.rules.categories import load_rules
 from app.runtime.services import Services

@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 from click.testing import CliRunner
 
 from app.cli import main
+from app.job_requests import build_job, rollup_day_job
 from app.jobs import jobs_app, worker_connector
-from app.pyramid.requests import build_job, rollup_day_job
 from app.runtime.services import Services
 from tests.helpers import make_api
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from app.cli import main
 from app.demo.sample import SampleData, generate_sample
-from app.enrich.catchup import enrich
+from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.rules.categories import CATEGORIES
 from app.runtime.services import Services

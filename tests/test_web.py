@@ -315,7 +315,7 @@ def test_report_api_gives_json_markdown_and_one_self_contained_html_file(web: Br
     assert text.startswith(f"# TimeTrace report — Week {WEEK} (Mon 3 Mar 2003 – Sun 9 Mar 2003)")
     work = digest["metrics"]["hours_by_category"]["work"]
     assert f"| Work | {work:.2f} |" in text
-    assert "- **Forced rollbacks (git reset --hard, revert)** — 1 times on 1 days" in text
+    assert "- **Forced rollback** — 1 times on 1 days" in text
 
     month = web.client.get("/api/v1/reports/month/2003-03?format=md", headers=auth)
     assert month.text.startswith("# TimeTrace report — Month 2003-03 (Sat 1 Mar 2003 – ")

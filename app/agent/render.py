@@ -11,8 +11,8 @@ from typing import Any
 
 from app.agent.intents import Intent
 from app.agent.render_things import THING_RENDERERS, no_data_after, unknown_thing, when
-from app.agent.signal_labels import SIGNAL_LABELS
 from app.rules.categories import CATEGORY_LABELS_ZH
+from app.signal_labels import signal_label
 from app.text import Language
 
 MAX_LINES = 8
@@ -30,12 +30,7 @@ def _category(name: str, language: Language) -> str:
 
 
 def _signal(name: str, language: Language) -> str:
-    kind, _, pattern = name.partition(":")
-    labels = [
-        SIGNAL_LABELS.get(kind, (kind, kind)),
-        *([SIGNAL_LABELS.get(pattern, (pattern, pattern))] if pattern else []),
-    ]
-    return "·".join(label[0] if language == "zh" else label[1] for label in labels)
+    return signal_label(name, language)
 
 
 def _sentence(language: Language, head_zh: str, head_en: str, parts: list[str]) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.agent.intents import Intent
-from app.agent.signal_labels import SIGNAL_LABELS
+from app.signal_labels import signal_label
 from app.text import Language
 
 
@@ -149,8 +149,8 @@ def _days(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
     days = _day_list(result)
     verb = ""
     if intent.kind == "signal_days":
-        what = "、".join(SIGNAL_LABELS.get(k, (k, k))[0] for k in intent.kinds)
-        what_en = ", ".join(SIGNAL_LABELS.get(k, (k, k))[1] for k in intent.kinds)
+        what = "、".join(signal_label(k, "zh") for k in intent.kinds)
+        what_en = ", ".join(signal_label(k, "en") for k in intent.kinds)
     else:
         minutes = int(intent.arguments.get("min_minutes", 1))
         label = _label(result.get("thing"), intent.mention or "")

@@ -2,6 +2,7 @@
 
 `client` (chat, vision, embeddings, breaker, priority gate), `prompts` and
 `answers` (what is asked and the shape of what comes back), `summaries`,
-`narratives`, `describe`, and `catchup` (bring all of it up to date in one go).
+`narratives`, `describe`, and `steps` (the table of model work that the worker's
+sweep and the one-go catch-up, `app/jobs/catchup.py`, both iterate).
 Everything here is optional: without an endpoint the pyramid stands on its own.
 """

@@ -299,6 +299,12 @@ class ModelClient:
     def embeddings_enabled(self) -> bool:
         return self._embedding is not None
 
+    def enabled(self, role: str) -> bool:
+        """Configured: an endpoint is set for the role (chat, vision, embedding)."""
+        return {"chat": self._chat, "vision": self._vision, "embedding": self._embedding}[
+            role
+        ] is not None
+
     def available(self, role: str = "chat") -> bool:
         """Configured, and not inside a backoff window after a failure."""
         client = {"chat": self._chat, "vision": self._vision, "embedding": self._embedding}[role]

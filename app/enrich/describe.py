@@ -15,7 +15,7 @@ from app.enrich.client import ModelClient, ModelOutputError
 from app.enrich.failures import failure_of
 from app.enrich.prompts import DESCRIBE_PROMPT
 from app.settings import Settings
-from app.store import Store
+from app.store import ModelStore
 from app.text import fts_document
 
 MAX_IMAGE_BYTES = 8 * 1024 * 1024
@@ -30,7 +30,7 @@ def screenshot_path(ref: str, *, settings: Settings) -> Path | None:
 
 
 def describe_record(
-    store: Store, models: ModelClient, *, user_id: int, record_id: int, settings: Settings
+    store: ModelStore, models: ModelClient, *, user_id: int, record_id: int, settings: Settings
 ) -> str:
     """Describe one record's screenshot; 'done', 'unavailable' or 'skipped'."""
     record = store.record_for_description(user_id=user_id, record_id=record_id)

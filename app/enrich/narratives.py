@@ -17,14 +17,14 @@ import logging
 import re
 from collections.abc import Iterable
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from app.enrich import quality
 from app.enrich.answers import NarrativeAnswer
 from app.enrich.client import AnswerRejected, ModelClient, ModelOutputError
 from app.enrich.failures import clip, log_failure, reason_of
 from app.enrich.prompts import NARRATIVE_SYSTEM, PERIOD_NAMES
-from app.store import Store
+from app.store import ModelStore, ToolStore
 from app.text import estimate_tokens, language_of
 from app.timeutil import period_days
 
@@ -32,6 +32,10 @@ log = logging.getLogger("timetrace.models")
 INPUT_BUDGET = 12_000
 # A sentence ends at 。！？!? or at a full stop followed by a space (not inside 5.2).
 _SENTENCE = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+")
+
+
+class NarrativeStore(ModelStore, ToolStore, Protocol):
+    """A narrative reads its digest as the tools do, and writes through the model role."""
 
 
 def metrics_block(metrics: dict[str, Any]) -> str:
@@ -87,7 +91,7 @@ def drop_sentences_with(text: str, wrong: Iterable[str]) -> str:
     return " ".join(kept).strip() if language_of(text) == "en" else "".join(kept).strip()
 
 
-def _day_sources(store: Store, user_id: int, day: date) -> tuple[str, list[int], str]:
+def _day_sources(store: ModelStore, user_id: int, day: date) -> tuple[str, list[int], str]:
     """The SUMMARIES block, the episode ids, and what the day was about (its titles
     and summaries, without times and labels) for the overlap gate."""
     rows = store.day_episode_summaries(user_id=user_id, day=day)
@@ -109,7 +113,7 @@ def _fit(lines: list[str]) -> str:
 
 
 def write_narrative(
-    store: Store, models: ModelClient, *, user_id: int, grain: str, scope_key: str
+    store: NarrativeStore, models: ModelClient, *, user_id: int, grain: str, scope_key: str
 ) -> str:
     """Write the narrative of a finalized digest; returns 'done', 'failed' or 'skipped'."""
     digest = store.get_digest(user_id=user_id, grain=grain, scope_key=scope_key)

@@ -34,7 +34,7 @@ from app.enrich.failures import failure_of, log_failure, reason_of
 from app.enrich.negotiation import schema_instruction
 from app.enrich.prompts import SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
-from app.store import EpisodeForSummary, Store, SummaryMember
+from app.store import EpisodeForSummary, ModelStore, SummaryMember
 from app.text import Language, estimate_tokens, fts_document, language_of
 
 DESCRIPTION_MAX = 300
@@ -190,7 +190,7 @@ def literal_cues(cues: Sequence[str], ep: EpisodeForSummary) -> list[str]:
 
 
 def summarize_episode(
-    store: Store, models: ModelClient, *, user_id: int, episode_id: int, settings: Settings
+    store: ModelStore, models: ModelClient, *, user_id: int, episode_id: int, settings: Settings
 ) -> str:
     """Summarise a pending episode; returns what happened ('done', 'failed', 'skipped').
     `ModelUnavailable` leaves it pending for a later try."""
@@ -241,7 +241,7 @@ def summarize_episode(
     return "done"
 
 
-def embed_episode(store: Store, models: ModelClient, *, user_id: int, episode_id: int) -> bool:
+def embed_episode(store: ModelStore, models: ModelClient, *, user_id: int, episode_id: int) -> bool:
     """Embed a summarised episode. An answer that cannot be used (the wrong size, a
     refusal) marks the embedding failed with why; the summary stays. `ModelUnavailable`
     leaves it pending."""

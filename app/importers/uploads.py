@@ -2,7 +2,7 @@
 imports it and writes its progress where every API process can read it.
 
     import_id = store.create_import(user_id=user.user_id, source=SOURCE)
-    store.defer([import_job(user.user_id, import_id)])
+    store.defer([import_job(user.user_id, import_id)])  # from app.job_requests
     run_upload(store, user=user, import_id=import_id, path=upload_path(...), rules=rules)
 """
 
@@ -14,24 +14,11 @@ from pathlib import Path
 
 from app.errors import DatabaseBusyError, TimeTraceError
 from app.importers.activitywatch import import_activitywatch_file
-from app.pyramid.requests import EPISODE_PRIORITY
 from app.rules.categories import Rules
-from app.store import ImportProgress, JobRequest, Store, UserContext
+from app.store import ImportProgress, Store, UserContext
 
-IMPORT_TASK = "import_activitywatch"
 ERROR_MAX = 1_000  # characters of a failure's reason kept on the import
 log = logging.getLogger("timetrace.imports")
-
-
-def import_job(user_id: int, import_id: int) -> JobRequest:
-    """One import at a time per user: two at once would only contend for the same rows."""
-    return JobRequest(
-        task_name=IMPORT_TASK,
-        queue="imports",
-        args={"user_id": user_id, "import_id": import_id},
-        lock=f"import:{user_id}",
-        priority=EPISODE_PRIORITY,
-    )
 
 
 def upload_path(data_dir: Path, *, user_id: int, import_id: int) -> Path:

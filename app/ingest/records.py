@@ -4,10 +4,12 @@ does deletion.
 
     result = ingest_batch(store, user=user, batch=RecordBatch(...), rules=rules)
     deleted = delete_records(store, user=user, ts_from=..., ts_to=...)
+    deleted = delete_records(store, user=user, ts_from=..., ts_to=..., rebuild_now=ctx.rebuild)
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,17 +26,31 @@ from pydantic import (
 )
 
 from app.boundary import CapturedText, Identifier, Instant
-from app.errors import UnknownDeviceError
-from app.pyramid.requests import build_job, rollup_day_job
+from app.errors import DatabaseError, UnknownDeviceError
+from app.job_requests import build_job, rollup_day_job
+from app.pyramid.build import RebuildDays
 from app.rules.categories import Rules
-from app.store import DEVICE_ID_PATTERN, NewRecords, Store, UserContext
+from app.store import (
+    DEVICE_ID_PATTERN,
+    AccountStore,
+    JobStore,
+    NewRecords,
+    RecordStore,
+    UserContext,
+)
 from app.text import canonical_domain
 from app.timeutil import logical_day, zone
 
+log = logging.getLogger("timetrace.ingest")
 MAX_BATCH = 5_000
 MAX_RECORD_SPAN = timedelta(hours=24)
 MIN_YEAR = 1990
 APP_MAX, TITLE_MAX, URL_MAX = 256, 4_096, 4_096  # the most each text field may hold
+
+
+class IngestStore(AccountStore, RecordStore, JobStore, Protocol):
+    """What ingest and deletion use: the device check, the records, and the jobs they
+    ask for."""
 
 
 def _sane_time(value: datetime) -> datetime:
@@ -186,7 +202,7 @@ def prepare_records(
 
 
 def store_records(
-    store: Store,
+    store: IngestStore,
     *,
     user: UserContext,
     device_id: str,
@@ -202,7 +218,7 @@ def store_records(
 
 
 def store_prepared(
-    store: Store,
+    store: IngestStore,
     *,
     user: UserContext,
     device_id: str,
@@ -240,7 +256,7 @@ def store_prepared(
 
 
 def ingest_batch(
-    store: Store, *, user: UserContext, batch: RecordBatch, rules: Rules
+    store: IngestStore, *, user: UserContext, batch: RecordBatch, rules: Rules
 ) -> IngestResult:
     """Store a batch from a capture client (HTTP): its device must be registered."""
     if not store.device_exists(user_id=user.user_id, device_id=batch.device_id):
@@ -259,17 +275,21 @@ def sane_time(value: datetime, *, now: datetime) -> bool:
 
 
 def delete_records(
-    store: Store,
+    store: IngestStore,
     *,
     user: UserContext,
     record_ids: list[int] | None = None,
     device_id: str | None = None,
     ts_from: datetime | None = None,
     ts_to: datetime | None = None,
+    rebuild_now: RebuildDays | None = None,
 ) -> int:
-    """Delete records: once this returns, no layer serves their text (see
-    `RecordStore.delete_records`); the episodes and digests of their days are rebuilt by
-    the jobs asked for here (or, if those are lost, by the sweep). Returns how many."""
+    """Delete records, for every door: once this returns, no layer serves their text
+    (see `RecordStore.delete_records`). The episodes and digests of their days are
+    rebuilt by the jobs asked for here (or, if those are lost, by the sweep); with
+    `rebuild_now` (the web page, whose next page must already show the rebuilt days)
+    they are also rebuilt before this returns, and a rebuild that fails on the
+    database leaves them to those jobs. Returns how many records were deleted."""
     hit = store.delete_records(
         user_id=user.user_id,
         record_ids=record_ids,
@@ -281,4 +301,9 @@ def delete_records(
         [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
         + [rollup_day_job(user.user_id, day) for day in sorted({day for _, day in hit})]
     )
+    if rebuild_now is not None and hit:
+        try:
+            rebuild_now(user=user, device_days=sorted(hit), now=datetime.now(UTC))
+        except DatabaseError as exc:
+            log.warning("deletion: rebuild left to the worker (%s)", type(exc).__name__)
     return sum(hit.values())

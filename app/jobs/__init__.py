@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from procrastinate import App, JobContext, PsycopgConnector
 
 from app.db.connection import session_options
-from app.jobs.queue import RequeueingJobManager
+from app.db.job_manager import RequeueingJobManager
+from app.job_requests import (
+    EPISODE_QUEUE,
+    IMPORT_QUEUE,
+    MAINTENANCE_QUEUE,
+    MODEL_QUEUE,
+    ROLLUP_QUEUE,
+)
 from app.settings import Settings
 
 if TYPE_CHECKING:
@@ -48,9 +55,7 @@ jobs_app = App(
 )
 jobs_app.job_manager = RequeueingJobManager(connector=jobs_app.connector)
 _SERVICES = "services"
-MODEL_QUEUE = "models"
-PYRAMID_QUEUES = ("episodes", "rollups", "maintenance")
-IMPORT_QUEUE = "imports"
+PYRAMID_QUEUES = (EPISODE_QUEUE, ROLLUP_QUEUE, MAINTENANCE_QUEUE)
 # The main worker's queues: an import may hold one of its slots, a model job never does.
 MAIN_QUEUES = (*PYRAMID_QUEUES, IMPORT_QUEUE)
 ALL_QUEUES = (*MAIN_QUEUES, MODEL_QUEUE)

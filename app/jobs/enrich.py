@@ -17,74 +17,39 @@ from __future__ import annotations
 from procrastinate import JobContext, RetryStrategy
 
 from app.enrich import describe, narratives, summaries
-from app.jobs import MODEL_QUEUE, jobs_app, services_of
-from app.pyramid.requests import rollup_day_job
+from app.enrich.steps import MODEL_STEPS, Role, StepStore
+from app.job_requests import (
+    DESCRIBE_TASK,
+    EMBED_TASK,
+    MAINTENANCE_QUEUE,
+    MODEL_QUEUE,
+    NARRATIVE_TASK,
+    SUMMARY_TASK,
+    embed_job,
+    rollup_day_job,
+)
+from app.jobs import jobs_app, services_of
 from app.runtime.services import Services
-from app.store import JobArgs, JobRequest, Store
+from app.store import JobRequest
 
 RETRY = RetryStrategy(max_attempts=5, exponential_wait=3)
 SWEEP_LIMIT = 500
-SUMMARY_PRIORITY = 5
-DESCRIBE_PRIORITY = 6
-EMBED_PRIORITY = 7  # one short call, on its own endpoint: ahead of the summary queue
 
 
-def _job(task: str, args: JobArgs, lock: str, priority: int = 0) -> JobRequest:
-    return JobRequest(
-        task_name=task, queue=MODEL_QUEUE, args=args, queueing_lock=lock, priority=priority
-    )
-
-
-def _embed_job(user_id: int, episode_id: int) -> JobRequest:
-    return _job(
-        "embed_episode",
-        {"user_id": user_id, "episode_id": episode_id},
-        f"embed:{user_id}:{episode_id}",
-        EMBED_PRIORITY,
-    )
-
-
-def model_jobs(store: Store, *, chat: bool, embedding: bool, vision: bool) -> list[JobRequest]:
+def model_jobs(store: StepStore, *, chat: bool, embedding: bool, vision: bool) -> list[JobRequest]:
     """Everything the model layer still owes, as jobs (for the roles that are up)."""
-    jobs: list[JobRequest] = []
-    if vision:
-        jobs += [
-            _job(
-                "describe_record",
-                {"user_id": r.user_id, "record_id": r.record_id},
-                f"describe:{r.user_id}:{r.record_id}",
-                DESCRIBE_PRIORITY,
-            )
-            for r in store.pending_descriptions(limit=SWEEP_LIMIT)
-        ]
-    if chat:
-        jobs += [
-            _job(
-                "summarize_episode",
-                {"user_id": e.user_id, "episode_id": e.episode_id},
-                f"summary:{e.user_id}:{e.episode_id}",
-                SUMMARY_PRIORITY,
-            )
-            for e in store.pending_summaries(limit=SWEEP_LIMIT)
-        ]
-        jobs += [
-            _job(
-                "write_narrative",
-                {"user_id": d.user_id, "grain": d.grain, "key": d.scope_key},
-                f"narrative:{d.user_id}:{d.scope_key}",
-            )
-            for d in store.pending_narratives(limit=SWEEP_LIMIT)
-        ]
-    if embedding:
-        jobs += [
-            _embed_job(e.user_id, e.episode_id) for e in store.pending_embeddings(limit=SWEEP_LIMIT)
-        ]
-    return jobs
+    up: dict[Role, bool] = {"chat": chat, "embedding": embedding, "vision": vision}
+    return [
+        step.job(item)
+        for step in MODEL_STEPS
+        if up[step.role]
+        for item in step.pending(store, SWEEP_LIMIT)
+    ]
 
 
 @jobs_app.periodic(cron="*/2 * * * *")
 @jobs_app.task(
-    name="sweep_models", queue="maintenance", queueing_lock="sweep_models", pass_context=True
+    name="sweep_models", queue=MAINTENANCE_QUEUE, queueing_lock="sweep_models", pass_context=True
 )
 def sweep_models(context: JobContext, timestamp: int) -> int:
     services = services_of(context)
@@ -103,7 +68,7 @@ def _waiting(services: Services, role: str) -> bool:
     return not services.models.available(role)
 
 
-@jobs_app.task(name="summarize_episode", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
+@jobs_app.task(name=SUMMARY_TASK, queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str:
     services = services_of(context)
     if _waiting(services, "chat"):
@@ -116,7 +81,7 @@ def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str
         settings=services.settings,
     )
     if outcome == "done":
-        then = [_embed_job(user_id, episode_id)] if services.models.embeddings_enabled else []
+        then = [embed_job(user_id, episode_id)] if services.models.embeddings_enabled else []
         day = services.store.episode_day(user_id=user_id, episode_id=episode_id)
         if day is not None:  # cues may add evidence to the day's signals
             then.append(rollup_day_job(user_id, day))
@@ -124,7 +89,7 @@ def summarize_episode(context: JobContext, user_id: int, episode_id: int) -> str
     return outcome
 
 
-@jobs_app.task(name="embed_episode", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
+@jobs_app.task(name=EMBED_TASK, queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def embed_episode(context: JobContext, user_id: int, episode_id: int) -> bool:
     services = services_of(context)
     if _waiting(services, "embedding"):
@@ -134,7 +99,7 @@ def embed_episode(context: JobContext, user_id: int, episode_id: int) -> bool:
     )
 
 
-@jobs_app.task(name="write_narrative", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
+@jobs_app.task(name=NARRATIVE_TASK, queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def write_narrative(context: JobContext, user_id: int, grain: str, key: str) -> str:
     services = services_of(context)
     if _waiting(services, "chat"):
@@ -144,7 +109,7 @@ def write_narrative(context: JobContext, user_id: int, grain: str, key: str) -> 
     )
 
 
-@jobs_app.task(name="describe_record", queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
+@jobs_app.task(name=DESCRIBE_TASK, queue=MODEL_QUEUE, retry=RETRY, pass_context=True)
 def describe_record(context: JobContext, user_id: int, record_id: int) -> str:
     services = services_of(context)
     if _waiting(services, "vision"):

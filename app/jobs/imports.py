@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from procrastinate import JobContext, RetryStrategy
 
-from app.importers.uploads import IMPORT_TASK, run_upload, upload_path
-from app.jobs import IMPORT_QUEUE, jobs_app, services_of
+from app.importers.uploads import run_upload, upload_path
+from app.job_requests import IMPORT_QUEUE, IMPORT_TASK
+from app.jobs import jobs_app, services_of
 
 RETRY = RetryStrategy(max_attempts=3, exponential_wait=5)
 

@@ -37,7 +37,7 @@ from procrastinate.jobs import Job
 from procrastinate.retry import RetryDecision
 
 from app.errors import TimeTraceError
-from app.jobs import IMPORT_QUEUE
+from app.job_requests import IMPORT_QUEUE
 from app.settings import Settings
 from app.store import JobStop, JobStore
 

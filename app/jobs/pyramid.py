@@ -10,10 +10,10 @@ from datetime import UTC, date, datetime
 
 from procrastinate import JobContext
 
+from app import job_requests as requests
 from app.jobs import jobs_app, services_of
 from app.jobs.limits import BoundedRetry, JobClock, stops_recorded
 from app.pyramid import build as pyramid
-from app.pyramid import requests
 
 # Backoff with a ceiling: a failing job is retried, never in a tight loop; one stopped at
 # its time limit is not (it is recorded instead), one stopped by a shutdown at once.
@@ -24,7 +24,9 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@jobs_app.task(name=requests.BUILD_TASK, queue="episodes", retry=RETRY, pass_context=True)
+@jobs_app.task(
+    name=requests.BUILD_TASK, queue=requests.EPISODE_QUEUE, retry=RETRY, pass_context=True
+)
 def build_episodes(context: JobContext, user_id: int, device_id: str) -> int:
     """Build a device's episodes, a day at a time; after a step (`job_step_s`) the rest is
     queued as a new job, behind other users' work, and this one ends."""
@@ -32,7 +34,7 @@ def build_episodes(context: JobContext, user_id: int, device_id: str) -> int:
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
-    clock = JobClock.start(context, settings=services.settings, queue="episodes")
+    clock = JobClock.start(context, settings=services.settings, queue=requests.EPISODE_QUEUE)
     with stops_recorded(services.store, clock, context=context, user_id=user_id):
         result = pyramid.build_and_enqueue(
             services.store,
@@ -48,13 +50,15 @@ def build_episodes(context: JobContext, user_id: int, device_id: str) -> int:
     return result.episodes
 
 
-@jobs_app.task(name=requests.ROLLUP_DAY_TASK, queue="rollups", retry=RETRY, pass_context=True)
+@jobs_app.task(
+    name=requests.ROLLUP_DAY_TASK, queue=requests.ROLLUP_QUEUE, retry=RETRY, pass_context=True
+)
 def rollup_day(context: JobContext, user_id: int, day: str) -> int:
     services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)
     if user is None:
         return 0
-    clock = JobClock.start(context, settings=services.settings, queue="rollups")
+    clock = JobClock.start(context, settings=services.settings, queue=requests.ROLLUP_QUEUE)
     with stops_recorded(services.store, clock, context=context, user_id=user_id):
         return pyramid.rollup_day_and_enqueue(
             services.store,
@@ -66,7 +70,9 @@ def rollup_day(context: JobContext, user_id: int, day: str) -> int:
         )
 
 
-@jobs_app.task(name=requests.ROLLUP_PERIOD_TASK, queue="rollups", retry=RETRY, pass_context=True)
+@jobs_app.task(
+    name=requests.ROLLUP_PERIOD_TASK, queue=requests.ROLLUP_QUEUE, retry=RETRY, pass_context=True
+)
 def rollup_period(context: JobContext, user_id: int, grain: str, key: str) -> int:
     services = services_of(context)
     user = services.store.get_user_by_id(user_id=user_id)

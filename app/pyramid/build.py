@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Protocol
 
+from app.job_requests import build_job, rollup_day_job, rollup_period_job
 from app.pyramid.episodes import draft_episode
 from app.pyramid.metrics import merge_day_metrics
-from app.pyramid.requests import build_job, rollup_day_job, rollup_period_job
 from app.pyramid.segmenter import SegmentParams, segment_records
 from app.pyramid.signals import detect_day_signals, signal_metrics
 from app.settings import Settings
@@ -374,6 +375,15 @@ def rollup_days(
         rollup_day(store, user=user, day=day, now=now, settings=settings)
         periods |= periods_of(user, day)
     rollup_periods(store, periods, now=now, settings=settings)
+
+
+class RebuildDays(Protocol):
+    """`rebuild_days` with its store and settings bound: what a door passes to rebuild
+    the days a change touched before it answers."""
+
+    def __call__(
+        self, *, user: UserContext, device_days: Sequence[tuple[str, date]], now: datetime
+    ) -> None: ...
 
 
 def rebuild_days(

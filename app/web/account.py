@@ -4,13 +4,14 @@ deleting a time range (after a step that shows what goes), devices and tokens.""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.ingest.records import delete_records
 from app.store import DEVICE_ID_PATTERN, WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
@@ -198,12 +199,15 @@ def delete_range(request: Request, session: SessionDep, form: Form) -> RedirectR
     if chosen is None:
         raise PageError(422, "bad_range")
     ts_from, ts_to, device = chosen
-    ctx = tool_context(request, session)
-    hit = services_of(request).store.delete_records(
-        user_id=session.user_id, device_id=device, ts_from=ts_from, ts_to=ts_to
+    erased = delete_records(
+        services_of(request).store,
+        user=session.user,
+        device_id=device,
+        ts_from=ts_from,
+        ts_to=ts_to,
+        rebuild_now=tool_context(request, session).rebuild,
     )
-    ctx.rebuild(user=session.user, device_days=sorted(hit), now=datetime.now(UTC))
-    return RedirectResponse(f"/privacy?erased={sum(hit.values())}", status_code=303)
+    return RedirectResponse(f"/privacy?erased={erased}", status_code=303)
 
 
 @router.post("/privacy/tokens/{token_id}/revoke")

@@ -16,7 +16,7 @@ from app.store import EpisodeDetail, EpisodeLine, RecordLine, Store
 from app.timeutil import day_bounds, zone
 from app.tools import ToolContext
 from app.tools.periods import today_of
-from app.web.report import call_tool
+from app.web.calls import call_tool
 
 PANEL_RECORDS = 300
 MIN_BLOCK_PCT = 0.12  # a block stays at least about a pixel wide, whatever its length

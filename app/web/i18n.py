@@ -11,6 +11,7 @@ from datetime import date
 from typing import Literal, get_args
 
 from app.rules.categories import CATEGORY_LABELS_ZH, Category
+from app.signal_labels import signal_label
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
@@ -25,22 +26,6 @@ _CATEGORY_EN: dict[Category, str] = {
 }
 _CATEGORIES: dict[str, tuple[str, str]] = {
     c: (en, CATEGORY_LABELS_ZH[c]) for c, en in _CATEGORY_EN.items()
-}
-
-_HABITS: dict[str, tuple[str, str]] = {
-    "rework": ("Rework", "返工"),
-    "rework:undo_storm": ("Rework: undo storms", "返工：连续撤销"),
-    "rework:error_retry": ("Rework: error → retry loops", "返工：报错后反复重试"),
-    "rework:repeated_edit": ("Rework: one file edited again and again", "返工：同一文件反复修改"),
-    "forced_rollback": (
-        "Forced rollbacks (git reset --hard, revert)",
-        "强制回滚（git reset --hard、revert）",
-    ),
-    "context_switch_storm": ("Context-switch storms", "频繁切换"),
-    "focus_block": ("Focus blocks", "专注时段"),
-    "distraction": ("Distractions inside work", "工作中分心"),
-    "late_night": ("Late nights", "熬夜"),
-    "idle_gap": ("Long idle gaps", "长时间空闲"),
 }
 
 _WEEKDAYS = {
@@ -379,8 +364,9 @@ class Translator:
         return self._pick(_CATEGORIES.get(category), category)
 
     def habit(self, name: str) -> str:
-        """A signal kind, or kind:pattern (rework:undo_storm)."""
-        return self._pick(_HABITS.get(name) or _HABITS.get(name.split(":")[0]), name)
+        """A signal kind, or kind:pattern (rework:undo_storm), as a heading."""
+        label = signal_label(name, self.lang)
+        return label if self.lang == "zh" else label[:1].upper() + label[1:]
 
     def day(self, day: date, *, weekday: bool = True) -> str:
         name = _WEEKDAYS[self.lang][day.weekday()]

@@ -16,7 +16,8 @@ from typing import Any
 from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES
 from app.timeutil import period_days
-from app.tools import ToolContext, dispatch
+from app.tools import ToolContext
+from app.web.calls import call_tool
 from app.web.charts import DayHours, stacked_bars
 from app.web.i18n import Translator
 from app.web.palette import css_variables
@@ -28,14 +29,6 @@ _KEY_FORMS = {
     "week": (re.compile(r"^\d{4}-W\d{2}$"), "YYYY-Www, e.g. 2026-W23"),
     "month": (re.compile(r"^\d{4}-\d{2}$"), "YYYY-MM"),
 }
-
-
-def call_tool(ctx: ToolContext, name: str, **arguments: Any) -> dict[str, Any]:
-    """A tool's result; an error result (a bug here, or bad input) is raised."""
-    result = dispatch(ctx, name, arguments)
-    if "error" in result:
-        raise InvalidInputError(str(result["error"]))
-    return result
 
 
 def period_of(grain: str, key: str) -> tuple[date, date]:

@@ -1,5 +1,7 @@
-"""procrastinate's job manager, with the two changes that keep the queue from wedging
-or filling PostgreSQL's log (see sql/migrations/0006_crash_safety.sql):
+"""procrastinate's job manager, on the worker's own connector. It runs named SQL, so it
+lives below the seam with the rest of the storage code; the worker (`app/jobs`) installs
+it. Its changes keep the queue from wedging or filling PostgreSQL's log
+(sql/migrations/0006_crash_safety.sql) and take jobs fairly:
 
 - a job put back to `todo` (a retry after an error) whose twin already waits under the
   same queueing lock ends `aborted` and leaves the work to the twin; procrastinate's own

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 
 import psycopg
-from procrastinate.schema import SchemaManager
 
 from app.db.connection import Connection
 from app.db.queries import MIGRATIONS_DIR
@@ -81,6 +80,8 @@ def migrate(conn: Connection, *, embedding_dim: int) -> list[str]:
                 )
             done.append(migration.name)
         if conn.execute("SELECT to_regclass('procrastinate_jobs') AS t").fetchone() == {"t": None}:
+            from procrastinate.schema import SchemaManager  # only a first migration needs it
+
             with conn.transaction():
                 conn.execute(SchemaManager.get_schema())
             done.append("procrastinate")

@@ -3,12 +3,11 @@ named queries of `sql/queries.sql`, one mixin per family."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from procrastinate import App, SyncPsycopgConnector
-from procrastinate.exceptions import AlreadyEnqueued
 from psycopg.errors import DeadlockDetected, UniqueViolation
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
@@ -44,6 +43,9 @@ from app.store import (
     Store,
     UserContext,
 )
+
+if TYPE_CHECKING:
+    from procrastinate import App
 from app.text import fts_document
 from app.timeutil import day_key, scope_keys
 
@@ -76,10 +78,22 @@ class PostgresStore(
 ):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:
         self.pool = pool
-        # Jobs are enqueued through procrastinate's public API, on our own connection,
-        # so that a job is committed or rolled back with the change that asks for it.
-        self._jobs = App(connector=SyncPsycopgConnector())
-        self._jobs.open(pool)
+        self._jobs_app: App | None = None
+        self._jobs_lock = threading.Lock()
+
+    @property
+    def _jobs(self) -> App:
+        """Jobs are enqueued through procrastinate's public API, on our own connection,
+        so that a job is committed or rolled back with the change that asks for it. The
+        App is made at the first deferral: a process that only reads (`timetrace tool`)
+        never imports procrastinate."""
+        with self._jobs_lock:
+            if self._jobs_app is None:
+                from procrastinate import App, SyncPsycopgConnector
+
+                self._jobs_app = App(connector=SyncPsycopgConnector())
+                self._jobs_app.open(self.pool)
+            return self._jobs_app
 
     # -- accounts -------------------------------------------------------------
 
@@ -290,6 +304,8 @@ class PostgresStore(
             return self._defer(conn, jobs)
 
     def _defer(self, conn: Connection, jobs: Sequence[JobRequest]) -> int:
+        from procrastinate.exceptions import AlreadyEnqueued
+
         added = 0
         # Queueing-lock order: transactions that defer several jobs lock them in one order.
         for job in sorted(jobs, key=lambda j: j.queueing_lock or ""):

@@ -10,7 +10,9 @@ OpenAI), one endpoint, key and model per role.
 Every background call goes through one priority gate per process, so a single
 GPU is never flooded and interactive calls go first. A failing endpoint opens a
 circuit breaker with exponential backoff (ceiling 10 minutes): while it is open
-calls fail at once with `ModelUnavailable` instead of hammering a dead server.
+calls fail at once with `ModelUnavailable` instead of hammering a dead server
+(`app.enrich.gate`). The openai package is imported when a role's endpoint is
+configured, not before: commands that call no model start without it.
 
 Servers differ in what they accept (`app.enrich.negotiation`): structured output is
 negotiated per endpoint and model (json_schema, then json_object with the schema
@@ -23,24 +25,14 @@ from __future__ import annotations
 
 import base64
 import logging
-import statistics
 import threading
 import time
-from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-import httpx
-import openai
-from openai.types.chat import (
-    ChatCompletion,
-    ChatCompletionChunk,
-    ChatCompletionMessageFunctionToolCall,
-)
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.enrich.answers import Answer
+from app.enrich.gate import Breaker, ModelUnavailable, PriorityGate, Usage, unavailable_errors
 from app.enrich.negotiation import (
     ModeMemory,
     ToolMemory,
@@ -50,28 +42,32 @@ from app.enrich.negotiation import (
     request_for,
 )
 from app.enrich.parsing import ModelOutputError, parse_answer, parse_json_object
-from app.errors import ConfigError, TimeTraceError
+from app.enrich.turns import ChatTurn, ServedModel, ToolCallRequest, mean_pool
+from app.errors import ConfigError
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 __all__ = [
     "AnswerRejected",
+    "ChatTurn",
     "EmbeddingDimensionError",
     "ModelClient",
     "ModelOutputError",
     "ModelUnavailable",
     "PriorityGate",
+    "ServedModel",
+    "ToolCallRequest",
+    "mean_pool",
     "parse_answer",
     "parse_json_object",
 ]
 
 log = logging.getLogger("timetrace.models")
-BREAKER_CEILING_S = 600.0
 A = TypeVar("A", bound=Answer)
 Check = Callable[[A], list[str]]
-
-
-class ModelUnavailable(TimeTraceError):
-    """The model endpoint is not reachable right now; the work waits and is retried."""
 
 
 class AnswerRejected(ModelOutputError):
@@ -90,142 +86,8 @@ class EmbeddingDimensionError(ConfigError):
     """The embedding endpoint returns vectors of another size than TIMETRACE_EMBEDDING_DIM."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallRequest:
-    """One tool call a model asked for; `arguments` is the JSON text it wrote."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True, slots=True)
-class ChatTurn:
-    """What one chat completion said: text, tool calls, or both."""
-
-    content: str
-    tool_calls: tuple[ToolCallRequest, ...]
-    streamed: bool = True  # the text went to `on_token` as it came
-
-
-@dataclass(frozen=True, slots=True)
-class ServedModel:
-    """The model a role's endpoint serves: the ids it reports (`/v1/models`), or the
-    configured id when it reports none."""
-
-    role: str
-    url: str | None
-    ids: tuple[str, ...]
-    reported: bool
-
-    def describe(self) -> str:
-        """For status: the ids, whose word they are, and the endpoint."""
-        if self.url is None:
-            return "off"
-        if self.reported:
-            return f"{', '.join(self.ids)} (reported by {self.url})"
-        return f"{', '.join(self.ids)} (configured; {self.url} reports no model)"
-
-    def short(self) -> str:
-        """For get_now: the ids and whose word they are."""
-        said = "reported by the endpoint" if self.reported else "configured, not reported"
-        return f"{', '.join(self.ids)} ({said})"
-
-
 MODELS_TTL_S = 300.0  # how long the ids an endpoint reports are trusted
 MODELS_TIMEOUT_S = 3.0
-
-
-@dataclass(slots=True)
-class Usage:
-    """What the endpoints reported, per role (chat, vision, embedding)."""
-
-    calls: Counter[str] = field(default_factory=Counter)
-    prompt_tokens: Counter[str] = field(default_factory=Counter)
-    completion_tokens: Counter[str] = field(default_factory=Counter)
-    seconds: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    breaker_openings: Counter[str] = field(default_factory=Counter)
-
-    def median_seconds(self, role: str) -> float | None:
-        """The median wall time of one call of the role, answered or not."""
-        return statistics.median(self.seconds[role]) if self.seconds[role] else None
-
-
-class PriorityGate:
-    """A counting semaphore where interactive callers always go before background ones."""
-
-    def __init__(self, slots: int) -> None:
-        self._cond = threading.Condition()
-        self._free = slots
-        self._interactive_waiting = 0
-
-    @contextmanager
-    def slot(self, *, interactive: bool = False) -> Iterator[None]:
-        with self._cond:
-            self._interactive_waiting += interactive
-            try:
-                while self._free == 0 or (not interactive and self._interactive_waiting > 0):
-                    self._cond.wait()
-            finally:
-                self._interactive_waiting -= interactive
-            self._free -= 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._free += 1
-                self._cond.notify_all()
-
-
-class _Breaker:
-    def __init__(self, role: str, first_s: float, usage: Usage) -> None:
-        self._lock = threading.Lock()
-        self._role = role
-        self._usage = usage
-        self._open_until = 0.0
-        self._first = first_s
-        self._backoff = first_s
-
-    def check(self) -> None:
-        with self._lock:
-            wait = self._open_until - time.monotonic()
-        if wait > 0:
-            raise ModelUnavailable(f"the model endpoint failed recently; next try in {wait:.0f} s")
-
-    @property
-    def is_open(self) -> bool:
-        return self._open_until > time.monotonic()
-
-    def failed(self, why: str) -> None:
-        with self._lock:
-            opening = self._backoff == self._first  # closed until now: say so once
-            self._open_until = time.monotonic() + self._backoff
-            if opening:
-                self._usage.breaker_openings[self._role] += 1
-                log.info(
-                    "%s endpoint unavailable (%s): calls paused, first retry in %.0f s",
-                    self._role,
-                    why,
-                    self._backoff,
-                )
-            self._backoff = min(self._backoff * 2, BREAKER_CEILING_S)
-
-    def succeeded(self) -> None:
-        with self._lock:
-            if self._backoff != self._first:
-                log.info("%s endpoint answers again", self._role)
-            self._open_until = 0.0
-            self._backoff = self._first
-
-
-_UNAVAILABLE = (
-    httpx.TransportError,  # a stream cut off half-way is not raised as an openai error
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.InternalServerError,
-    openai.RateLimitError,
-    openai.NotFoundError,  # servers answer 404 while a model is (re)loading
-)
 
 
 class _FormatRefused(Exception):
@@ -242,15 +104,6 @@ def _no_problems(answer: Answer) -> list[str]:
 _SCHEMA_FIX = "Reply with only the JSON object, following the schema exactly."
 
 
-def mean_pool(vectors: list[list[float]]) -> list[float]:
-    """One vector for a text from one vector per token (what llama.cpp's server sends
-    when it is started without pooling)."""
-    if not vectors:
-        raise ModelOutputError("the embedding endpoint returned no vector for a text")
-    width = len(vectors[0])
-    return [sum(v[i] for v in vectors) / len(vectors) for i in range(width)]
-
-
 class ModelClient:
     """Chat, vision and embeddings for one process (shared by every job in it)."""
 
@@ -265,7 +118,7 @@ class ModelClient:
         self._pooling_logged = False
         first = settings.llm_backoff_s
         self._breakers = {
-            role: _Breaker(role, first, self.usage) for role in ("chat", "vision", "embedding")
+            role: Breaker(role, first, self.usage) for role in ("chat", "vision", "embedding")
         }
         key = settings.llm_api_key.get_secret_value() or "not-needed"
         self._chat = self._client(settings.llm_base_url, key)
@@ -279,6 +132,8 @@ class ModelClient:
     def _client(self, base_url: str | None, key: str) -> openai.OpenAI | None:
         if not base_url:
             return None
+        import openai  # only with an endpoint configured: see the module's docstring
+
         # Retries are ours (jobs back off; the breaker stops hammering), not the SDK's.
         return openai.OpenAI(
             base_url=base_url,
@@ -312,6 +167,9 @@ class ModelClient:
 
     @contextmanager
     def _call(self, role: str, *, interactive: bool) -> Iterator[None]:
+        import openai
+
+        unavailable = unavailable_errors()
         breaker = self._breakers[role]
         breaker.check()
         with self._gate.slot(interactive=interactive):
@@ -320,7 +178,7 @@ class ModelClient:
                 yield
             except openai.APIStatusError as exc:
                 # One that names the request is a capability answer, not an outage.
-                if isinstance(exc, _UNAVAILABLE) and not names_the_request(exc):
+                if isinstance(exc, unavailable) and not names_the_request(exc):
                     breaker.failed(f"HTTP {exc.status_code}")
                     raise ModelUnavailable(
                         f"{role} endpoint unavailable: HTTP {exc.status_code}"
@@ -329,7 +187,7 @@ class ModelClient:
                     f"{role} endpoint refused the request: HTTP {exc.status_code} "
                     f"({exc.message[:160]})"
                 ) from exc
-            except _UNAVAILABLE as exc:
+            except unavailable as exc:
                 breaker.failed(type(exc).__name__)
                 raise ModelUnavailable(
                     f"{role} endpoint unavailable: {type(exc).__name__}"
@@ -361,6 +219,8 @@ class ModelClient:
     ) -> tuple[str | None, bool]:
         """The answer's text, and whether the server cut it off at max_tokens. The
         output mode is negotiated: a refused format moves this endpoint to the next."""
+        import openai
+
         url = str(client.base_url)
         while True:
             mode = self._modes.current(url, model)
@@ -480,6 +340,8 @@ class ModelClient:
         closes the connection; unstreamed, `on_token` is not called."""
         if self._chat is None:
             raise ModelUnavailable("no chat endpoint is configured")
+        from openai.types.chat import ChatCompletionMessageFunctionToolCall
+
         request: dict[str, Any] = {
             "model": self.settings.llm_model,
             "messages": messages,
@@ -551,6 +413,9 @@ class ModelClient:
         cached = self._served.get(role)
         if cached is not None and time.monotonic() - cached[0] < MODELS_TTL_S:
             return cached[1]
+        import httpx
+        import openai
+
         url = str(client.base_url).rstrip("/")
         try:
             listed = client.with_options(timeout=MODELS_TIMEOUT_S).models.list()

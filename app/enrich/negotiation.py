@@ -27,11 +27,12 @@ import json
 import logging
 import re
 import threading
-from typing import Any, Literal
-
-import openai
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.enrich.answers import Answer
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger("timetrace.models")
 

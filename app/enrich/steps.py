@@ -60,7 +60,7 @@ class ModelStep(Generic[T]):
     day_of: Callable[[ModelStore, T], date | None] | None = None
 
 
-DESCRIBE = ModelStep[PendingDescription](
+DESCRIBE: ModelStep[PendingDescription] = ModelStep(
     task=DESCRIBE_TASK,
     role="vision",
     pending=lambda store, limit: store.pending_descriptions(limit=limit),
@@ -69,7 +69,7 @@ DESCRIBE = ModelStep[PendingDescription](
     ),
     job=lambda r: describe_job(r.user_id, r.record_id),
 )
-SUMMARIZE = ModelStep[PendingEpisode](
+SUMMARIZE: ModelStep[PendingEpisode] = ModelStep(
     task=SUMMARY_TASK,
     role="chat",
     pending=lambda store, limit: store.pending_summaries(limit=limit),
@@ -79,7 +79,7 @@ SUMMARIZE = ModelStep[PendingEpisode](
     job=lambda e: summary_job(e.user_id, e.episode_id),
     day_of=lambda store, e: store.episode_day(user_id=e.user_id, episode_id=e.episode_id),
 )
-EMBED = ModelStep[PendingEpisode](
+EMBED: ModelStep[PendingEpisode] = ModelStep(
     task=EMBED_TASK,
     role="embedding",
     pending=lambda store, limit: store.pending_embeddings(limit=limit),
@@ -88,7 +88,7 @@ EMBED = ModelStep[PendingEpisode](
     ),
     job=lambda e: embed_job(e.user_id, e.episode_id),
 )
-NARRATE = ModelStep[PendingNarrative](
+NARRATE: ModelStep[PendingNarrative] = ModelStep(
     task=NARRATIVE_TASK,
     role="chat",
     pending=lambda store, limit: store.pending_narratives(limit=limit),

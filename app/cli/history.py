@@ -1,0 +1,247 @@
+"""Bringing history in and the layers up to date: imports, the back-fill, the demo.
+
+timetrace import activitywatch aw-export.json --user me
+timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
+timetrace backfill
+timetrace demo
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+
+from app.cli.common import console, edge, settings_from_env
+
+
+@click.command("backfill")
+@edge
+def backfill_command() -> None:
+    """Bring every layer up to date, newest day first (after an import, say)."""
+    from datetime import UTC, datetime
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from app.jobs.catchup import enrich
+    from app.pyramid.build import backfill
+    from app.runtime.services import open_services
+
+    settings = settings_from_env()
+    started = datetime.now(UTC)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with open_services(settings) as services, Progress(*columns, console=console()) as progress:
+        task = progress.add_task("days", total=None)
+
+        def on_day(day: str, done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done, description=f"day {day}")
+
+        summary = backfill(services.store, now=started, settings=settings, progress=on_day)
+        enriched = None
+        if services.models.chat_enabled or services.models.vision_enabled:
+            progress.update(task, description="model layer")
+            enriched = enrich(
+                services.store,
+                services.models,
+                settings=settings,
+                now=started,
+                progress=lambda text: progress.update(task, description=text),
+            )
+    seconds = (datetime.now(UTC) - started).total_seconds()
+    console().print(
+        f"{summary.days} days, {summary.episodes:,} new episodes, "
+        f"{summary.day_digests} day digests, {summary.period_digests} week/month digests "
+        f"in {seconds:.1f} s"
+    )
+    if enriched is not None:
+        console().print(
+            f"model layer: {enriched.summaries} summaries, {enriched.embeddings} embeddings, "
+            f"{enriched.narratives} narratives, {enriched.descriptions} frame descriptions"
+            + (" — the endpoint went away; the rest waits as pending" if enriched.waiting else "")
+        )
+
+
+@click.group("import")
+def import_group() -> None:
+    """Bring in history from other trackers (then the pyramid is built, newest day first)."""
+
+
+_NO_BUILD = click.option(
+    "--no-build",
+    is_flag=True,
+    help="Leave the pyramid to the worker (jobs are queued) instead of building it now.",
+)
+
+
+@import_group.command("activitywatch")
+@click.argument("export", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--url", help="Read a running aw-server instead, e.g. http://localhost:5600.")
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option(
+    "--audible-is-active/--audible-is-not-active",
+    default=True,
+    show_default=True,
+    help="Count a focused browser tab playing sound as active, as ActivityWatch's UI does.",
+)
+@_NO_BUILD
+@edge
+def import_activitywatch(
+    export: Path | None, url: str | None, user_name: str, audible_is_active: bool, no_build: bool
+) -> None:
+    """Import an ActivityWatch export (EXPORT.json) or a running aw-server (--url)."""
+    from app.importers.activitywatch import (
+        import_activitywatch_file,
+        import_activitywatch_server,
+    )
+
+    if (export is None) == (url is None):
+        raise click.UsageError("give an EXPORT file or --url of a running aw-server, not both")
+
+    def run(services: Any, user: Any, progress: Any) -> Any:
+        common = {"user": user, "rules": services.rules, "progress": progress}
+        if export is not None:
+            return import_activitywatch_file(
+                services.store, path=export, audible_is_active=audible_is_active, **common
+            )
+        assert url is not None  # one of the two, checked above
+        return import_activitywatch_server(
+            services.store, url=url, audible_is_active=audible_is_active, **common
+        )
+
+    _import(user_name, run, build=not no_build)
+
+
+@import_group.command("screenpipe")
+@click.argument("database", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--user", "user_name", default="me", show_default=True)
+@click.option("--device", default="screenpipe", show_default=True, help="The TimeTrace device.")
+@click.option(
+    "--audio", is_flag=True, help="Also import audio transcriptions (device DEVICE-audio)."
+)
+@_NO_BUILD
+@edge
+def import_screenpipe(
+    database: Path, user_name: str, device: str, audio: bool, no_build: bool
+) -> None:
+    """Import a screenpipe database (~/.screenpipe/db.sqlite): frames, their text, and audio."""
+    from app.importers.screenpipe import import_screenpipe as run_import
+
+    def run(services: Any, user: Any, progress: Any) -> Any:
+        return run_import(
+            services.store,
+            path=database,
+            user=user,
+            rules=services.rules,
+            device_id=device,
+            audio=audio,
+            progress=progress,
+        )
+
+    _import(user_name, run, build=not no_build)
+
+
+def _import(user_name: str, run: Callable[..., Any], *, build: bool) -> None:
+    """Run an importer with a progress bar, print its summary, then build the pyramid."""
+    from datetime import UTC, datetime
+
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from app.pyramid.build import backfill
+    from app.runtime.services import open_services
+
+    settings = settings_from_env()
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[done]}"),
+        TimeElapsedColumn(),
+    )
+    started = datetime.now(UTC)
+    with open_services(settings) as services:
+        user = services.store.ensure_user(
+            name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
+        )
+        with Progress(*columns, console=console(), transient=True) as bar:
+            task = bar.add_task("reading", total=None, done="")
+
+            def progress(stage: str, done: int, total: int | None) -> None:
+                unit = f"{done / 1e6:,.0f} MB" if stage == "reading" and total else f"{done:,}"
+                bar.update(task, description=stage, completed=done, total=total, done=unit)
+
+            summary = run(services, user, progress)
+        seconds = (datetime.now(UTC) - started).total_seconds()
+        span = (
+            f"{summary.first:%Y-%m-%d %H:%M} – {summary.last:%Y-%m-%d %H:%M} UTC"
+            if summary.first and summary.last
+            else "nothing"
+        )
+        console().print(
+            f"{summary.source}: {summary.events:,} events → {summary.records:,} records in "
+            f"{seconds:.1f} s: {summary.new:,} new, {summary.duplicate:,} duplicate, "
+            f"{summary.excluded:,} excluded, {summary.redacted:,} redacted"
+            + (f", {summary.skipped:,} events skipped" if summary.skipped else "")
+        )
+        console().print(f"span {span}; devices: {', '.join(summary.devices) or 'none'}")
+        if not build or not summary.new:
+            if summary.new:
+                console().print("the pyramid is queued for the worker (timetrace worker)")
+            return
+        with Progress(*columns, console=console(), transient=True) as bar:
+            task = bar.add_task("pyramid", total=None, done="")
+
+            def on_day(day: str, done: int, total: int) -> None:
+                bar.update(task, description=f"day {day}", completed=done, total=total, done="")
+
+            built = backfill(
+                services.store, now=datetime.now(UTC), settings=settings, progress=on_day
+            )
+    console().print(
+        f"pyramid: {built.days} days, {built.episodes:,} episodes, {built.day_digests} day "
+        f"digests, {built.period_digests} week/month digests (newest day first)"
+    )
+
+
+@click.command()
+@click.option(
+    "--start",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="First day of the sample (default: so that it ends yesterday).",
+)
+@click.option("--days", type=click.IntRange(1, 400), default=30, show_default=True)
+@click.option("--serve", "and_serve", is_flag=True, help="Then serve the web UI, signed in.")
+@edge
+def demo(start: Any, days: int, and_serve: bool) -> None:
+    """Load a sample month through the real ingest path and print what it holds; ask it
+    with --database timetrace_demo --user demo."""
+    from datetime import UTC, datetime, timedelta
+
+    from app.demo.run import run_demo, serve_demo
+
+    settings = settings_from_env()
+    if start is None:  # end yesterday, so that "yesterday" and "last week" ask about it
+        from app.demo.sample import DEFAULT_CUT_HOUR, DEFAULT_TZ
+        from app.timeutil import logical_day, zone
+
+        today = logical_day(datetime.now(UTC), tz=zone(DEFAULT_TZ), cut_hour=DEFAULT_CUT_HOUR)
+        first = today - timedelta(days=days)
+    else:
+        first = date(start.year, start.month, start.day)
+    result = run_demo(settings, start=first, days=days, console=console())
+    if result.mismatches:
+        raise SystemExit(1)
+    if and_serve:
+        serve_demo(settings, day=first + timedelta(days=days - 1), console=console())
+
+
+COMMANDS = (backfill_command, import_group, demo)

@@ -1,0 +1,157 @@
+"""Running TimeTrace: the schema, the API, the worker, and their health.
+
+timetrace migrate
+timetrace serve --worker
+timetrace status
+timetrace psql --database timetrace_demo
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+from app.cli.common import console, edge, settings_from_env
+
+
+@click.command()
+@edge
+def migrate() -> None:
+    """Create or upgrade the database schema (a no-op when up to date)."""
+    from app.db.connection import database_url
+    from app.runtime.services import migrate_url
+
+    settings = settings_from_env()
+    applied = migrate_url(database_url(settings), settings=settings)
+    console().print(f"applied: {', '.join(applied)}" if applied else "schema is up to date")
+
+
+@click.command()
+@click.option("--host", envvar="TIMETRACE_HOST", help="Address to bind (default 127.0.0.1).")
+@click.option("--port", type=int, envvar="TIMETRACE_PORT", help="Port (default 8787).")
+@click.option("--worker", is_flag=True, help="Also run the job worker in this process.")
+@edge
+def serve(host: str | None, port: int | None, worker: bool) -> None:
+    """Serve the HTTP API."""
+    from app.api.server import bind
+    from app.api.server import serve as run
+    from app.runtime.services import open_services
+
+    settings = settings_from_env(host=host, port=port)
+    sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
+    with sock, open_services(settings) as services:
+        run(services, sock=sock, host=settings.host, with_worker=worker)
+
+
+@click.command()
+@click.option("--concurrency", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option(
+    "--once",
+    is_flag=True,
+    help="Drain the queues one job at a time, then stop (for scripts and back-fills).",
+)
+@edge
+def worker(concurrency: int, once: bool) -> None:
+    """Run the background job worker."""
+    from app.jobs import run_worker
+    from app.runtime.services import open_services
+
+    settings = settings_from_env()
+    with open_services(settings) as services:
+        # With several slots, one that finds only lock-held jobs would end the drain early.
+        slots = 1 if once else concurrency
+        asyncio.run(run_worker(services, concurrency=slots, wait=not once, exit_if_jobs_hang=True))
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the job report as JSON.")
+@edge
+def status(as_json: bool) -> None:
+    """The database and the job queue (waiting jobs and the oldest one's age, stalled
+    jobs, live workers), then what the model layer owes and why something failed.
+    Exit status 1 when degraded (for health checks)."""
+    import json
+
+    from app.enrich.failures import model_status_lines
+    from app.runtime.health import check_health
+    from app.runtime.services import open_services
+
+    settings = settings_from_env()
+    with open_services(settings) as services:
+        report = check_health(services.store, settings=settings)
+        if as_json or report.database != "ok":
+            models = []
+        else:
+            models = model_status_lines(services.store, settings=settings, models=services.models)
+    if as_json:
+        click.echo(json.dumps(report.document()))
+    else:
+        for line in report.lines():
+            click.echo(line)
+        if models:
+            click.echo("model layer")
+        for line in models:
+            click.echo(f"  {line}")
+    if report.problems:
+        raise SystemExit(1)
+
+
+@click.command()
+@edge
+def compact() -> None:
+    """Rewrite the tables that hold captured text, so that text erased by deletions
+    leaves the data files (WAL segments and backups keep it until they age out)."""
+    from app.db.compact import compact_tables
+    from app.db.connection import connect, database_url
+
+    settings = settings_from_env()
+    with connect(database_url(settings), settings=settings, autocommit=True) as conn:
+        notes = compact_tables(conn)
+    click.echo("compacted: " + ", ".join(notes.done))
+    for skipped in notes.skipped:
+        click.echo(f"not done: {skipped}")
+
+
+@click.command("psql", context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--database", help="Another database on the same server (the demo's: timetrace_demo)."
+)
+@click.argument("psql_args", nargs=-1, type=click.UNPROCESSED)
+@edge
+def psql_command(database: str | None, psql_args: tuple[str, ...]) -> None:
+    """Open psql on TimeTrace's database: the embedded server is started for as long as
+    psql runs when no TIMETRACE_DATABASE_URL is set. Other arguments go to psql."""
+    from app.db.connection import DEFAULT_DATABASE, database_url
+    from app.db.psql import run_psql, with_database
+
+    settings = settings_from_env()
+    url = database_url(settings, database=database or DEFAULT_DATABASE)
+    if settings.database_url:
+        url = with_database(url, database)
+    raise SystemExit(run_psql(url, psql_args))
+
+
+@click.command("queue-age")
+@click.option(
+    "--max",
+    "max_s",
+    type=click.FloatRange(min=1),
+    help="Exit 1 when the oldest job due has waited longer than this many seconds.",
+)
+@edge
+def queue_age(max_s: float | None) -> None:
+    """How long the oldest due job has waited to start: a worker's health check
+    (`timetrace status` gives the whole report)."""
+    from app.runtime.services import open_services
+
+    settings = settings_from_env()
+    with open_services(settings, auto_migrate=False) as services:
+        jobs = services.store.job_health(stalled_after_s=settings.worker_stalled_s)
+    waited = jobs.oldest_waiting_s
+    click.echo("no job waiting" if waited is None else f"oldest job waiting {waited:.0f} s")
+    if max_s is not None and waited is not None and waited > max_s:
+        raise click.ClickException(f"the oldest job has waited more than {max_s:.0f} s")
+
+
+COMMANDS = (migrate, serve, worker, status, compact, psql_command, queue_age)

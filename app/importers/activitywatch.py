@@ -47,9 +47,16 @@ from app.importers.timeline import (
     host_pieces,
 )
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
-from app.ingest.records import APP_MAX, MAX_RECORD_SPAN, MIN_YEAR, TITLE_MAX, URL_MAX
+from app.ingest.records import (
+    APP_MAX,
+    MAX_RECORD_SPAN,
+    MIN_YEAR,
+    TITLE_MAX,
+    URL_MAX,
+    IngestStore,
+)
 from app.rules.categories import Rules
-from app.store import Store, UserContext
+from app.store import UserContext
 
 SOURCE = "activitywatch"
 WINDOW, AFK, WEB = "currentwindow", "afkstatus", "web.tab.current"
@@ -417,7 +424,7 @@ def host_records(
 
 
 def import_buckets(
-    store: Store,
+    store: IngestStore,
     reader: _Reader,
     *,
     user: UserContext,
@@ -447,7 +454,7 @@ def import_buckets(
 
 
 def import_activitywatch_file(
-    store: Store,
+    store: IngestStore,
     *,
     path: Path,
     user: UserContext,
@@ -475,7 +482,7 @@ def import_activitywatch_file(
 
 
 def import_activitywatch_server(
-    store: Store,
+    store: IngestStore,
     *,
     url: str,
     user: UserContext,

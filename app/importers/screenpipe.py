@@ -22,9 +22,9 @@ from pathlib import Path
 from app.boundary import import_text
 from app.errors import InvalidInputError
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
-from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, sane_time
+from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, IngestStore, sane_time
 from app.rules.categories import Rules
-from app.store import Store, UserContext
+from app.store import UserContext
 
 SOURCE = "screenpipe"
 _DESCRIPTION_MAX = 20_000
@@ -142,7 +142,7 @@ def _transcriptions(
 
 
 def import_screenpipe(
-    store: Store,
+    store: IngestStore,
     *,
     path: Path,
     user: UserContext,

@@ -11,14 +11,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from app.errors import DatabaseBusyError, TimeTraceError
 from app.importers.activitywatch import import_activitywatch_file
+from app.ingest.records import IngestStore
 from app.rules.categories import Rules
-from app.store import ImportProgress, Store, UserContext
+from app.store import ImportProgress, ImportStore, UserContext
 
 ERROR_MAX = 1_000  # characters of a failure's reason kept on the import
 log = logging.getLogger("timetrace.imports")
+
+
+class UploadStore(ImportStore, IngestStore, Protocol):
+    """An upload's progress, and the ingest path its records take."""
 
 
 def upload_path(data_dir: Path, *, user_id: int, import_id: int) -> Path:
@@ -26,7 +32,7 @@ def upload_path(data_dir: Path, *, user_id: int, import_id: int) -> Path:
 
 
 def run_upload(
-    store: Store, *, user: UserContext, import_id: int, path: Path, rules: Rules
+    store: UploadStore, *, user: UserContext, import_id: int, path: Path, rules: Rules
 ) -> ImportProgress:
     """Import an uploaded ActivityWatch export, recording progress as it goes. An
     import that fails for any reason — a file that cannot be imported, or a bug it

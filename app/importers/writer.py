@@ -20,9 +20,9 @@ from datetime import datetime
 from types import TracebackType
 from typing import NamedTuple
 
-from app.ingest.records import IngestResult, prepare_records, store_prepared
+from app.ingest.records import IngestResult, IngestStore, prepare_records, store_prepared
 from app.rules.categories import Rules
-from app.store import Store, UserContext
+from app.store import UserContext
 
 BATCH = 20_000
 Progress = Callable[[str, int, int | None], None]  # stage, done, total (None: unknown)
@@ -69,7 +69,7 @@ class ImportSummary:
 class RecordWriter:
     def __init__(
         self,
-        store: Store,
+        store: IngestStore,
         *,
         user: UserContext,
         rules: Rules,

@@ -22,7 +22,16 @@ from app.pyramid.metrics import merge_day_metrics
 from app.pyramid.segmenter import SegmentParams, segment_records
 from app.pyramid.signals import detect_day_signals, signal_metrics
 from app.settings import Settings
-from app.store import DigestDraft, DigestMetrics, JobRequest, Store, UserContext
+from app.store import (
+    AccountStore,
+    DigestDraft,
+    DigestMetrics,
+    DigestStore,
+    EpisodeStore,
+    JobRequest,
+    ToolStore,
+    UserContext,
+)
 from app.timeutil import (
     day_bounds,
     day_key,
@@ -38,6 +47,11 @@ from app.timeutil import (
 # captured text); a job's clock raises from it at its time limit or when the worker
 # stops (app/jobs/limits.py). Code run outside a job passes nothing.
 Checkpoint = Callable[[str], None]
+
+
+class PyramidStore(AccountStore, EpisodeStore, DigestStore, ToolStore, Protocol):
+    """What the builder uses: users, the episodes it saves, the digests it rolls up, and
+    the period metrics it reads as the tools do."""
 
 
 def _no_checkpoint(doing: str) -> None:
@@ -66,7 +80,7 @@ class BuildResult:
 
 
 def build_device(
-    store: Store,
+    store: PyramidStore,
     *,
     user: UserContext,
     device_id: str,
@@ -143,7 +157,7 @@ def build_device(
 
 
 def build_and_enqueue(
-    store: Store,
+    store: PyramidStore,
     *,
     user: UserContext,
     device_id: str,
@@ -170,7 +184,7 @@ def build_and_enqueue(
 
 
 def rollup_day(
-    store: Store,
+    store: PyramidStore,
     *,
     user: UserContext,
     day: date,
@@ -221,7 +235,13 @@ def rollup_day(
 
 
 def rollup_period(
-    store: Store, *, user: UserContext, grain: str, key: str, now: datetime, settings: Settings
+    store: PyramidStore,
+    *,
+    user: UserContext,
+    grain: str,
+    key: str,
+    now: datetime,
+    settings: Settings,
 ) -> int:
     """A week or month digest from its day digests (a month never from weeks)."""
     tz = zone(user.time_zone)
@@ -253,7 +273,7 @@ def rollup_period(
 
 
 def rollup_day_and_enqueue(
-    store: Store,
+    store: PyramidStore,
     *,
     user: UserContext,
     day: date,
@@ -280,7 +300,7 @@ def rollup_day_and_enqueue(
 # -- sweeps and back-fill ------------------------------------------------------------------
 
 
-def pending_jobs(store: Store) -> list[JobRequest]:
+def pending_jobs(store: PyramidStore) -> list[JobRequest]:
     """What the periodic sweep enqueues: builds for devices with unassigned records or
     stale episodes, rollups for days whose digest is missing, old or unfinalized, and
     for weeks and months behind their days (a chain of jobs a crash cut)."""
@@ -299,7 +319,7 @@ class BackfillSummary:
 
 
 def backfill(
-    store: Store,
+    store: PyramidStore,
     *,
     now: datetime,
     settings: Settings,
@@ -358,7 +378,11 @@ def periods_of(user: UserContext, day: date) -> set[tuple[UserContext, str, str]
 
 
 def rollup_periods(
-    store: Store, periods: set[tuple[UserContext, str, str]], *, now: datetime, settings: Settings
+    store: PyramidStore,
+    periods: set[tuple[UserContext, str, str]],
+    *,
+    now: datetime,
+    settings: Settings,
 ) -> int:
     """Week and month digests, newest first; returns how many."""
     for user, grain, key in sorted(periods, key=lambda p: (p[2], p[0].user_id), reverse=True):
@@ -367,7 +391,11 @@ def rollup_periods(
 
 
 def rollup_days(
-    store: Store, days: Iterable[tuple[UserContext, date]], *, now: datetime, settings: Settings
+    store: PyramidStore,
+    days: Iterable[tuple[UserContext, date]],
+    *,
+    now: datetime,
+    settings: Settings,
 ) -> None:
     """Day digests for these (user, day) pairs, then the weeks and months they fall in."""
     periods: set[tuple[UserContext, str, str]] = set()
@@ -387,7 +415,7 @@ class RebuildDays(Protocol):
 
 
 def rebuild_days(
-    store: Store,
+    store: PyramidStore,
     *,
     user: UserContext,
     device_days: Sequence[tuple[str, date]],

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from app.errors import DatabaseError
 from app.settings import Settings
-from app.store import JobHealth, JobOverLimit, JobStop, Store, StuckUser
+from app.store import AccountStore, JobHealth, JobOverLimit, JobStop, JobStore, StuckUser
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,11 @@ def _stop_document(stop: JobStop) -> dict[str, Any]:
     return out
 
 
-def check_health(store: Store, *, settings: Settings) -> HealthReport:
+class HealthStore(AccountStore, JobStore, Protocol):
+    """Health reads the database's answer and the job queue."""
+
+
+def check_health(store: HealthStore, *, settings: Settings) -> HealthReport:
     """Degraded when the database does not answer, when a job sits on a worker that
     stopped sending heartbeats, when the oldest waiting job is older than
     `health_queue_age_s` (no worker running, or one that cannot keep up), when a job runs

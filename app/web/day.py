@@ -9,14 +9,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from app.store import EpisodeDetail, EpisodeLine, RecordLine, Store
+from app.store import (
+    AccountStore,
+    EpisodeDetail,
+    EpisodeLine,
+    RecordLine,
+    ToolStore,
+    WebStore,
+)
 from app.timeutil import day_bounds, zone
 from app.tools import ToolContext
 from app.tools.periods import today_of
 from app.web.calls import call_tool
+
+
+class DayStore(AccountStore, ToolStore, WebStore, Protocol):
+    """The day view reads devices, episodes and signals as the tools do, and an
+    episode's panel."""
+
 
 PANEL_RECORDS = 300
 MIN_BLOCK_PCT = 0.12  # a block stays at least about a pixel wide, whatever its length
@@ -148,7 +161,7 @@ def hour_ticks(lo: datetime, hi: datetime, *, tz: ZoneInfo) -> list[Tick]:
 
 
 def _lanes(
-    store: Store,
+    store: DayStore,
     ctx: ToolContext,
     episodes: list[EpisodeLine],
     lo: datetime,
@@ -192,7 +205,7 @@ def _lanes(
     return lanes
 
 
-def episode_panel(store: Store, ctx: ToolContext, *, episode_id: int) -> EpisodePanel | None:
+def episode_panel(store: DayStore, ctx: ToolContext, *, episode_id: int) -> EpisodePanel | None:
     user_id = ctx.user.user_id
     episode = store.episode_detail(user_id=user_id, episode_id=episode_id)
     if episode is None:
@@ -218,7 +231,7 @@ def episode_panel(store: Store, ctx: ToolContext, *, episode_id: int) -> Episode
     )
 
 
-def day_view(ctx: ToolContext, store: Store, *, day: date, episode_id: int | None) -> DayView:
+def day_view(ctx: ToolContext, store: DayStore, *, day: date, episode_id: int | None) -> DayView:
     """The blocks come from the store's episodes of the day; every number beside them
     from the tools (query_stats, get_digest), exactly as the agent would read it."""
     user = ctx.user

@@ -32,6 +32,9 @@ DESCRIBE_TASK = "describe_record"
 SUMMARY_TASK = "summarize_episode"
 EMBED_TASK = "embed_episode"
 NARRATIVE_TASK = "write_narrative"
+# Periodic sweeps: each is its own queueing lock (one waiting tick at most).
+SWEEP_PYRAMID_TASK = "sweep_pyramid"
+SWEEP_MODELS_TASK = "sweep_models"
 
 # Interactive work (answers, describe) outranks episodes, which outrank rollups. On the
 # model queue an embedding (one short call, on its own endpoint) goes before every

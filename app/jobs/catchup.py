@@ -10,16 +10,20 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from app.enrich.client import ModelClient, ModelUnavailable
+from app.enrich.narratives import NarrativeStore
 from app.enrich.steps import DESCRIBE, EMBED, MODEL_STEPS, NARRATE, SUMMARIZE, ModelStep
-from app.pyramid.build import rollup_days
+from app.pyramid.build import PyramidStore, rollup_days
 from app.settings import Settings
-from app.store import Store
 
 BATCH = 500
 PROGRESS_EVERY = 50
+
+
+class CatchupStore(NarrativeStore, PyramidStore, Protocol):
+    """The model layer's steps, and the rollups that read what they add."""
 
 
 @dataclass(slots=True)
@@ -48,7 +52,7 @@ class EnrichSummary:
 
 
 def enrich(
-    store: Store,
+    store: CatchupStore,
     models: ModelClient,
     *,
     settings: Settings,
@@ -67,7 +71,7 @@ def enrich(
 
 
 def _run_step(
-    store: Store,
+    store: CatchupStore,
     models: ModelClient,
     step: ModelStep[Any],
     summary: EnrichSummary,
@@ -92,7 +96,7 @@ def _run_step(
 
 
 def _rollup_again(
-    store: Store, days: set[tuple[int, date]], *, now: datetime, settings: Settings
+    store: CatchupStore, days: set[tuple[int, date]], *, now: datetime, settings: Settings
 ) -> None:
     """Summaries bring cues: the days they belong to are rolled up again."""
     users = {user_id: store.get_user_by_id(user_id=user_id) for user_id, _ in days}

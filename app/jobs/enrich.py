@@ -25,6 +25,7 @@ from app.job_requests import (
     MODEL_QUEUE,
     NARRATIVE_TASK,
     SUMMARY_TASK,
+    SWEEP_MODELS_TASK,
     embed_job,
     rollup_day_job,
 )
@@ -49,7 +50,10 @@ def model_jobs(store: StepStore, *, chat: bool, embedding: bool, vision: bool) -
 
 @jobs_app.periodic(cron="*/2 * * * *")
 @jobs_app.task(
-    name="sweep_models", queue=MAINTENANCE_QUEUE, queueing_lock="sweep_models", pass_context=True
+    name=SWEEP_MODELS_TASK,
+    queue=MAINTENANCE_QUEUE,
+    queueing_lock=SWEEP_MODELS_TASK,
+    pass_context=True,
 )
 def sweep_models(context: JobContext, timestamp: int) -> int:
     services = services_of(context)

@@ -7,11 +7,12 @@ import asyncio
 
 from procrastinate import JobContext, builtin_tasks
 
+from app.job_requests import MAINTENANCE_QUEUE
 from app.jobs import jobs_app, services_of
 
 
 @jobs_app.periodic(cron="17 * * * *")
-@jobs_app.task(queue="maintenance", queueing_lock="remove_old_jobs", pass_context=True)
+@jobs_app.task(queue=MAINTENANCE_QUEUE, queueing_lock="remove_old_jobs", pass_context=True)
 async def remove_old_jobs(context: JobContext, timestamp: int) -> None:
     """Keep the job table small: finished jobs older than three days go, and so do those
     that gave way to a twin (`aborted`); failed ones stay. Stops at a time limit older

@@ -85,7 +85,10 @@ def rollup_period(context: JobContext, user_id: int, grain: str, key: str) -> in
 
 @jobs_app.periodic(cron="* * * * *")
 @jobs_app.task(
-    name="sweep_pyramid", queue="maintenance", queueing_lock="sweep_pyramid", pass_context=True
+    name=requests.SWEEP_PYRAMID_TASK,
+    queue=requests.MAINTENANCE_QUEUE,
+    queueing_lock=requests.SWEEP_PYRAMID_TASK,
+    pass_context=True,
 )
 def sweep_pyramid(context: JobContext, timestamp: int) -> int:
     """Every minute: close episodes that time has closed, and redo missed rollups."""

@@ -9,7 +9,6 @@ timetrace mcp --user me
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, get_args
@@ -243,6 +242,8 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
 @edge
 def mcp_command(user_name: str | None, token: str | None, database: str | None) -> None:
     """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline."""
+    import asyncio
+
     from app.mcp import serve_stdio
     from app.runtime.auth import user_for_token
     from app.runtime.services import open_services

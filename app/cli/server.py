@@ -8,8 +8,6 @@ timetrace psql --database timetrace_demo
 
 from __future__ import annotations
 
-import asyncio
-
 import click
 
 from app.cli.common import console, edge, settings_from_env
@@ -54,6 +52,8 @@ def serve(host: str | None, port: int | None, worker: bool) -> None:
 @edge
 def worker(concurrency: int, once: bool) -> None:
     """Run the background job worker."""
+    import asyncio
+
     from app.jobs import run_worker
     from app.runtime.services import open_services
 

@@ -10,6 +10,8 @@ never a tight loop against a dead server. A summary and its embedding are two
 jobs: a failed embedding never costs the summary. The embedding job goes before
 every waiting summary (a higher priority), so an episode is searchable by
 meaning as soon as its summary is done, not after the whole summary queue.
+What is owed, and the job for each item, come from the table of model-work steps
+(`app/enrich/steps.py`), which the one-go catch-up (`app/jobs/catchup.py`) iterates too.
 """
 
 from __future__ import annotations

@@ -342,8 +342,10 @@ class MemoryStore(ToolStore):
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]:
         live = sorted(self._live(user_id), key=lambda e: e.line.ts_start)
+        mine = [e for e in self.episodes if e.user_id == user_id]
         out: list[Neighbor] = []
-        for of in (e for e in live if e.line.episode_id in ids):
+        # A stale episode still has live neighbours (a hit read before a re-label).
+        for of in (e for e in mine if e.line.episode_id in ids):
             same = [e.line for e in live if e.line.device_id == of.line.device_id]
             before = [e for e in same if e.ts_start < of.line.ts_start]
             after = [e for e in same if e.ts_start > of.line.ts_start]

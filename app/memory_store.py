@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from app.errors import ConflictError
 from app.store import (
     DaySeconds,
     DigestMetrics,
@@ -246,7 +247,8 @@ class MemoryStore(ToolStore):
         failed = [e for e in recent if e.summary_status == "failed"]
         days = sorted(e.day_local for e in failed)
         last = max(
-            failed,
+            # The last reason, as PostgreSQL reads it: of any live failed episode.
+            (e for e in self._live(user_id) if e.summary_status == "failed"),
             key=lambda e: (e.updated_at or e.line.ts_end, e.line.episode_id),
             default=None,
         )
@@ -457,17 +459,24 @@ class MemoryStore(ToolStore):
             hit = [
                 r for r in self.records if r.user_id == user_id and r.line.record_id == target_id
             ]
+            old = hit[0].line.category if hit else ""
         else:
-            if not any(e.line.episode_id == target_id for e in self._live(user_id)):
-                return None
+            episode = next((e for e in self._live(user_id) if e.line.episode_id == target_id), None)
+            if episode is None:
+                # As PostgreSQL says it: any id that is not a live episode of this user
+                # (stale, rebuilt under a new id, another user's) reads the same.
+                raise ConflictError(
+                    f"{target_kind} {target_id} is not live: deleted, rebuilt "
+                    "under a new id, or never yours; look it up again"
+                )
             hit = [
                 r
                 for r in self.records
                 if r.user_id == user_id and r.line.episode_id == target_id and not r.line.is_idle
             ]
+            old = episode.line.category
         if not hit:
             return None
-        old = hit[0].line.category
         for r in hit:
             r.line = _recategorized(r.line, category=category)
         stale = {r.line.episode_id for r in hit}

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from app.db.connection import connect, drop_database, ensure_database
+from app.errors import TimeTraceError
 from app.ingest.records import RecordBatch, ingest_batch
 from app.memory_store import MemoryEpisode, MemoryRecord, MemoryStore
 from app.pyramid.build import backfill
@@ -710,3 +711,90 @@ def test_the_contract_fails_when_one_row_disagrees(pair: Pair, what: str) -> Non
     altered = copy.deepcopy(pair.memory)
     alter(altered, pair)
     assert not agree(*answers(CASES[breaks], pair, altered))
+
+
+# -- the one write ------------------------------------------------------------------------
+
+
+def _relabel(store: ToolStore, user_id: int, kind: str, target: int) -> Any:
+    """What a re-label answers: its label id and days, None, or the error it raises."""
+    try:
+        return plain(
+            store.relabel(
+                user_id=user_id,
+                target_kind=kind,
+                target_id=target,
+                category="study",
+                actor="test",
+                note="a lecture",
+            )
+        )
+    except TimeTraceError as exc:
+        return type(exc).__name__
+
+
+@pytest.mark.preloaded(SAMPLE_MONTH)
+def test_a_relabel_answers_and_leaves_both_stores_alike(
+    services: Services, conn: Any, preloaded: Any
+) -> None:
+    user = preloaded.user
+    memory = memory_copy(conn)
+    mixed = conn.execute(
+        # An episode whose records are not all of its category: the label's old value is
+        # the episode's.
+        "SELECT e.episode_id, e.day_local FROM episodes e JOIN records r "
+        "ON r.user_id = e.user_id AND r.episode_id = e.episode_id "
+        "WHERE e.user_id = %s AND NOT r.is_idle AND e.category <> 'system' "
+        "GROUP BY e.episode_id, e.day_local "
+        "HAVING count(DISTINCT r.category) > 1 ORDER BY min(r.ts_start) LIMIT 1",
+        [user.user_id],
+    ).fetchone()
+    record = conn.execute(
+        "SELECT record_id FROM records WHERE user_id = %s AND day_local = %s "
+        "ORDER BY ts_start DESC LIMIT 1",
+        [user.user_id, mixed["day_local"]],
+    ).fetchone()["record_id"]
+    for kind, target in [
+        ("episode", mixed["episode_id"]),
+        ("episode", mixed["episode_id"]),  # now stale: no longer live
+        ("record", record),
+        ("record", 10**9),
+        ("episode", 10**9),
+    ]:
+        postgres = _relabel(services.store, user.user_id, kind, target)
+        assert postgres == _relabel(memory, user.user_id, kind, target), (kind, target)
+    labels = conn.execute(
+        "SELECT label_id, target_kind, target_id, old_value, new_value FROM labels "
+        "ORDER BY label_id"
+    ).fetchall()
+    assert [
+        {
+            "label_id": m.label_id,
+            "target_kind": m.target_kind,
+            "target_id": m.target_id,
+            "old_value": m.old_value,
+            "new_value": m.new_value,
+        }
+        for m in memory.labels
+    ] == labels
+    day = mixed["day_local"].isoformat()
+    for name in ("list_episodes", "raw_records", "unbuilt_days", "period_metrics"):
+        after = Case(
+            name,
+            {
+                "list_episodes": lambda s, p: s.list_episodes(
+                    user_id=user.user_id, **_span(p, day, day), category=None, limit=500
+                ),
+                "raw_records": lambda s, p: s.raw_records(
+                    user_id=user.user_id, **_span(p, day, day), device_id=None, limit=5_000
+                ),
+                "unbuilt_days": lambda s, p: s.unbuilt_days(
+                    user_id=user.user_id, **_days(day, day)
+                ),
+                "period_metrics": lambda s, p: s.period_metrics(
+                    user_id=user.user_id, **_days(day, day)
+                ),
+            }[name],
+        )
+        pair = Pair(services.store, memory, user, user, {}, 0, 0, [])
+        assert agree(*answers(after, pair)), name

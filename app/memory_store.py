@@ -485,7 +485,16 @@ class MemoryStore(ToolStore):
                 e.stale = True
         label_id = len(self.labels) + 1
         self.labels.append(
-            MemoryLabel(user_id, label_id, target_kind, target_id, old, category, actor, note)
+            MemoryLabel(
+                user_id=user_id,
+                label_id=label_id,
+                target_kind=target_kind,
+                target_id=target_id,
+                old_value=old,
+                new_value=category,
+                actor=actor,
+                note=note,
+            )
         )
         return label_id, sorted({(r.line.device_id, r.day_local) for r in hit})
 

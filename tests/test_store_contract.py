@@ -12,6 +12,10 @@ hits by `ts_rank_cd` over the tsvector; the in-memory store by how many of the q
 terms an episode matches. So a keyword search is held to the same set of hits (with
 every candidate kept), and a hybrid one to that set and the same semantic rank of each
 hit; a search by embedding alone agrees in full (order, ranks and fused scores).
+
+The one write, `relabel`, is held to the same answer (label id and days, None, or the
+error) on a fresh copy, and the re-labelled day reads the same in both afterwards. The
+comparison has teeth: altering one loaded row breaks the case that reads it.
 """
 
 from __future__ import annotations
@@ -777,24 +781,28 @@ def test_a_relabel_answers_and_leaves_both_stores_alike(
         }
         for m in memory.labels
     ] == labels
-    day = mixed["day_local"].isoformat()
-    for name in ("list_episodes", "raw_records", "unbuilt_days", "period_metrics"):
-        after = Case(
-            name,
-            {
-                "list_episodes": lambda s, p: s.list_episodes(
-                    user_id=user.user_id, **_span(p, day, day), category=None, limit=500
-                ),
-                "raw_records": lambda s, p: s.raw_records(
-                    user_id=user.user_id, **_span(p, day, day), device_id=None, limit=5_000
-                ),
-                "unbuilt_days": lambda s, p: s.unbuilt_days(
-                    user_id=user.user_id, **_days(day, day)
-                ),
-                "period_metrics": lambda s, p: s.period_metrics(
-                    user_id=user.user_id, **_days(day, day)
-                ),
-            }[name],
-        )
-        pair = Pair(services.store, memory, user, user, {}, 0, 0, [])
-        assert agree(*answers(after, pair)), name
+    # The re-labelled day reads the same afterwards: its episode stale, its records in
+    # their new category, the day unbuilt again.
+    day = (mixed["day_local"].isoformat(),) * 2
+    pair = Pair(
+        postgres=services.store,
+        memory=memory,
+        user=user,
+        other=user,
+        episodes={},
+        stale_id=mixed["episode_id"],
+        other_id=0,
+        embedded=[],
+    )
+    for name, read in {
+        "list_episodes": lambda s, p: s.list_episodes(
+            user_id=user.user_id, **_span(p, *day), category=None, limit=500
+        ),
+        "raw_records": lambda s, p: s.raw_records(
+            user_id=user.user_id, **_span(p, *day), device_id=None, limit=5_000
+        ),
+        "unbuilt_days": lambda s, p: s.unbuilt_days(user_id=user.user_id, **_days(*day)),
+        "period_metrics": lambda s, p: s.period_metrics(user_id=user.user_id, **_days(*day)),
+    }.items():
+        postgres, in_memory = answers(Case(name, read), pair)
+        assert postgres and agree(postgres, in_memory), name

@@ -27,7 +27,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -671,13 +671,30 @@ def test_every_read_the_in_memory_store_implements_has_cases() -> None:
     assert own - THINGS - {"relabel"} == {case.method for case in CASES.values()}
 
 
+T = TypeVar("T")
+
+
+def _swap(items: list[T], pick: Callable[[T], bool], change: Callable[[T], None]) -> None:
+    """Alter a copy of the first item picked, in its place (the shared original stays)."""
+    i = next(i for i, item in enumerate(items) if pick(item))
+    items[i] = copy.copy(items[i])
+    change(items[i])
+
+
 def _more_work_seconds(m: MemoryStore, p: Pair) -> None:
-    episode = next(e for e in m.episodes if e.user_id == p.user.user_id and e.category_seconds)
-    episode.category_seconds["work"] = episode.category_seconds.get("work", 0.0) + 1.0
+    def change(e: MemoryEpisode) -> None:
+        e.category_seconds = {**e.category_seconds, "work": e.category_seconds["work"] + 1.0}
+
+    _swap(
+        m.episodes, lambda e: e.user_id == p.user.user_id and "work" in e.category_seconds, change
+    )
 
 
 def _shorter_record(m: MemoryStore, p: Pair) -> None:
-    next(r for r in m.records if r.line.app == "hades2").duration_s -= 1.0
+    def change(r: MemoryRecord) -> None:
+        r.duration_s -= 1.0
+
+    _swap(m.records, lambda r: r.line.app == "hades2", change)
 
 
 def _lost_digest(m: MemoryStore, p: Pair) -> None:
@@ -685,14 +702,17 @@ def _lost_digest(m: MemoryStore, p: Pair) -> None:
 
 
 def _unindexed_word(m: MemoryStore, p: Pair) -> None:
-    episode = next(e for e in m.episodes if e.user_id == p.user.user_id and "pytest" in e.tokens())
-    episode.keywords = episode.tokens() - {"pytest"}
+    def change(e: MemoryEpisode) -> None:
+        e.keywords = e.tokens() - {"pytest"}
+
+    _swap(m.episodes, lambda e: e.user_id == p.user.user_id and "pytest" in e.tokens(), change)
 
 
 def _other_reasons(m: MemoryStore, p: Pair) -> None:
-    for e in m.episodes:
+    for i, e in enumerate(m.episodes):
         if e.summary_status == "failed":
-            e.summary_reason = "another reason"
+            m.episodes[i] = copy.copy(e)
+            m.episodes[i].summary_reason = "another reason"
 
 
 # Each alteration of the loaded rows, and a case it must break: the comparison has teeth.
@@ -712,7 +732,14 @@ ALTERATIONS: dict[str, tuple[Callable[[MemoryStore, Pair], None], str]] = {
 def test_the_contract_fails_when_one_row_disagrees(pair: Pair, what: str) -> None:
     alter, breaks = ALTERATIONS[what]
     assert agree(*answers(CASES[breaks], pair))
-    altered = copy.deepcopy(pair.memory)
+    m = pair.memory
+    altered = MemoryStore(
+        episodes=list(m.episodes),
+        records=list(m.records),
+        digests=list(m.digests),
+        signals=list(m.signals),
+        labels=list(m.labels),
+    )
     alter(altered, pair)
     assert not agree(*answers(CASES[breaks], pair, altered))
 

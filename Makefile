@@ -32,7 +32,7 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff format --check app tests bench
 
 typecheck: $(TEST_STAMP)
-	$(BIN)/mypy app tests/memory_store.py
+	$(BIN)/mypy app
 
 # Two pytest workers (pytest-xdist), each with its own embedded server: the suite mostly
 # waits (on subprocesses, sockets, PostgreSQL), so on 2 cores this takes about 2/3 of

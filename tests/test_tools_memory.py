@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from app.memory_store import MemoryEpisode, MemoryRecord, MemoryStore
 from app.settings import Settings
 from app.store import (
     DigestMetrics,
@@ -22,7 +23,6 @@ from app.store import (
 )
 from app.tools import ToolContext, dispatch
 from app.tools.registry import REGISTRY, output_tokens
-from tests.memory_store import MemoryEpisode, MemoryRecord, MemoryStore
 
 USER = UserContext(user_id=1, name="mem", time_zone="UTC", day_cut_hour=4)
 OTHER = UserContext(user_id=2, name="other", time_zone="UTC", day_cut_hour=4)

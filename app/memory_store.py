@@ -1,11 +1,17 @@
 """A second implementation of the query side of the seam (`app.store.ToolStore`),
-in memory, so the tool layer has fast tests that need no database.
+in memory, so the tool layer has fast tests that need no database — shipped in
+the package as procrastinate ships its in-memory connector, for tests only.
 
 It holds typed rows the way the pyramid leaves them — episodes with their
 per-category and per-app seconds, digests, signals, records with their
 durations already decided — and answers the tools' reads with plain Python.
 It decides nothing the pyramid decides (no segmenting, no duration rule): a
 test states those facts and checks what the tools make of them.
+
+`tests/test_store_contract.py` loads the rows of a built PostgreSQL pyramid into
+one and holds every read both stores implement to the same answer. The things
+reads (`known_names`, `thing_seconds`, `page_titles`, `episode_thing_seconds`,
+`latest_matching`, `records_around`) are PostgreSQL's alone: they raise here.
 """
 
 from __future__ import annotations
@@ -14,21 +20,27 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from app.errors import ConflictError
 from app.store import (
+    DaySeconds,
     DigestMetrics,
     DigestRow,
     EpisodeLine,
+    KnownName,
     ModelBacklog,
+    MomentRecord,
     Neighbor,
     OpenSitting,
     PeriodMetrics,
     RecordLine,
+    RecordMatch,
     SearchHit,
     SignalRow,
     TailSeconds,
+    ThingSeconds,
     TitleTime,
     ToolStore,
     UnbuiltDay,
@@ -56,10 +68,14 @@ class MemoryEpisode:
     summary_status: str = "pending"
     summary_reason: str | None = None
     updated_at: datetime | None = None
+    # The words its keyword index holds; None: the tokens of its titles and summary.
+    keywords: frozenset[str] | None = None
 
-    def tokens(self) -> set[str]:
+    def tokens(self) -> frozenset[str]:
+        if self.keywords is not None:
+            return self.keywords
         # Like the keyword index: the deterministic title stays beside the model's words.
-        return set(tokenize(f"{self.auto_title} {self.line.title} {self.line.summary or ''}"))
+        return frozenset(tokenize(f"{self.auto_title} {self.line.title} {self.line.summary or ''}"))
 
 
 @dataclass(slots=True)
@@ -231,7 +247,8 @@ class MemoryStore(ToolStore):
         failed = [e for e in recent if e.summary_status == "failed"]
         days = sorted(e.day_local for e in failed)
         last = max(
-            failed,
+            # The last reason, as PostgreSQL reads it: of any live failed episode.
+            (e for e in self._live(user_id) if e.summary_status == "failed"),
             key=lambda e: (e.updated_at or e.line.ts_end, e.line.episode_id),
             default=None,
         )
@@ -315,8 +332,8 @@ class MemoryStore(ToolStore):
             semantic = {e.line.episode_id: rank for rank, e in enumerate(near, 1)}
         by_id = {e.line.episode_id: e for e in pool}
         fused = [
-            SearchHit(
-                **{f: getattr(by_id[i].line, f) for f in EpisodeLine.__dataclass_fields__},
+            _hit(
+                by_id[i].line,
                 score=sum(1.0 / (RRF_K + r[i]) for r in (semantic, lexical) if i in r),
                 semantic_rank=semantic.get(i),
                 lexical_rank=lexical.get(i),
@@ -327,8 +344,10 @@ class MemoryStore(ToolStore):
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]:
         live = sorted(self._live(user_id), key=lambda e: e.line.ts_start)
+        mine = [e for e in self.episodes if e.user_id == user_id]
         out: list[Neighbor] = []
-        for of in (e for e in live if e.line.episode_id in ids):
+        # A stale episode still has live neighbours (a hit read before a re-label).
+        for of in (e for e in mine if e.line.episode_id in ids):
             same = [e.line for e in live if e.line.device_id == of.line.device_id]
             before = [e for e in same if e.ts_start < of.line.ts_start]
             after = [e for e in same if e.ts_start > of.line.ts_start]
@@ -363,7 +382,10 @@ class MemoryStore(ToolStore):
         ordered = sorted(
             seconds.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or "", kv[0][2])
         )
-        return [UncategorizedTime(a, d, t, s) for (a, d, t), s in ordered[:limit]]
+        return [
+            UncategorizedTime(app=a, domain=d, window_title=t, seconds=s)
+            for (a, d, t), s in ordered[:limit]
+        ]
 
     def raw_records(
         self,
@@ -383,6 +405,44 @@ class MemoryStore(ToolStore):
         ]
         return sorted(rows, key=lambda r: (r.ts_start, r.record_id))[:limit]
 
+    # -- things: PostgreSQL's alone --------------------------------------------------------
+    # They read records by the resolver's patterns and the duration rule over raw spans;
+    # the tool tests of things run on PostgreSQL (test_tools_things.py). Raising here
+    # keeps a test from reading the protocol's empty bodies as "nothing found".
+
+    def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
+    def thing_seconds(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
+    ) -> list[ThingSeconds]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
+    def page_titles(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
+    ) -> list[str]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
+    def episode_thing_seconds(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        apps: Sequence[str],
+        categories: Sequence[str],
+        idle: bool,
+    ) -> list[DaySeconds]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
+    def latest_matching(
+        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
+    ) -> list[RecordLine]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
+    def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
     # -- the one write ------------------------------------------------------------------
 
     def relabel(
@@ -399,26 +459,42 @@ class MemoryStore(ToolStore):
             hit = [
                 r for r in self.records if r.user_id == user_id and r.line.record_id == target_id
             ]
+            old = hit[0].line.category if hit else ""
         else:
-            if not any(e.line.episode_id == target_id for e in self._live(user_id)):
-                return None
+            episode = next((e for e in self._live(user_id) if e.line.episode_id == target_id), None)
+            if episode is None:
+                # As PostgreSQL says it: any id that is not a live episode of this user
+                # (stale, rebuilt under a new id, another user's) reads the same.
+                raise ConflictError(
+                    f"{target_kind} {target_id} is not live: deleted, rebuilt "
+                    "under a new id, or never yours; look it up again"
+                )
             hit = [
                 r
                 for r in self.records
                 if r.user_id == user_id and r.line.episode_id == target_id and not r.line.is_idle
             ]
+            old = episode.line.category
         if not hit:
             return None
-        old = hit[0].line.category
         for r in hit:
-            r.line = replace(r.line, category=category)
+            r.line = _recategorized(r.line, category=category)
         stale = {r.line.episode_id for r in hit}
         for e in self.episodes:
             if e.user_id == user_id and e.line.episode_id in stale:
                 e.stale = True
         label_id = len(self.labels) + 1
         self.labels.append(
-            MemoryLabel(user_id, label_id, target_kind, target_id, old, category, actor, note)
+            MemoryLabel(
+                user_id=user_id,
+                label_id=label_id,
+                target_kind=target_kind,
+                target_id=target_id,
+                old_value=old,
+                new_value=category,
+                actor=actor,
+                note=note,
+            )
         )
         return label_id, sorted({(r.line.device_id, r.day_local) for r in hit})
 
@@ -428,9 +504,61 @@ def _add(total: dict[str, float], more: dict[str, float]) -> None:
         total[key] = total.get(key, 0.0) + seconds
 
 
+# Rows are built with keyword arguments field by field (no dataclass or model helpers),
+# so these hold whichever way the row types are declared.
+
+
+def _hit(
+    line: EpisodeLine, *, score: float, semantic_rank: int | None, lexical_rank: int | None
+) -> SearchHit:
+    return SearchHit(
+        episode_id=line.episode_id,
+        device_id=line.device_id,
+        ts_start=line.ts_start,
+        ts_end=line.ts_end,
+        category=line.category,
+        category_source=line.category_source,
+        title=line.title,
+        summary=line.summary,
+        duration_s=line.duration_s,
+        active_s=line.active_s,
+        score=score,
+        semantic_rank=semantic_rank,
+        lexical_rank=lexical_rank,
+    )
+
+
 def _neighbor(line: EpisodeLine, *, of_id: int, side: str) -> Neighbor:
-    fields = {f: getattr(line, f) for f in EpisodeLine.__dataclass_fields__}
-    return Neighbor(**fields, of_id=of_id, side=side)
+    return Neighbor(
+        episode_id=line.episode_id,
+        device_id=line.device_id,
+        ts_start=line.ts_start,
+        ts_end=line.ts_end,
+        category=line.category,
+        category_source=line.category_source,
+        title=line.title,
+        summary=line.summary,
+        duration_s=line.duration_s,
+        active_s=line.active_s,
+        of_id=of_id,
+        side=side,
+    )
+
+
+def _recategorized(line: RecordLine, *, category: str) -> RecordLine:
+    return RecordLine(
+        record_id=line.record_id,
+        device_id=line.device_id,
+        ts_start=line.ts_start,
+        ts_end=line.ts_end,
+        app=line.app,
+        window_title=line.window_title,
+        domain=line.domain,
+        category=category,
+        is_idle=line.is_idle,
+        episode_id=line.episode_id,
+        description=line.description,
+    )
 
 
 def _cosine_distance(a: list[float], b: list[float]) -> float:

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from app.store import DEVICE_ID_PATTERN, WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
-from app.tools.coverage import rules_snippet
+from app.tools.coverage import Uncovered, rules_snippet
 from app.web.auth import (
     Form,
     PageError,
@@ -108,7 +108,8 @@ def _coverage(request: Request, session: WebSessionRow) -> dict[str, Any]:
     result = dispatch(
         tool_context(request, session), "query_stats", {"metric": "uncategorized", **period}
     )
-    return {"result": result, "snippet": rules_snippet(result.get("items", []))}
+    uncovered = [i for i in getattr(result, "items", None) or [] if isinstance(i, Uncovered)]
+    return {"result": result, "snippet": rules_snippet(uncovered)}
 
 
 def _privacy_page(request: Request, session: WebSessionRow, **context: Any) -> HTMLResponse:

@@ -105,9 +105,23 @@ class Tool:
 @functools.cache
 def output_schema(result: type[ToolResult]) -> dict[str, Any]:
     # Building a JSON schema costs milliseconds, and a result model's never changes.
-    schema = result.model_json_schema(mode="serialization")
-    schema.pop("title", None)
-    return schema
+    untitled: dict[str, Any] = _untitled(result.model_json_schema(mode="serialization"))
+    return untitled
+
+
+def _untitled(node: Any, *, names: bool = False) -> Any:
+    """A JSON schema without pydantic's generated titles ("Idle Minutes"): they repeat the
+    field names in every listing. `names`: `node` maps names to schemas (a field may be
+    called title)."""
+    if isinstance(node, list):
+        return [_untitled(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        k: _untitled(v, names=not names and k in ("properties", "$defs"))
+        for k, v in node.items()
+        if names or not (k == "title" and isinstance(v, str))
+    }
 
 
 REGISTRY: dict[str, Tool] = {}

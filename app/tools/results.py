@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 from app.rules.things import Thing
 
@@ -41,7 +41,11 @@ def flag(description: str | None = None) -> Any:
 
 
 # An instant as Python writes it (`+00:00`, not pydantic's `Z`): the JSON the doors sent before.
-Stamp = Annotated[datetime, PlainSerializer(lambda ts: ts.isoformat(), return_type=str)]
+Stamp = Annotated[
+    datetime,
+    PlainSerializer(lambda ts: ts.isoformat(), return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
+]
 
 
 class Shape(BaseModel):

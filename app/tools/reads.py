@@ -203,11 +203,12 @@ class CompactMetrics(Shape):
     active_hours: float
     idle_hours: float
     episodes: int
-    focus_minutes: float | None = opt()
-    distraction_minutes: float | None = opt()
-    late_night_minutes: float | None = opt()
+    # int | float: the numbers pass through as the digest holds them (0, not 0.0).
+    focus_minutes: int | float | None = opt()
+    distraction_minutes: int | float | None = opt()
+    late_night_minutes: int | float | None = opt()
     signal_counts: dict[str, int] | None = opt()
-    device_overlap_seconds: float | None = opt()
+    device_overlap_seconds: int | float | None = opt()
     first_activity: str | None = opt()
     last_activity: str | None = opt()
     top_titles: list[TitleHours]

@@ -209,7 +209,7 @@ class StatsResult(ToolResult, Period):
     idle_seconds: int | None = opt("idle/locked time, never counted in an app")
     device_overlap_s: int | None = opt("seconds two or more devices were active at once")
     source: Source = Field(description="where the numbers came from")
-    computed_through_ts: Stamp | None = Field(None, description="how far the numbers go")
+    computed_through_ts: Stamp | None = opt("how far the numbers go")
     note: str | None = opt()
     hint: str | None = opt()
 

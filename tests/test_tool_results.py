@@ -22,7 +22,7 @@ from app.tools.results import ToolResult, opt
 from app.tools.stats import StatsResult
 from tests.agent_month import NOW, Month, month_fixture
 from tests.fake_openai import FakeOpenAI
-from tests.helpers import SAMPLE_MONTH, with_models
+from tests.helpers import SAMPLE_MONTH, make_api, with_models
 
 month = month_fixture()
 
@@ -201,3 +201,15 @@ def test_a_result_over_its_cap_keeps_its_shape_and_a_bug_is_an_error_not_a_raise
     # Nothing to cut and still too large: an error, never an exception.
     assert dispatch_json(ctx, many_tool, {"n": 0})["error"].startswith("the result is too large")
     assert dispatch_json(ctx, many_tool, {"n": -1})["error"] == "zz_many failed inside TimeTrace"
+
+
+def test_the_api_documents_each_tools_result_and_answers_by_it(month: Month) -> None:
+    api = make_api(month.services, user_name=month.user.name, devices=())
+    paths = api.client.get("/openapi.json", headers=api.auth).json()["paths"]
+    for name in REGISTRY:
+        schema = paths[f"/api/v1/tools/{name}"]["post"]["responses"]["200"]["content"]
+        assert "$ref" not in json.dumps(schema), name  # self-contained inside the document
+    documented = paths["/api/v1/tools/days_with"]["post"]["responses"]["200"]["content"]
+    reply = api.post("/api/v1/tools/days_with", {**MONTH, "thing": "work"})
+    assert reply.status_code == 200 and reply.json()["count"] > 0
+    Draft202012Validator(documented["application/json"]["schema"]).validate(reply.json())

@@ -25,11 +25,25 @@ from app.tools.registry import Tool, dump, ordered_tools
 from app.tools.results import ToolError
 
 
+def _inlined(node: Any, defs: dict[str, Any]) -> Any:
+    """A schema with its `#/$defs/…` references replaced by what they name: inside the
+    OpenAPI document such a reference would point at the document's root."""
+    if isinstance(node, list):
+        return [_inlined(v, defs) for v in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _inlined(defs[ref.removeprefix("#/$defs/")], defs)
+    return {k: _inlined(v, defs) for k, v in node.items() if k != "$defs"}
+
+
 def _result(spec: Tool) -> dict[int | str, dict[str, Any]]:
+    schema = spec.output_schema()
     return {
         200: {
             "description": "The tool's result (`truncated: true` when it was cut to its cap).",
-            "content": {"application/json": {"schema": spec.output_schema()}},
+            "content": {"application/json": {"schema": _inlined(schema, schema.get("$defs", {}))}},
         }
     }
 

@@ -549,13 +549,15 @@ def rules() -> None:
 def rules_check(user_name: str, period: str, top: int) -> None:
     """The apps and sites with the most uncategorized time, and a rule for each."""
     from app.tools.coverage import Uncovered, rules_snippet
+    from app.tools.results import ToolError
     from app.tools.stats import StatsResult
 
     result = _run_tool(
         user_name, "query_stats", {"period": period, "metric": "uncategorized", "top_n": top}
     )
-    if not isinstance(result, StatsResult):
-        raise click.ClickException(getattr(result, "error", "query_stats did not answer"))
+    if isinstance(result, ToolError):
+        raise click.ClickException(result.error)
+    assert isinstance(result, StatsResult)  # query_stats answers its own model
     active = result.active_seconds or 0
     uncategorized = result.uncategorized_seconds or 0
     share = uncategorized / active if active else 0.0

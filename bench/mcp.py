@@ -36,6 +36,7 @@ from app.pyramid.build import backfill
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import open_services
 from app.tools import dispatch
+from app.tools.registry import dump
 from bench._common import api_process, bench_database, load_sample_year, p50_p95_ms
 
 START, DAYS = date(2002, 6, 1), 30
@@ -92,7 +93,7 @@ def main() -> None:
             started = time.perf_counter()
             answer = dispatch(ctx, "query_stats", ARGUMENTS)
             samples.append(time.perf_counter() - started)
-        print(f"query_stats answers from: {answer['source']}", file=sys.stderr)
+        print(f"query_stats answers from: {dump(answer)['source']}", file=sys.stderr)
         direct = p50_p95_ms(samples)
         print(f"{'dispatch':<10} p50 {direct[0]:>7} ms  p95 {direct[1]:>7} ms", file=sys.stderr)
 

@@ -28,6 +28,7 @@ from app.pyramid.build import backfill
 from app.runtime.services import open_services
 from app.tools import dispatch
 from app.tools.registry import output_tokens
+from app.tools.results import ToolError
 from bench._common import bench_database, load_sample, p50_p95_ms
 
 START = date(2026, 6, 1)
@@ -104,8 +105,8 @@ def main() -> None:
                 result = dispatch(ctx, name, arguments)
                 samples.append(time.perf_counter() - started)
                 tokens = max(tokens, output_tokens(result))
-                if "error" in result and label != "unresolved":
-                    raise SystemExit(f"{name} {arguments}: {result['error']}")
+                if isinstance(result, ToolError) and label != "unresolved":
+                    raise SystemExit(f"{name} {arguments}: {result.error}")
             p50, p95 = p50_p95_ms(samples)
             out[f"{label}_p50_ms"], out[f"{label}_p95_ms"] = p50, p95
             out[f"{label}_max_tokens"] = tokens

@@ -37,6 +37,7 @@ from app.runtime.services import open_services
 from app.text import estimate_tokens, fts_document
 from app.tools import ToolContext, dispatch
 from app.tools.registry import output_tokens
+from app.tools.results import ToolError
 from bench._common import bench_database, load_sample_year, p50_p95_ms
 from tests.fake_openai import FakeOpenAI, fake_embedding
 
@@ -224,8 +225,8 @@ def main() -> None:
                     started = time.perf_counter()
                     result = dispatch(ctx(), name, arguments)
                     samples.append(time.perf_counter() - started)
-                    if "error" in result:
-                        raise SystemExit(f"{name} {arguments}: {result['error']}")
+                    if isinstance(result, ToolError):
+                        raise SystemExit(f"{name} {arguments}: {result.error}")
                 latency[label] = p50_p95_ms(samples)
                 print(
                     f"{label:<20} p50 {latency[label][0]:>7} ms  p95 {latency[label][1]:>7} ms",

@@ -14,7 +14,7 @@ import pytest
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import UserContext
-from app.tools import REGISTRY, dispatch
+from app.tools import REGISTRY, dispatch_json
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -79,7 +79,7 @@ def _ask(services: Services, user: UserContext, now: datetime, **args: Any) -> A
     # Tools refuse arguments they do not take (get_digest has no period).
     if "period" not in REGISTRY[name].params.model_fields:
         custom = {}
-    return dispatch(ctx, name, custom | args)
+    return dispatch_json(ctx, name, custom | args)
 
 
 def _non_idle_seconds_by_app(conn: Any, *, first: date, last: date) -> dict[str, int]:
@@ -157,7 +157,7 @@ def test_seconds_by_app_equals_non_idle_record_time_per_app_on_the_sample_month(
     month = {"period": "custom", "date_from": first.isoformat(), "date_to": last.isoformat()}
     # The output cap lists the top ten: exactly the ten apps with the most active time.
     top = dict(sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
-    got = dispatch(ctx, "query_stats", month | {"metric": "seconds_by_app", "top_n": 10})
+    got = dispatch_json(ctx, "query_stats", month | {"metric": "seconds_by_app", "top_n": 10})
     assert (got["source"], got["truncated"], _apps(got)) == ("digest", False, top)
     # The same across every layer: digests to the 20th, live episodes, then an open tail.
     conn.execute(
@@ -165,5 +165,5 @@ def test_seconds_by_app_equals_non_idle_record_time_per_app_on_the_sample_month(
         "OR grain = 'month' OR scope_key IN ('2003-W12', '2003-W13')"
     )
     conn.execute("DELETE FROM episodes WHERE day_local = '2003-03-31'")
-    got = dispatch(ctx, "query_stats", month | {"metric": "seconds_by_app", "top_n": 10})
+    got = dispatch_json(ctx, "query_stats", month | {"metric": "seconds_by_app", "top_n": 10})
     assert (got["source"], _apps(got)) == ("mixed", top)

@@ -16,11 +16,11 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
 from app.text import estimate_tokens, has_cjk
-from app.tools import REGISTRY, ToolContext, dispatch
-from app.tools.registry import Tool, output_tokens
+from app.tools import REGISTRY, ToolContext, dispatch_json
+from app.tools.registry import Tool, ToolArgs, output_tokens
+from app.tools.results import ToolResult
 from tests.agent_month import NOW, Month, context, month_fixture, run
 from tests.fake_openai import FakeOpenAI, call, say, tool_results
 
@@ -205,14 +205,18 @@ def test_with_the_model_down_the_offline_answerer_answers(month: Month, fake: Fa
 def test_a_tool_added_to_the_registry_is_usable_with_no_other_edit(
     month: Month, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    class EchoArgs(BaseModel):
+    class EchoArgs(ToolArgs):
         word: str
+
+    class EchoResult(ToolResult):
+        echo: str
 
     echo = Tool(
         name="echo_word",
         description="Echo a word. 回声。",
         params=EchoArgs,
-        run=lambda ctx, args: {"echo": args.word * 2},
+        result=EchoResult,
+        run=lambda ctx, args: EchoResult(echo=args.word * 2),
         cap_tokens=50,
         tier="0",
     )
@@ -228,7 +232,7 @@ AFTERNOON = datetime(2003, 3, 12, 6, tzinfo=UTC)  # 14:00 in Shanghai
 
 
 def scan(ctx: ToolContext, hours: int, question: str = "什么时候在测试？") -> dict[str, Any]:
-    return dispatch(
+    return dispatch_json(
         ctx,
         "deep_scan",
         {

@@ -19,6 +19,9 @@ from app.agent.offline import answer_offline
 from app.db.connection import connect
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import has_cjk
+from app.tools import ToolError
+from app.tools.registry import dump
+from app.tools.search import SearchResult
 from tests.agent_month import NOW, Month, month_fixture
 
 TODAY = date(2003, 3, 31)  # NOW's logical day, a Monday
@@ -564,8 +567,8 @@ def test_offline_answer_calls_the_expected_tool_and_states_the_true_numbers(
     ctx = month.services.tool_context(user=month.user, now=NOW)
     answer = answer_offline(ctx, case.question)
     assert (answer.intent.tool, answer.intent.arguments) == (case.tool, case.arguments)
-    assert "error" not in answer.result, answer.result
-    case.check(truth, answer.text, answer.result)
+    assert not isinstance(answer.result, ToolError), answer.result
+    case.check(truth, answer.text, dump(answer.result))
     source = answer.text.splitlines()[-1]  # which tool answered
     assert (f"由 {case.tool} 回答" if has_cjk(case.question) else f"answered by {case.tool}") in (
         source
@@ -593,7 +596,8 @@ def test_the_three_target_questions_read_few_tokens_and_never_raw(
 
 def test_a_question_without_a_recognised_intent_is_searched_for(month: Month) -> None:
     answer = answer_offline(month.services.tool_context(user=month.user, now=NOW), "Coursera")
-    assert answer.intent.tool == "search_episodes" and answer.result["items"]
+    assert isinstance(answer.result, SearchResult) and answer.result.items
+    assert answer.intent.tool == "search_episodes"
 
 
 def test_an_empty_period_says_so_instead_of_inventing_numbers(month: Month) -> None:

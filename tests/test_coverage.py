@@ -19,8 +19,8 @@ from app.rules.categories import load_rules
 from app.runtime.services import Services
 from app.store import UserContext
 from app.text import canonical_domain
-from app.tools import dispatch
-from app.tools.coverage import rules_snippet
+from app.tools import dispatch_json
+from app.tools.coverage import Uncovered, rules_snippet
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import NOW, Api, make_api, with_models
 
@@ -65,7 +65,7 @@ def desktop_day(services: Services) -> UserContext:
 def _uncategorized(services: Services, user: UserContext) -> dict[str, Any]:
     ctx = services.tool_context(user=user, now=NOW)
     args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY)}
-    return dispatch(ctx, "query_stats", args | {"metric": "uncategorized"})
+    return dispatch_json(ctx, "query_stats", args | {"metric": "uncategorized"})
 
 
 EXPECTED_ITEMS = [
@@ -101,7 +101,8 @@ def test_the_coverage_view_lists_uncategorized_apps_and_sites_with_a_rule_each(
 def test_the_suggested_rules_categorise_what_they_were_suggested_for(
     services: Services, desktop_day: UserContext, tmp_path: Path
 ) -> None:
-    snippet = rules_snippet(_uncategorized(services, desktop_day)["items"])
+    items = _uncategorized(services, desktop_day)["items"]
+    snippet = rules_snippet([Uncovered.model_validate(item) for item in items])
     assert snippet.count("[[category]]") == 3
     path = tmp_path / "rules.toml"
     path.write_text(snippet.replace('category = "work"', 'category = "study"'), "utf-8")
@@ -170,13 +171,13 @@ def test_a_summary_fills_in_an_uncategorized_episode_but_never_a_label_or_a_numb
     assert _by_category(services, desktop_day) == before
     ctx = services.tool_context(user=desktop_day, now=NOW)
     args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY)}
-    lines = dispatch(ctx, "get_episodes", args)["items"]
+    lines = dispatch_json(ctx, "get_episodes", args)["items"]
     assert {"category": "entertainment", "category_by": "model"}.items() <= next(
         line for line in lines if line["id"] == row["episode_id"]
     ).items()
     # A user who labels it `uncategorized` keeps it so, summary or not.
     label = {"target": "episode", "id": row["episode_id"], "category": "uncategorized"}
-    assert "error" not in dispatch(ctx, "apply_label", label)
+    assert "error" not in dispatch_json(ctx, "apply_label", label)
     enrich(services.store, models, settings=settings, now=NOW)
     row = conn.execute(hades).fetchone()
     assert (row["category"], row["category_source"]) == ("uncategorized", "records")
@@ -185,4 +186,4 @@ def test_a_summary_fills_in_an_uncategorized_episode_but_never_a_label_or_a_numb
 def _by_category(services: Services, user: UserContext) -> dict[str, int]:
     ctx = services.tool_context(user=user, now=NOW)
     args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY)}
-    return {i["category"]: i["seconds"] for i in dispatch(ctx, "query_stats", args)["items"]}
+    return {i["category"]: i["seconds"] for i in dispatch_json(ctx, "query_stats", args)["items"]}

@@ -19,7 +19,7 @@ import pytest
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.timeutil import day_bounds, logical_day, month_key, week_key
-from app.tools import dispatch
+from app.tools import dispatch_json
 from tests.helpers import Api, make_api
 
 CUT = 4
@@ -237,6 +237,6 @@ def test_query_stats_counts_every_second_of_a_dst_day(
     # Through dispatch: "today", half an hour after the clocks changed, is still the day.
     assert d.change is not None
     ctx = services.tool_context(user=api.user, now=d.change + timedelta(minutes=30))
-    today = dispatch(ctx, "query_stats", {"period": "today"})
+    today = dispatch_json(ctx, "query_stats", {"period": "today"})
     assert (today["from"], today["to"]) == (str(d.day), str(d.day))
     assert today["total_seconds"] == d.hours * HOUR

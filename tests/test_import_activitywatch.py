@@ -34,7 +34,7 @@ from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.settings import Settings
 from app.store import UserContext
-from app.tools import dispatch
+from app.tools import dispatch_json
 from tests.helpers import FIXTURES, NOW, Api, make_api
 
 AW = FIXTURES / "activitywatch"
@@ -153,7 +153,7 @@ def _import(services: Services, user: UserContext, path: Path) -> ImportSummary:
 
 def _query_apps(services: Services, user: UserContext, day: date) -> dict[str, int]:
     ctx = services.tool_context(user=user, now=NOW)
-    result = dispatch(
+    result = dispatch_json(
         ctx,
         "query_stats",
         {"period": "custom", "date_from": str(day), "date_to": str(day)}

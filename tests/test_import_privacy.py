@@ -12,8 +12,8 @@ from typing import Any
 from app.importers.activitywatch import import_activitywatch_file
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.tools import dispatch
-from app.tools.coverage import rules_snippet
+from app.tools import dispatch_json
+from app.tools.coverage import Uncovered, rules_snippet
 from tests.helpers import NOW
 
 PRIVATE = "Private stuff"
@@ -105,17 +105,19 @@ def test_window_time_beside_an_incognito_tab_is_redacted_everywhere(
     backfill(services.store, now=NOW, settings=services.settings)
     ctx = services.tool_context(user=user, now=NOW)
     day = {"period": "custom", "date_from": "2026-03-10", "date_to": "2026-03-10"}
-    coverage = dispatch(ctx, "query_stats", {**day, "metric": "uncategorized", "top_n": 20})
+    coverage = dispatch_json(ctx, "query_stats", {**day, "metric": "uncategorized", "top_n": 20})
     searched = [
-        dispatch(ctx, "search_episodes", {"query": query}) for query in (PRIVATE, "private stuff")
+        dispatch_json(ctx, "search_episodes", {"query": query})
+        for query in (PRIVATE, "private stuff")
     ]
     seen = {
         "records": str(conn.execute("SELECT r::text FROM records r").fetchall()),
         "episodes": str(conn.execute("SELECT e::text FROM episodes e").fetchall()),
         "digests": str(conn.execute("SELECT d::text FROM digests d").fetchall()),
-        "suggestions": json.dumps(coverage, ensure_ascii=False) + rules_snippet(coverage["items"]),
+        "suggestions": json.dumps(coverage, ensure_ascii=False)
+        + rules_snippet([Uncovered.model_validate(item) for item in coverage["items"]]),
         "search": json.dumps(searched, ensure_ascii=False),
-        "episodes tool": json.dumps(dispatch(ctx, "get_episodes", day), ensure_ascii=False),
+        "episodes tool": json.dumps(dispatch_json(ctx, "get_episodes", day), ensure_ascii=False),
     }
     assert "error" not in coverage and all("error" not in s for s in searched)
     assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.api.server import serve_in_thread
 from app.cli import main
@@ -38,8 +38,9 @@ from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
 from app.settings import Settings
 from app.store import UserContext
-from app.tools import REGISTRY, dispatch, list_tools
-from app.tools.registry import ToolContext, tool
+from app.tools import REGISTRY, dispatch_json, list_tools
+from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.results import ToolResult
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,8 +106,13 @@ def seeded(preloaded: Preloaded, services: Services) -> tuple[People, SampleData
     return People(services, alice, alice_token, bob, bob_token), preloaded.data
 
 
-class EchoArgs(BaseModel):
+class EchoArgs(ToolArgs):
     word: str = Field(max_length=20, description="a word to say back")
+
+
+class EchoResult(ToolResult):
+    word: str
+    user: str
 
 
 @pytest.fixture
@@ -114,10 +120,17 @@ def echo_tool() -> Iterator[list[str]]:
     """A tool registered by this test alone (and gone after it); it lists who called it."""
     calls: list[str] = []
 
-    @tool(name="zz_echo", tier="1", cap_tokens=100, params=EchoArgs, description="Say a word back.")
-    def echo(ctx: ToolContext, args: EchoArgs) -> dict[str, Any]:
+    @tool(
+        name="zz_echo",
+        tier="1",
+        cap_tokens=100,
+        params=EchoArgs,
+        result=EchoResult,
+        description="Say a word back.",
+    )
+    def echo(ctx: ToolContext, args: EchoArgs) -> EchoResult:
         calls.append(ctx.user.name)
-        return {"word": args.word, "user": ctx.user.name}
+        return EchoResult(word=args.word, user=ctx.user.name)
 
     try:
         yield calls
@@ -127,7 +140,7 @@ def echo_tool() -> Iterator[list[str]]:
 
 def direct(services: Services, user: UserContext, name: str, arguments: dict[str, Any]) -> Any:
     ctx = services.tool_context(user=user, now=datetime.now(UTC))
-    return dispatch(ctx, name, arguments)
+    return dispatch_json(ctx, name, arguments)
 
 
 Connect = Callable[[], AbstractAsyncContextManager[Client]]

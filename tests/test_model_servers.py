@@ -26,7 +26,7 @@ from app.enrich.parsing import ModelOutputError
 from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.tools import dispatch
+from app.tools import dispatch_json
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import NOW, ingest_sample, load_golden, with_models
 
@@ -54,13 +54,13 @@ def summary_of(conn: Any, auto_title: str) -> dict[str, Any]:
 
 def search(services: Services, user: Any, query: str) -> dict[str, Any]:
     context = services.tool_context(user=user, now=NOW)
-    return dispatch(context, "search_episodes", {"query": query, "k": 30})
+    return dispatch_json(context, "search_episodes", {"query": query, "k": 30})
 
 
 def keyword_titles(services: Services, user: Any, query: str) -> list[str]:
     """What search_episodes finds by keywords alone (no embedding endpoint)."""
     context = replace(services.tool_context(user=user, now=NOW), models=None)
-    found = dispatch(context, "search_episodes", {"query": query, "k": 30})
+    found = dispatch_json(context, "search_episodes", {"query": query, "k": 30})
     assert found["mode"] == "keyword"
     return [item["title"] for item in found["items"]]
 
@@ -334,7 +334,7 @@ def test_status_and_get_now_say_what_waits_and_why(
     # get_now, a week later: one short line.
     conn.execute("UPDATE episodes SET summary_status = 'pending' WHERE auto_title LIKE 'Zoom%'")
     context = models_services.tool_context(user=user, now=datetime(2003, 3, 13, tzinfo=UTC))
-    assert dispatch(context, "get_now", {})["summaries"] == (
+    assert dispatch_json(context, "get_now", {})["summaries"] == (
         "1 pending, 1 failed on 2003-03-12 (last: not valid JSON)"
     )
 

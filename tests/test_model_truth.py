@@ -16,7 +16,7 @@ from app.jobs import run_worker
 from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.tools import dispatch
+from app.tools import dispatch_json
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import NOW, load_golden, with_models
 
@@ -34,7 +34,7 @@ def test_search_with_no_embedded_episode_says_keyword_and_why(
     backfill(services.store, now=NOW, settings=services.settings)
     with_embeddings, _ = with_models(services, fake)  # an endpoint that answers, no summaries
     ctx = with_embeddings.tool_context(user=api.user, now=NOW)
-    found = dispatch(ctx, "search_episodes", {"query": "invoice"})
+    found = dispatch_json(ctx, "search_episodes", {"query": "invoice"})
     assert fake.calls["embeddings"] == 1  # the query was embedded: the endpoint is fine
     assert found["mode"] == "keyword"
     assert found["reason"] == "no episode in range has an embedding yet: ranked by keywords"
@@ -54,7 +54,7 @@ def test_status_and_get_now_name_the_models_the_endpoints_report(
     assert lines[0] == f"chat: SmolLM2-135M-Instruct (reported by {fake.url})"
     assert lines[1] == f"embeddings: SmolLM2-135M-Instruct (reported by {fake.url})"
     assert lines[2] == "vision: off"
-    now = dispatch(served.tool_context(user=api.user, now=NOW), "get_now", {})
+    now = dispatch_json(served.tool_context(user=api.user, now=NOW), "get_now", {})
     assert now["models"] == (
         "chat SmolLM2-135M-Instruct (reported by the endpoint); "
         "embedding SmolLM2-135M-Instruct (reported by the endpoint)"

@@ -20,7 +20,7 @@ from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import DigestMetrics, UserContext
-from app.tools import dispatch
+from app.tools import dispatch_json
 from tests.helpers import NOW, Api, make_api
 
 DAY = date(2003, 3, 12)
@@ -57,7 +57,7 @@ EXAMPLE = [
 def day_stats(services: Services, user: UserContext, **args: Any) -> dict[str, Any]:
     ctx = services.tool_context(user=user, now=NOW)
     period = {"period": "custom", "date_from": DAY.isoformat(), "date_to": DAY.isoformat()}
-    return dispatch(ctx, "query_stats", {**period, **args})
+    return dispatch_json(ctx, "query_stats", {**period, **args})
 
 
 def digests(services: Services, user: UserContext) -> dict[str, DigestMetrics]:

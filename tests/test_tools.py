@@ -23,7 +23,7 @@ from app.runtime.services import Services
 from app.store import UserContext
 from app.text import has_cjk
 from app.timeutil import period_days, week_key
-from app.tools import REGISTRY, ToolContext, dispatch, list_tools
+from app.tools import REGISTRY, ToolContext, dispatch_json, list_tools
 from app.tools.reference import render_reference
 from app.tools.registry import output_tokens
 from tests.fake_openai import FakeOpenAI
@@ -71,7 +71,7 @@ def truth(data: SampleData, first: date, last: date) -> dict[str, int]:
 
 
 def stats(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
-    return dispatch(
+    return dispatch_json(
         ctx,
         "query_stats",
         {"period": "custom", "date_from": first.isoformat(), "date_to": last.isoformat()},
@@ -110,14 +110,16 @@ def test_query_stats_periods_resolve_in_the_users_clock(
     data, user = month
     # 2003-03-20 02:00 local is still the logical day 2003-03-19 (cut hour 04:00).
     ctx = ctx_for(services, user, now=datetime(2003, 3, 19, 18, 0, tzinfo=UTC))
-    today = dispatch(ctx, "query_stats", {"period": "today"})
+    today = dispatch_json(ctx, "query_stats", {"period": "today"})
     assert (today["from"], today["to"]) == ("2003-03-19", "2003-03-19")
-    this_month = dispatch(ctx, "query_stats", {"period": "this_month", "category": "entertainment"})
+    this_month = dispatch_json(
+        ctx, "query_stats", {"period": "this_month", "category": "entertainment"}
+    )
     assert (
         this_month["items"][0]["seconds"]
         == truth(data, date(2003, 3, 1), date(2003, 3, 19))["entertainment"]
     )
-    last_week = dispatch(ctx, "query_stats", {"period": "last_week"})
+    last_week = dispatch_json(ctx, "query_stats", {"period": "last_week"})
     assert (last_week["from"], last_week["to"]) == ("2003-03-10", "2003-03-16")
 
 
@@ -127,14 +129,16 @@ def test_query_stats_answers_the_month_question_in_a_few_hundred_tokens(
     api = load_golden(services, golden_day)
     backfill(services.store, now=NOW, settings=services.settings)
     ctx = ctx_for(services, api.user, now=datetime(2003, 3, 20, tzinfo=UTC))
-    result = dispatch(ctx, "query_stats", {"period": "this_month", "category": "entertainment"})
+    result = dispatch_json(
+        ctx, "query_stats", {"period": "this_month", "category": "entertainment"}
+    )
     assert result["items"] == [{"category": "entertainment", "seconds": 6810, "hours": 1.89}]
     assert output_tokens(result) <= 200
-    apps = dispatch(
+    apps = dispatch_json(
         ctx, "query_stats", {"period": "this_month", "metric": "seconds_by_app", "top_n": 2}
     )
     assert [i["app"] for i in apps["items"]] == ["Google Chrome", "Visual Studio Code"]
-    counts = dispatch(ctx, "query_stats", {"period": "this_month", "metric": "signal_counts"})
+    counts = dispatch_json(ctx, "query_stats", {"period": "this_month", "metric": "signal_counts"})
     assert {"kind": "forced_rollback", "count": 2} in counts["items"]
 
 
@@ -152,7 +156,7 @@ def test_get_now_shows_the_latest_records_and_the_last_episode(
     services: Services, golden: Api
 ) -> None:
     ctx = ctx_for(services, golden.user, now=datetime(2003, 3, 12, 14, 5, tzinfo=UTC))  # 22:05
-    result = dispatch(ctx, "get_now", {})
+    result = dispatch_json(ctx, "get_now", {})
     # Canonical app names: the phone's 锁屏 is the one "Lock screen" of every platform.
     assert [i["app"] for i in result["items"]] == ["Lock screen", "抖音", "Steam"]
     assert result["last_episode"]["title"] == "抖音 · 推荐"  # 22:00-22:02 on the phone
@@ -169,7 +173,7 @@ def test_get_now_is_right_while_the_sitting_has_no_episode_yet(
         "'2003-03-12T05:00:00Z' AND day_local = '2003-03-12'"
     )  # 13:00 local on
     ctx = ctx_for(services, api.user, now=datetime(2003, 3, 12, 7, 25, tzinfo=UTC))  # 15:25
-    result = dispatch(ctx, "get_now", {})
+    result = dispatch_json(ctx, "get_now", {})
     # The newest record is the redacted incognito window: its title never left ingest.
     assert (result["items"][0]["app"], result["items"][0]["title"]) == ("Google Chrome", "")
     assert result["current_sitting"]["since"] == "2003-03-12 13:00"
@@ -178,27 +182,27 @@ def test_get_now_is_right_while_the_sitting_has_no_episode_yet(
 
 def test_get_digest_and_the_unbuilt_case(services: Services, golden: Api, conn: Any) -> None:
     ctx = ctx_for(services, golden.user)
-    built = dispatch(ctx, "get_digest", {"grain": "day", "date": "2003-03-12"})
+    built = dispatch_json(ctx, "get_digest", {"grain": "day", "date": "2003-03-12"})
     assert built["available"] and built["metrics"]["episodes"] == 17
     assert built["metrics"]["hours_by_category"]["work"] == 4.66
     conn.execute("DELETE FROM digests WHERE grain = 'week'")
-    missing = dispatch(ctx, "get_digest", {"grain": "week", "date": "2003-03-12"})
+    missing = dispatch_json(ctx, "get_digest", {"grain": "week", "date": "2003-03-12"})
     assert missing["available"] is False and missing["source"] == "live"
     assert missing["metrics"]["hours_by_category"]["work"] == round((16770 + 600) / 3600, 2)
-    bad = dispatch(ctx, "get_digest", {"grain": "day", "date": "12/03/2003"})
+    bad = dispatch_json(ctx, "get_digest", {"grain": "day", "date": "12/03/2003"})
     assert "YYYY-MM-DD" in bad["error"]
 
 
 def test_get_episodes_lists_one_liners_newest_first(services: Services, golden: Api) -> None:
     ctx = ctx_for(services, golden.user)
-    result = dispatch(
+    result = dispatch_json(
         ctx,
         "get_episodes",
         {"period": "custom", "date_from": "2003-03-12", "date_to": "2003-03-12"},
     )
     assert len(result["items"]) == 17
     assert result["items"][0]["when"] == "03-13 03:50–03:59"
-    work = dispatch(
+    work = dispatch_json(
         ctx,
         "get_episodes",
         {
@@ -221,7 +225,7 @@ def test_get_episodes_keeps_the_newest_when_it_must_cut(
     spec = REGISTRY["get_episodes"]
     monkeypatch.setitem(REGISTRY, "get_episodes", dataclasses.replace(spec, cap_tokens=300))
     ctx = ctx_for(services, golden.user)
-    result = dispatch(
+    result = dispatch_json(
         ctx,
         "get_episodes",
         {"period": "custom", "date_from": "2003-03-12", "date_to": "2003-03-12"},
@@ -233,7 +237,7 @@ def test_get_episodes_keeps_the_newest_when_it_must_cut(
 
 def test_get_signals_puts_rework_first_with_evidence(services: Services, golden: Api) -> None:
     ctx = ctx_for(services, golden.user, now=datetime(2003, 3, 14, tzinfo=UTC))
-    result = dispatch(ctx, "get_signals", {"period": "this_week"})
+    result = dispatch_json(ctx, "get_signals", {"period": "this_week"})
     assert result["patterns"]["forced_rollback"] == {
         "count": 2,
         "days": 1,
@@ -243,9 +247,9 @@ def test_get_signals_puts_rework_first_with_evidence(services: Services, golden:
     assert result["items"][0]["kind"] in ("forced_rollback", "rework")
     assert all(i["episode_ids"] for i in result["items"] if i["kind"] != "idle_gap")
     assert len(result["items"]) == 12 and "more" not in result  # the golden day has 12
-    five = dispatch(ctx, "get_signals", {"period": "this_week", "limit": 5})
+    five = dispatch_json(ctx, "get_signals", {"period": "this_week", "limit": 5})
     assert len(five["items"]) == 5 and five["more"] == 7
-    only = dispatch(ctx, "get_signals", {"period": "this_week", "kinds": ["rework"]})
+    only = dispatch_json(ctx, "get_signals", {"period": "this_week", "kinds": ["rework"]})
     assert set(only["patterns"]) == {"rework:error_retry"} and len(only["items"]) == 1
     assert output_tokens(result) <= 2_000
 
@@ -254,11 +258,11 @@ def test_get_raw_refuses_wide_windows_and_reads_narrow_ones(
     services: Services, golden: Api
 ) -> None:
     ctx = ctx_for(services, golden.user)
-    wide = dispatch(
+    wide = dispatch_json(
         ctx, "get_raw", {"ts_from": "2003-03-12T00:00:00Z", "ts_to": "2003-03-12T03:00:00Z"}
     )
     assert "get_episodes" in wide["error"]
-    narrow = dispatch(
+    narrow = dispatch_json(
         ctx,
         "get_raw",
         {"ts_from": "2003-03-12T02:00:00Z", "ts_to": "2003-03-12T03:00:00Z", "device_id": "laptop"},
@@ -279,7 +283,7 @@ def test_search_finds_episodes_by_chinese_and_english_keywords(
             "arxiv.org · EM-LLM: Human-like Episodic Memory for Infinite Context LLMs - arXiv",
         ),
     ]:
-        result = dispatch(ctx, "search_episodes", {"query": query})
+        result = dispatch_json(ctx, "search_episodes", {"query": query})
         assert result["mode"] == "keyword"
         assert result["items"] and result["items"][0]["title"] == title, query
 
@@ -291,7 +295,9 @@ def test_search_by_paraphrase_with_embeddings_and_true_neighbours(
         services2, models = with_models(services, fake)
         enrich(services2.store, models, settings=services2.settings, now=NOW)
         ctx = ctx_for(services2, golden.user, models=models)
-        result = dispatch(ctx, "search_episodes", {"query": "读论文", "include_neighbors": True})
+        result = dispatch_json(
+            ctx, "search_episodes", {"query": "读论文", "include_neighbors": True}
+        )
     assert result["mode"] == "hybrid"
     top = result["items"][0]
     episodes = episodes_by_first_record(conn)
@@ -305,7 +311,7 @@ def test_apply_label_is_audited_and_recomputes_the_day(
 ) -> None:
     ctx = ctx_for(services, golden.user)
     invoice = episodes_by_first_record(conn)["g17"]["episode_id"]
-    result = dispatch(
+    result = dispatch_json(
         ctx,
         "apply_label",
         {"target": "episode", "id": invoice, "category": "work", "note": "invoices are work"},
@@ -321,7 +327,9 @@ def test_apply_label_is_audited_and_recomputes_the_day(
         "new_value": "work",
         "note": "invoices are work",
     }
-    missing = dispatch(ctx, "apply_label", {"target": "record", "id": 999_999, "category": "work"})
+    missing = dispatch_json(
+        ctx, "apply_label", {"target": "record", "id": 999_999, "category": "work"}
+    )
     assert "no record 999999" in missing["error"]
 
 
@@ -330,11 +338,11 @@ def test_apply_label_is_audited_and_recomputes_the_day(
 
 def test_dispatch_never_raises_and_says_how_to_fix(services: Services, golden: Api) -> None:
     ctx = ctx_for(services, golden.user)
-    assert "unknown tool" in dispatch(ctx, "drop_tables", {})["error"]
-    bad = dispatch(ctx, "query_stats", {"period": "someday"})
+    assert "unknown tool" in dispatch_json(ctx, "drop_tables", {})["error"]
+    bad = dispatch_json(ctx, "query_stats", {"period": "someday"})
     assert "period" in bad["error"] and bad["hint"]
-    assert "custom" in dispatch(ctx, "query_stats", {"period": "custom"})["error"]
-    assert "JSON object" in dispatch(ctx, "get_now", ["x"])["error"]  # type: ignore[arg-type]
+    assert "custom" in dispatch_json(ctx, "query_stats", {"period": "custom"})["error"]
+    assert "JSON object" in dispatch_json(ctx, "get_now", ["x"])["error"]  # type: ignore[arg-type]
 
 
 def test_the_reference_in_docs_matches_the_registry() -> None:
@@ -490,7 +498,7 @@ def test_no_tool_ever_exceeds_its_cap(services: Services, conn: Any) -> None:
     @given(CALLS, st.sampled_from(times))
     def check(call: tuple[str, dict[str, Any]], now: datetime) -> None:
         name, args = call
-        result = dispatch(ctx_for(services, user, now=now), name, args)
+        result = dispatch_json(ctx_for(services, user, now=now), name, args)
         assert output_tokens(result) <= REGISTRY[name].cap_tokens, (name, args)
         assert "error" in result or "truncated" in result
 

@@ -21,7 +21,7 @@ from app.store import (
     SignalRow,
     UserContext,
 )
-from app.tools import ToolContext, dispatch
+from app.tools import ToolContext, dispatch_json
 from app.tools.registry import REGISTRY, output_tokens
 
 USER = UserContext(user_id=1, name="mem", time_zone="UTC", day_cut_hour=4)
@@ -193,16 +193,18 @@ def test_query_stats_stitches_a_final_digest_live_episodes_and_the_open_tail(
     layered: MemoryStore,
 ) -> None:
     c = ctx(layered)
-    both = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05"))
+    both = dispatch_json(c, "query_stats", custom("2003-03-03", "2003-03-05"))
     assert seconds_of(both) == {"work": 5400, "entertainment": 600, "social": 300}
     assert both["total_seconds"] == 6300
     assert both["source"] == "mixed"
     # The watermark is the newest thing any layer saw: the open tail's last record.
     assert both["computed_through_ts"] == "2003-03-05T09:05:00+00:00"
-    assert dispatch(c, "query_stats", custom("2003-03-03", "2003-03-03"))["source"] == "digest"
-    live = dispatch(c, "query_stats", custom("2003-03-04", "2003-03-05"))
+    assert dispatch_json(c, "query_stats", custom("2003-03-03", "2003-03-03"))["source"] == "digest"
+    live = dispatch_json(c, "query_stats", custom("2003-03-04", "2003-03-05"))
     assert live["source"] == "live" and seconds_of(live)["work"] == 1800
-    active = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05", metric="active_seconds"))
+    active = dispatch_json(
+        c, "query_stats", custom("2003-03-03", "2003-03-05", metric="active_seconds")
+    )
     assert active["value"] == 3600 + 2400 + 300
 
 
@@ -217,9 +219,13 @@ def test_device_overlap_adds_the_digests_and_the_live_days_time_on_two_devices(
         record(at(5, 9, 5), 60, device="phone", app="锁屏", idle=True),
     ]
     c = ctx(layered)
-    apps = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05", metric="seconds_by_app"))
+    apps = dispatch_json(
+        c, "query_stats", custom("2003-03-03", "2003-03-05", metric="seconds_by_app")
+    )
     assert apps["device_overlap_s"] == 120 + 140
-    assert dispatch(c, "query_stats", custom("2003-03-04", "2003-03-04"))["device_overlap_s"] == 0
+    assert (
+        dispatch_json(c, "query_stats", custom("2003-03-04", "2003-03-04"))["device_overlap_s"] == 0
+    )
 
 
 def test_a_finalized_week_digest_is_used_whole_and_never_beside_its_days(
@@ -229,41 +235,45 @@ def test_a_finalized_week_digest_is_used_whole_and_never_beside_its_days(
     layered.digests.append(digest("week", "2003-W10", at(3, 4), at(10, 4), week))
     c = ctx(layered)
     # Wednesday's records are not in episodes yet: the week digest leaves them out.
-    unsettled = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-09"))
+    unsettled = dispatch_json(c, "query_stats", custom("2003-03-03", "2003-03-09"))
     assert seconds_of(unsettled) == {"work": 5400, "entertainment": 600, "social": 300}
     layered.records.clear()
-    whole = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-09"))
+    whole = dispatch_json(c, "query_stats", custom("2003-03-03", "2003-03-09"))
     assert seconds_of(whole) == {"work": 7777} and whole["source"] == "digest"
     # A range that only partly covers the week cannot use it.
-    part = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-04"))
+    part = dispatch_json(c, "query_stats", custom("2003-03-03", "2003-03-04"))
     assert seconds_of(part) == {"work": 5400, "entertainment": 600}
 
 
 def test_periods_resolve_in_the_users_clock_and_cut_hour(layered: MemoryStore) -> None:
     # 03:30 UTC on Wednesday is still Tuesday's logical day (cut hour 04:00).
     c = ctx(layered, now=at(5, 3, 30))
-    today = dispatch(c, "query_stats", {"period": "today"})
+    today = dispatch_json(c, "query_stats", {"period": "today"})
     assert (today["from"], today["to"]) == ("2003-03-04", "2003-03-04")
     assert seconds_of(today) == {"work": 1800, "entertainment": 600}
-    week = dispatch(c, "query_stats", {"period": "this_week"})
+    week = dispatch_json(c, "query_stats", {"period": "this_week"})
     assert (week["from"], week["to"]) == ("2003-03-03", "2003-03-04")
-    last_week = dispatch(c, "query_stats", {"period": "last_week"})
+    last_week = dispatch_json(c, "query_stats", {"period": "last_week"})
     assert (last_week["from"], last_week["to"]) == ("2003-02-24", "2003-03-02")
     assert last_week["items"] == [] and last_week["total_seconds"] == 0
 
 
 def test_query_stats_one_category_and_apps(layered: MemoryStore) -> None:
     c = ctx(layered)
-    fun = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05", category="entertainment"))
+    fun = dispatch_json(
+        c, "query_stats", custom("2003-03-03", "2003-03-05", category="entertainment")
+    )
     assert fun["items"] == [{"category": "entertainment", "seconds": 600, "hours": 0.17}]
     assert output_tokens(fun) <= 200
-    apps = dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05", metric="seconds_by_app"))
+    apps = dispatch_json(
+        c, "query_stats", custom("2003-03-03", "2003-03-05", metric="seconds_by_app")
+    )
     assert [(i["app"], i["seconds"]) for i in apps["items"]] == [
         ("Code", 5400),
         ("Firefox", 600),
         ("Slack", 300),
     ]
-    wrong = dispatch(
+    wrong = dispatch_json(
         c,
         "query_stats",
         custom("2003-03-03", "2003-03-05", category="work", metric="seconds_by_app"),
@@ -282,7 +292,7 @@ def test_query_stats_lists_uncategorized_apps_and_sites_with_a_rule_each() -> No
             record(at(3, 10, 50), 900, app="hades2", category="system", idle=True),
         ]
     )
-    result = dispatch(
+    result = dispatch_json(
         ctx(store), "query_stats", custom("2003-03-03", "2003-03-03", metric="uncategorized")
     )
     assert result["items"] == [
@@ -301,31 +311,33 @@ def test_query_stats_lists_uncategorized_apps_and_sites_with_a_rule_each() -> No
 
 def test_get_digest_when_built_and_when_not(layered: MemoryStore) -> None:
     c = ctx(layered)
-    built = dispatch(c, "get_digest", {"grain": "day", "date": "2003-03-03"})
+    built = dispatch_json(c, "get_digest", {"grain": "day", "date": "2003-03-03"})
     assert built["available"] and built["finalized"]
     assert built["metrics"]["hours_by_category"] == {"work": 1.0}
     assert built["complete"] is True and "missing" not in built
-    missing = dispatch(c, "get_digest", {"grain": "day", "date": "2003-03-04"})
+    missing = dispatch_json(c, "get_digest", {"grain": "day", "date": "2003-03-04"})
     assert missing["available"] is False and missing["source"] == "live"
     assert missing["metrics"]["hours_by_category"] == {"work": 0.5, "entertainment": 0.17}
     assert missing["metrics"]["episodes"] == 2
     # Wednesday's two records are not in an episode yet: the week says so.
-    week = dispatch(c, "get_digest", {"grain": "week", "date": "2003-03-05"})
+    week = dispatch_json(c, "get_digest", {"grain": "week", "date": "2003-03-05"})
     assert week["complete"] is False
     assert week["missing"]["records_not_in_episodes"] == 2
     assert week["missing"]["days"] == ["2003-03-05"]
-    bad = dispatch(c, "get_digest", {"grain": "week", "date": "3 March"})
+    bad = dispatch_json(c, "get_digest", {"grain": "week", "date": "3 March"})
     assert "is not YYYY-MM-DD" in bad["error"]
 
 
 def test_get_episodes_lists_newest_first_and_says_when_more_exist(layered: MemoryStore) -> None:
     c = ctx(layered)
-    result = dispatch(c, "get_episodes", custom("2003-03-03", "2003-03-05"))
+    result = dispatch_json(c, "get_episodes", custom("2003-03-03", "2003-03-05"))
     assert [i["title"] for i in result["items"]] == ["YouTube", "Code · main.py", "Code · main.py"]
     assert result["items"][0]["when"] == "03-04 10:00–10:10" and result["items"][0]["minutes"] == 10
-    only = dispatch(c, "get_episodes", custom("2003-03-03", "2003-03-05", category="entertainment"))
+    only = dispatch_json(
+        c, "get_episodes", custom("2003-03-03", "2003-03-05", category="entertainment")
+    )
     assert [i["category"] for i in only["items"]] == ["entertainment"]
-    capped = dispatch(c, "get_episodes", custom("2003-03-03", "2003-03-05", limit=2))
+    capped = dispatch_json(c, "get_episodes", custom("2003-03-03", "2003-03-05", limit=2))
     assert len(capped["items"]) == 2 and "more episodes exist" in capped["note"]
 
 
@@ -357,7 +369,7 @@ def test_get_signals_puts_rework_first_and_groups_by_pattern() -> None:
                 ),
             )
         )
-    result = dispatch(ctx(store), "get_signals", custom("2003-03-01", "2003-03-06"))
+    result = dispatch_json(ctx(store), "get_signals", custom("2003-03-01", "2003-03-06"))
     assert list(result["patterns"])[:2] == ["rework:error_retry", "forced_rollback"]
     assert result["patterns"]["rework:error_retry"] == {
         "count": 2,
@@ -366,7 +378,7 @@ def test_get_signals_puts_rework_first_and_groups_by_pattern() -> None:
     }
     assert [i["kind"] for i in result["items"]][:3] == ["rework", "rework", "forced_rollback"]
     assert result["items"][0]["severity"] == 3.0
-    only = dispatch(
+    only = dispatch_json(
         ctx(store), "get_signals", custom("2003-03-01", "2003-03-06", kinds=["late_night"])
     )
     assert list(only["patterns"]) == ["late_night"]
@@ -374,7 +386,7 @@ def test_get_signals_puts_rework_first_and_groups_by_pattern() -> None:
 
 def test_get_now_shows_the_open_sitting_and_the_last_closed_episode(layered: MemoryStore) -> None:
     c = ctx(layered, now=at(5, 9, 30))
-    now = dispatch(c, "get_now", {})
+    now = dispatch_json(c, "get_now", {})
     assert [i["app"] for i in now["items"]] == ["Slack", "Slack"]
     assert now["items"][0]["at"] == "2003-03-05 09:05"
     assert now["current_sitting"] == {
@@ -386,7 +398,7 @@ def test_get_now_shows_the_open_sitting_and_the_last_closed_episode(layered: Mem
     assert now["last_episode"]["title"] == "YouTube"
     assert output_tokens(now) <= 300
     assert "summaries" not in now  # no chat model configured: waiting is the normal state
-    empty = dispatch(ctx(MemoryStore()), "get_now", {})
+    empty = dispatch_json(ctx(MemoryStore()), "get_now", {})
     assert empty["items"] == [] and empty["note"] == "no activity recorded yet"
 
 
@@ -411,30 +423,30 @@ def test_get_now_says_in_one_line_what_the_summaries_owe_on_the_days_that_failed
     store.episodes += [old, pending, failed, done]
     models = ModelClient(Settings(_env_file=None, llm_base_url="http://127.0.0.1:9/v1"))
     c = replace(ctx(store), models=models)
-    now = dispatch(c, "get_now", {})
+    now = dispatch_json(c, "get_now", {})
     days = f"{old.day_local}…{failed.day_local}"
     assert now["summaries"] == f"1 pending, 2 failed on {days} (last: wrong language)"
     assert output_tokens(now) <= 300
     # A month later the failures are still there to see: no window hides them.
-    month_later = dispatch(replace(c, now=NOW + timedelta(days=30)), "get_now", {})
+    month_later = dispatch_json(replace(c, now=NOW + timedelta(days=30)), "get_now", {})
     assert month_later["summaries"] == now["summaries"]
     assert now["models"] == "chat qwen3-8b (configured, not reported)"
     for ep in (old, pending, failed):
         ep.summary_status = "done"
-    assert "summaries" not in dispatch(c, "get_now", {})
+    assert "summaries" not in dispatch_json(c, "get_now", {})
 
 
 def test_get_raw_is_narrow_by_construction(layered: MemoryStore) -> None:
     c = ctx(layered)
-    wide = dispatch(
+    wide = dispatch_json(
         c, "get_raw", {"ts_from": "2003-03-05T08:00:00Z", "ts_to": "2003-03-05T10:30:00Z"}
     )
     assert "at most a 2-hour window" in wide["error"]
-    rows = dispatch(
+    rows = dispatch_json(
         c, "get_raw", {"ts_from": "2003-03-05T08:00:00Z", "ts_to": "2003-03-05T10:00:00Z"}
     )
     assert [i["at"] for i in rows["items"]] == ["09:00:00", "09:05:00"]
-    nobody = dispatch(
+    nobody = dispatch_json(
         c,
         "get_raw",
         {"ts_from": "2003-03-05T08:00:00Z", "ts_to": "2003-03-05T10:00:00Z", "device_id": "tv"},
@@ -450,9 +462,11 @@ def test_keyword_search_in_chinese_and_english_with_neighbours() -> None:
         episode(at(4, 11), 20, title="午饭", category="system"),
     ]
     c = ctx(store)
-    zh = dispatch(c, "search_episodes", {"query": "支付回调"})
+    zh = dispatch_json(c, "search_episodes", {"query": "支付回调"})
     assert zh["mode"] == "keyword" and [i["title"] for i in zh["items"]] == ["调试支付回调超时"]
-    both = dispatch(c, "search_episodes", {"query": "callback 支付", "include_neighbors": True})
+    both = dispatch_json(
+        c, "search_episodes", {"query": "callback 支付", "include_neighbors": True}
+    )
     assert {i["title"] for i in both["items"]} == {
         "调试支付回调超时",
         "Reading the payment callback docs",
@@ -461,7 +475,7 @@ def test_keyword_search_in_chinese_and_english_with_neighbours() -> None:
     assert english["before"]["title"] == "调试支付回调超时"
     assert english["after"]["title"] == "午饭"
     assert "summary" not in english["after"]
-    nothing = dispatch(c, "search_episodes", {"query": "!!!"})
+    nothing = dispatch_json(c, "search_episodes", {"query": "!!!"})
     assert nothing["items"] == [] and "no searchable words" in nothing["note"]
 
 
@@ -490,7 +504,7 @@ def test_apply_label_asks_to_rebuild_exactly_the_days_it_touched() -> None:
         ),
     ]
     c = ctx(store)
-    done = dispatch(
+    done = dispatch_json(
         c,
         "apply_label",
         {"target": "episode", "id": ep.line.episode_id, "category": "study", "note": "a lecture"},
@@ -500,16 +514,18 @@ def test_apply_label_asks_to_rebuild_exactly_the_days_it_touched() -> None:
     assert c.rebuild.calls == [[("laptop", date(2003, 3, 4))]]
     assert [r.line.category for r in store.records] == ["study", "study", "system"]
     assert store.labels[0].old_value == "entertainment" and store.labels[0].note == "a lecture"
-    missing = dispatch(c, "apply_label", {"target": "record", "id": 999_999, "category": "work"})
+    missing = dispatch_json(
+        c, "apply_label", {"target": "record", "id": 999_999, "category": "work"}
+    )
     assert missing["error"] == "no record 999999"
     assert len(c.rebuild.calls) == 1
 
 
 def test_tools_never_see_another_users_rows(layered: MemoryStore) -> None:
     c = ctx(layered, user=OTHER)
-    assert dispatch(c, "query_stats", custom("2003-03-03", "2003-03-05"))["items"] == []
-    assert dispatch(c, "get_episodes", custom("2003-03-03", "2003-03-05"))["items"] == []
-    assert dispatch(c, "get_now", {})["items"] == []
+    assert dispatch_json(c, "query_stats", custom("2003-03-03", "2003-03-05"))["items"] == []
+    assert dispatch_json(c, "get_episodes", custom("2003-03-03", "2003-03-05"))["items"] == []
+    assert dispatch_json(c, "get_now", {})["items"] == []
 
 
 def test_a_result_over_its_cap_is_cut_and_says_how_much() -> None:
@@ -518,7 +534,9 @@ def test_a_result_over_its_cap_is_cut_and_says_how_much() -> None:
     store.episodes += [
         episode(at(4, 5) + timedelta(minutes=i), 1, title=long_title) for i in range(400)
     ]
-    result = dispatch(ctx(store), "get_episodes", custom("2003-03-04", "2003-03-04", limit=1000))
+    result = dispatch_json(
+        ctx(store), "get_episodes", custom("2003-03-04", "2003-03-04", limit=1000)
+    )
     cap = REGISTRY["get_episodes"].cap_tokens
     assert result["truncated"] is True and output_tokens(result) <= cap
     assert result["omitted"] == 400 - len(result["items"]) and result["omitted"] > 0

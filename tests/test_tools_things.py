@@ -19,7 +19,7 @@ from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store import UserContext
-from app.tools import ToolContext, dispatch
+from app.tools import ToolContext, dispatch_json
 from app.tools.things import resolve_thing
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 
@@ -119,7 +119,7 @@ TRUTHS: dict[str, tuple[str, dict[str, Any]]] = {
 def check_days_with(ctx: ToolContext, conn: Any, user: UserContext) -> None:
     for mention, (where, params) in TRUTHS.items():
         truth = sql_by_day(conn, user, where, **params)
-        got = dispatch(ctx, "days_with", {**PERIOD, "thing": mention, "min_minutes": 0})
+        got = dispatch_json(ctx, "days_with", {**PERIOD, "thing": mention, "min_minutes": 0})
         assert "error" not in got, got
         assert got["count"] == len(truth), mention
         assert [(i["day"], i["minutes"]) for i in got["items"]] == [
@@ -147,10 +147,10 @@ def test_days_with_keeps_the_days_with_enough_minutes(
     ctx = ctx_for(services, user)
     truth = sql_by_day(conn, user, "NOT r.is_idle AND r.app = 'PyCharm'")
     assert truth == {D1: 1800.0, D2: 1800.0}
-    got = dispatch(ctx, "days_with", {**PERIOD, "thing": "PyCharm", "min_minutes": 31})
+    got = dispatch_json(ctx, "days_with", {**PERIOD, "thing": "PyCharm", "min_minutes": 31})
     assert (got["count"], got["items"], got["days_in_period"]) == (0, [], 2)
     zhihu = sql_by_day(conn, user, "r.client_record_id = ANY(%(keys)s)", keys=ZHIHU)
-    got = dispatch(ctx, "days_with", {**PERIOD, "thing": "知乎", "min_minutes": 25})
+    got = dispatch_json(ctx, "days_with", {**PERIOD, "thing": "知乎", "min_minutes": 25})
     assert [i["day"] for i in got["items"]] == [
         d.isoformat() for d, s in zhihu.items() if s >= 1500
     ]
@@ -160,7 +160,7 @@ def test_a_site_in_a_title_without_url_counts_and_a_mere_mention_does_not(
     services: Services, user: UserContext, conn: Any
 ) -> None:
     ctx = ctx_for(services, user)
-    got = dispatch(ctx, "query_stats", {**PERIOD, "thing": "Zhihu"})
+    got = dispatch_json(ctx, "query_stats", {**PERIOD, "thing": "Zhihu"})
     truth = sql_by_day(conn, user, "r.client_record_id = ANY(%(keys)s)", keys=ZHIHU)
     # a2 (10 min) + a7 (10 min) on the PC from titles, a1m (20) + b2m (10) on the Mac.
     assert got["seconds"] == round(sum(truth.values())) == 50 * 60
@@ -173,7 +173,7 @@ def test_compare_equals_sql_side_by_side(services: Services, user: UserContext, 
     backfill(services.store, now=NOW, settings=services.settings)
     ctx = ctx_for(services, user)
     names = ["知乎", "PyCharm", "娱乐", "离开电脑", "命令行"]
-    got = dispatch(ctx, "compare", {**PERIOD, "things": names})
+    got = dispatch_json(ctx, "compare", {**PERIOD, "things": names})
     truth = {
         n: round(sum(sql_by_day(conn, user, TRUTHS[n][0], **TRUTHS[n][1]).values())) for n in names
     }
@@ -181,7 +181,7 @@ def test_compare_equals_sql_side_by_side(services: Services, user: UserContext, 
     assert [i["mention"] for i in got["items"]] == names
     most = max(truth, key=lambda n: truth[n])
     assert got["max_minus_min_s"] == truth[most] - min(truth.values())
-    pair = dispatch(ctx, "compare", {**PERIOD, "things": ["Steam", "VS Code"]})
+    pair = dispatch_json(ctx, "compare", {**PERIOD, "things": ["Steam", "VS Code"]})
     assert pair["first_minus_second_s"] == truth_of(conn, user, "Steam") - truth_of(
         conn, user, "VS Code"
     )
@@ -201,27 +201,27 @@ def test_last_seen_equals_the_newest_matching_record(
             "SELECT max(ts_start) AS ts FROM records r WHERE r.user_id = %(u)s AND " + f"({where})",
             {"u": user.user_id, **params},
         ).fetchone()["ts"]
-        got = dispatch(ctx, "last_seen", {"thing": mention})
+        got = dispatch_json(ctx, "last_seen", {"thing": mention})
         assert got["found"] is True, mention
         assert got["at"] == newest.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M"), mention
-    before = dispatch(ctx, "last_seen", {"thing": "知乎", "before": "2004-05-11T00:00"})
+    before = dispatch_json(ctx, "last_seen", {"thing": "知乎", "before": "2004-05-11T00:00"})
     assert (before["at"], before["device"], before["site"]) == (
         "2004-05-10 10:40",
         "pc",
         "zhihu.com",
     )
-    hades = dispatch(ctx, "last_seen", {"title": "hades"})
+    hades = dispatch_json(ctx, "last_seen", {"title": "hades"})
     assert (hades["at"], hades["app"]) == ("2004-05-10 10:20", "Steam")
-    both = dispatch(ctx, "last_seen", {"thing": "Chrome", "title": "知乎"})
+    both = dispatch_json(ctx, "last_seen", {"thing": "Chrome", "title": "知乎"})
     assert (both["at"], both["device"]) == ("2004-05-11 15:20", "mac")
-    never = dispatch(ctx, "last_seen", {"thing": "Zoom"})
+    never = dispatch_json(ctx, "last_seen", {"thing": "Zoom"})
     assert never["found"] is False and "note" in never
 
 
 def test_the_moment_shows_the_covering_record_first(services: Services, user: UserContext) -> None:
     ctx = ctx_for(services, user)
     # At 10:42 Steam (10:20-10:45) was already cut off by Zhihu starting at 10:40.
-    got = dispatch(ctx, "get_moment", {"at": "2004-05-10T10:42"})
+    got = dispatch_json(ctx, "get_moment", {"at": "2004-05-10T10:42"})
     pc = next(d for d in got["items"] if d["device"] == "pc")
     assert (
         pc["covering"]["title"].startswith("知乎 - 有问题")
@@ -232,7 +232,7 @@ def test_the_moment_shows_the_covering_record_first(services: Services, user: Us
     assert mac["covering"] is None
     assert got["items"][0]["device"] == "pc"  # the device in use first
     # At 10:25 both devices are covered: Steam on the PC, the locked Mac.
-    both = dispatch(ctx, "get_moment", {"at": "2004-05-10T02:25:00+00:00", "neighbours": 0})
+    both = dispatch_json(ctx, "get_moment", {"at": "2004-05-10T02:25:00+00:00", "neighbours": 0})
     covering = {d["device"]: d["covering"] for d in both["items"]}
     assert covering["pc"]["app"] == "Steam" and covering["mac"]["idle"] is True
     assert all(d["before"] == [] and d["after"] == [] for d in both["items"])
@@ -249,7 +249,7 @@ def test_unresolved_names_are_errors_with_the_users_closest_names(
         ("compare", {**PERIOD, "things": ["PyCharm", "Stem"]}),
         ("query_stats", {**PERIOD, "metric": "seconds_by_app", "app": "Stem"}),
     ]:
-        got = dispatch(ctx, tool, args)
+        got = dispatch_json(ctx, tool, args)
         assert got["unresolved"] == "Stem", (tool, got)
         assert got["suggestions"][0] == "Steam", (tool, got)
         assert "seconds" not in got and "items" not in got
@@ -272,12 +272,14 @@ def test_query_stats_resolves_app_and_refuses_a_category_as_site(
     services: Services, user: UserContext
 ) -> None:
     ctx = ctx_for(services, user)
-    apps = dispatch(ctx, "query_stats", {**PERIOD, "metric": "seconds_by_app", "app": "VS Code"})
+    apps = dispatch_json(
+        ctx, "query_stats", {**PERIOD, "metric": "seconds_by_app", "app": "VS Code"}
+    )
     assert [i["app"] for i in apps["items"]] == ["Visual Studio Code"]
     assert apps["thing"]["matched_by"] == "nickname"
-    wrong = dispatch(ctx, "query_stats", {**PERIOD, "site": "娱乐"})
+    wrong = dispatch_json(ctx, "query_stats", {**PERIOD, "site": "娱乐"})
     assert "not a site" in wrong["error"]
-    both = dispatch(ctx, "query_stats", {**PERIOD, "thing": "知乎", "metric": "episode_count"})
+    both = dispatch_json(ctx, "query_stats", {**PERIOD, "thing": "知乎", "metric": "episode_count"})
     assert "leave out metric" in both["error"]
 
 
@@ -296,13 +298,13 @@ def test_on_a_month_of_sample_activity_the_tools_equal_sql(
     truth = sql_by_day(conn, user, bilibili, browsers=browsers)
     titled = sql_by_day(conn, user, bilibili + " AND r.domain IS NULL", browsers=browsers)
     assert titled, "the sample has Bilibili pages without a URL"
-    got = dispatch(ctx, "days_with", {**month, "thing": "B站", "min_minutes": 20})
+    got = dispatch_json(ctx, "days_with", {**month, "thing": "B站", "min_minutes": 20})
     assert [(i["day"], i["minutes"]) for i in got["items"]] == [
         (d.isoformat(), round(s / 60, 1)) for d, s in truth.items() if s >= 1200
     ]
     steam = sql_by_day(conn, user, "NOT r.is_idle AND r.app = 'Steam'")
     work = sql_by_day(conn, user, "r.category = 'work'")
-    side = dispatch(ctx, "compare", {**month, "things": ["哔哩哔哩", "Steam", "工作"]})
+    side = dispatch_json(ctx, "compare", {**month, "things": ["哔哩哔哩", "Steam", "工作"]})
     assert [i["seconds"] for i in side["items"]] == [
         round(sum(t.values())) for t in (truth, steam, work)
     ]
@@ -311,9 +313,11 @@ def test_on_a_month_of_sample_activity_the_tools_equal_sql(
         "AND NOT is_idle",
         {"u": user.user_id},
     ).fetchone()["ts"]
-    seen = dispatch(ctx, "last_seen", {"thing": "steam"})
+    seen = dispatch_json(ctx, "last_seen", {"thing": "steam"})
     assert seen["at"] == newest.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M")
-    habits = dispatch(ctx, "get_signals", {**month, "by_day": True, "kinds": ["forced_rollback"]})
+    habits = dispatch_json(
+        ctx, "get_signals", {**month, "by_day": True, "kinds": ["forced_rollback"]}
+    )
     days = conn.execute(
         "SELECT DISTINCT day_local FROM signals WHERE user_id = %(u)s AND kind = 'forced_rollback' "
         "AND NOT stale ORDER BY 1",
@@ -354,10 +358,10 @@ def test_sites_known_by_a_title_pattern_count_from_titles(
 ) -> None:
     ctx = ctx_for(services, user)
     for mention, key in (("Reddit", "b4"), ("docs.python.org", "b3")):
-        got = dispatch(ctx, "query_stats", {**PERIOD, "thing": mention})
+        got = dispatch_json(ctx, "query_stats", {**PERIOD, "thing": mention})
         truth = sql_by_day(conn, user, "r.client_record_id = %(key)s", key=key)
         assert got["seconds"] == round(sum(truth.values())) == 300, mention
-        days = dispatch(ctx, "days_with", {**PERIOD, "thing": mention})
+        days = dispatch_json(ctx, "days_with", {**PERIOD, "thing": mention})
         assert [i["day"] for i in days["items"]] == ["2004-05-11"], mention
 
 
@@ -376,9 +380,9 @@ def test_any_name_is_an_answer_or_an_error_never_a_failure(
             ("days_with", {**PERIOD, "thing": name}),
             ("compare", {**PERIOD, "things": [name, "PyCharm"]}),
         ]:
-            got = dispatch(ctx, tool, args)
+            got = dispatch_json(ctx, tool, args)
             assert "inside TimeTrace" not in got.get("error", ""), (tool, name, got)
             # A name with LIKE wildcards matches them literally: nothing here holds them.
             assert got.get("found") is not True, (tool, name, got)
-    nul = dispatch(ctx, "days_with", {**PERIOD, "thing": "a\x00b"})
+    nul = dispatch_json(ctx, "days_with", {**PERIOD, "thing": "a\x00b"})
     assert "NUL" in nul["error"]

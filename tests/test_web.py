@@ -23,7 +23,7 @@ from app.rules.categories import CATEGORIES
 from app.runtime.services import Services
 from app.store import UserContext
 from app.timeutil import zone
-from app.tools import dispatch
+from app.tools import dispatch_json
 from app.web.charts import DayHours, stacked_bars
 from app.web.day import hour_ticks
 from app.web.i18n import MESSAGES, negotiate
@@ -68,7 +68,7 @@ class Browser:
 
     def tool(self, name: str, **arguments: Any) -> dict[str, Any]:
         ctx = self.services.tool_context(user=self.user, now=NOW)
-        result = dispatch(ctx, name, arguments)
+        result = dispatch_json(ctx, name, arguments)
         assert "error" not in result, result
         return result
 

@@ -29,7 +29,7 @@ from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import EpisodeLine, UserContext
 from app.timeutil import day_bounds, zone
-from app.tools import dispatch
+from app.tools import dispatch_json
 from tests.helpers import (
     NOW,
     SAMPLE_MONTH,
@@ -63,7 +63,7 @@ class Site:
 
     def tool(self, name: str, **arguments: Any) -> dict[str, Any]:
         ctx = self.services.tool_context(user=self.user, now=NOW)
-        result = dispatch(ctx, name, arguments)
+        result = dispatch_json(ctx, name, arguments)
         assert "error" not in result, result
         return result
 

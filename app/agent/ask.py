@@ -31,7 +31,8 @@ from app.errors import NotFoundError, TimeTraceError
 from app.store import ConversationStore, NewTurn, TurnStep
 from app.text import estimate_tokens
 from app.tools import ToolContext
-from app.tools.registry import to_json
+from app.tools.registry import dump, to_json
+from app.tools.results import ToolError
 
 MAX_HISTORY_TURNS = 6
 TITLE_MAX = 80
@@ -95,11 +96,11 @@ def _offline(
     intent = answer.intent
     emit("step", {"phase": "call", "turn": 0, "tool": intent.tool, "arguments": intent.arguments})
     step = TurnStep(tool=intent.tool, arguments=dict(intent.arguments), tokens=answer.tokens)
-    if "error" in answer.result:
-        step["error"] = str(answer.result["error"])
+    if isinstance(answer.result, ToolError):
+        step["error"] = answer.result.error
     emit("step", {"phase": "result", "turn": 0, **step})
     run.steps.append(step)
-    run.results.append(answer.result)
+    run.results.append(dump(answer.result))
     run.tool_tokens += answer.tokens
     run.used_tokens += answer.tokens
     emit("token", {"text": answer.text})

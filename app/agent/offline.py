@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from app.agent.followups import effective_question
 from app.agent.intents import Intent, parse_intent
@@ -19,13 +18,17 @@ from app.agent.render import render
 from app.text import language_of
 from app.tools import ToolContext, dispatch
 from app.tools.periods import today_of
+from app.tools.reads import NowResult
+from app.tools.recall import LastSeenResult
 from app.tools.registry import output_tokens
+from app.tools.results import ToolOutcome
+from app.tools.stats import StatsResult
 
 
 @dataclass(frozen=True, slots=True)
 class OfflineAnswer:
     intent: Intent
-    result: dict[str, Any]
+    result: ToolOutcome
     text: str
     tokens: int  # estimated tokens of the tool's output
 
@@ -45,23 +48,30 @@ def answer_offline(
         language=language_of(question),
     )
     result = dispatch(ctx, intent.tool, intent.arguments)
-    if intent.kind == "thing_hours" and result.get("seconds") == 0 and intent.mention != "idle":
+    never_seen = False
+    if (
+        intent.kind == "thing_hours"
+        and isinstance(result, StatsResult)
+        and result.seconds == 0
+        and intent.mention != "idle"
+    ):
         # A name the rules know but the user's data never held is no "0 h": say so.
         seen = dispatch(ctx, "last_seen", {"thing": str(intent.arguments["thing"])})
-        if seen.get("found") is False:
-            result = {**result, "never_seen": True}
+        never_seen = isinstance(seen, LastSeenResult) and not seen.found
     newest = None
     if intent.period is not None and intent.period.date_to >= today - timedelta(days=1):
         newest = _newest_day(ctx)  # the period may reach past the newest record
     return OfflineAnswer(
         intent=intent,
         result=result,
-        text=render(intent, result, newest=newest),
+        text=render(intent, result, newest=newest, never_seen=never_seen),
         tokens=output_tokens(result),
     )
 
 
 def _newest_day(ctx: ToolContext) -> str | None:
     """When the newest record began (local "YYYY-MM-DD HH:MM"), from get_now."""
-    latest = dispatch(ctx, "get_now", {"records": 1}).get("items") or [{}]
-    return str(latest[0].get("at", ""))[:16] or None
+    now = dispatch(ctx, "get_now", {"records": 1})
+    if not isinstance(now, NowResult) or not now.items:
+        return None
+    return now.items[0].at[:16] or None

@@ -9,32 +9,43 @@ name the data does not hold (the closest names instead, never "0 h").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from app.agent.intents import Intent
 from app.signal_labels import signal_label
 from app.text import Language
+from app.tools.reads import RawRecord, RawResult, SignalsResult
+from app.tools.recall import CompareResult, DaysWithResult, LastSeenResult, MomentResult
+from app.tools.results import Period, ThingInfo, ToolError, ToolResult
+from app.tools.stats import StatsResult
+
+R = TypeVar("R", bound=ToolResult)
 
 
 def _t(language: Language, zh: str, en: str) -> str:
     return zh if language == "zh" else en
 
 
-def period_words(result: dict[str, Any], intent: Intent) -> str:
+Renderer = Callable[[Intent, ToolResult], str]
+ThingRenderer = Callable[[Intent, ToolResult, str | None], str]
+
+
+def period_words(result: ToolResult, intent: Intent) -> str:
     """The period as the answer says it: its days (one day, or first to last)."""
-    first = result.get("from") or (intent.period.date_from if intent.period else None)
-    last = result.get("to") or (intent.period.date_to if intent.period else None)
+    first = result.from_ if isinstance(result, Period) else None
+    last = result.to if isinstance(result, Period) else None
+    if first is None and intent.period:
+        first, last = intent.period.date_from, intent.period.date_to
     if not first:
         return ""
-    first, last = str(first)[:10], str(last or first)[:10]
-    if first == last:
-        return first
-    return _t(intent.language, f"{first} 至 {last}", f"{first} to {last}")
+    first_day, last_day = str(first)[:10], str(last or first)[:10]
+    if first_day == last_day:
+        return first_day
+    return _t(intent.language, f"{first_day} 至 {last_day}", f"{first_day} to {last_day}")
 
 
-def when(result: dict[str, Any], intent: Intent) -> str:
+def when(result: ToolResult, intent: Intent) -> str:
     """The period after a number: "on 2026-06-03" / "from … to …"; Chinese as is."""
     period = period_words(result, intent)
     if intent.language == "zh" or not period:
@@ -42,18 +53,11 @@ def when(result: dict[str, Any], intent: Intent) -> str:
     return f"from {period}" if " to " in period else f"on {period}"
 
 
-def _label(thing: Any, fallback: str) -> str:
-    if isinstance(thing, dict):
-        label = str(thing.get("label") or thing.get("name") or fallback)
-        name = str(thing.get("name") or "")
-        return f"{label} ({name})" if name and name not in label else label
-    return fallback
-
-
-def _hours(item: dict[str, Any]) -> str:
-    if "hours" in item:
-        return str(item["hours"])
-    return str(round(float(item.get("seconds", 0)) / 3600, 2))
+def _label(thing: ThingInfo | None, fallback: str) -> str:
+    if thing is None:
+        return fallback
+    label = thing.label or thing.name or fallback
+    return f"{label} ({thing.name})" if thing.name and thing.name not in label else label
 
 
 def no_data_after(newest: str | None, language: Language) -> str:
@@ -62,21 +66,27 @@ def no_data_after(newest: str | None, language: Language) -> str:
     return _t(language, f"我没有 {newest} 之后的数据。", f"I have no data after {newest}.")
 
 
-def _thing_hours(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
+def never_seen_thing(intent: Intent, result: StatsResult) -> str:
+    """A name the rules know that the user's data never held: no record at all, not 0 h."""
+    period = period_words(result, intent)
+    label = _label(result.thing, intent.mention or "")
+    mention = intent.mention or label
+    thing = result.thing
+    names = [n for n in ((thing.label, thing.name) if thing else ()) if n and n != mention]
+    label = ", ".join(dict.fromkeys(names)) or label
+    return _t(
+        intent.language,
+        f"你的数据里从来没有“{mention}”（{label}）的记录，{period}也没有。",
+        f"Your data has no record of “{mention}” ({label}) at all, {period} included.",
+    )
+
+
+def _thing_hours(intent: Intent, result: StatsResult, newest: str | None) -> str:
     lang, period = intent.language, period_words(result, intent)
-    label = _label(result.get("thing"), intent.mention or "")
-    hours, seconds = _hours(result), round(float(result.get("seconds", 0)))
-    if result.get("never_seen"):
-        mention = intent.mention or label
-        thing = result.get("thing") or {}
-        names = [str(n) for n in (thing.get("label"), thing.get("name")) if n and n != mention]
-        label = ", ".join(dict.fromkeys(names)) or label
-        return _t(
-            lang,
-            f"你的数据里从来没有“{mention}”（{label}）的记录，{period}也没有。",
-            f"Your data has no record of “{mention}” ({label}) at all, {period} included.",
-        )
-    if intent.mention == "idle" or (result.get("thing") or {}).get("kind") == "idle":
+    label = _label(result.thing, intent.mention or "")
+    seconds = result.seconds or 0
+    hours = result.hours if result.hours is not None else round(seconds / 3600, 2)
+    if intent.mention == "idle" or (result.thing is not None and result.thing.kind == "idle"):
         label = _t(lang, "离开/空闲（锁屏）", "away (idle or locked)")
     return _t(
         lang,
@@ -85,133 +95,102 @@ def _thing_hours(intent: Intent, result: dict[str, Any], newest: str | None) -> 
     )
 
 
-def _compare(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
+def _compare(intent: Intent, result: CompareResult, newest: str | None) -> str:
     lang, period = intent.language, period_words(result, intent)
-    items = result.get("items") or result.get("things") or []
+    items = result.items
     parts = [
         _t(
             lang,
-            f"{_label(i.get('thing', i), str(i.get('mention', '')))} {_hours(i)} 小时",
-            f"{_label(i.get('thing', i), str(i.get('mention', '')))} {_hours(i)} h",
+            f"{_label(i, i.mention)} {i.hours} 小时",
+            f"{_label(i, i.mention)} {i.hours} h",
         )
         for i in items
     ]
     if not parts:
         return _t(lang, f"{period} 没有可比较的记录。", f"Nothing to compare for {period}.")
-    ranked = sorted(items, key=lambda i: -float(i.get("seconds", 0)))
-    most = _label(ranked[0].get("thing", ranked[0]), str(ranked[0].get("mention", "")))
+    ranked = sorted(items, key=lambda i: -i.seconds)
+    most = _label(ranked[0], ranked[0].mention)
     head = _t(lang, f"{period}：", f"{period}: ")
     tail = _t(lang, f"；{most} 最多。", f"; most: {most}.")
     return head + _t(lang, "，", ", ").join(parts) + tail
 
 
-_CLOCK = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})")
-
-
-def _last_seen(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
+def _last_seen(intent: Intent, result: LastSeenResult, newest: str | None) -> str:
     lang = intent.language
-    record = result.get("last") or result.get("record") or result
-    if isinstance(record, list):
-        record = record[0] if record else {}
-    when = ""
-    for key in ("at", "ts_start", "start", "when", "last_seen", "from"):
-        value = record.get(key) if isinstance(record, dict) else None
-        if value and (match := _CLOCK.search(str(value))):
-            when = f"{match[1]} {match[2]}"
-            break
-    label = _label(result.get("thing"), intent.mention or "")
-    if not when:
+    label = _label(result.thing, intent.mention or "")
+    if not result.found or not result.at:
         return _t(lang, f"没有找到“{label}”的记录。", f"No record of “{label}” found.")
-    where = record.get("app", "") if isinstance(record, dict) else ""
-    title = record.get("title", "") if isinstance(record, dict) else ""
-    detail = " — ".join(x for x in (where, title) if x)
+    detail = " — ".join(x for x in (result.app, result.title) if x)
     return _t(
         lang,
-        f"最后一次是 {when}：{label}" + (f"（{detail}）" if detail else "") + "。",
-        f"Last seen {when}: {label}" + (f" ({detail})" if detail else "") + ".",
+        f"最后一次是 {result.at}：{label}" + (f"（{detail}）" if detail else "") + "。",
+        f"Last seen {result.at}: {label}" + (f" ({detail})" if detail else "") + ".",
     )
 
 
-def _day_list(result: dict[str, Any]) -> list[str]:
-    days = result.get("days")
-    if days is None:  # a list of signals: their days
-        days = [i.get("day") for i in result.get("items", [])]
-    out = []
-    for day in days:
-        value = day.get("day") if isinstance(day, dict) else day
-        if value and str(value)[:10] not in out:
-            out.append(str(value)[:10])
-    return sorted(out)
+def _day_list(result: DaysWithResult | SignalsResult) -> list[str]:
+    return sorted({str(item.day) for item in result.items})
 
 
-def _days(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
+def _days(intent: Intent, result: DaysWithResult | SignalsResult, newest: str | None) -> str:
     lang, period = intent.language, period_words(result, intent)
     days = _day_list(result)
-    verb = ""
     if intent.kind == "signal_days":
         what = "、".join(signal_label(k, "zh") for k in intent.kinds)
         what_en = ", ".join(signal_label(k, "en") for k in intent.kinds)
     else:
         minutes = int(intent.arguments.get("min_minutes", 1))
-        label = _label(result.get("thing"), intent.mention or "")
+        thing = result.thing if isinstance(result, DaysWithResult) else None
+        label = _label(thing, intent.mention or "")
         least = _t(lang, f"（至少 {minutes} 分钟）", f" (at least {minutes} min)")
-        what, what_en = (
-            label + (least if minutes > 1 else ""),
-            label + (least if minutes > 1 else ""),
-        )
+        what = what_en = label + (least if minutes > 1 else "")
     n = len(days)
     if not days:
-        text = _t(lang, f"{period} 没有一天有{what}。", f"No day in {period} had {what_en}.")
-        return text
+        return _t(lang, f"{period} 没有一天有{what}。", f"No day in {period} had {what_en}.")
     listed = _t(lang, "、".join(days), ", ".join(days))
     return _t(
         lang,
-        f"{n} 天{verb}{what}（{period}）：{listed}。",
+        f"{n} 天{what}（{period}）：{listed}。",
         f"{n} day{'s' if n != 1 else ''} with {what_en} {when(result, intent)}: {listed}.",
     )
 
 
-def _moment(intent: Intent, result: dict[str, Any], newest: str | None) -> str:
+def _moment(intent: Intent, result: MomentResult | RawResult, newest: str | None) -> str:
     lang = intent.language
-    at = str(result.get("at") or intent.arguments.get("at") or intent.subject or "")
+    at = result.at if isinstance(result, MomentResult) else ""
+    at = at or str(intent.arguments.get("at") or intent.subject or "")
     when = at[:16].replace("T", " ")  # local, as the tool gives it
     clock = at[11:19]
-    items = result.get("items") or []
-    if items and "covering" in items[0]:  # get_moment: per device, the covering record
-        items = [{**i["covering"], "device": i.get("device")} for i in items if i.get("covering")]
-    elif intent.tool == "get_raw":  # the records that began by then, the latest per device
-        latest: dict[str, dict[str, Any]] = {}
-        for item in items:
-            if str(item.get("at", "")) <= clock:
-                latest[str(item.get("device", ""))] = item
-        items = list(latest.values())
-    if not items:
+    shown: list[tuple[str, str | None, str | None]] = []  # app, title, device
+    if isinstance(result, MomentResult):  # per device, the covering record
+        shown = [(d.covering.app, d.covering.title, d.device) for d in result.items if d.covering]
+    else:  # get_raw: the records that began by then, the latest per device
+        latest: dict[str, RawRecord] = {}
+        for item in result.items:
+            if item.at <= clock:
+                latest[item.device] = item
+        shown = [(r.app, r.title, r.device) for r in latest.values()]
+    if not shown:
         return _t(lang, f"{when} 没有记录。", f"Nothing was recorded at {when}.")
     lines = [
-        f"{i.get('app', '')}"
-        + (f" — {i['title']}" if i.get("title") else "")
-        + (f"（{i['device']}）" if lang == "zh" and i.get("device") else "")
-        + (f" ({i['device']})" if lang != "zh" and i.get("device") else "")
-        for i in items[:3]
+        app
+        + (f" — {title}" if title else "")
+        + (f"（{device}）" if lang == "zh" and device else "")
+        + (f" ({device})" if lang != "zh" and device else "")
+        for app, title, device in shown[:3]
     ]
     head = _t(lang, f"{when} 屏幕上是：", f"At {when} the screen showed: ")
     return head + _t(lang, "；", "; ").join(lines) + _t(lang, "。", ".")
 
 
-def unknown_thing(intent: Intent, result: dict[str, Any]) -> str | None:
+def unknown_thing(intent: Intent, result: ToolError) -> str | None:
     """A name the data does not hold: say so and give the closest names, never 0 h."""
-    error = str(result.get("error", ""))
-    if "in your data" not in error and "no app, site" not in error:
+    if result.unresolved is None:
         return None
-    mention = intent.mention or ""
-    found = re.search(r"called '([^']*)'|called \"([^\"]*)\"", error)
-    if found:
-        mention = found[1] or found[2] or mention
-    suggestions = result.get("suggestions")
-    if suggestions is None:
-        close = re.search(r"closest in your data: (.*)$", error)
-        suggestions = [s.strip() for s in close[1].split(",")] if close else []
-    closest = _t(intent.language, "、".join(suggestions), ", ".join(suggestions))
+    mention = result.unresolved or intent.mention or ""
+    closest = _t(
+        intent.language, "、".join(result.suggestions or []), ", ".join(result.suggestions or [])
+    )
     return _t(
         intent.language,
         f"你的数据里没有叫“{mention}”的应用、网站或类别"
@@ -221,11 +200,34 @@ def unknown_thing(intent: Intent, result: dict[str, Any]) -> str | None:
     )
 
 
-THING_RENDERERS: dict[str, Callable[[Intent, dict[str, Any], str | None], str]] = {
-    "thing_hours": _thing_hours,
-    "compare": _compare,
-    "last_seen": _last_seen,
-    "days": _days,
-    "signal_days": _days,
-    "moment": _moment,
+def reads(answer: type[R], write: Callable[[Intent, R, str | None], str]) -> ThingRenderer:
+    """A renderer of `answer` results: any other result is a bug of the intent table."""
+
+    def run(intent: Intent, result: ToolResult, newest: str | None) -> str:
+        if not isinstance(result, answer):
+            raise TypeError(f"{intent.kind}: {type(result).__name__} is not {answer.__name__}")
+        return write(intent, result, newest)
+
+    return run
+
+
+def _days_of(intent: Intent, result: ToolResult, newest: str | None) -> str:
+    if not isinstance(result, DaysWithResult | SignalsResult):
+        raise TypeError(f"{intent.kind}: {type(result).__name__} lists no days")
+    return _days(intent, result, newest)
+
+
+def _moment_of(intent: Intent, result: ToolResult, newest: str | None) -> str:
+    if not isinstance(result, MomentResult | RawResult):
+        raise TypeError(f"{intent.kind}: {type(result).__name__} is not a moment")
+    return _moment(intent, result, newest)
+
+
+THING_RENDERERS: dict[str, ThingRenderer] = {
+    "thing_hours": reads(StatsResult, _thing_hours),
+    "compare": reads(CompareResult, _compare),
+    "last_seen": reads(LastSeenResult, _last_seen),
+    "days": _days_of,
+    "signal_days": _days_of,
+    "moment": _moment_of,
 }

@@ -41,7 +41,8 @@ from app.text import Language, estimate_tokens, language_of
 from app.timeutil import zone
 from app.tools import REGISTRY, ToolContext, dispatch, list_tools
 from app.tools.periods import today_of
-from app.tools.registry import output_tokens, to_json
+from app.tools.registry import dump, output_tokens, to_json
+from app.tools.results import ToolError, ToolOutcome
 
 MAX_TURNS = 6
 # A model that cannot call tools rarely knows when to stop: after two reads that
@@ -67,7 +68,7 @@ class RunResult:
     answer: str = ""
     streamed: list[str] = field(default_factory=list)  # every token sent, in order
     steps: list[TurnStep] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)  # as JSON, as the model read them
     tool_tokens: int = 0  # estimated tokens of every tool result read
     used_tokens: int = 0  # the budget's count: prompt, history, tool results, model turns
     model_calls: int = 0
@@ -263,7 +264,7 @@ class AgentRunner:
 
     def _call_tool(
         self, call: ToolCallRequest, run: RunResult, *, turn: int, language: Language
-    ) -> dict[str, Any]:
+    ) -> ToolOutcome:
         self._check()
         spec = REGISTRY.get(call.name)
         cap = spec.cap_tokens if spec else UNKNOWN_TOOL_CAP
@@ -279,20 +280,20 @@ class AgentRunner:
         )
         if run.forced or run.used_tokens + cap > self.budget:
             run.forced = True
-            result: dict[str, Any] = {"error": FORCED_ANSWER[language]}
+            result: ToolOutcome = ToolError(error=FORCED_ANSWER[language])
             self._budget(run, "forced_answer")
         elif error is not None:
-            result = {"error": error}
+            result = ToolError(error=error)
         else:
             result = dispatch(self.ctx, call.name, arguments)
         tokens = output_tokens(result)
         run.tool_tokens += tokens
         run.used_tokens += tokens
-        run.results.append(result)
+        run.results.append(dump(result))
         shown = arguments if isinstance(arguments, dict) else {}
         step = TurnStep(tool=call.name, arguments=shown, tokens=tokens)
-        if "error" in result:
-            step["error"] = str(result["error"])
+        if isinstance(result, ToolError):
+            step["error"] = result.error
         run.steps.append(step)
         self.emit("step", {"phase": "result", "turn": turn, **step})
         if not run.forced:

@@ -21,14 +21,31 @@ from app.api.errors import AUTHED, errors
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import REGISTRY, dispatch, list_tools
-from app.tools.registry import Tool, ordered_tools, to_json
+from app.tools.registry import Tool, dump, ordered_tools
+from app.tools.results import ToolError
 
-_RESULT: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The tool's result (`truncated: true` when it was cut to its cap).",
-        "content": {"application/json": {"schema": {"type": "object"}}},
+
+def _inlined(node: Any, defs: dict[str, Any]) -> Any:
+    """A schema with its `#/$defs/…` references replaced by what they name: inside the
+    OpenAPI document such a reference would point at the document's root."""
+    if isinstance(node, list):
+        return [_inlined(v, defs) for v in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _inlined(defs[ref.removeprefix("#/$defs/")], defs)
+    return {k: _inlined(v, defs) for k, v in node.items() if k != "$defs"}
+
+
+def _result(spec: Tool) -> dict[int | str, dict[str, Any]]:
+    schema = spec.output_schema()
+    return {
+        200: {
+            "description": "The tool's result (`truncated: true` when it was cut to its cap).",
+            "content": {"application/json": {"schema": _inlined(schema, schema.get("$defs", {}))}},
+        }
     }
-}
 
 
 async def _call(name: str, request: Request, services: Services, user: UserContext) -> JSONResponse:
@@ -44,13 +61,13 @@ async def _call(name: str, request: Request, services: Services, user: UserConte
     ctx = services.tool_context(user=user, now=datetime.now(UTC))
     result = await run_in_threadpool(dispatch, ctx, name, arguments)
     status, headers = 200, None
-    if "error" in result:
+    if isinstance(result, ToolError):
         status = 404 if name not in REGISTRY else 422
-        if result.get("conflict"):
+        if result.conflict:
             status = 409  # the item was deleted or rebuilt meanwhile
-        elif result.get("retry"):
+        elif result.retry:
             status, headers = 503, {"Retry-After": str(RETRY_AFTER_S)}
-    return JSONResponse(content=json.loads(to_json(result)), status_code=status, headers=headers)
+    return JSONResponse(content=dump(result), status_code=status, headers=headers)
 
 
 def _operation(router: APIRouter, spec: Tool) -> None:
@@ -64,7 +81,7 @@ def _operation(router: APIRouter, spec: Tool) -> None:
         name=f"tool_{spec.name}",
         summary=f"{spec.name} (tier {spec.tier}, at most {spec.cap_tokens:,} tokens)",
         description=spec.description,
-        responses={**_RESULT, **errors(409, 413, 422)},
+        responses={**_result(spec), **errors(409, 413, 422)},
         openapi_extra={
             "requestBody": {
                 "required": False,

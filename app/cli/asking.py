@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import click
 
 from app.cli.common import DATABASE_HELP, LazyChoice, database_url_for, edge, settings_from_env
+
+if TYPE_CHECKING:
+    from app.tools.results import ToolOutcome
 
 
 def _periods() -> Sequence[str]:
@@ -83,24 +86,29 @@ def rules() -> None:
 @edge
 def rules_check(user_name: str, period: str, top: int) -> None:
     """The apps and sites with the most uncategorized time, and a rule for each."""
-    from app.tools.coverage import rules_snippet
+    from app.tools.coverage import Uncovered, rules_snippet
+    from app.tools.results import ToolError
+    from app.tools.stats import StatsResult
 
     result = _run_tool(
         user_name, "query_stats", {"period": period, "metric": "uncategorized", "top_n": top}
     )
-    if "error" in result:
-        raise click.ClickException(result["error"])
-    active = result["active_seconds"]
-    share = result["uncategorized_seconds"] / active if active else 0.0
+    if isinstance(result, ToolError):
+        raise click.ClickException(result.error)
+    assert isinstance(result, StatsResult)  # query_stats answers its own model
+    active = result.active_seconds or 0
+    uncategorized = result.uncategorized_seconds or 0
+    share = uncategorized / active if active else 0.0
     click.echo(
-        f"{result['from']} – {result['to']}: {result['uncategorized_seconds'] / 3600:.2f} h "
+        f"{result.from_} – {result.to}: {uncategorized / 3600:.2f} h "
         f"uncategorized of {active / 3600:.2f} h active ({share:.1%})"
     )
-    for item in result["items"]:
-        where = f"{item['app']} · {item['site']}" if "site" in item else item["app"]
-        note = "" if "rule" in item else "  (private or untitled windows: no rule to suggest)"
-        click.echo(f"{item['hours']:>8.2f} h  {where}{note}")
-    snippet = rules_snippet(result["items"])
+    items = [i for i in result.items or [] if isinstance(i, Uncovered)]
+    for item in items:
+        where = f"{item.app} · {item.site}" if item.site else item.app
+        note = "" if item.rule else "  (private or untitled windows: no rule to suggest)"
+        click.echo(f"{item.hours:>8.2f} h  {where}{note}")
+    snippet = rules_snippet(items)
     if snippet:
         click.echo(
             "\nAdd these to your rules file (TIMETRACE_RULES_FILE), each with its category:\n"
@@ -122,7 +130,8 @@ def tool_command(
     import json
 
     from app.tools import list_tools
-    from app.tools.registry import to_json
+    from app.tools.registry import dump
+    from app.tools.results import ToolError
 
     if show_list or not name:
         for spec in list_tools():
@@ -130,14 +139,14 @@ def tool_command(
             click.echo(f"{spec['name']:<16} tier {spec['tier']:<5} {args}")
         return
     result = _run_tool(user_name, name, _parse_tool_args(ctx.args), database=database)
-    click.echo(json.dumps(json.loads(to_json(result)), ensure_ascii=False, indent=2))
-    if "error" in result:
+    click.echo(json.dumps(dump(result), ensure_ascii=False, indent=2))
+    if isinstance(result, ToolError):
         raise SystemExit(1)
 
 
 def _run_tool(
     user_name: str, name: str, arguments: dict[str, Any], *, database: str | None = None
-) -> dict[str, Any]:
+) -> ToolOutcome:
     """One tool call for a user, now, through the registry (never raises: errors are data)."""
     from datetime import UTC, datetime
 

@@ -5,15 +5,16 @@ with the registry's name, description and input schema, called through `dispatch
 
 Nothing here names a tool: a tool registered anywhere appears over MCP as it is.
 `dispatch` validates a call's arguments against the tool's argument model, whose
-JSON schema is the one listed, and caps the output. The one thing MCP adds is the
-annotations, read from the tool's tier (`write` is a destructive write; every
-other tier reads only).
+JSON schema is the one listed, checks the result against the tool's result model,
+whose JSON schema is the listed `outputSchema`, and caps the output. A result comes
+back twice, as MCP asks: structured content and the same JSON as text. The one thing
+MCP adds is the annotations, read from the tool's tier (`write` is a destructive
+write; every other tier reads only).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -26,7 +27,8 @@ from app import __version__
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import REGISTRY, dispatch
-from app.tools.registry import Tool, ordered_tools, to_json
+from app.tools.registry import Tool, dump, ordered_tools, to_json
+from app.tools.results import ToolError, ToolOutcome
 
 SERVER_NAME = "timetrace"
 # Arguments are a few dates and a query; anything near this size is a mistake or abuse.
@@ -52,29 +54,31 @@ def mcp_tool(spec: Tool) -> types.Tool:
         name=spec.name,
         description=spec.description,
         input_schema=_schema(spec),
+        output_schema=spec.output_schema(),
         annotations=annotations_for(spec),
     )
 
 
-def tool_result(result: dict[str, Any]) -> types.CallToolResult:
-    """A dispatch result as MCP: JSON text for any client, the same object structured;
-    an `{"error": …, "hint": …}` result is a tool error the model can correct."""
-    text = to_json(result)
+def tool_result(result: ToolOutcome) -> types.CallToolResult:
+    """A dispatch result as MCP: the object structured (valid against the tool's
+    `outputSchema`), the same JSON as text for any client; a `ToolError` is a tool
+    error the model can correct."""
+    data = dump(result)
     return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content=json.loads(text),
-        is_error="error" in result,
+        content=[types.TextContent(text=to_json(data))],
+        structured_content=data,
+        is_error=isinstance(result, ToolError),
     )
 
 
-def _too_large(name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+def _too_large(name: str, arguments: dict[str, Any]) -> ToolError | None:
     size = len(to_json(arguments).encode("utf-8"))
     if size <= MAX_ARGUMENTS_BYTES:
         return None
-    return {
-        "error": f"arguments for {name} are {size:,} bytes; the limit is {MAX_ARGUMENTS_BYTES:,}",
-        "hint": "send only the fields of the tool's input schema, with short values",
-    }
+    return ToolError(
+        error=f"arguments for {name} are {size:,} bytes; the limit is {MAX_ARGUMENTS_BYTES:,}",
+        hint="send only the fields of the tool's input schema, with short values",
+    )
 
 
 def _input_schema(name: str) -> dict[str, Any] | None:

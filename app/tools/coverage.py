@@ -2,7 +2,7 @@
 categorised, each with a rule line that would categorise it.
 
     items = coverage_items(rows, apps=rules.apps, top_n=10)
-    items[0]  # {"app": "Firefox", "site": "Slack", "seconds": 5400, "rule": "title = 'Slack'"}
+    items[0].rule  # "title = 'Slack'" for Slack in Firefox
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from app.rules.apps import AppIdentities
 from app.store import UncategorizedTime
+from app.tools.results import Shape, opt
 
 _REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
 
@@ -47,9 +47,19 @@ def _key(row: UncategorizedTime, apps: AppIdentities) -> tuple[str, str | None, 
     return row.app, None, rule_line(field="app", pattern=f"^{_literal(row.app)}$")
 
 
+class Uncovered(Shape):
+    """An app or site with uncategorized time, and the rule line that would categorise it."""
+
+    app: str
+    site: str | None = opt()
+    seconds: int
+    hours: float
+    rule: str | None = opt("none for private or untitled browser windows")
+
+
 def coverage_items(
     rows: Sequence[UncategorizedTime], *, apps: AppIdentities, top_n: int
-) -> list[dict[str, Any]]:
+) -> list[Uncovered]:
     """The apps and sites with the most uncategorized time, most first."""
     seconds: dict[tuple[str, str | None, str | None], float] = {}
     for row in rows:
@@ -57,13 +67,7 @@ def coverage_items(
         seconds[key] = seconds.get(key, 0.0) + row.seconds
     ordered = sorted(seconds.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or ""))
     return [
-        {
-            "app": app,
-            **({"site": site} if site else {}),
-            "seconds": round(total),
-            "hours": round(total / 3600, 2),
-            **({"rule": rule} if rule else {}),
-        }
+        Uncovered(app=app, site=site, seconds=round(total), hours=round(total / 3600, 2), rule=rule)
         for (app, site, rule), total in ordered[:top_n]
     ]
 
@@ -71,19 +75,19 @@ def coverage_items(
 _NAME = re.compile(r"[^\w]+")
 
 
-def rules_snippet(items: Sequence[dict[str, Any]]) -> str:
+def rules_snippet(items: Sequence[Uncovered]) -> str:
     """[[category]] tables for the items that have a rule line, ready to paste into a
     rules file once each `category` is set."""
     blocks = []
     for item in items:
-        if "rule" not in item:
+        if item.rule is None:
             continue
-        label = item.get("site") or item["app"]
-        name = _NAME.sub("-", f"{item['app']}-{label}" if "site" in item else label).strip("-")
+        label = item.site or item.app
+        name = _NAME.sub("-", f"{item.app}-{label}" if item.site else label).strip("-")
         blocks.append(
             "[[category]]\n"
             f"name = {json.dumps(name.lower() or 'app', ensure_ascii=False)}\n"
             'category = "work"  # work, study, social, entertainment or system\n'
-            f"{item['rule']}\n"
+            f"{item.rule}\n"
         )
     return "\n".join(blocks)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
@@ -28,6 +28,7 @@ from app.store import DEVICE_ID_PATTERN, RecordLine
 from app.text import StorableStr, estimate_tokens, language_of
 from app.timeutil import zone
 from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.results import Shape, Stamp, ToolResult, opt
 
 MAX_WINDOW = timedelta(days=7)
 MAX_RECORDS = 100_000
@@ -177,11 +178,37 @@ def _reduce(models: ModelClient, question: str, found: list[SliceResult]) -> Fin
     )
 
 
+class MissingSlice(Shape):
+    slice: int
+    from_: Stamp = Field(alias="from")
+    to: Stamp
+    why: str | None
+
+
+class DeepScanResult(ToolResult):
+    question: str
+    from_: Stamp = Field(alias="from")
+    to: Stamp
+    records_scanned: int
+    note: str | None = opt()
+    raw_tokens: int | None = opt("what reading the window raw would cost")
+    slices: int | None = opt()
+    fanout: bool | None = opt("more than one slice")
+    finding: str | None = opt()
+    record_ids: list[int] | None = opt("the records the finding rests on")
+    episode_ids: list[int] | None = opt("their episodes")
+    degraded: bool | None = opt("a slice or the reduce failed")
+    reduce: str | None = opt()
+    missing_slices: list[MissingSlice] | None = opt()
+    more_missing: int | None = opt()
+
+
 @tool(
     name="deep_scan",
     tier="fallback",
     cap_tokens=2_000,
     params=DeepScanArgs,
+    result=DeepScanResult,
     description="""
 Last resort for a question the episodes and digests cannot answer and that needs a wide raw
 window (more than get_raw's 2 hours, at most 7 days): isolated summariser calls read the raw
@@ -189,7 +216,7 @@ records slice by slice and return one finding of at most 2K tokens with the reco
 on. Slow and costly: never for totals or summaries. 深度扫描：大窗口原始记录的分片总结（兜底）。
 """,
 )
-def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> dict[str, Any]:
+def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> DeepScanResult:
     if args.ts_to <= args.ts_from:
         raise InvalidInputError("ts_to must be after ts_from")
     if args.ts_to - args.ts_from > MAX_WINDOW:
@@ -207,9 +234,14 @@ def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> dict[str, Any]:
         device_id=args.device_id,
         limit=MAX_RECORDS,
     )
-    out: dict[str, Any] = {"question": args.question, "from": args.ts_from, "to": args.ts_to}
     if not rows:
-        return {**out, "records_scanned": 0, "note": "no records in that window"}
+        return DeepScanResult(
+            question=args.question,
+            from_=args.ts_from,
+            to=args.ts_to,
+            records_scanned=0,
+            note="no records in that window",
+        )
     lines = [_line(r, ctx) for r in rows]
     raw_tokens = sum(estimate_tokens(line) + 1 for line in lines)
     slices = split_window(
@@ -245,20 +277,22 @@ def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> dict[str, Any]:
     scanned = {r.record_id: r.episode_id for r in rows}
     record_ids = [i for i in dict.fromkeys(finding.record_ids if finding else []) if i in scanned]
     episode_ids = list(dict.fromkeys(e for i in record_ids if (e := scanned[i]) is not None))
-    return {
-        **out,
-        "records_scanned": len(rows),
-        "raw_tokens": raw_tokens,
-        "slices": len(slices),
-        "fanout": len(slices) > 1,
-        "finding": clip_tokens(finding.finding, SHOWN_FINDING_TOKENS) if finding else None,
-        "record_ids": record_ids[:30],
-        "episode_ids": episode_ids[:30],
-        "degraded": bool(missing) or reduce_failed,
-        **({"reduce": "failed: findings as they came"} if reduce_failed else {}),
-        "missing_slices": [
-            {"slice": r.slice.index + 1, "from": r.slice.start, "to": r.slice.end, "why": r.error}
+    return DeepScanResult(
+        question=args.question,
+        from_=args.ts_from,
+        to=args.ts_to,
+        records_scanned=len(rows),
+        raw_tokens=raw_tokens,
+        slices=len(slices),
+        fanout=len(slices) > 1,
+        finding=clip_tokens(finding.finding, SHOWN_FINDING_TOKENS) if finding else None,
+        record_ids=record_ids[:30],
+        episode_ids=episode_ids[:30],
+        degraded=bool(missing) or reduce_failed,
+        reduce="failed: findings as they came" if reduce_failed else None,
+        missing_slices=[
+            MissingSlice(slice=r.slice.index + 1, from_=r.slice.start, to=r.slice.end, why=r.error)
             for r in missing[:10]
         ],
-        **({"more_missing": len(missing) - 10} if len(missing) > 10 else {}),
-    }
+        more_missing=len(missing) - 10 if len(missing) > 10 else None,
+    )

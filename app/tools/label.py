@@ -8,7 +8,8 @@ next query_stats sees it. A target deleted or rebuilt meanwhile is a conflict
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from datetime import date
+from typing import Literal
 
 from pydantic import Field
 
@@ -17,6 +18,7 @@ from app.errors import DatabaseError, NotFoundError
 from app.rules.categories import Category
 from app.text import StorableStr
 from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.results import ToolResult, opt
 
 
 class LabelArgs(ToolArgs):
@@ -26,17 +28,25 @@ class LabelArgs(ToolArgs):
     note: StorableStr = Field("", max_length=500)
 
 
+class LabelResult(ToolResult):
+    label_id: int
+    recomputed_days: list[date] = Field(description="the days recomputed at once")
+    pending_days: list[date] | None = opt("days the worker recomputes in the background")
+    note: str | None = opt()
+
+
 @tool(
     name="apply_label",
     tier="write",
     cap_tokens=300,
     params=LabelArgs,
+    result=LabelResult,
     description="""
 Correct the category of a record or of an episode (all its records), e.g. when a video was
 work. Audited; the affected days are recomputed. 修改记录或 episode 的类别（有审计）。
 """,
 )
-def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
+def apply_label(ctx: ToolContext, args: LabelArgs) -> LabelResult:
     done = ctx.store.relabel(
         user_id=ctx.user.user_id,
         target_kind=args.target,
@@ -56,11 +66,10 @@ def apply_label(ctx: ToolContext, args: LabelArgs) -> dict[str, Any]:
         ctx.rebuild(user=ctx.user, device_days=device_days, now=ctx.now)
     except DatabaseError:
         # The label holds; the worker rebuilds its (stale) episodes in the background.
-        return {
-            "label_id": label_id,
-            "recomputed_days": [],
-            "pending_days": days,
-            "note": "the label is saved; its days are being recomputed in the background",
-            "truncated": False,
-        }
-    return {"label_id": label_id, "recomputed_days": days, "truncated": False}
+        return LabelResult(
+            label_id=label_id,
+            recomputed_days=[],
+            pending_days=days,
+            note="the label is saved; its days are being recomputed in the background",
+        )
+    return LabelResult(label_id=label_id, recomputed_days=days)

@@ -3,9 +3,8 @@ and — narrowly — raw records."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import date, datetime, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -17,6 +16,7 @@ from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine, SignalRow
 from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, week_key, zone
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.results import Period, Shape, Stamp, ToolResult, flag, opt
 
 RAW_MAX_WINDOW = timedelta(hours=2)
 TEXT_MAX = 160
@@ -32,24 +32,63 @@ def _local(ts: datetime, ctx: ToolContext) -> str:
     return ts.astimezone(zone(ctx.user.time_zone)).strftime("%Y-%m-%d %H:%M")
 
 
-def episode_line(ep: EpisodeLine, ctx: ToolContext) -> dict[str, Any]:
-    """`minutes` are active minutes; idle/locked time inside shows as `idle_minutes`."""
+class Episode(Shape):
+    """One episode in one line: `minutes` are active minutes; idle/locked time inside
+    shows as `idle_minutes`."""
+
+    id: int
+    when: str = Field(description="local MM-DD HH:MM–HH:MM")
+    category: str
+    category_by: Literal["model"] | None = opt("a model's summary gave the category")
+    title: str
+    minutes: int
+    idle_minutes: int | None = opt()
+    summary: str | None = opt()
+
+
+def episode_line(ep: EpisodeLine, ctx: ToolContext, *, summary: bool = True) -> Episode:
     tz = zone(ctx.user.time_zone)
     idle_minutes = round((ep.duration_s - ep.active_s) / 60)
-    return {
-        "id": ep.episode_id,
-        "when": f"{ep.ts_start.astimezone(tz):%m-%d %H:%M}–{ep.ts_end.astimezone(tz):%H:%M}",
-        "category": ep.category,
-        **({"category_by": "model"} if ep.category_source == "model" else {}),
-        "title": ep.title,
-        "minutes": round(ep.active_s / 60),
-        **({"idle_minutes": idle_minutes} if idle_minutes else {}),
-        **({"summary": _clip(ep.summary, 120)} if ep.summary else {}),
-    }
+    return Episode(
+        id=ep.episode_id,
+        when=f"{ep.ts_start.astimezone(tz):%m-%d %H:%M}–{ep.ts_end.astimezone(tz):%H:%M}",
+        category=ep.category,
+        category_by="model" if ep.category_source == "model" else None,
+        title=ep.title,
+        minutes=round(ep.active_s / 60),
+        idle_minutes=idle_minutes or None,
+        summary=_clip(ep.summary, 120) if summary and ep.summary else None,
+    )
 
 
 class NowArgs(ToolArgs):
     records: int = Field(3, ge=1, le=3, description="how many of the latest records to show")
+
+
+class NowRecord(Shape):
+    at: str = Field(description="local YYYY-MM-DD HH:MM")
+    device: str
+    app: str
+    title: str | None
+    category: str
+    idle: bool = flag()
+    description: str | None = opt()
+
+
+class Sitting(Shape):
+    since: str
+    minutes: int
+    main_app: str | None
+    note: str
+
+
+class NowResult(ToolResult):
+    items: list[NowRecord]
+    current_sitting: Sitting | None = opt("records not closed into an episode yet")
+    last_episode: Episode | None = opt()
+    summaries: str | None = opt("summaries that wait or failed")
+    models: str | None = opt("the models in use")
+    note: str | None = opt()
 
 
 @tool(
@@ -57,48 +96,49 @@ class NowArgs(ToolArgs):
     tier="0",
     cap_tokens=300,
     params=NowArgs,
+    result=NowResult,
     description="""
 What is happening right now: the latest records (app, title, description) and the last
 closed episode. Use for "what am I doing now / just now". 现在/刚才在做什么。
 """,
 )
-def get_now(ctx: ToolContext, args: NowArgs) -> dict[str, Any]:
+def get_now(ctx: ToolContext, args: NowArgs) -> NowResult:
     latest = ctx.store.latest_records(user_id=ctx.user.user_id, now=ctx.now, limit=args.records)
-    items = [
-        {
-            "at": _local(r.ts_start, ctx),
-            "device": r.device_id,
-            "app": r.app,
-            "title": _clip(r.window_title, 100),
-            "category": r.category,
-            **({"idle": True} if r.is_idle else {}),
-            **({"description": _clip(r.description, 120)} if r.description else {}),
-        }
-        for r in latest
-    ]
-    out: dict[str, Any] = {"items": items}
+    out = NowResult(
+        items=[
+            NowRecord(
+                at=_local(r.ts_start, ctx),
+                device=r.device_id,
+                app=r.app,
+                title=_clip(r.window_title, 100),
+                category=r.category,
+                idle=r.is_idle,
+                description=_clip(r.description, 120) if r.description else None,
+            )
+            for r in latest
+        ]
+    )
     if latest and latest[0].episode_id is None:
         sitting = ctx.store.open_sitting(
             user_id=ctx.user.user_id, device_id=latest[0].device_id, now=ctx.now
         )
         if sitting:
             minutes = (ctx.now - sitting.since).total_seconds() / 60
-            out["current_sitting"] = {
-                "since": _local(sitting.since, ctx),
-                "minutes": round(minutes),
-                "main_app": sitting.main_app,
-                "note": "not closed into an episode yet",
-            }
+            out.current_sitting = Sitting(
+                since=_local(sitting.since, ctx),
+                minutes=round(minutes),
+                main_app=sitting.main_app,
+                note="not closed into an episode yet",
+            )
     last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
     if last:
-        out["last_episode"] = episode_line(last, ctx)
-    if line := _model_line(ctx):
-        out["summaries"] = line
+        out.last_episode = episode_line(last, ctx)
+    out.summaries = _model_line(ctx)
     if ctx.models is not None and ctx.models.chat_enabled:
         roles = ["chat", *(["embedding"] if ctx.models.embeddings_enabled else [])]
-        out["models"] = "; ".join(f"{r} {ctx.models.served_model(r).short()}" for r in roles)
+        out.models = "; ".join(f"{r} {ctx.models.served_model(r).short()}" for r in roles)
     if not latest:
-        out["note"] = "no activity recorded yet"
+        out.note = "no activity recorded yet"
     return out
 
 
@@ -150,37 +190,78 @@ def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
     return grain, key
 
 
-_PASSED_THROUGH = (
-    "focus_minutes",
-    "distraction_minutes",
-    "late_night_minutes",
-    "signal_counts",
-    "device_overlap_seconds",
-    "first_activity",
-    "last_activity",
-)
+class TitleHours(Shape):
+    title: str
+    hours: float
 
 
-def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
-    shown: Mapping[str, object] = metrics
+class CompactMetrics(Shape):
+    """A digest's numbers, in hours; app hours and titles count active time only."""
+
+    hours_by_category: dict[str, float]
+    top_apps_hours: dict[str, float]
+    active_hours: float
+    idle_hours: float
+    episodes: int
+    # int | float: the numbers pass through as the digest holds them (0, not 0.0).
+    focus_minutes: int | float | None = opt()
+    distraction_minutes: int | float | None = opt()
+    late_night_minutes: int | float | None = opt()
+    signal_counts: dict[str, int] | None = opt()
+    device_overlap_seconds: int | float | None = opt()
+    first_activity: str | None = opt()
+    last_activity: str | None = opt()
+    top_titles: list[TitleHours]
+
+
+def _compact_metrics(metrics: DigestMetrics) -> CompactMetrics:
     hours = {
         c: round(s / 3600, 2)
         for c, s in sorted(metrics.get("seconds_by_category", {}).items(), key=lambda kv: -kv[1])
         if s
     }
     apps = sorted(metrics.get("seconds_by_app", {}).items(), key=lambda kv: -kv[1])[:8]
-    return {
-        "hours_by_category": hours,
-        "top_apps_hours": {a: round(s / 3600, 2) for a, s in apps},
-        "active_hours": round(metrics.get("active_seconds", 0) / 3600, 2),
-        "idle_hours": round(metrics.get("idle_seconds", 0) / 3600, 2),
-        "episodes": metrics.get("episode_count", 0),
-        **{k: shown[k] for k in _PASSED_THROUGH if k in shown},
-        "top_titles": [
-            {"title": t["title"], "hours": round(t["seconds"] / 3600, 2)}
+    return CompactMetrics(
+        hours_by_category=hours,
+        top_apps_hours={a: round(s / 3600, 2) for a, s in apps},
+        active_hours=round(metrics.get("active_seconds", 0) / 3600, 2),
+        idle_hours=round(metrics.get("idle_seconds", 0) / 3600, 2),
+        episodes=metrics.get("episode_count", 0),
+        focus_minutes=metrics.get("focus_minutes"),
+        distraction_minutes=metrics.get("distraction_minutes"),
+        late_night_minutes=metrics.get("late_night_minutes"),
+        signal_counts=metrics.get("signal_counts"),
+        device_overlap_seconds=metrics.get("device_overlap_seconds"),
+        first_activity=metrics.get("first_activity"),
+        last_activity=metrics.get("last_activity"),
+        top_titles=[
+            TitleHours(title=t["title"], hours=round(t["seconds"] / 3600, 2))
             for t in metrics.get("top_titles", [])[:5]
         ],
-    }
+    )
+
+
+class Missing(Shape):
+    """What the numbers leave out: records not in episodes yet, by day."""
+
+    records_not_in_episodes: int
+    days: list[date]
+    note: str
+
+
+class DigestResult(ToolResult):
+    grain: str
+    key: str
+    available: bool = Field(description="false: no digest yet, live metrics instead")
+    finalized: bool | None = opt()
+    complete: bool = Field(description="false: some records are not in episodes yet")
+    missing: Missing | None = opt()
+    narrative: str | None = opt()
+    narrative_status: str | None = opt()
+    metrics: CompactMetrics
+    source: Literal["live"] | None = opt()
+    source_ids: list[int] | None = opt()
+    computed_through_ts: Stamp | None = opt()
 
 
 @tool(
@@ -188,6 +269,7 @@ def _compact_metrics(metrics: DigestMetrics) -> dict[str, Any]:
     tier="1",
     cap_tokens=4_000,
     params=DigestArgs,
+    result=DigestResult,
     description="""
 The day, week or month digest: a short narrative plus its metrics. When the digest is not
 built yet it says available: false and gives live metrics instead (never builds one);
@@ -196,50 +278,49 @@ App hours and top titles count active time only; idle/locked time is idle_hours.
 日/周/月总结：叙述 + 指标；未生成时返回 available=false 和实时指标。应用时长只算活跃时间。
 """,
 )
-def get_digest(ctx: ToolContext, args: DigestArgs) -> dict[str, Any]:
+def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
     grain, key = _scope(args, ctx)
     first, last = period_days(grain, key)
-    gaps = _gaps(ctx, first, last)
+    missing = _missing(ctx, first, last)
     digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
     if digest is None or digest.stale:
         live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
-        return {
-            "grain": grain,
-            "key": key,
-            "available": False,
-            **gaps,
-            "metrics": _compact_metrics(live.metrics),
-            "source": "live",
-        }
-    return {
-        "grain": grain,
-        "key": key,
-        "available": True,
+        return DigestResult(
+            grain=grain,
+            key=key,
+            available=False,
+            complete=missing is None,
+            missing=missing,
+            metrics=_compact_metrics(live.metrics),
+            source="live",
+        )
+    return DigestResult(
+        grain=grain,
+        key=key,
+        available=True,
         # Final only while every record of the period is in it (a late record is not yet).
-        "finalized": digest.finalized and gaps["complete"],
-        **gaps,
-        "narrative": digest.narrative,
-        "narrative_status": digest.narrative_status,
-        "metrics": _compact_metrics(digest.metrics),
-        "source_ids": digest.source_ids[:60],
-        "computed_through_ts": digest.computed_through_ts,
-    }
+        finalized=digest.finalized and missing is None,
+        complete=missing is None,
+        missing=missing,
+        narrative=digest.narrative,
+        narrative_status=digest.narrative_status,
+        metrics=_compact_metrics(digest.metrics),
+        source_ids=digest.source_ids[:60],
+        computed_through_ts=digest.computed_through_ts,
+    )
 
 
-def _gaps(ctx: ToolContext, first: date, last: date) -> dict[str, Any]:
-    """`complete`, and what the numbers leave out: records not in episodes yet, by day."""
+def _missing(ctx: ToolContext, first: date, last: date) -> Missing | None:
+    """What the numbers leave out (None: the period is complete)."""
     unbuilt = ctx.store.unbuilt_days(user_id=ctx.user.user_id, day_from=first, day_to=last)
     if not unbuilt:
-        return {"complete": True}
-    return {
-        "complete": False,
-        "missing": {
-            "records_not_in_episodes": sum(d.records for d in unbuilt),
-            "days": [d.day for d in unbuilt][:31],
-            "note": "these records are not in the numbers yet (episodes still being built); "
-            "query_stats counts them",
-        },
-    }
+        return None
+    return Missing(
+        records_not_in_episodes=sum(d.records for d in unbuilt),
+        days=[d.day for d in unbuilt][:31],
+        note="these records are not in the numbers yet (episodes still being built); "
+        "query_stats counts them",
+    )
 
 
 class EpisodesArgs(PeriodArgs):
@@ -247,11 +328,17 @@ class EpisodesArgs(PeriodArgs):
     limit: int = Field(200, ge=1, le=1_000)
 
 
+class EpisodesResult(ToolResult, Period):
+    items: list[Episode]
+    note: str | None = opt("the limit cut the list")
+
+
 @tool(
     name="get_episodes",
     tier="1",
     cap_tokens=6_000,
     params=EpisodesArgs,
+    result=EpisodesResult,
     description="""
 One line per episode (a coherent sitting: when, category, title, minutes, short summary) in a
 period, newest first. For "what did I do yesterday afternoon". Not raw frames. `minutes` are
@@ -260,7 +347,7 @@ marks a category a model's summary gave an episode no rule categorised.
 按时间列出 episode（连续的一段活动）的一句话概要；minutes 只算活跃时间。
 """,
 )
-def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:
+def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> EpisodesResult:
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     ts_from, ts_to = span(day_from, day_to, user=ctx.user)
     rows = ctx.store.list_episodes(
@@ -270,14 +357,14 @@ def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> dict[str, Any]:
         category=args.category,
         limit=args.limit,
     )
-    out: dict[str, Any] = {
-        "from": day_from,
-        "to": day_to,
-        "items": [episode_line(r, ctx) for r in rows],
-    }
-    if len(rows) == args.limit:
-        out["note"] = "more episodes exist: narrow the period, or use query_stats for totals"
-    return out
+    return EpisodesResult(
+        from_=day_from,
+        to=day_to,
+        items=[episode_line(r, ctx) for r in rows],
+        note="more episodes exist: narrow the period, or use query_stats for totals"
+        if len(rows) == args.limit
+        else None,
+    )
 
 
 SignalKind = Literal[
@@ -305,11 +392,42 @@ class SignalsArgs(PeriodArgs):
     )
 
 
+class Pattern(Shape):
+    """How often one kind (and rework pattern) happened, on how many days, and what it
+    looked like."""
+
+    count: int
+    days: int
+    cues: list[str] | None = opt()
+
+
+class Signal(Shape):
+    kind: str
+    pattern: str | None = opt()
+    day: date
+    severity: float
+    episode_ids: list[int] = Field(description="evidence episodes")
+    cues: list[str] | None = opt()
+
+
+class SignalDay(Shape):
+    day: date
+    kinds: dict[str, int] = Field(description="how many signals of each kind")
+
+
+class SignalsResult(ToolResult, Period):
+    patterns: dict[str, Pattern] = Field(description="by kind or kind:pattern, habits first")
+    days_count: int | None = opt("by_day: how many days had these signals")
+    items: list[Signal] | list[SignalDay]
+    more: int | None = opt("single signals not listed")
+
+
 @tool(
     name="get_signals",
     tier="2",
     cap_tokens=2_000,
     params=SignalsArgs,
+    result=SignalsResult,
     description="""
 Detected behaviours with their evidence episode ids: rework (undo storms, error→retry loops,
 the same file edited again and again), forced_rollback (git reset --hard / revert),
@@ -318,7 +436,7 @@ any period; by_day=true lists the days that had them (which days had rework / la
 行为信号：返工、强制回滚、频繁切换、专注块、分心、熬夜、空闲，带证据 episode id；by_day 按天列出。
 """,
 )
-def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
+def get_signals(ctx: ToolContext, args: SignalsArgs) -> SignalsResult:
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     rows = [
         r
@@ -327,64 +445,58 @@ def get_signals(ctx: ToolContext, args: SignalsArgs) -> dict[str, Any]:
     ]
     # The habits first: each kind (and rework pattern) with how often, on how many days,
     # and what it looked like; then the strongest single signals with their evidence.
-    patterns: dict[str, dict[str, Any]] = {}
+    counts: dict[str, int] = {}
+    days: dict[str, set[date]] = {}
+    cues: dict[str, list[str]] = {}
     for r in rows:
         name = r.kind + (f":{r.metrics['pattern']}" if "pattern" in r.metrics else "")
-        entry = patterns.setdefault(name, {"count": 0, "days": set(), "cues": []})
-        entry["count"] += 1
-        entry["days"].add(r.day_local)
+        counts[name] = counts.get(name, 0) + 1
+        days.setdefault(name, set()).add(r.day_local)
+        seen = cues.setdefault(name, [])
         for cue in r.evidence.get("cues", []):
-            if cue not in entry["cues"] and len(entry["cues"]) < 3:
-                entry["cues"].append(cue)
-    summary = {
-        name: {
-            "count": e["count"],
-            "days": len(e["days"]),
-            **({"cues": e["cues"]} if e["cues"] else {}),
-        }
-        for name, e in sorted(
-            patterns.items(), key=lambda kv: (-_weight(kv[0].split(":")[0]), -kv[1]["count"])
-        )
-    }
+            if cue not in seen and len(seen) < 3:
+                seen.append(cue)
+    ordered = sorted(counts, key=lambda name: (-_weight(name.split(":")[0]), -counts[name]))
     if args.by_day:
         # The days are the answer: the patterns without their cues leave room for them.
-        counts = {name: {k: v for k, v in p.items() if k != "cues"} for name, p in summary.items()}
-        return {
-            "from": day_from,
-            "to": day_to,
-            "patterns": counts,
-            "days_count": len({r.day_local for r in rows}),
-            "items": _by_day(rows),
-        }
+        return SignalsResult(
+            from_=day_from,
+            to=day_to,
+            patterns={n: Pattern(count=counts[n], days=len(days[n])) for n in ordered},
+            days_count=len({r.day_local for r in rows}),
+            items=_by_day(rows),
+        )
     strongest = sorted(rows, key=lambda r: (-_weight(r.kind), -r.severity))[: args.limit]
     items = [
-        {
-            "kind": r.kind,
-            **({"pattern": r.metrics["pattern"]} if "pattern" in r.metrics else {}),
-            "day": r.day_local,
-            "severity": r.severity,
-            "episode_ids": r.evidence.get("episode_ids", [])[:5],
-            **({"cues": r.evidence.get("cues", [])[:2]} if r.evidence.get("cues") else {}),
-        }
+        Signal(
+            kind=r.kind,
+            pattern=r.metrics.get("pattern"),
+            day=r.day_local,
+            severity=r.severity,
+            episode_ids=r.evidence.get("episode_ids", [])[:5],
+            cues=r.evidence.get("cues", [])[:2] or None,
+        )
         for r in strongest
     ]
-    return {
-        "from": day_from,
-        "to": day_to,
-        "patterns": summary,
-        "items": items,
-        **({"more": len(rows) - len(items)} if len(rows) > len(items) else {}),
-    }
+    return SignalsResult(
+        from_=day_from,
+        to=day_to,
+        patterns={
+            n: Pattern(count=counts[n], days=len(days[n]), cues=cues[n] or None) for n in ordered
+        },
+        items=items,
+        more=len(rows) - len(items) if len(rows) > len(items) else None,
+    )
 
 
-def _by_day(rows: list[SignalRow]) -> list[dict[str, Any]]:
+def _by_day(rows: list[SignalRow]) -> list[SignalDay]:
     """One item per day with signals, oldest first, with how many of each kind (the
     evidence episode ids are in the single signals, without by_day: a month fits)."""
     days: dict[date, dict[str, int]] = {}
     for r in sorted(rows, key=lambda r: (r.day_local, r.ts_start)):
         kinds = days.setdefault(r.day_local, {})
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
-    return [{"day": day, "kinds": kinds} for day, kinds in days.items()]
+    return [SignalDay(day=day, kinds=kinds) for day, kinds in days.items()]
 
 
 def _weight(kind: str) -> int:
@@ -400,17 +512,31 @@ class RawArgs(ToolArgs):
     device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
 
 
+class RawRecord(Shape):
+    at: str = Field(description="local HH:MM:SS")
+    device: str
+    app: str
+    title: str | None
+    description: str | None = opt()
+    idle: bool = flag()
+
+
+class RawResult(ToolResult):
+    items: list[RawRecord]
+
+
 @tool(
     name="get_raw",
     tier="3",
     cap_tokens=10_000,
     params=RawArgs,
+    result=RawResult,
     description="""
 Raw records (app, title, description) in a narrow window of at most 2 hours. Expensive: only
 when episodes do not answer. 原始记录，窗口不超过 2 小时。
 """,
 )
-def get_raw(ctx: ToolContext, args: RawArgs) -> dict[str, Any]:
+def get_raw(ctx: ToolContext, args: RawArgs) -> RawResult:
     if args.ts_to <= args.ts_from:
         raise InvalidInputError("ts_to must be after ts_from")
     if args.ts_to - args.ts_from > RAW_MAX_WINDOW:
@@ -427,15 +553,17 @@ def get_raw(ctx: ToolContext, args: RawArgs) -> dict[str, Any]:
     )
     if not rows and args.device_id:
         raise NotFoundError(f"no records of device {args.device_id!r} in that window")
-    items = [
-        {
-            "at": r.ts_start.astimezone(zone(ctx.user.time_zone)).strftime("%H:%M:%S"),
-            "device": r.device_id,
-            "app": r.app,
-            "title": _clip(r.window_title),
-            **({"description": _clip(r.description, 200)} if r.description else {}),
-            **({"idle": True} if r.is_idle else {}),
-        }
-        for r in rows
-    ]
-    return {"items": items}
+    tz = zone(ctx.user.time_zone)
+    return RawResult(
+        items=[
+            RawRecord(
+                at=r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
+                device=r.device_id,
+                app=r.app,
+                title=_clip(r.window_title),
+                description=_clip(r.description, 200) if r.description else None,
+                idle=r.is_idle,
+            )
+            for r in rows
+        ]
+    )

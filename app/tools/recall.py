@@ -14,8 +14,8 @@ duration rule, or from episodes and digests that equal them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
-from typing import Any, Self
+from datetime import UTC, date, datetime, timedelta
+from typing import Self
 
 from pydantic import Field, model_validator
 
@@ -24,6 +24,7 @@ from app.text import StorableStr
 from app.timeutil import logical_day, zone
 from app.tools.periods import PeriodArgs, resolve, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.results import Period, Shape, Stamp, ThingInfo, ToolResult, flag, opt, thing_info
 from app.tools.stats import stitched_metrics, thing_total
 from app.tools.things import belongs, record_match, require_thing, thing_seconds_by_day
 
@@ -119,11 +120,31 @@ def _newest(
     return None
 
 
+class LastSeenResult(ToolResult):
+    thing: ThingInfo | None = opt()
+    title_contains: str | None = opt()
+    found: bool
+    before: Stamp | None = opt()
+    note: str | None = opt()
+    at: str | None = opt("local YYYY-MM-DD HH:MM of the newest record")
+    day: date | None = opt()
+    days_ago: int | None = opt()
+    device: str | None = opt()
+    app: str | None = opt()
+    site: str | None = opt()
+    title: str | None = opt()
+    category: str | None = opt()
+    idle: bool = flag()
+    episode_id: int | None = opt()
+    record_id: int | None = opt()
+
+
 @tool(
     name="last_seen",
     tier="0",
     cap_tokens=300,
     params=LastSeenArgs,
+    result=LastSeenResult,
     description="""
 When a thing was last used or seen: the newest record of an app, a site (inside browsers
 too), a category or idle time — and/or a record whose window title contains some text —
@@ -132,7 +153,7 @@ site, title and the episode around it. For "when did I last …" / "上次…是
 某个应用/网站/类别（或标题含某文字）最后一次出现的时间，精确取自全部记录。
 """,
 )
-def last_seen(ctx: ToolContext, args: LastSeenArgs) -> dict[str, Any]:
+def last_seen(ctx: ToolContext, args: LastSeenArgs) -> LastSeenResult:
     thing = require_thing(ctx, mention=args.thing) if args.thing else None
     before = _aware(ctx, args.before) if args.before else ctx.now
     title = args.title
@@ -150,37 +171,36 @@ def last_seen(ctx: ToolContext, args: LastSeenArgs) -> dict[str, Any]:
             return thing is None or belongs(ctx, thing, r)
 
     found = _newest(ctx, match, accept, before)
-    out: dict[str, Any] = {
-        **({"thing": thing.describe()} if thing else {}),
-        **({"title_contains": title} if title else {}),
-        "found": found is not None,
-    }
-    if args.before:
-        out["before"] = before
+    tz = zone(ctx.user.time_zone)
+    described = thing_info(thing) if thing else None
+    asked_before = before if args.before else None
     if found is None:
         what = thing.label if thing else repr(title)
-        local = before.astimezone(zone(ctx.user.time_zone))
-        out["note"] = f"no record of {what} before {local:%Y-%m-%d %H:%M}"
-        return out
-    tz = zone(ctx.user.time_zone)
+        return LastSeenResult(
+            thing=described,
+            title_contains=title or None,
+            found=False,
+            before=asked_before,
+            note=f"no record of {what} before {before.astimezone(tz):%Y-%m-%d %H:%M}",
+        )
     day = logical_day(found.ts_start, tz=tz, cut_hour=ctx.user.day_cut_hour)
-    site = _site(ctx, found)
-    out.update(
-        {
-            "at": found.ts_start.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
-            "day": day,
-            "days_ago": (today_of(ctx.user, ctx.now) - day).days,
-            "device": found.device_id,
-            "app": found.app,
-            **({"site": site} if site else {}),
-            "title": _clip(found.window_title),
-            "category": found.category,
-            **({"idle": True} if found.is_idle else {}),
-            "episode_id": found.episode_id,
-            "record_id": found.record_id,
-        }
+    return LastSeenResult(
+        thing=described,
+        title_contains=title or None,
+        found=True,
+        before=asked_before,
+        at=found.ts_start.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
+        day=day,
+        days_ago=(today_of(ctx.user, ctx.now) - day).days,
+        device=found.device_id,
+        app=found.app,
+        site=_site(ctx, found),
+        title=_clip(found.window_title),
+        category=found.category,
+        idle=found.is_idle,
+        episode_id=found.episode_id,
+        record_id=found.record_id,
     )
-    return out
 
 
 # -- days_with ----------------------------------------------------------------------------
@@ -193,11 +213,26 @@ class DaysWithArgs(PeriodArgs):
     )
 
 
+class DayMinutes(Shape):
+    day: date
+    minutes: float
+
+
+class DaysWithResult(ToolResult, Period):
+    thing: ThingInfo
+    min_minutes: float
+    count: int = Field(description="how many days reached min_minutes")
+    days_in_period: int
+    total_seconds: int = Field(description="the thing's seconds over the whole period")
+    items: list[DayMinutes] = Field(description="the days that reached min_minutes")
+
+
 @tool(
     name="days_with",
     tier="0",
     cap_tokens=1_500,
     params=DaysWithArgs,
+    result=DaysWithResult,
     description="""
 The days in a period with at least min_minutes of a thing (an app, a site inside browsers, a
 category, idle time), each with its minutes, and how many. For "how many days did I …",
@@ -205,22 +240,22 @@ category, idle time), each with its minutes, and how many. For "how many days di
 某段时间内某应用/网站/类别达到 min_minutes 分钟的日子：逐日分钟数和天数。用于「几天」「哪几天」。
 """,
 )
-def days_with(ctx: ToolContext, args: DaysWithArgs) -> dict[str, Any]:
+def days_with(ctx: ToolContext, args: DaysWithArgs) -> DaysWithResult:
     thing = require_thing(ctx, mention=args.thing)
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     by_day = thing_seconds_by_day(ctx, thing, day_from=day_from, day_to=day_to)
     least = args.min_minutes * 60
     days = [(d, s) for d, s in by_day.items() if s >= least and s > 0]
-    return {
-        "thing": thing.describe(),
-        "from": day_from,
-        "to": day_to,
-        "min_minutes": args.min_minutes,
-        "count": len(days),
-        "days_in_period": (day_to - day_from).days + 1,
-        "total_seconds": round(sum(by_day.values())),
-        "items": [{"day": d, "minutes": round(s / 60, 1)} for d, s in days],
-    }
+    return DaysWithResult(
+        thing=thing_info(thing),
+        from_=day_from,
+        to=day_to,
+        min_minutes=args.min_minutes,
+        count=len(days),
+        days_in_period=(day_to - day_from).days + 1,
+        total_seconds=round(sum(by_day.values())),
+        items=[DayMinutes(day=d, minutes=round(s / 60, 1)) for d, s in days],
+    )
 
 
 # -- compare ------------------------------------------------------------------------------
@@ -242,11 +277,27 @@ class CompareArgs(PeriodArgs):
         return self
 
 
+class Compared(ThingInfo):
+    mention: str
+    seconds: int
+    hours: float
+
+
+class CompareResult(ToolResult, Period):
+    items: list[Compared]
+    most: str
+    least: str
+    max_minus_min_s: int
+    first_minus_second_s: int | None = opt("with two things")
+    first_minus_second_hours: float | None = opt("with two things")
+
+
 @tool(
     name="compare",
     tier="0",
     cap_tokens=600,
     params=CompareArgs,
+    result=CompareResult,
     description="""
 Two to six things side by side over one period: seconds and hours of each (apps, sites
 inside browsers, categories, idle time, mixed), which is most and least, and the difference
@@ -254,7 +305,7 @@ inside browsers, categories, idle time, mixed), which is most and least, and the
 "分别". 对比多个应用/网站/类别在同一时段的时长，并给出差值。
 """,
 )
-def compare(ctx: ToolContext, args: CompareArgs) -> dict[str, Any]:
+def compare(ctx: ToolContext, args: CompareArgs) -> CompareResult:
     things = [require_thing(ctx, mention=name) for name in args.things]
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     stitched = None
@@ -268,28 +319,26 @@ def compare(ctx: ToolContext, args: CompareArgs) -> dict[str, Any]:
             ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
         )
         items.append(
-            {
-                "mention": mention.strip(),
-                **thing.describe(),
-                "seconds": round(total),
-                "hours": round(total / 3600, 2),
-            }
+            Compared(
+                mention=mention.strip(),
+                **thing_info(thing).model_dump(),
+                seconds=round(total),
+                hours=round(total / 3600, 2),
+            )
         )
-    most = max(items, key=lambda i: i["seconds"])
-    least = min(items, key=lambda i: i["seconds"])
-    out: dict[str, Any] = {
-        "from": day_from,
-        "to": day_to,
-        "items": items,
-        "most": most["label"],
-        "least": least["label"],
-        "max_minus_min_s": most["seconds"] - least["seconds"],
-    }
-    if len(items) == 2:
-        diff = items[0]["seconds"] - items[1]["seconds"]
-        out["first_minus_second_s"] = diff
-        out["first_minus_second_hours"] = round(diff / 3600, 2)
-    return out
+    most = max(items, key=lambda i: i.seconds)
+    least = min(items, key=lambda i: i.seconds)
+    diff = items[0].seconds - items[1].seconds if len(items) == 2 else None
+    return CompareResult(
+        from_=day_from,
+        to=day_to,
+        items=items,
+        most=most.label,
+        least=least.label,
+        max_minus_min_s=most.seconds - least.seconds,
+        first_minus_second_s=diff,
+        first_minus_second_hours=round(diff / 3600, 2) if diff is not None else None,
+    )
 
 
 # -- the moment ---------------------------------------------------------------------------
@@ -309,22 +358,48 @@ class MomentArgs(ToolArgs):
         return self
 
 
-def _moment_item(ctx: ToolContext, r: MomentRecord) -> dict[str, Any]:
+class MomentItem(Shape):
+    from_: str = Field(alias="from", description="local HH:MM:SS")
+    to: str
+    app: str
+    site: str | None = opt()
+    title: str | None
+    category: str
+    idle: bool = flag()
+    description: str | None = opt()
+    episode_id: int | None
+    record_id: int
+
+
+class DeviceMoment(Shape):
+    device: str
+    covering: MomentItem | None = Field(description="the record covering the instant")
+    before: list[MomentItem]
+    after: list[MomentItem]
+
+
+class MomentResult(ToolResult):
+    at: str = Field(description="local YYYY-MM-DD HH:MM:SS")
+    day: date
+    items: list[DeviceMoment] = Field(description="one per device, those in use first")
+    note: str | None = opt()
+
+
+def _moment_item(ctx: ToolContext, r: MomentRecord) -> MomentItem:
     tz = zone(ctx.user.time_zone)
     end = r.ts_start + timedelta(seconds=r.duration_s)
-    site = _site(ctx, r)
-    return {
-        "from": r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
-        "to": end.astimezone(tz).strftime("%H:%M:%S"),
-        "app": r.app,
-        **({"site": site} if site else {}),
-        "title": _clip(r.window_title),
-        "category": r.category,
-        **({"idle": True} if r.is_idle else {}),
-        **({"description": _clip(r.description, 160)} if r.description else {}),
-        "episode_id": r.episode_id,
-        "record_id": r.record_id,
-    }
+    return MomentItem(
+        from_=r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
+        to=end.astimezone(tz).strftime("%H:%M:%S"),
+        app=r.app,
+        site=_site(ctx, r),
+        title=_clip(r.window_title),
+        category=r.category,
+        idle=r.is_idle,
+        description=_clip(r.description, 160) if r.description else None,
+        episode_id=r.episode_id,
+        record_id=r.record_id,
+    )
 
 
 @tool(
@@ -332,13 +407,14 @@ def _moment_item(ctx: ToolContext, r: MomentRecord) -> dict[str, Any]:
     tier="1",
     cap_tokens=1_200,
     params=MomentArgs,
+    result=MomentResult,
     description="""
 What was on the screen at one instant: on each device, the record covering that moment first
 (by the duration rule), then the records just before and after it. For "what was I doing at
 3pm yesterday / at 14:05 on June 3". 某一时刻屏幕上是什么：各设备覆盖该时刻的记录及其前后。
 """,
 )
-def get_moment(ctx: ToolContext, args: MomentArgs) -> dict[str, Any]:
+def get_moment(ctx: ToolContext, args: MomentArgs) -> MomentResult:
     at = _aware(ctx, args.at)
     rows = ctx.store.records_around(user_id=ctx.user.user_id, at=at, per_side=args.neighbours)
     by_device: dict[str, list[MomentRecord]] = {}
@@ -357,21 +433,21 @@ def get_moment(ctx: ToolContext, args: MomentArgs) -> dict[str, Any]:
         before = before[-keep:] if keep else []
         after = after[:keep]
         devices.append(
-            {
-                "device": device,
-                "covering": _moment_item(ctx, covering) if covering else None,
-                "before": [_moment_item(ctx, r) for r in before],
-                "after": [_moment_item(ctx, r) for r in after],
-            }
+            DeviceMoment(
+                device=device,
+                covering=_moment_item(ctx, covering) if covering else None,
+                before=[_moment_item(ctx, r) for r in before],
+                after=[_moment_item(ctx, r) for r in after],
+            )
         )
     # Devices that were in use at that instant first.
-    devices.sort(key=lambda d: (d["covering"] is None, d["device"]))
+    devices.sort(key=lambda d: (d.covering is None, d.device))
     tz = zone(ctx.user.time_zone)
-    out: dict[str, Any] = {
-        "at": at.astimezone(tz).strftime("%Y-%m-%d %H:%M:%S"),
-        "day": logical_day(at, tz=tz, cut_hour=ctx.user.day_cut_hour),
-        "items": devices,  # one per device, those in use at that instant first
-    }
-    if not any(d["covering"] for d in devices):
-        out["note"] = "no record covers that instant (away, or nothing recorded)"
-    return out
+    return MomentResult(
+        at=at.astimezone(tz).strftime("%Y-%m-%d %H:%M:%S"),
+        day=logical_day(at, tz=tz, cut_hour=ctx.user.day_cut_hour),
+        items=devices,
+        note=None
+        if any(d.covering for d in devices)
+        else "no record covers that instant (away, or nothing recorded)",
+    )

@@ -4,9 +4,11 @@
 
 A tool is a name, a description written for an LLM router, an argument model
 (whose JSON schema is what callers see) and an implementation. `dispatch`
-validates the arguments, runs the tool and caps its serialized output by the
-shared CJK-aware token estimate; it never raises — errors come back as
-`{"error": …, "hint": …}` so a model can correct itself.
+validates the arguments, runs the tool, checks that it answered its declared
+result model (`@tool(result=…)`, see app/tools/results.py) and caps the serialized
+output by the shared CJK-aware token estimate. It never raises: every failure,
+capping included, comes back as a `ToolError` (`{"error": …, "hint": …}` in JSON)
+so a model can correct itself.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import difflib
 import functools
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -28,6 +30,7 @@ from app.rules.categories import Rules, load_rules
 from app.settings import Settings
 from app.store import ToolStore, UserContext
 from app.text import estimate_tokens
+from app.tools.results import ToolError, ToolOutcome, ToolResult
 
 log = logging.getLogger("timetrace.tools")
 
@@ -84,7 +87,8 @@ class Tool:
     name: str
     description: str
     params: type[ToolArgs]
-    run: Callable[[ToolContext, Any], dict[str, Any]]
+    result: type[ToolResult]
+    run: Callable[[ToolContext, Any], ToolResult]
     cap_tokens: int  # hard ceiling on the serialized output
     tier: str
 
@@ -92,6 +96,32 @@ class Tool:
         schema = self.params.model_json_schema()
         schema.pop("title", None)
         return schema
+
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON schema of a successful result as the doors send it."""
+        return output_schema(self.result)
+
+
+@functools.cache
+def output_schema(result: type[ToolResult]) -> dict[str, Any]:
+    # Building a JSON schema costs milliseconds, and a result model's never changes.
+    untitled: dict[str, Any] = _untitled(result.model_json_schema(mode="serialization"))
+    return untitled
+
+
+def _untitled(node: Any, *, names: bool = False) -> Any:
+    """A JSON schema without pydantic's generated titles ("Idle Minutes"): they repeat the
+    field names in every listing. `names`: `node` maps names to schemas (a field may be
+    called title)."""
+    if isinstance(node, list):
+        return [_untitled(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        k: _untitled(v, names=not names and k in ("properties", "$defs"))
+        for k, v in node.items()
+        if names or not (k == "title" and isinstance(v, str))
+    }
 
 
 REGISTRY: dict[str, Tool] = {}
@@ -102,20 +132,31 @@ def ordered_tools() -> list[Tool]:
     return sorted(REGISTRY.values(), key=lambda t: TIERS.index(t.tier))
 
 
+Args = TypeVar("Args", bound=ToolArgs)
+Result = TypeVar("Result", bound=ToolResult)
+
+
 def tool(
-    *, name: str, description: str, params: type[ToolArgs], cap_tokens: int, tier: str
-) -> Callable[
-    [Callable[[ToolContext, Any], dict[str, Any]]], Callable[[ToolContext, Any], dict[str, Any]]
-]:
+    *,
+    name: str,
+    description: str,
+    params: type[Args],
+    result: type[Result],
+    cap_tokens: int,
+    tier: str,
+) -> Callable[[Callable[[ToolContext, Args], Result]], Callable[[ToolContext, Args], Result]]:
+    """Register a tool: its arguments are `params`, its answer a `result` model."""
+
     def register(
-        run: Callable[[ToolContext, Any], dict[str, Any]],
-    ) -> Callable[[ToolContext, Any], dict[str, Any]]:
+        run: Callable[[ToolContext, Args], Result],
+    ) -> Callable[[ToolContext, Args], Result]:
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
         REGISTRY[name] = Tool(
             name=name,
             description=description.strip(),
             params=params,
+            result=result,
             run=run,
             cap_tokens=cap_tokens,
             tier=tier,
@@ -131,39 +172,66 @@ def _default(value: Any) -> Any:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
-def to_json(result: dict[str, Any]) -> str:
-    return json.dumps(result, ensure_ascii=False, default=_default, separators=(",", ":"))
+def dump(result: BaseModel) -> dict[str, Any]:
+    """A result as the JSON object every door sends."""
+    return result.model_dump(mode="json")
 
 
-def output_tokens(result: dict[str, Any]) -> int:
+def to_json(result: BaseModel | Mapping[str, Any]) -> str:
+    data = dump(result) if isinstance(result, BaseModel) else result
+    return json.dumps(data, ensure_ascii=False, default=_default, separators=(",", ":"))
+
+
+def output_tokens(result: BaseModel | Mapping[str, Any]) -> int:
     return estimate_tokens(to_json(result))
 
 
-def cap_output(result: dict[str, Any], *, cap: int) -> dict[str, Any]:
-    """Drop items from the end (tools list the most relevant first) until the output fits."""
-    result = json.loads(to_json(result))
-    result.setdefault("truncated", False)
-    items = result.get("items")
+TOO_LARGE = ToolError(
+    error="the result is too large for this tool's output cap",
+    truncated=True,
+    hint="narrow the period or filter, or use query_stats for totals",
+)
+
+
+def _cut_list(result: ToolResult) -> str | None:
+    """The list to cut when a result is over its cap: `items` (tools list the most
+    relevant first), else the longest list of the result."""
+    lists = {
+        name: value
+        for name in type(result).model_fields
+        if isinstance(value := getattr(result, name), list) and value
+    }
+    if "items" in lists:
+        return "items"
+    return max(lists, key=lambda name: len(lists[name]), default=None)
+
+
+def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
+    """Drop items from the end of the result's list until the output fits; a result
+    that cannot fit is a `ToolError`."""
     if output_tokens(result) <= cap:
         return result
-    if isinstance(items, list) and items:
+    name = _cut_list(result)
+    if name is not None:
+        items: list[Any] = getattr(result, name)
+
+        def keep(n: int) -> ToolResult:
+            return result.model_copy(
+                update={name: items[:n], "truncated": True, "omitted": len(items) - n}
+            )
+
         # Binary search on how many items fit, then say what was cut.
         lo, hi = 0, len(items)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            trial = {**result, "items": items[:mid], "truncated": True, "omitted": len(items) - mid}
-            if output_tokens(trial) <= cap:
+            if output_tokens(keep(mid)) <= cap:
                 lo = mid
             else:
                 hi = mid - 1
-        result = {**result, "items": items[:lo], "truncated": True, "omitted": len(items) - lo}
-        if output_tokens(result) <= cap:
-            return result
-    return {
-        "error": "the result is too large for this tool's output cap",
-        "truncated": True,
-        "hint": "narrow the period or filter, or use query_stats for totals",
-    }
+        cut = keep(lo)
+        if output_tokens(cut) <= cap:
+            return cut
+    return TOO_LARGE
 
 
 def list_tools() -> list[dict[str, Any]]:
@@ -179,7 +247,7 @@ def list_tools() -> list[dict[str, Any]]:
     ]
 
 
-def _validation_error(spec: Tool, exc: ValidationError) -> dict[str, Any]:
+def _validation_error(spec: Tool, exc: ValidationError) -> ToolError:
     problems = []
     known = list(spec.params.model_fields)
     for error in exc.errors():
@@ -189,41 +257,49 @@ def _validation_error(spec: Tool, exc: ValidationError) -> dict[str, Any]:
             close = difflib.get_close_matches(field, known, n=1)
             message = "unknown argument" + (f" (did you mean {close[0]!r}?)" if close else "")
         problems.append(f"{field}: {message}")
-    return {
-        "error": f"invalid arguments for {spec.name}: " + "; ".join(problems),
-        "hint": "fix the arguments to match the tool's input schema and call again "
+    return ToolError(
+        error=f"invalid arguments for {spec.name}: " + "; ".join(problems),
+        hint="fix the arguments to match the tool's input schema and call again "
         f"(arguments: {', '.join(known)})",
-    }
+    )
 
 
-def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
-    """Run a tool by name. Never raises: errors come back as data."""
+def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+    """Run a tool by name: its result model, capped, or a `ToolError`. Never raises."""
     spec = REGISTRY.get(name)
     if spec is None:
-        return {"error": f"unknown tool {name!r}", "hint": f"tools are: {', '.join(REGISTRY)}"}
+        return ToolError(error=f"unknown tool {name!r}", hint=f"tools are: {', '.join(REGISTRY)}")
     if arguments is not None and not isinstance(arguments, dict):
-        return {"error": f"arguments for {name} must be a JSON object"}
+        return ToolError(error=f"arguments for {name} must be a JSON object")
     try:
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
         return _validation_error(spec, exc)
     try:
         result = spec.run(ctx, params)
+        if type(result) is not spec.result:
+            # A tool answers the model it declared, so that its output schema is true.
+            raise TypeError(f"{name} answered {type(result).__name__}, not {spec.result.__name__}")
+        return cap_output(result, cap=spec.cap_tokens)
     except ConflictError as exc:
-        return {"error": exc.message, "conflict": True, "hint": "look it up again, then retry"}
+        return ToolError(error=exc.message, conflict=True, hint="look it up again, then retry")
     except UnknownThingError as exc:
         # Never a silent zero: say the name was not found, and what the user does have.
-        return {
-            "error": exc.message,
-            "unresolved": exc.mention,
-            "suggestions": list(exc.suggestions),
-            "hint": "ask again with one of the suggestions, or the exact app, site or category",
-        }
+        return ToolError(
+            error=exc.message,
+            unresolved=exc.mention,
+            suggestions=list(exc.suggestions),
+            hint="ask again with one of the suggestions, or the exact app, site or category",
+        )
     except DatabaseError as exc:
-        return {"error": exc.message, "retry": True, "hint": "the database is busy: try again"}
+        return ToolError(error=exc.message, retry=True, hint="the database is busy: try again")
     except TimeTraceError as exc:
-        return {"error": exc.message}
+        return ToolError(error=exc.message)
     except Exception:
         log.exception("tool %s failed", name)
-        return {"error": f"{name} failed inside TimeTrace", "hint": "try a narrower question"}
-    return cap_output(result, cap=spec.cap_tokens)
+        return ToolError(error=f"{name} failed inside TimeTrace", hint="try a narrower question")
+
+
+def dispatch_json(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    """`dispatch`, as the JSON object the doors send (HTTP, MCP, the CLI)."""
+    return dump(dispatch(ctx, name, arguments))

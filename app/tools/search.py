@@ -10,7 +10,7 @@ with an embedding; with none embedded in range yet, it is `keyword` too, and why
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -18,8 +18,9 @@ from app.boundary import Day
 from app.errors import TimeTraceError
 from app.rules.things import CategoryName
 from app.text import StorableStr, keyword_terms
-from app.tools.reads import episode_line
+from app.tools.reads import Episode, episode_line
 from app.tools.registry import ToolArgs, ToolContext, tool
+from app.tools.results import ToolResult, opt
 
 CANDIDATES = 40
 
@@ -53,24 +54,38 @@ def _query_embedding(ctx: ToolContext, query: str) -> tuple[list[float] | None, 
         return None, exc.message
 
 
+class Hit(Episode):
+    score: float = Field(description="the fused rank score, higher first")
+    before: Episode | None = opt("include_neighbors: the episode just before")
+    after: Episode | None = opt("include_neighbors: the episode just after")
+
+
+class SearchResult(ToolResult):
+    mode: Literal["hybrid", "keyword"]
+    reason: str | None = opt("why the search ran on keywords alone")
+    items: list[Hit]
+    note: str | None = opt()
+
+
 @tool(
     name="search_episodes",
     tier="2",
     cap_tokens=2_500,
     params=SearchArgs,
+    result=SearchResult,
     description="""
 Find episodes by meaning or keywords ("when did I debug the payment callback", "看 B 站视频"),
 with optional dates and category; include_neighbors adds what came just before and after.
 按语义或关键词搜索 episode。
 """,
 )
-def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
+def search_episodes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
     embedding, reason = _query_embedding(ctx, args.query)
-    mode = "hybrid" if embedding is not None else "keyword"
-    fallback = {"reason": reason} if reason else {}
     terms = keyword_terms(args.query)
     if embedding is None and not terms:
-        return {"items": [], "mode": mode, **fallback, "note": "the query has no searchable words"}
+        return SearchResult(
+            items=[], mode="keyword", reason=reason, note="the query has no searchable words"
+        )
     rows = ctx.store.search_episodes(
         user_id=ctx.user.user_id,
         terms=terms,
@@ -83,19 +98,26 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> dict[str, Any]:
     )
     if embedding is not None and not any(row.semantic_rank is not None for row in rows):
         # The semantic side had no candidate: no episode in range is embedded yet.
-        mode = "keyword"
-        fallback = {"reason": "no episode in range has an embedding yet: ranked by keywords"}
-    items = []
-    for row in rows:
-        items.append({**episode_line(row, ctx), "score": round(row.score, 4)})
-    out: dict[str, Any] = {"mode": mode, **fallback, "items": items}
+        embedding = None
+        reason = "no episode in range has an embedding yet: ranked by keywords"
+    neighbors: dict[int, dict[str, Episode]] = {}
     if args.include_neighbors and rows:
-        neighbors: dict[int, dict[str, Any]] = {}
         for n in ctx.store.episode_neighbors(
             user_id=ctx.user.user_id, ids=[r.episode_id for r in rows]
         ):
-            entry = neighbors.setdefault(n.of_id, {})
-            entry[n.side] = {k: v for k, v in episode_line(n, ctx).items() if k != "summary"}
-        for item in items:
-            item.update(neighbors.get(item["id"], {}))
-    return out
+            neighbors.setdefault(n.of_id, {})[n.side] = episode_line(n, ctx, summary=False)
+    items = []
+    for row in rows:
+        around = neighbors.get(row.episode_id, {})
+        line = episode_line(row, ctx).model_dump()
+        items.append(
+            Hit(
+                **line,
+                score=round(row.score, 4),
+                before=around.get("before"),
+                after=around.get("after"),
+            )
+        )
+    return SearchResult(
+        mode="hybrid" if embedding is not None else "keyword", reason=reason, items=items
+    )

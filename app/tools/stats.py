@@ -12,7 +12,7 @@ it twice).
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -23,9 +23,10 @@ from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
 from app.text import StorableStr
 from app.timeutil import period_days, read_window
-from app.tools.coverage import coverage_items
+from app.tools.coverage import Uncovered, coverage_items
 from app.tools.periods import PeriodArgs, resolve, span
 from app.tools.registry import ToolContext, tool
+from app.tools.results import Period, Shape, Stamp, ThingInfo, ToolResult, opt, thing_info
 from app.tools.things import (
     from_records,
     metrics_seconds,
@@ -44,6 +45,8 @@ Metric = Literal[
     "uncategorized",
 ]
 
+
+Source = Literal["digest", "live", "mixed"]
 
 # Titles of browser pages without a URL are grouped by site in Python: read enough rows.
 COVERAGE_ROWS = 2_000
@@ -116,7 +119,7 @@ def _open_tail(rows: list[TailSeconds]) -> DigestMetrics:
 
 def stitched_metrics(
     store: ToolStore, *, user: UserContext, day_from: date, day_to: date, settings: Settings
-) -> tuple[DigestMetrics, str, datetime | None]:
+) -> tuple[DigestMetrics, Source, datetime | None]:
     """Additive metrics of [day_from, day_to]; the source; the watermark."""
     ts_from, ts_to = span(day_from, day_to, user=user)
     wanted = set(_days(day_from, day_to))
@@ -154,15 +157,68 @@ def stitched_metrics(
             user_id=user.user_id, ts_from=run_from, ts_to=run_to, read_from=read_from
         )
         parts.append(DigestMetrics(device_overlap_seconds=overlap))
-    source = "digest" if not live_days else ("live" if not covered else "mixed")
+    source: Source = "digest" if not live_days else ("live" if not covered else "mixed")
     return merge_day_metrics(parts), source, max(watermarks, default=None)
 
 
-def _items(mapping: dict[str, float], key: str, top_n: int | None) -> list[dict[str, Any]]:
+class CategoryTime(Shape):
+    category: str
+    seconds: int
+    hours: float
+
+
+class AppTime(Shape):
+    app: str
+    seconds: int
+    hours: float
+
+
+class TitleTime(Shape):
+    title: str
+    hours: float
+
+
+class KindCount(Shape):
+    kind: str
+    count: int
+
+
+class PartTime(Shape):
+    """One part of a thing: a site, an app of the same name, a category."""
+
+    part: str
+    seconds: int
+    hours: float
+
+
+StatItem = CategoryTime | AppTime | TitleTime | KindCount | Uncovered | PartTime
+
+
+class StatsResult(ToolResult, Period):
+    """One answer for every metric: the fields a metric does not use are absent."""
+
+    metric: Metric | Literal["seconds"] = Field(description="seconds: the answer for thing=")
+    thing: ThingInfo | None = opt("what thing= (or app=) resolved to")
+    seconds: int | None = opt("thing=: its seconds")
+    hours: float | None = opt()
+    value: int | None = opt("episode_count, or active_seconds in seconds")
+    items: list[StatItem] | None = opt()
+    total_seconds: int | None = opt()
+    uncategorized_seconds: int | None = opt()
+    active_seconds: int | None = opt()
+    idle_seconds: int | None = opt("idle/locked time, never counted in an app")
+    device_overlap_s: int | None = opt("seconds two or more devices were active at once")
+    source: Source = Field(description="where the numbers came from")
+    computed_through_ts: Stamp | None = opt("how far the numbers go")
+    note: str | None = opt()
+    hint: str | None = opt()
+
+
+def _items(mapping: dict[str, float], top_n: int | None) -> list[tuple[str, int, float]]:
     ordered = sorted(((k, v) for k, v in mapping.items() if v), key=lambda kv: (-kv[1], kv[0]))
     if top_n is not None:
         ordered = ordered[:top_n]
-    return [{key: k, "seconds": round(v), "hours": round(v / 3600, 2)} for k, v in ordered]
+    return [(k, round(v), round(v / 3600, 2)) for k, v in ordered]
 
 
 @tool(
@@ -170,6 +226,7 @@ def _items(mapping: dict[str, float], key: str, top_n: int | None) -> list[dict[
     tier="0",
     cap_tokens=400,
     params=QueryStatsArgs,
+    result=StatsResult,
     description="""
 Exact numbers for a period: hours by category (work, study, social, entertainment, system,
 uncategorized), hours by app, episode count, active time, top titles, signal counts. The
@@ -190,7 +247,7 @@ thing=知乎/B站/VS Code/命令行/娱乐/离开电脑 直接给出该应用、
 uncategorized：未分类时间最多的应用/网站，附建议规则。
 """,
 )
-def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
+def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     if args.thing or args.site:
         return _thing_stats(ctx, args)
     if args.category and args.metric != "seconds_by_category":
@@ -198,77 +255,77 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
     if args.app and args.metric != "seconds_by_app":
         raise InvalidInputError("app works only with metric seconds_by_app")
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
-    out: dict[str, Any] = {"metric": args.metric, "from": day_from, "to": day_to}
-    if args.metric in ("top_titles", "signal_counts"):
-        if args.metric == "top_titles":
-            live = ctx.store.period_metrics(
-                user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
-            )
-            out["items"] = [
-                {"title": t["title"], "hours": round(t["seconds"] / 3600, 2)}
-                for t in live.metrics.get("top_titles", [])[: args.top_n]
-            ]
-        else:
-            counts = ctx.store.period_signal_counts(
-                user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
-            )
-            out["items"] = [{"kind": k, "count": n} for k, n in counts.items()]
-        return {**out, "source": "live", "truncated": False}
+    out = StatsResult(metric=args.metric, from_=day_from, to=day_to, source="live")
+    if args.metric == "top_titles":
+        live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=day_from, day_to=day_to)
+        out.items = [
+            TitleTime(title=t["title"], hours=round(t["seconds"] / 3600, 2))
+            for t in live.metrics.get("top_titles", [])[: args.top_n]
+        ]
+        return out
+    if args.metric == "signal_counts":
+        counts = ctx.store.period_signal_counts(
+            user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
+        )
+        out.items = [KindCount(kind=k, count=n) for k, n in counts.items()]
+        return out
     metrics, source, through = stitched_metrics(
         ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
     )
     idle = round(metrics.get("idle_seconds", 0.0))
     if args.metric == "uncategorized":
-        out["items"] = _uncategorized(ctx, day_from, day_to, top_n=args.top_n)
-        out["uncategorized_seconds"] = round(
+        out.items = list(_uncategorized(ctx, day_from, day_to, top_n=args.top_n))
+        out.uncategorized_seconds = round(
             metrics.get("seconds_by_category", {}).get("uncategorized", 0.0)
         )
-        out["active_seconds"] = round(metrics.get("active_seconds", 0.0))
-        out["hint"] = "put each rule line in a [[category]] with a name and a category"
+        out.active_seconds = round(metrics.get("active_seconds", 0.0))
+        out.hint = "put each rule line in a [[category]] with a name and a category"
     elif args.metric == "seconds_by_category":
         by_category = metrics.get("seconds_by_category", {})
         if args.category:
-            by_category = {args.category: by_category.get(args.category, 0.0)}
-            out["items"] = [
-                {
-                    "category": args.category,
-                    "seconds": round(by_category[args.category]),
-                    "hours": round(by_category[args.category] / 3600, 2),
-                }
+            seconds = by_category.get(args.category, 0.0)
+            by_category = {args.category: seconds}
+            out.items = [
+                CategoryTime(
+                    category=args.category, seconds=round(seconds), hours=round(seconds / 3600, 2)
+                )
             ]
         else:
-            out["items"] = _items(by_category, "category", None)
-        out["total_seconds"] = round(sum(by_category.values()))
-        out["idle_seconds"] = idle
+            out.items = [
+                CategoryTime(category=k, seconds=s, hours=h)
+                for k, s, h in _items(by_category, None)
+            ]
+        out.total_seconds = round(sum(by_category.values()))
+        out.idle_seconds = idle
     elif args.metric == "seconds_by_app":
         by_app = metrics.get("seconds_by_app", {})
         if args.app:
             by_app, thing = _apps_named(ctx, args.app, by_app)
             if thing is not None:
-                out["thing"] = thing.describe()
+                out.thing = thing_info(thing)
                 if thing.domains:
-                    out["hint"] = (
+                    out.hint = (
                         f"{thing.label} is also a site: thing={args.app!r} counts its time in "
                         "browsers too"
                     )
-        out["items"] = _items(by_app, "app", args.top_n)
+        out.items = [AppTime(app=k, seconds=s, hours=h) for k, s, h in _items(by_app, args.top_n)]
     elif args.metric == "episode_count":
-        out["value"] = metrics.get("episode_count", 0)
+        out.value = metrics.get("episode_count", 0)
     else:
         active = metrics.get("active_seconds", 0.0)
-        out["value"] = round(active)
-        out["hours"] = round(active / 3600, 2)
-        out["idle_seconds"] = idle
+        out.value = round(active)
+        out.hours = round(active / 3600, 2)
+        out.idle_seconds = idle
     # Each device counts its own time: say how much of it ran on two devices at once.
-    out["device_overlap_s"] = round(metrics.get("device_overlap_seconds", 0.0))
-    out["source"] = source
-    out["computed_through_ts"] = through
+    out.device_overlap_s = round(metrics.get("device_overlap_seconds", 0.0))
+    out.source = source
+    out.computed_through_ts = through
     return out
 
 
 def _uncategorized(
     ctx: ToolContext, day_from: date, day_to: date, *, top_n: int
-) -> list[dict[str, Any]]:
+) -> list[Uncovered]:
     ts_from, ts_to = span(day_from, day_to, user=ctx.user)
     read_from, read_to = read_window(ts_from, ts_to, idle_gap_s=ctx.settings.idle_gap_s)
     rows = ctx.store.uncategorized_time(
@@ -309,8 +366,8 @@ def thing_total(
     *,
     day_from: date,
     day_to: date,
-    stitched: tuple[DigestMetrics, str, datetime | None] | None = None,
-) -> tuple[float, dict[str, float], str, datetime | None]:
+    stitched: tuple[DigestMetrics, Source, datetime | None] | None = None,
+) -> tuple[float, dict[str, float], Source, datetime | None]:
     """Seconds of a thing over [day_from, day_to], by part; the source and watermark.
     Sites and titles are counted from records, the rest from the stitched metrics
     (pass them in to count several things over one period)."""
@@ -326,7 +383,7 @@ def thing_total(
     return total, parts, source, through
 
 
-def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
+def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     if sum(1 for v in (args.thing, args.site, args.app) if v) > 1:
         raise InvalidInputError("give one of thing, site or app")
     if "metric" in args.model_fields_set and args.metric not in _THING_METRICS:
@@ -341,22 +398,18 @@ def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
         )
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     total, parts, source, through = thing_total(ctx, thing, day_from=day_from, day_to=day_to)
-    out: dict[str, Any] = {
-        "metric": "seconds",
-        "thing": thing.describe(),
-        "from": day_from,
-        "to": day_to,
-        "seconds": round(total),
-        "hours": round(total / 3600, 2),
-    }
-    if len(parts) > 1:
-        out["items"] = [
-            {"part": k, "seconds": round(v), "hours": round(v / 3600, 2)}
-            for k, v in sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top_n]
-        ]
-    if not total:
-        out["note"] = f"{thing.label}: no time recorded in this period"
-    out["source"] = source
-    if through is not None:
-        out["computed_through_ts"] = through
-    return out
+    ordered = sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top_n]
+    return StatsResult(
+        metric="seconds",
+        thing=thing_info(thing),
+        from_=day_from,
+        to=day_to,
+        seconds=round(total),
+        hours=round(total / 3600, 2),
+        items=[PartTime(part=k, seconds=round(v), hours=round(v / 3600, 2)) for k, v in ordered]
+        if len(parts) > 1
+        else None,
+        note=f"{thing.label}: no time recorded in this period" if not total else None,
+        source=source,
+        computed_through_ts=through,
+    )

@@ -15,7 +15,8 @@ from app.ingest.records import delete_records
 from app.store import DEVICE_ID_PATTERN, WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
-from app.tools.coverage import rules_snippet
+from app.tools.coverage import Uncovered, rules_snippet
+from app.tools.stats import StatsResult
 from app.web.auth import (
     Form,
     PageError,
@@ -109,7 +110,11 @@ def _coverage(request: Request, session: WebSessionRow) -> dict[str, Any]:
     result = dispatch(
         tool_context(request, session), "query_stats", {"metric": "uncategorized", **period}
     )
-    return {"result": result, "snippet": rules_snippet(result.get("items", []))}
+    items = result.items or [] if isinstance(result, StatsResult) else []
+    return {
+        "result": result,
+        "snippet": rules_snippet([i for i in items if isinstance(i, Uncovered)]),
+    }
 
 
 def _privacy_page(request: Request, session: WebSessionRow, **context: Any) -> HTMLResponse:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from app.store import (
@@ -23,6 +23,8 @@ from app.store import (
 from app.timeutil import day_bounds, zone
 from app.tools import ToolContext
 from app.tools.periods import today_of
+from app.tools.reads import DigestResult
+from app.tools.stats import AppTime, CategoryTime, StatsResult
 from app.web.calls import call_tool
 
 
@@ -100,7 +102,7 @@ class DayView:
     total_seconds: int
     apps: list[Amount]
     episode_count: int
-    digest: dict[str, Any]
+    digest: DigestResult
     panel: EpisodePanel | None
     panel_missing: bool
 
@@ -113,14 +115,16 @@ class DayView:
         return self.day + timedelta(days=1)
 
 
-def _amounts(items: list[dict[str, Any]], key: str) -> list[Amount]:
-    largest = max((int(i["seconds"]) for i in items), default=0) or 1
+def _amounts(result: StatsResult) -> list[Amount]:
+    """The items of query_stats by category or by app, with each one's share of the largest."""
+    items = [i for i in result.items or [] if isinstance(i, CategoryTime | AppTime)]
+    largest = max((i.seconds for i in items), default=0) or 1
     return [
         Amount(
-            name=str(i[key]),
-            seconds=int(i["seconds"]),
-            hours=float(i["hours"]),
-            share=int(i["seconds"]) / largest,
+            name=i.category if isinstance(i, CategoryTime) else i.app,
+            seconds=i.seconds,
+            hours=i.hours,
+            share=i.seconds / largest,
         )
         for i in items
     ]
@@ -247,18 +251,18 @@ def day_view(ctx: ToolContext, store: DayStore, *, day: date, episode_id: int | 
     tz = zone(user.time_zone)
     lo, hi = _window(episodes, start.astimezone(UTC), end.astimezone(UTC), tz)
     period = {"period": "custom", "date_from": day.isoformat(), "date_to": day.isoformat()}
-    totals = call_tool(ctx, "query_stats", metric="seconds_by_category", **period)
-    apps = call_tool(ctx, "query_stats", metric="seconds_by_app", top_n=8, **period)
-    digest = call_tool(ctx, "get_digest", grain="day", date=day.isoformat())
+    totals = call_tool(ctx, "query_stats", StatsResult, metric="seconds_by_category", **period)
+    apps = call_tool(ctx, "query_stats", StatsResult, metric="seconds_by_app", top_n=8, **period)
+    digest = call_tool(ctx, "get_digest", DigestResult, grain="day", date=day.isoformat())
     panel = episode_panel(store, ctx, episode_id=episode_id) if episode_id else None
     return DayView(
         day=day,
         today=today_of(ctx.user, ctx.now),
         lanes=_lanes(store, ctx, episodes, lo, hi, episode_id),
         ticks=hour_ticks(lo, hi, tz=tz),
-        totals=_amounts(totals["items"], "category"),
-        total_seconds=int(totals["total_seconds"]),
-        apps=_amounts(apps["items"], "app"),
+        totals=_amounts(totals),
+        total_seconds=totals.total_seconds or 0,
+        apps=_amounts(apps),
         episode_count=len(episodes),
         digest=digest,
         panel=panel,

@@ -19,6 +19,7 @@ from app.store import WebSessionRow
 from app.timeutil import month_key, read_window, week_key
 from app.tools import ToolContext, dispatch
 from app.tools.periods import span, today_of
+from app.tools.results import ToolError
 from app.web.auth import Form, PageError, SessionDep, check_form, services_of
 from app.web.charts import stacked_bars
 from app.web.day import day_view
@@ -116,8 +117,8 @@ def relabel(episode: str, request: Request, session: SessionDep, form: Form) -> 
         "apply_label",
         {"target": "episode", "id": episode_id, "category": form.get("category"), "note": "web"},
     )
-    if "error" in result:
-        raise PageError(422, "error", str(result["error"]))
+    if isinstance(result, ToolError):
+        raise PageError(422, "error", result.error)
     return RedirectResponse(f"/day/{day}?relabelled=1", status_code=303)
 
 
@@ -217,5 +218,5 @@ def search(request: Request, session: SessionDep) -> HTMLResponse:
         nav="search",
         query=query,
         result=result,
-        status=422 if result is not None and "error" in result else 200,
+        status=422 if isinstance(result, ToolError) else 200,
     )

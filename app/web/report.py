@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES
 from app.timeutil import period_days
 from app.tools import ToolContext
 from app.web.calls import call_tool
+from app.tools.reads import DigestResult, Signal, SignalsResult
 from app.web.charts import DayHours, stacked_bars
 from app.web.i18n import Translator
 from app.web.palette import css_variables
@@ -83,52 +84,51 @@ class PeriodReport:
     signals_truncated: bool
 
 
-def _habits(result: dict[str, Any]) -> list[Habit]:
+def _habits(result: SignalsResult) -> list[Habit]:
     evidence: dict[str, list[Evidence]] = {}
-    for item in result.get("items", []):
-        name = item["kind"] + (f":{item['pattern']}" if "pattern" in item else "")
+    for item in result.items:
+        if not isinstance(item, Signal):
+            continue
+        name = item.kind + (f":{item.pattern}" if item.pattern else "")
         evidence.setdefault(name, []).append(
-            Evidence(
-                day=date.fromisoformat(item["day"]),
-                episode_ids=list(item.get("episode_ids", [])),
-                cues=list(item.get("cues", [])),
-            )
+            Evidence(day=item.day, episode_ids=list(item.episode_ids), cues=list(item.cues or []))
         )
     return [
         Habit(
             name=name,
-            count=int(info["count"]),
-            days=int(info["days"]),
-            cues=list(info.get("cues", [])),
+            count=info.count,
+            days=info.days,
+            cues=list(info.cues or []),
             evidence=sorted(evidence.get(name, []), key=lambda e: e.day),
         )
-        for name, info in result.get("patterns", {}).items()
+        for name, info in result.patterns.items()
     ]
 
 
 def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
     """The period through get_digest (the period and each of its days) and get_signals."""
     first, last = period_of(grain, key)
-    digest = call_tool(ctx, "get_digest", grain=grain, date=key)
-    metrics = digest["metrics"]
+    digest = call_tool(ctx, "get_digest", DigestResult, grain=grain, date=key)
+    metrics = digest.metrics
     days = [
         DayHours(
             day=day,
-            hours=call_tool(ctx, "get_digest", grain="day", date=day.isoformat())["metrics"][
-                "hours_by_category"
-            ],
+            hours=call_tool(
+                ctx, "get_digest", DigestResult, grain="day", date=day.isoformat()
+            ).metrics.hours_by_category,
         )
         for day in days_of(first, last)
     ]
     signals = call_tool(
         ctx,
         "get_signals",
+        SignalsResult,
         period="custom",
         date_from=first.isoformat(),
         date_to=last.isoformat(),
         limit=200,
     )
-    available = bool(digest["available"])
+    available = digest.available
     return PeriodReport(
         grain=grain,
         key=key,
@@ -136,23 +136,21 @@ def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
         last=last,
         days=days,
         hours_by_category={
-            c: float(metrics["hours_by_category"][c])
-            for c in CATEGORIES
-            if metrics["hours_by_category"].get(c)
+            c: metrics.hours_by_category[c] for c in CATEGORIES if metrics.hours_by_category.get(c)
         },
-        top_apps=[(app, float(h)) for app, h in metrics["top_apps_hours"].items()],
-        active_hours=float(metrics["active_hours"]),
-        episodes=int(metrics["episodes"]),
+        top_apps=list(metrics.top_apps_hours.items()),
+        active_hours=metrics.active_hours,
+        episodes=metrics.episodes,
         minutes={
-            name: float(metrics[name])
+            name: float(minutes)
             for name in ("focus_minutes", "distraction_minutes", "late_night_minutes")
-            if name in metrics
+            if (minutes := getattr(metrics, name)) is not None
         },
         digest_available=available,
-        narrative=digest.get("narrative") if available else None,
-        narrative_status=str(digest["narrative_status"]) if available else "live",
+        narrative=digest.narrative if available else None,
+        narrative_status=str(digest.narrative_status) if available else "live",
         habits=_habits(signals),
-        signals_truncated=bool(signals.get("truncated") or signals.get("more")),
+        signals_truncated=signals.truncated or bool(signals.more),
     )
 
 

@@ -1,7 +1,7 @@
 """Tool calls for the pages and the report: a tool's result through the registry, as
 the agent sees it, with an error result raised instead of rendered.
 
-    totals = call_tool(ctx, "query_stats", StatsResult, metric="seconds_by_category", period="today")
+    totals = call_tool(ctx, "query_stats", StatsResult, period="today")
 """
 
 from __future__ import annotations

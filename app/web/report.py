@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, TypeVar
 
 from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES
 from app.timeutil import period_days
 from app.tools import ToolContext
-from app.web.calls import call_tool
 from app.tools.reads import DigestResult, Signal, SignalsResult
+from app.web.calls import call_tool
 from app.web.charts import DayHours, stacked_bars
 from app.web.i18n import Translator
 from app.web.palette import css_variables

@@ -10,7 +10,14 @@ each other's rows. A test marked `@pytest.mark.preloaded(recipe)` (recipes in
 tests/helpers.py) gets a copy of a template that holds the recipe's data instead,
 loaded once per session, and finds what it holds in the `preloaded` fixture.
 
-Shared helpers live in tests/helpers.py; this file holds fixtures only.
+Tiers, one folder each (a test's folder says what it needs; `make test-fast` runs the first):
+- tests/unit: pure, no database fixture, no child process, no socket, no browser;
+- tests/db: needs PostgreSQL (in-process clients, the scripted model server at most);
+- tests/e2e: starts processes, serves on a socket, or drives the browser.
+The session fixtures below start nothing until a test asks for one, so the unit tier
+never starts a server; a unit test that asks for a database fixture is a collection error.
+
+Shared helpers live in tests/helpers.py; this file holds fixtures and the tier hooks.
 """
 
 from __future__ import annotations
@@ -43,6 +50,37 @@ from tests.helpers import (
 )
 
 _counter = itertools.count()
+
+TESTS = Path(__file__).resolve().parent
+# Run order: the long end-to-end tests first and the many short pure ones last, so that
+# the two xdist workers, fed in this order, run out of work at about the same time.
+TIER_ORDER = {"e2e": 0, "db": 1, "unit": 2}
+DATABASE_FIXTURES = frozenset(
+    {"admin_url", "template_db", "data_templates", "db_url", "preloaded", "other_db"}
+    | {"settings", "services", "conn", "api"}
+)
+
+
+def _tier(item: pytest.Item) -> str | None:
+    """The tier folder a test lives in (None for a file not yet sorted into one)."""
+    parts = item.path.relative_to(TESTS).parts
+    return parts[0] if len(parts) > 1 and parts[0] in TIER_ORDER else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its tier, refuse a unit test that reaches for the database,
+    and order the run by tier (stable within one)."""
+    for item in items:
+        tier = _tier(item)
+        if tier is None:
+            continue
+        item.add_marker(tier)
+        used = DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        if tier == "unit" and used:
+            raise pytest.UsageError(
+                f"{item.nodeid} is in tests/unit but uses {sorted(used)}: move it to tests/db"
+            )
+    items.sort(key=lambda item: TIER_ORDER.get(_tier(item) or "db", 1))
 
 
 def _docker_answers() -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from datetime import date
@@ -11,18 +10,11 @@ from typing import Any
 
 import pytest
 
-from app.enrich.answers import DescriptionAnswer, NarrativeAnswer, SummaryAnswer
 from app.enrich.catchup import enrich
 from app.enrich.client import (
     EmbeddingDimensionError,
     ModelClient,
-    ModelOutputError,
-    PriorityGate,
-    parse_answer,
-    parse_json_object,
 )
-from app.enrich.narratives import allowed_numbers, drop_sentences_with
-from app.enrich.quality import wrong_numbers
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI
@@ -256,74 +248,11 @@ def test_a_server_that_ignores_the_schema_gets_one_corrected_retry(
     assert fake.calls["episode_summary"] == 2 * done
 
 
-def test_fenced_and_chatty_json_is_accepted() -> None:
-    assert parse_json_object('```json\n{"a": 1}\n```') == {"a": 1}
-    assert parse_json_object('<think>hmm</think>\n{"a": 2}') == {"a": 2}
-
-
-@pytest.mark.parametrize("answer", [SummaryAnswer, NarrativeAnswer, DescriptionAnswer])
-def test_answer_formats_are_strict_json_schemas(answer: Any) -> None:
-    fmt = answer.response_format()
-    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
-    schema = fmt["json_schema"]["schema"]
-    # What strict json_schema servers demand: a flat object, every field required, no others.
-    assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert schema["required"] == list(schema["properties"])
-    assert "$defs" not in schema
-    assert not any("default" in field for field in schema["properties"].values())
-
-
-def test_a_wrong_answer_is_refused_naming_the_field() -> None:
-    with pytest.raises(ModelOutputError, match=r"at narrative: String should have at least 1"):
-        parse_answer('{"narrative": ""}', answer=NarrativeAnswer)
-    with pytest.raises(ModelOutputError, match=r"at confidence: Input should be a valid number"):
-        parse_answer(
-            '{"description": "x", "category": "work", "confidence": "0.9", "cues": []}',
-            answer=DescriptionAnswer,
-        )
-    with pytest.raises(ModelOutputError, match=r"at category: .*at extra: Extra inputs"):
-        parse_answer(
-            '{"title": "t", "summary": "s", "category": "coding", "tags": [], "cues": [], '
-            '"extra": 1}',
-            answer=SummaryAnswer,
-        )
-
-
 def test_an_embedding_of_another_size_is_a_clear_error(services: Services) -> None:
     with FakeOpenAI(dim=768) as wrong:
         _, models = with_models(services, wrong)
         with pytest.raises(EmbeddingDimensionError, match=r"768-dimensional.*384"):
             models.embed(["hello"])
-
-
-def test_narrative_numbers_must_come_from_the_metrics() -> None:
-    metrics = {
-        "seconds_by_category": {"work": 18_720, "entertainment": 6_810},
-        "active_seconds": 25_530,
-        "episode_count": 17,
-        "focus_minutes": 347.0,
-        "distraction_minutes": 3.0,
-        "late_night_minutes": 114.0,
-        "signal_counts": {"rework": 1},
-    }
-    assert (
-        wrong_numbers(
-            "Work took 5.2 hours and fun 1.9 h; 17 episodes, focus 347 minutes.",
-            allowed_numbers(metrics),
-        )
-        == []
-    )
-    assert wrong_numbers(
-        "工作 5.2 小时，娱乐 3 小时，专注 347 分钟。", allowed_numbers(metrics)
-    ) == ["3 小时"]
-    assert (
-        wrong_numbers("Released PR #42 in 2026.", allowed_numbers(metrics)) == []
-    )  # no unit: not a metric
-    text = "Work took 5.2 hours. Fun took 9.9 hours. Then bed."
-    assert (
-        drop_sentences_with(text, wrong_numbers(text, allowed_numbers(metrics)))
-        == "Work took 5.2 hours. Then bed."
-    )
 
 
 def test_a_narrative_with_wrong_numbers_is_regenerated_then_trimmed(
@@ -348,34 +277,6 @@ def test_a_narrative_with_wrong_numbers_is_regenerated_then_trimmed(
         and r["messages"][1]["content"].startswith("day 2003-03-12")
     ]
     assert len(asked) == 2
-
-
-def test_interactive_calls_go_before_background_ones() -> None:
-    gate = PriorityGate(1)
-    order: list[str] = []
-    release = threading.Event()
-
-    def hold() -> None:
-        with gate.slot():
-            release.wait(5)
-
-    def call(name: str, interactive: bool) -> None:
-        with gate.slot(interactive=interactive):
-            order.append(name)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    time.sleep(0.05)
-    background = threading.Thread(target=call, args=("background", False))
-    background.start()
-    time.sleep(0.05)
-    interactive = threading.Thread(target=call, args=("interactive", True))
-    interactive.start()
-    time.sleep(0.05)
-    release.set()
-    for t in (holder, background, interactive):
-        t.join(5)
-    assert order == ["interactive", "background"]
 
 
 def test_frames_are_described_from_the_screenshot_directory_only(

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,7 +9,6 @@ from app.db.store_tools import tsquery
 from app.text import (
     canonical_domain,
     estimate_tokens,
-    fts_document,
     has_cjk,
     keyword_terms,
     language_of,
@@ -61,32 +57,6 @@ def test_keyword_query_ands_within_a_term_and_ors_across_terms() -> None:
     assert tsquery(keyword_terms("修复登录")) == "('修复' & '复登' & '登录')"
     assert keyword_terms("  !!! ") == [] and tsquery([]) is None
     assert tsquery(keyword_terms("it's")) == "('it' & 's')"
-
-
-@pytest.mark.parametrize(
-    ("document", "query", "hit"),
-    [
-        ("修复登录页面的 bug", "登录", True),
-        ("修复登录页面的 bug", "页面 BUG", True),
-        ("修复登录页面的 bug", "注册", False),
-        ("修复登录页面的 bug", "注册 登录", True),  # any term may match
-        ("Reading EM-LLM on arXiv", "arxiv em", True),
-        ("打开 https://github.com/acme/timetrace/pull/42", "github.com", True),
-        ("打开 https://github.com/acme/timetrace/pull/42", "timetrace", True),
-        ("今天写代码", "写代码", True),
-        ("今天写代码", "代写", False),
-    ],
-)
-def test_postgres_matches_documents_and_queries_tokenised_alike(
-    conn: Any, document: str, query: str, hit: bool
-) -> None:
-    expression = tsquery(keyword_terms(query))
-    assert expression is not None
-    row = conn.execute(
-        "SELECT to_tsvector('simple', %s) @@ to_tsquery('simple', %s) AS hit",
-        [fts_document(document), expression],
-    ).fetchone()
-    assert row["hit"] is hit
 
 
 def test_token_estimate_counts_cjk_characters_one_each() -> None:

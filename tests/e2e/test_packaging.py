@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 FIRST_PARTY = {"app", "tests", "bench"}
 # Declared but never imported, each with the reason it is needed.
@@ -30,7 +30,7 @@ TEST_UNIMPORTED = {
     "mypy": "make typecheck",
     "pytest-xdist": "a pytest plugin: make test runs the suite with -n",
     "ruff": "make lint",
-    "schemathesis": "tests/test_api_fuzz.py runs it as a program",
+    "schemathesis": "tests/e2e/test_api_fuzz.py runs it as a program",
     "setuptools": "builds the wheel below without network",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "testcontainers", "ruff", "mypy"}

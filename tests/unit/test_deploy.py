@@ -13,7 +13,7 @@ import yaml
 from app.cli import main
 from app.settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
 ENV_EXAMPLE = (ROOT / "timetrace.env.example").read_text(encoding="utf-8")
 SERVICES = COMPOSE["services"]

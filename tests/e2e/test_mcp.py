@@ -42,7 +42,7 @@ from app.tools import REGISTRY, dispatch, list_tools
 from app.tools.registry import ToolContext, tool
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRST, LAST = SAMPLE_MONTH.start, SAMPLE_MONTH.start + timedelta(days=SAMPLE_MONTH.days - 1)
 T = TypeVar("T")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-APP = Path(__file__).resolve().parent.parent / "app"
+APP = Path(__file__).resolve().parents[2] / "app"
 
 # Bottom first. A module may import its own unit and any unit of a lower layer.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (

@@ -29,7 +29,7 @@ from app.demo.sample import DEFAULT_CUT_HOUR, DEFAULT_TZ
 from app.timeutil import logical_day, week_key, zone
 from tests.helpers import isolated_env
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _yesterday() -> date:

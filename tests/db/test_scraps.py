@@ -16,8 +16,8 @@ from app.enrich.failures import reason_kind
 from app.enrich.quality import Scrap, scrap_problems
 from app.runtime.services import Services
 from app.text import Language
+from tests.db.test_model_servers import golden_with, summary_json
 from tests.fake_openai import FakeOpenAI
-from tests.test_model_servers import golden_with, summary_json
 
 HEADER = "Episode 2003-03-12 09:00–09:40 UTC (40 min) on laptop. Category by time: work."
 NARRATIVE_HEADER = 'day 2003-03-12\n\nMETRICS\nhours by category: {"work": 2.5}'

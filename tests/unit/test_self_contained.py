@@ -7,7 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = re.compile(r"DESIGN\.md|CONVENTIONS\.md|FACTS\.md|\.\./shared|shared/seeds|/work/")
 
 

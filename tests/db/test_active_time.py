@@ -17,7 +17,7 @@ from app.store import UserContext
 from app.tools import REGISTRY, dispatch
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 DAY = date(2003, 3, 12)
 YT = "lofi hip hop radio - YouTube — Mozilla Firefox"

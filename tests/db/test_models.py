@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -18,6 +17,7 @@ from app.enrich.client import (
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI
+from tests.faults import wait_for
 from tests.helpers import (
     NOW,
     SAMPLE_MONTH,
@@ -151,7 +151,8 @@ def test_endpoint_down_then_up_ends_like_always_up_and_metrics_never_change(
     assert fake.total_calls() == calls_while_down
 
     fake.start()  # back
-    time.sleep(0.05)  # past the breaker's first backoff
+    # Past the breakers' backoff: both roles the build calls take calls again.
+    assert wait_for(lambda: models.available("chat") and models.available("embedding"), timeout=5)
     build_everything(services, models)
     assert rows(conn) == always_up
 

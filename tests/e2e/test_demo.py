@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -27,6 +26,7 @@ from app.cli import main
 from app.db.embedded import start_embedded
 from app.demo.sample import DEFAULT_CUT_HOUR, DEFAULT_TZ
 from app.timeutil import logical_day, week_key, zone
+from tests.faults import wait_for
 from tests.helpers import isolated_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,16 +62,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_for(client: httpx.Client) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if client.get("/healthz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, "the demo's server did not answer"
-        time.sleep(0.1)
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/healthz").status_code == 200
+    except httpx.TransportError:
+        return False
 
 
 @pytest.mark.slow
@@ -261,7 +256,9 @@ def test_demo_matches_ground_truth_then_serves_the_pages_signed_in(tmp_path: Pat
             # The printed link signs the browser in as the demo user, on the last day.
             assert link.group(1) == "/signin?next=/day/2003-03-10"
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
-                _wait_for(client)
+                assert wait_for(lambda: _answers(client), timeout=30, interval=0.1), (
+                    "the demo's server did not answer"
+                )
                 signed = client.post("/signin", data={"token": link.group(2), "next": "/day"})
                 assert signed.status_code == 303
                 day = client.get("/day/2003-03-10")

@@ -7,22 +7,25 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
 import pytest
 
 from app.db.embedded import prune_dead_owners
+from tests.faults import wait_for
 
+# An owner that holds the server until it is signalled or its stdin closes (the test's end).
 HOLD = """
-import sys, time
+import sys
 from pathlib import Path
 from app.db.embedded import install_sigterm_exit, start_embedded
 install_sigterm_exit()
 server = start_embedded(pgdata=Path(sys.argv[1]))
 print(server.get_pid(), flush=True)
-time.sleep(120)
+sys.stdin.read()
 """
 TOUCH = """
 import sys
@@ -39,24 +42,27 @@ def _running(pid: int) -> bool:
         return False
 
 
-def _wait_stopped(pid: int, *, seconds: float = 15) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _running(pid):
-            return True
-        time.sleep(0.1)
-    return False
+def _wait_stopped(pid: int) -> bool:
+    return wait_for(lambda: not _running(pid), timeout=15, interval=0.1)
 
 
-def _hold(pgdata: Path) -> tuple[subprocess.Popen[str], int]:
+@contextmanager
+def _hold(pgdata: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(pgdata)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLD, str(pgdata)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    proc.stdout.close()
-    assert line.strip().isdigit(), line
-    return proc, int(line)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        line = proc.stdout.readline()
+        proc.stdout.close()
+        assert line.strip().isdigit(), line
+        yield proc, int(line)
+    finally:
+        proc.stdin.close()  # lets a holder the test did not stop exit on its own
+        proc.wait(timeout=30)
 
 
 def test_prune_dead_owners_keeps_live_pids(tmp_path: Path) -> None:
@@ -75,19 +81,19 @@ def test_prune_tolerates_a_missing_or_broken_pid_file(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sigterm_stops_the_server(tmp_path: Path) -> None:
-    proc, server_pid = _hold(tmp_path / "pgdata")
-    assert _running(server_pid)
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=20) != 0
+    with _hold(tmp_path / "pgdata") as (proc, server_pid):
+        assert _running(server_pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) != 0
     assert _wait_stopped(server_pid)
 
 
 @pytest.mark.slow
 def test_a_killed_owner_leaves_no_orphan_once_timetrace_runs_again(tmp_path: Path) -> None:
     pgdata = tmp_path / "pgdata"
-    proc, server_pid = _hold(pgdata)
-    proc.kill()
-    proc.wait(timeout=10)
+    with _hold(pgdata) as (proc, server_pid):
+        proc.kill()
+        proc.wait(timeout=10)
     assert _running(server_pid)  # SIGKILL: nothing could stop it
     # The next TimeTrace process prunes the dead owner, reuses the server and, being the
     # last owner, stops it when it exits.

@@ -93,6 +93,12 @@ def watch(db_url: str, settings: Settings) -> Iterator[Any]:
         yield conn
 
 
+def _an_hour_passes(conn: Any) -> None:
+    """The queue as it would look an hour later: every event and turn an hour older."""
+    conn.execute("UPDATE procrastinate_events SET at = at - interval '1 hour'")
+    conn.execute("UPDATE job_turns SET last_started_at = last_started_at - interval '1 hour'")
+
+
 def _fetch(conn: Any, worker_id: int) -> dict[str, Any] | None:
     row = conn.execute("SELECT * FROM timetrace_fetch_job(NULL, %s)", [worker_id]).fetchone()
     return dict(row) if row else None
@@ -349,11 +355,13 @@ def test_a_user_whose_queue_has_not_moved_makes_health_degraded(
     services: Services, watch: Any
 ) -> None:
     """Jobs of user 7 wait with no job of theirs starting: after `health_stuck_s` the
-    report names the user and the lane; once one of their jobs starts, it no longer does."""
-    settings = services.settings.model_copy(update={"health_stuck_s": 0.5})
+    report names the user and the lane; once one of their jobs starts, it no longer does.
+    Time passes by moving the queue's timestamps back (the check reads PostgreSQL's
+    clock), not by waiting."""
+    settings = services.settings.model_copy(update={"health_stuck_s": 600})
     services.store.defer([build_job(7, "pc")])
     assert check_health(services.store, settings=settings).status == "ok"
-    time.sleep(0.6)
+    _an_hour_passes(watch)
     report = check_health(services.store, settings=settings)
     assert [(u.user_id, u.lane) for u in report.stuck] == [(7, "main")]
     assert any("user 7's main jobs have not moved" in p for p in report.problems)
@@ -362,5 +370,5 @@ def test_a_user_whose_queue_has_not_moved_makes_health_degraded(
     services.store.defer([build_job(7, "laptop")])  # waits behind the one that starts
     started = _fetch(watch, worker_id)
     assert started is not None and started["args"] == {"user_id": 7, "device_id": "pc"}
-    time.sleep(0.6)  # one of theirs runs: their queue moves, the other waits its turn
+    _an_hour_passes(watch)  # one of theirs runs: their queue moves, the other waits its turn
     assert check_health(services.store, settings=settings).stuck == []

@@ -22,6 +22,7 @@ from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from tests.fake_openai import FakeOpenAI
+from tests.faults import wait_for
 from tests.helpers import NOW, ingest_sample
 
 
@@ -67,10 +68,8 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
             stderr=subprocess.DEVNULL,
         )
         try:
-            deadline = time.monotonic() + 30
-            while not fake.calls["episode_summary"]:  # the model queue is busy
-                assert time.monotonic() < deadline, "the model worker never started"
-                time.sleep(0.1)
+            busy = wait_for(lambda: fake.calls["episode_summary"] > 0, timeout=30, interval=0.1)
+            assert busy, "the model worker never started"  # the model queue is busy
             # A new sitting, on a day after the sample: 30 minutes of coding, then nothing.
             day = date(2003, 3, 12)
             start = datetime(2003, 3, 12, 2, 0, tzinfo=UTC)  # 10:00 in Shanghai
@@ -91,18 +90,18 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
                 batch=RecordBatch.model_validate({"device_id": "laptop", "records": records}),
                 rules=services.rules,
             )
-            digest = None
-            while time.monotonic() - sent < 60:
-                digest = conn.execute(
+
+            def day_digest() -> Any:
+                return conn.execute(
                     "SELECT d.metrics FROM digests d WHERE d.grain = 'day' "
                     "AND d.scope_key = %s AND EXISTS (SELECT 1 FROM episodes e "
                     "WHERE e.day_local = %s AND e.auto_title = %s)",
                     [day.isoformat(), day, "Visual Studio Code · queue.py — timetrace"],
                 ).fetchone()
-                if digest:
-                    break
-                time.sleep(0.2)
+
+            wait_for(lambda: day_digest() is not None, timeout=60, interval=0.2)
             took = time.monotonic() - sent
+            digest = day_digest()
             waiting = _waiting_summaries(conn)
         finally:
             worker.send_signal(signal.SIGKILL)

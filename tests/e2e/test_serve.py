@@ -82,18 +82,19 @@ def test_connections_the_server_accepts_send_without_nagle() -> None:
 
     async def accepted_nodelay() -> int:
         seen: list[int] = []
+        accepted = asyncio.Event()
 
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             sock = writer.get_extra_info("socket")
             seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            accepted.set()
             writer.close()
 
         server = await asyncio.start_server(handle, sock=bind("127.0.0.1", 0))
         port = server.sockets[0].getsockname()[1]
         async with server:
             _, writer = await asyncio.open_connection("127.0.0.1", port)
-            while not seen:
-                await asyncio.sleep(0.01)
+            await accepted.wait()
             writer.close()
         return seen[0]
 

@@ -4,7 +4,6 @@ grounding of a narrative's numbers, and the gate that lets interactive calls go 
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from app.enrich.client import (
 )
 from app.enrich.narratives import allowed_numbers, drop_sentences_with
 from app.enrich.quality import wrong_numbers
+from tests.faults import wait_for
 
 
 def test_fenced_and_chatty_json_is_accepted() -> None:
@@ -96,15 +96,20 @@ def test_interactive_calls_go_before_background_ones() -> None:
         with gate.slot(interactive=interactive):
             order.append(name)
 
+    def waiting() -> int:  # callers blocked on the gate's condition (CPython's Condition)
+        return len(gate._cond._waiters)  # type: ignore[attr-defined]
+
     holder = threading.Thread(target=hold)
     holder.start()
-    time.sleep(0.05)
+    # Each caller is started once the one before it holds the slot or waits for it, so
+    # the background call is surely queued first.
+    assert wait_for(lambda: gate._free == 0, timeout=5)
     background = threading.Thread(target=call, args=("background", False))
     background.start()
-    time.sleep(0.05)
+    assert wait_for(lambda: waiting() == 1, timeout=5)
     interactive = threading.Thread(target=call, args=("interactive", True))
     interactive.start()
-    time.sleep(0.05)
+    assert wait_for(lambda: waiting() == 2, timeout=5)
     release.set()
     for t in (holder, background, interactive):
         t.join(5)

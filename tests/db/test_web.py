@@ -1,7 +1,8 @@
 """The web pages over HTTP (no browser): sign-in sessions, CSRF and origin checks,
-language, the report in three formats (API and CLI), the delete confirm step,
-errors as pages, and the palette's WCAG contrast. The browser tests are in
-tests/test_web_browser.py."""
+language, the report in three formats (API and CLI), the delete confirm step, and
+errors as pages. The palette, the charts and the messages are tested without a
+database in tests/unit/test_web_render.py, the pages in a browser in
+tests/e2e/test_web_browser.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The tools over the in-memory store: what the tool layer itself decides (stitching
 the layers, periods in the user's clock, ordering, grouping, caps, the write's
 rebuild) — fast, with no database. The same tools on PostgreSQL are in
-test_tools.py."""
+tests/db/test_tools.py."""
 
 from __future__ import annotations
 

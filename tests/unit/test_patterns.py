@@ -233,10 +233,12 @@ def test_the_rules_decide_a_hostile_title_quickly(tmp_path: Path) -> None:
         "a - " * 1024,
         "(" + "1" * 4095,
     ]
-    for title in titles:
-        started = time.perf_counter()
-        rules.classify(app="chrome.exe", title=title, domain=None)
-        assert time.perf_counter() - started < 0.005
+    # Best of three tries per title, as for the patterns: a busy machine's pause is not
+    # a slow rule.
+    worst, title = _slowest(
+        lambda text: rules.classify(app="chrome.exe", title=text, domain=None), titles
+    )
+    assert worst < 0.005, f"{worst * 1e3:.2f} ms on {title[:40]!r}…"
 
 
 def test_a_user_rule_re2_cannot_run_is_a_config_error_naming_it(tmp_path: Path) -> None:

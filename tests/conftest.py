@@ -11,7 +11,8 @@ tests/helpers.py) gets a copy of a template that holds the recipe's data instead
 loaded once per session, and finds what it holds in the `preloaded` fixture.
 
 Tiers, one folder each (a test's folder says what it needs; `make test-fast` runs the first):
-- tests/unit: pure, no database fixture, no child process, no socket, no browser;
+- tests/unit: pure: no database fixture, no socket, no browser, no child process (but
+  `git ls-files`, to read the repository);
 - tests/db: needs PostgreSQL (in-process clients, the scripted model server at most);
 - tests/e2e: starts processes, serves on a socket, or drives the browser.
 The session fixtures below start nothing until a test asks for one, so the unit tier

@@ -64,6 +64,8 @@ DATABASE_FIXTURES = frozenset(
 
 def _tier(item: pytest.Item) -> str | None:
     """The tier folder a test lives in (None for a file not yet sorted into one)."""
+    if not item.path.is_relative_to(TESTS):
+        return None
     parts = item.path.relative_to(TESTS).parts
     return parts[0] if len(parts) > 1 and parts[0] in TIER_ORDER else None
 

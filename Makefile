@@ -37,8 +37,8 @@ typecheck: $(TEST_STAMP)
 # Two pytest workers (pytest-xdist), each with its own embedded server: the suite mostly
 # waits (on subprocesses, sockets, PostgreSQL), so on 2 cores this takes about 2/3 of
 # one process's time. `make test PYTEST_WORKERS=0` runs it in one process.
-# Tests go to whichever worker is free (xdist's default `load`), the end-to-end tier first
-# (tests/conftest.py orders them). Grouping by template recipe or by file (`loadgroup`,
+# Tests go to whichever worker asks (xdist's default `load`), in the order of their file
+# names across the tiers (tests/conftest.py says why). Grouping by template recipe or by file (`loadgroup`,
 # `loadfile`) would save a worker a template build of a few seconds, but 146 tests in
 # 14 files (the 40 s API fuzz among them) start from the sample month: one worker would
 # end long after the other.

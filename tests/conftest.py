@@ -53,9 +53,7 @@ from tests.helpers import (
 _counter = itertools.count()
 
 TESTS = Path(__file__).resolve().parent
-# Run order: the long end-to-end tests first and the many short pure ones last, so that
-# the two xdist workers, fed in this order, run out of work at about the same time.
-TIER_ORDER = {"e2e": 0, "db": 1, "unit": 2}
+TIERS = ("unit", "db", "e2e")
 DATABASE_FIXTURES = frozenset(
     {"admin_url", "template_db", "data_templates", "db_url", "preloaded", "other_db"}
     | {"settings", "services", "conn", "api"}
@@ -67,12 +65,15 @@ def _tier(item: pytest.Item) -> str | None:
     if not item.path.is_relative_to(TESTS):
         return None
     parts = item.path.relative_to(TESTS).parts
-    return parts[0] if len(parts) > 1 and parts[0] in TIER_ORDER else None
+    return parts[0] if len(parts) > 1 and parts[0] in TIERS else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its tier, refuse a unit test that reaches for the database,
-    and order the run by tier (stable within one)."""
+    and run the files in the order of their names across the tiers, as when they lived
+    in one folder: xdist hands each worker runs of consecutive tests, so the long
+    end-to-end files, spread through that order, are shared between the workers (in
+    tier order both would land on the first worker)."""
     for item in items:
         tier = _tier(item)
         if tier is None:
@@ -83,7 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(
                 f"{item.nodeid} is in tests/unit but uses {sorted(used)}: move it to tests/db"
             )
-    items.sort(key=lambda item: TIER_ORDER.get(_tier(item) or "db", 1))
+    items.sort(key=lambda item: item.path.name)  # stable: a file's own order is kept
 
 
 def _docker_answers() -> bool:

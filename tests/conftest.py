@@ -13,8 +13,9 @@ loaded once per session, and finds what it holds in the `preloaded` fixture.
 Tiers, one folder each (a test's folder says what it needs; `make test-fast` runs the first):
 - tests/unit: pure: no database fixture, no socket, no browser, no child process (but
   `git ls-files`, to read the repository);
-- tests/db: needs PostgreSQL (in-process clients, the scripted model server at most);
-- tests/e2e: starts processes, serves on a socket, or drives the browser.
+- tests/db: needs PostgreSQL (in-process clients, the scripted model server, the API
+  served from a thread as one more door);
+- tests/e2e: starts processes or the browser, or tests a server on a socket as such.
 The session fixtures below start nothing until a test asks for one, so the unit tier
 never starts a server; a unit test that asks for a database fixture is a collection error.
 

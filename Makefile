@@ -9,7 +9,7 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install demo test test-fast lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml setup.py requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "TimeTrace needs Python 3.11+")'
@@ -37,10 +37,21 @@ typecheck: $(TEST_STAMP)
 # Two pytest workers (pytest-xdist), each with its own embedded server: the suite mostly
 # waits (on subprocesses, sockets, PostgreSQL), so on 2 cores this takes about 2/3 of
 # one process's time. `make test PYTEST_WORKERS=0` runs it in one process.
+# Tests go to whichever worker asks (xdist's default `load`), in the order of their file
+# names across the tiers (tests/conftest.py says why). Grouping by template recipe or by file (`loadgroup`,
+# `loadfile`) would save a worker a template build of a few seconds, but 146 tests in
+# 14 files (the 40 s API fuzz among them) start from the sample month: one worker would
+# end long after the other.
 PYTEST_WORKERS ?= 2
 
 pytest: $(TEST_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
+
+# The pure tier (tests/unit: no database, no process, no socket) in one process, for the
+# edit-and-test loop. It needs neither xdist nor the API fuzzer's plugin: leaving them
+# out saves a second of start-up.
+test-fast: $(TEST_STAMP)
+	$(BIN)/pytest -q -p no:xdist -p no:schemathesis tests/unit
 
 test: lint typecheck pytest
 

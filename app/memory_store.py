@@ -8,7 +8,7 @@ durations already decided — and answers the tools' reads with plain Python.
 It decides nothing the pyramid decides (no segmenting, no duration rule): a
 test states those facts and checks what the tools make of them.
 
-`tests/test_store_contract.py` loads the rows of a built PostgreSQL pyramid into
+`tests/db/test_store_contract.py` loads the rows of a built PostgreSQL pyramid into
 one and holds every read both stores implement to the same answer. The things
 reads (`known_names`, `thing_seconds`, `page_titles`, `episode_thing_seconds`,
 `latest_matching`, `records_around`) are PostgreSQL's alone: they raise here.

@@ -10,7 +10,16 @@ each other's rows. A test marked `@pytest.mark.preloaded(recipe)` (recipes in
 tests/helpers.py) gets a copy of a template that holds the recipe's data instead,
 loaded once per session, and finds what it holds in the `preloaded` fixture.
 
-Shared helpers live in tests/helpers.py; this file holds fixtures only.
+Tiers, one folder each (a test's folder says what it needs; `make test-fast` runs the first):
+- tests/unit: pure: no database fixture, no socket, no browser, no child process (but
+  `git ls-files`, to read the repository);
+- tests/db: needs PostgreSQL (in-process clients, the scripted model server, the API
+  served from a thread as one more door);
+- tests/e2e: starts processes or the browser, or tests a server on a socket as such.
+The session fixtures below start nothing until a test asks for one, so the unit tier
+never starts a server; a unit test that asks for a database fixture is a collection error.
+
+Shared helpers live in tests/helpers.py; this file holds fixtures and the tier hooks.
 """
 
 from __future__ import annotations
@@ -43,6 +52,40 @@ from tests.helpers import (
 )
 
 _counter = itertools.count()
+
+TESTS = Path(__file__).resolve().parent
+TIERS = ("unit", "db", "e2e")
+DATABASE_FIXTURES = frozenset(
+    {"admin_url", "template_db", "data_templates", "db_url", "preloaded", "other_db"}
+    | {"settings", "services", "conn", "api"}
+)
+
+
+def _tier(item: pytest.Item) -> str | None:
+    """The tier folder a test lives in (None for a file not yet sorted into one)."""
+    if not item.path.is_relative_to(TESTS):
+        return None
+    parts = item.path.relative_to(TESTS).parts
+    return parts[0] if len(parts) > 1 and parts[0] in TIERS else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its tier, refuse a unit test that reaches for the database,
+    and run the files in the order of their names across the tiers, as when they lived
+    in one folder: xdist hands each worker runs of consecutive tests, so the long
+    end-to-end files, spread through that order, are shared between the workers (in
+    tier order both would land on the first worker)."""
+    for item in items:
+        tier = _tier(item)
+        if tier is None:
+            continue
+        item.add_marker(tier)
+        used = DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        if tier == "unit" and used:
+            raise pytest.UsageError(
+                f"{item.nodeid} is in tests/unit but uses {sorted(used)}: move it to tests/db"
+            )
+    items.sort(key=lambda item: item.path.name)  # stable: a file's own order is kept
 
 
 def _docker_answers() -> bool:

@@ -10,7 +10,7 @@ benchmarks see what the rules see on real machines.
     # ("firefox.exe", "lofi - YouTube — Mozilla Firefox", None, False)
 
 Only names change: the category of every record stays what the plan says, which
-`tests/test_golden_and_sample.py` checks against the rules.
+`tests/unit/test_sample.py` checks against the rules.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Text needs 4.5:1 against what it sits on (AA for normal text); a category's fill
 needs 3:1 against the page (AA for non-text shapes), so a bar is seen without its
-label. tests/test_web.py checks every pair listed here.
+label. tests/unit/test_web_render.py checks every pair listed here.
 """
 
 from __future__ import annotations

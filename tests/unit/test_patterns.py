@@ -1,0 +1,258 @@
+"""No pattern that meets captured text takes more than a millisecond on a 4 KiB title,
+whatever the title: every shipped pattern (found by walking the package, so a new one
+cannot slip past) and a user's rules, each on titles built from its own near-misses
+repeated to 4 KiB — the shape that makes a backtracking engine rescan the same text
+from every start.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import app
+from app.errors import ConfigError
+from app.patterns import MAX_PATTERN_CHARS, LinearPattern, capped
+from app.rules.categories import load_rules
+
+TITLE_CHARS = 4_096
+LIMIT_S = 0.001
+# Characters tried for a class; the first one the class accepts stands for it.
+_CHARS = ["a", "Z", "1", " ", ".", "-", "_", "/", "(", ")", "修", "\u3000", "é", ":", "\n", "#"]
+# Generic fragments every pattern also meets.
+_GENERIC = ["a", " ", "a.", "1 ", "修", "a ", "(1", " - ", "1:", ".-", "a" * 7 + " "]
+
+_parser: Any = getattr(re, "_parser")  # noqa: B009 - sre's parser, to build near-misses
+_compiler: Any = getattr(re, "_compiler")  # noqa: B009
+_c: Any = getattr(re, "_constants")  # noqa: B009
+
+
+def _one_char(node: tuple[Any, Any], flags: int) -> str:
+    state = _parser.State()
+    state.flags = flags
+    compiled = _compiler.compile(_parser.SubPattern(state, [node]), flags)
+    return next((ch for ch in _CHARS if compiled.fullmatch(ch)), "")
+
+
+def _sample(nodes: Any, flags: int) -> str:
+    """One short string that matches the node sequence (empty where none is easy)."""
+    out = []
+    for op, arg in nodes:
+        if op is _c.LITERAL:
+            out.append(chr(arg))
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
+            low, high, sub = arg
+            out.append(_sample(sub, flags) * max(low, min(high, 2)))
+        elif op is _c.SUBPATTERN:
+            out.append(_sample(arg[-1], flags))
+        elif op is getattr(_c, "ATOMIC_GROUP", None):
+            out.append(_sample(arg, flags))
+        elif op is _c.BRANCH:
+            out.append(_sample(arg[1][0], flags))
+        elif op in (_c.IN, _c.ANY, _c.NOT_LITERAL, _c.CATEGORY):
+            out.append(_one_char((op, arg), flags))
+    return "".join(out)
+
+
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)}
+
+
+def _prefixes(nodes: Any, flags: int, depth: int = 0) -> list[str]:
+    """Strings that match a growing prefix of the node sequence, going into branches,
+    groups and repeats (their own prefixes after what comes before them)."""
+    out: list[str] = []
+    head = ""
+    for op, arg in nodes:
+        out.append(head)
+        inner: list[Any] = []
+        if op is _c.BRANCH:
+            inner = list(arg[1])
+        elif op is _c.SUBPATTERN:
+            inner = [arg[-1]]
+        elif op in _REPEATS:
+            inner = [arg[2]]
+        if depth < 4:
+            for alternative in inner:
+                out += [head + p for p in _prefixes(alternative, flags, depth + 1)]
+        head += _sample([(op, arg)], flags)
+    out.append(head)
+    return out
+
+
+def near_misses(source: str, flags: int = 0) -> list[str]:
+    """Fragments that match a growing prefix of each alternative of the pattern."""
+    try:
+        tree = _parser.parse(source, flags)
+    except re.error:  # RE2-only syntax (\\pL, \\x{…}): the generic fragments still run
+        return []
+    found = dict.fromkeys(p for p in _prefixes(list(tree), tree.state.flags) if p)
+    return list(found)[:400]
+
+
+def adversarial_titles(source: str, flags: int = 0) -> list[str]:
+    titles = []
+    for fragment in [*near_misses(source, flags), *_GENERIC]:
+        for glue in ("", " ", "."):
+            unit = fragment + glue
+            titles.append((unit * (TITLE_CHARS // len(unit) + 1))[: TITLE_CHARS - 1] + "!")
+    return titles
+
+
+# Patterns only ever matched at one position (`.match(text, pos)`), timed that way.
+ANCHORED = {"app.importers.jsonstream._BETWEEN[0]"}
+# Patterns that never meet captured text, with why.
+NOT_CAPTURED = {
+    "app.enrich.quality._DATES": "reads a model's answer (at most 4,000 characters); linear",
+    "app.agent.dates": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.intents": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.followups": "reads only the asker's question (at most 4,000 characters)",
+    "app.enrich.negotiation": "reads a model server's error message",
+    "app.db": "reads the SQL files and migration names shipped with the code",
+}
+
+
+def _walk() -> tuple[dict[str, re.Pattern[str]], dict[str, LinearPattern]]:
+    """Every compiled pattern held at module level anywhere in the package, alone or in a
+    tuple, list or dict: Python's and RE2's."""
+    found: dict[str, re.Pattern[str]] = {}
+    linear: dict[str, LinearPattern] = {}
+    for info in pkgutil.walk_packages(app.__path__, prefix="app."):
+        if any(info.name.startswith(prefix) for prefix in NOT_CAPTURED):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if f"{info.name}.{name}" in NOT_CAPTURED:
+                continue
+            items = value if isinstance(value, tuple | list) else [value]
+            if isinstance(value, dict):
+                items = [*value.keys(), *value.values()]
+            for index, item in enumerate(items):
+                for sub in item if isinstance(item, tuple) else [item]:
+                    if isinstance(sub, re.Pattern) and isinstance(sub.pattern, str):
+                        found[f"{info.name}.{name}[{index}]"] = sub
+                    elif isinstance(sub, LinearPattern):
+                        linear[f"{info.name}.{name}[{index}]"] = sub
+    return found, linear
+
+
+def shipped_code_patterns() -> dict[str, re.Pattern[str]]:
+    return _walk()[0]
+
+
+def shipped_rule_patterns(user_file: Path | None = None) -> dict[str, LinearPattern]:
+    """Every RE2 pattern: the code's own, and the rules' (categories, privacy, browser
+    suffixes, sites)."""
+    rules = load_rules(user_file=user_file)
+    found: dict[str, LinearPattern] = dict(_walk()[1])
+    for rule in [*rules.excludes, *rules.categories]:
+        for field, pattern in rule.patterns:
+            found[f"rule {rule.name}.{field}"] = pattern
+    for index, suffix in enumerate(rules.apps.suffixes):
+        found[f"browser_suffix[{index}]"] = suffix
+    for site in rules.apps.sites:
+        if site.title is not None:
+            found[f"site {site.domain}"] = site.title
+    return found
+
+
+def _slowest(run: Callable[[str], object], titles: list[str]) -> tuple[float, str]:
+    """The worst time over the titles; a title over the limit is timed twice more and
+    keeps its best time, so a busy machine's pause is not taken for a slow pattern."""
+    worst, worst_title = 0.0, ""
+    for title in titles:
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            run(title)
+            best = min(best, time.perf_counter() - started)
+            if best < LIMIT_S:
+                break
+        if best > worst:
+            worst, worst_title = best, title
+    return worst, worst_title
+
+
+def test_the_walk_finds_the_patterns_that_meet_titles() -> None:
+    code = shipped_code_patterns()
+    names = set(code)
+    for expected in ("app.pyramid.signals.SOURCE_FILE", "app.text._TITLE_NOISE", "app.rules.apps"):
+        assert any(name.startswith(expected) for name in names), expected
+    rules = shipped_rule_patterns()
+    assert "rule private-window-title.title" in rules and "browser_suffix[0]" in rules
+    assert "app.pyramid.signals.FAILURE[0]" in rules
+    assert len(code) >= 30 and len(rules) >= 20
+
+
+@pytest.mark.parametrize("name", sorted(shipped_code_patterns()))
+def test_code_pattern_is_linear_on_adversarial_titles(name: str) -> None:
+    pattern = shipped_code_patterns()[name]
+    titles = adversarial_titles(pattern.pattern, pattern.flags)
+
+    uses: list[Callable[[str], object]] = (
+        [pattern.match] if name in ANCHORED else [pattern.search, pattern.findall]
+    )
+    for use in uses:
+        worst, title = _slowest(lambda text, use=use: use(capped(text)), titles)  # type: ignore[misc]
+        assert worst < LIMIT_S, f"{name}.{use.__name__}: {worst * 1e3:.2f} ms on {title[:40]!r}…"
+
+
+def test_rule_patterns_are_linear_on_adversarial_titles(tmp_path: Path) -> None:
+    user_file = tmp_path / "rules.toml"
+    # Classic catastrophic patterns a person might write; RE2 runs them in linear time.
+    user_file.write_text(
+        "[[category]]\nname = 'nested'\ncategory = 'work'\ntitle = '^(a+)+$'\n"
+        "[[exclude]]\nname = 'words'\naction = 'redact'\ntitle = '^(\\w+\\s?)*$'\n"
+        "[[category]]\nname = 'alternation'\ncategory = 'study'\napp = '(a|aa)+b'\n",
+        encoding="utf-8",
+    )
+    patterns = shipped_rule_patterns(user_file)
+    assert {"rule nested.title", "rule words.title", "rule alternation.app"} <= set(patterns)
+    slow = []
+    for name, pattern in patterns.items():
+        titles = adversarial_titles(pattern.source, re.IGNORECASE)
+        worst, title = _slowest(pattern.span, titles)
+        if worst >= LIMIT_S:
+            slow.append(f"{name}: {worst * 1e3:.2f} ms on {title[:40]!r}…")
+    assert not slow
+
+
+def test_the_rules_decide_a_hostile_title_quickly(tmp_path: Path) -> None:
+    """The whole decision (app identity, site from the title, privacy, category) on
+    titles shaped against the browser suffixes and title clean-up."""
+    rules = load_rules(user_file=None)
+    titles = [
+        "(1 " * 1365 + " - Google Chrome",
+        " " * 4000 + "- Mozilla Firefox",
+        "a - " * 1024,
+        "(" + "1" * 4095,
+    ]
+    # Best of three tries per title, as for the patterns: a busy machine's pause is not
+    # a slow rule.
+    worst, title = _slowest(
+        lambda text: rules.classify(app="chrome.exe", title=text, domain=None), titles
+    )
+    assert worst < 0.005, f"{worst * 1e3:.2f} ms on {title[:40]!r}…"
+
+
+def test_a_user_rule_re2_cannot_run_is_a_config_error_naming_it(tmp_path: Path) -> None:
+    user_file = tmp_path / "rules.toml"
+    user_file.write_text(
+        "[[category]]\nname = 'lookahead'\ncategory = 'work'\ntitle = 'foo(?!bar)'\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r"lookahead.*RE2"):
+        load_rules(user_file=user_file)
+
+
+def test_patterns_see_at_most_the_cap() -> None:
+    pattern = LinearPattern.compile("needle")
+    assert pattern.matches("x" * (MAX_PATTERN_CHARS - 6) + "needle")
+    assert not pattern.matches("x" * MAX_PATTERN_CHARS + "needle")
+    assert pattern.span("修改 needle") == (3, 9)  # characters, not UTF-8 bytes

@@ -209,18 +209,18 @@ def _cut_list(result: ToolResult) -> str | None:
 def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
     """Drop items from the end of the result's list until the output fits; a result
     that cannot fit is a `ToolError`."""
-    if output_tokens(result) <= cap:
+    data = dump(result)
+    if output_tokens(data) <= cap:
         return result
     name = _cut_list(result)
     if name is not None:
-        items: list[Any] = getattr(result, name)
+        # Binary search on how many items fit, on the JSON (serialized once; its list is
+        # the model's, item for item), then cut the model and say what was cut.
+        items: list[Any] = data[name]
 
-        def keep(n: int) -> ToolResult:
-            return result.model_copy(
-                update={name: items[:n], "truncated": True, "omitted": len(items) - n}
-            )
+        def keep(n: int) -> dict[str, Any]:
+            return {**data, name: items[:n], "truncated": True, "omitted": len(items) - n}
 
-        # Binary search on how many items fit, then say what was cut.
         lo, hi = 0, len(items)
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -228,9 +228,11 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
                 lo = mid
             else:
                 hi = mid - 1
-        cut = keep(lo)
-        if output_tokens(cut) <= cap:
-            return cut
+        if output_tokens(keep(lo)) <= cap:
+            kept = getattr(result, name)[:lo]
+            return result.model_copy(
+                update={name: kept, "truncated": True, "omitted": len(items) - lo}
+            )
     return TOO_LARGE
 
 

@@ -186,13 +186,6 @@ def output_tokens(result: BaseModel | Mapping[str, Any]) -> int:
     return estimate_tokens(to_json(result))
 
 
-TOO_LARGE = ToolError(
-    error="the result is too large for this tool's output cap",
-    truncated=True,
-    hint="narrow the period or filter, or use query_stats for totals",
-)
-
-
 def _cut_list(result: ToolResult) -> str | None:
     """The list to cut when a result is over its cap: `items` (tools list the most
     relevant first), else the longest list of the result."""
@@ -233,7 +226,11 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
             return result.model_copy(
                 update={name: kept, "truncated": True, "omitted": len(items) - lo}
             )
-    return TOO_LARGE
+    return ToolError(
+        error="the result is too large for this tool's output cap",
+        truncated=True,
+        hint="narrow the period or filter, or use query_stats for totals",
+    )
 
 
 def list_tools() -> list[dict[str, Any]]:

@@ -274,6 +274,9 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> T
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
         return _validation_error(spec, exc)
+    except Exception:  # a validator's own bug: still an answer, never a raise
+        log.exception("arguments of tool %s failed to validate", name)
+        return ToolError(error=f"{name} could not read its arguments", hint="check the arguments")
     try:
         result = spec.run(ctx, params)
         if type(result) is not spec.result:

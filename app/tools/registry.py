@@ -186,13 +186,6 @@ def output_tokens(result: BaseModel | Mapping[str, Any]) -> int:
     return estimate_tokens(to_json(result))
 
 
-TOO_LARGE = ToolError(
-    error="the result is too large for this tool's output cap",
-    truncated=True,
-    hint="narrow the period or filter, or use query_stats for totals",
-)
-
-
 def _cut_list(result: ToolResult) -> str | None:
     """The list to cut when a result is over its cap: `items` (tools list the most
     relevant first), else the longest list of the result."""
@@ -209,18 +202,18 @@ def _cut_list(result: ToolResult) -> str | None:
 def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
     """Drop items from the end of the result's list until the output fits; a result
     that cannot fit is a `ToolError`."""
-    if output_tokens(result) <= cap:
+    data = dump(result)
+    if output_tokens(data) <= cap:
         return result
     name = _cut_list(result)
     if name is not None:
-        items: list[Any] = getattr(result, name)
+        # Binary search on how many items fit, on the JSON (serialized once; its list is
+        # the model's, item for item), then cut the model and say what was cut.
+        items: list[Any] = data[name]
 
-        def keep(n: int) -> ToolResult:
-            return result.model_copy(
-                update={name: items[:n], "truncated": True, "omitted": len(items) - n}
-            )
+        def keep(n: int) -> dict[str, Any]:
+            return {**data, name: items[:n], "truncated": True, "omitted": len(items) - n}
 
-        # Binary search on how many items fit, then say what was cut.
         lo, hi = 0, len(items)
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -228,10 +221,16 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
                 lo = mid
             else:
                 hi = mid - 1
-        cut = keep(lo)
-        if output_tokens(cut) <= cap:
-            return cut
-    return TOO_LARGE
+        if output_tokens(keep(lo)) <= cap:
+            kept = getattr(result, name)[:lo]
+            return result.model_copy(
+                update={name: kept, "truncated": True, "omitted": len(items) - lo}
+            )
+    return ToolError(
+        error="the result is too large for this tool's output cap",
+        truncated=True,
+        hint="narrow the period or filter, or use query_stats for totals",
+    )
 
 
 def list_tools() -> list[dict[str, Any]]:
@@ -275,6 +274,9 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> T
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
         return _validation_error(spec, exc)
+    except Exception:  # a validator's own bug: still an answer, never a raise
+        log.exception("arguments of tool %s failed to validate", name)
+        return ToolError(error=f"{name} could not read its arguments", hint="check the arguments")
     try:
         result = spec.run(ctx, params)
         if type(result) is not spec.result:

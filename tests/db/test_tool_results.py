@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
+from pydantic import field_validator
 
 from app.mcp.server import build_server
 from app.runtime.services import Services
@@ -158,6 +159,13 @@ def test_dispatch_answers_typed_models_and_errors_as_data(month: Month) -> None:
 class ManyArgs(ToolArgs):
     n: int
 
+    @field_validator("n")
+    @classmethod
+    def _buggy(cls, n: int) -> int:
+        if n == -2:
+            raise TypeError("a bug in a validator")  # pydantic lets this one through
+        return n
+
 
 class ManyResult(ToolResult):
     label: str
@@ -200,7 +208,8 @@ def test_a_result_over_its_cap_keeps_its_shape_and_a_bug_is_an_error_not_a_raise
     assert whole == {"label": "标签", "rows": ["行 row"] * 3, "truncated": False}
     # Nothing to cut and still too large: an error, never an exception.
     assert dispatch_json(ctx, many_tool, {"n": 0})["error"].startswith("the result is too large")
-    assert dispatch_json(ctx, many_tool, {"n": -1})["error"] == "zz_many failed inside TimeTrace"
+    errors = [dispatch_json(ctx, many_tool, {"n": n})["error"] for n in (-1, -2)]
+    assert errors == ["zz_many failed inside TimeTrace", "zz_many could not read its arguments"]
 
 
 def test_the_api_documents_each_tools_result_and_answers_by_it(month: Month) -> None:

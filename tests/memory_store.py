@@ -14,18 +14,21 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from app.store import (
+    DeviceDay,
     DigestMetrics,
     DigestRow,
     EpisodeLine,
+    KindCount,
     ModelBacklog,
     Neighbor,
     OpenSitting,
     PeriodMetrics,
     RecordLine,
+    Relabelled,
     SearchHit,
     SignalRow,
     TailSeconds,
@@ -199,11 +202,13 @@ class MemoryStore(ToolStore):
                 overlap += (t_next - t).total_seconds()
         return overlap
 
-    def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
+    def period_signal_counts(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[KindCount]:
         counts = Counter(
             s.kind for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to)
         )
-        return dict(sorted(counts.items()))
+        return [KindCount(kind=kind, n=n) for kind, n in sorted(counts.items())]
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
         stale = {e.line.episode_id for e in self.episodes if e.user_id == user_id and e.stale}
@@ -316,7 +321,7 @@ class MemoryStore(ToolStore):
         by_id = {e.line.episode_id: e for e in pool}
         fused = [
             SearchHit(
-                **{f: getattr(by_id[i].line, f) for f in EpisodeLine.__dataclass_fields__},
+                **{f: getattr(by_id[i].line, f) for f in EpisodeLine.model_fields},
                 score=sum(1.0 / (RRF_K + r[i]) for r in (semantic, lexical) if i in r),
                 semantic_rank=semantic.get(i),
                 lexical_rank=lexical.get(i),
@@ -363,7 +368,10 @@ class MemoryStore(ToolStore):
         ordered = sorted(
             seconds.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or "", kv[0][2])
         )
-        return [UncategorizedTime(a, d, t, s) for (a, d, t), s in ordered[:limit]]
+        return [
+            UncategorizedTime(app=a, domain=d, window_title=t, seconds=s)
+            for (a, d, t), s in ordered[:limit]
+        ]
 
     def raw_records(
         self,
@@ -394,7 +402,7 @@ class MemoryStore(ToolStore):
         category: str,
         actor: str,
         note: str,
-    ) -> tuple[int, list[tuple[str, date]]] | None:
+    ) -> Relabelled | None:
         if target_kind == "record":
             hit = [
                 r for r in self.records if r.user_id == user_id and r.line.record_id == target_id
@@ -411,7 +419,7 @@ class MemoryStore(ToolStore):
             return None
         old = hit[0].line.category
         for r in hit:
-            r.line = replace(r.line, category=category)
+            r.line = r.line.model_copy(update={"category": category})
         stale = {r.line.episode_id for r in hit}
         for e in self.episodes:
             if e.user_id == user_id and e.line.episode_id in stale:
@@ -420,7 +428,11 @@ class MemoryStore(ToolStore):
         self.labels.append(
             MemoryLabel(user_id, label_id, target_kind, target_id, old, category, actor, note)
         )
-        return label_id, sorted({(r.line.device_id, r.day_local) for r in hit})
+        device_days = sorted({(r.line.device_id, r.day_local) for r in hit})
+        return Relabelled(
+            label_id=label_id,
+            device_days=[DeviceDay(device_id=d, day_local=day) for d, day in device_days],
+        )
 
 
 def _add(total: dict[str, float], more: dict[str, float]) -> None:
@@ -429,7 +441,7 @@ def _add(total: dict[str, float], more: dict[str, float]) -> None:
 
 
 def _neighbor(line: EpisodeLine, *, of_id: int, side: str) -> Neighbor:
-    fields = {f: getattr(line, f) for f in EpisodeLine.__dataclass_fields__}
+    fields = {f: getattr(line, f) for f in EpisodeLine.model_fields}
     return Neighbor(**fields, of_id=of_id, side=side)
 
 

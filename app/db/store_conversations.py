@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime
 from typing import Literal
 
@@ -10,38 +9,20 @@ from psycopg.types.json import Jsonb
 from psycopg.types.range import Range
 
 from app.db.base import Queries
+from app.db.named import found, row, rows, value
 from app.db.queries import QUERIES
-from app.store import ConversationRow, NewTurn, TurnRow
+from app.store import ConversationRow, ConversationStore, NewTurn, TurnRow
 
 
 class PostgresConversationStore(Queries):
-    def create_conversation(self, *, user_id: int, title: str) -> int:
-        row = self._one("create_conversation", {"user_id": user_id, "title": title})
-        assert row is not None  # RETURNING always yields the row
-        return int(row["conversation_id"])
-
-    def get_conversation(self, *, user_id: int, conversation_id: int) -> ConversationRow | None:
-        return self._one_as(
-            ConversationRow,
-            "get_conversation",
-            {"user_id": user_id, "conversation_id": conversation_id},
-        )
-
-    def list_conversations(self, *, user_id: int, limit: int) -> list[ConversationRow]:
-        return self._all_as(
-            ConversationRow, "list_conversations", {"user_id": user_id, "limit": limit}
-        )
-
-    def conversation_turns(self, *, user_id: int, conversation_id: int) -> list[TurnRow]:
-        return self._all_as(
-            TurnRow,
-            "conversation_turns",
-            {"user_id": user_id, "conversation_id": conversation_id},
-        )
+    create_conversation = value(ConversationStore.create_conversation)
+    get_conversation = row(ConversationStore.get_conversation, ConversationRow)
+    list_conversations = rows(ConversationStore.list_conversations, ConversationRow)
+    conversation_turns = rows(ConversationStore.conversation_turns, TurnRow)
 
     def add_turn(self, *, user_id: int, conversation_id: int, turn: NewTurn) -> int | None:
         params = {
-            **asdict(turn),
+            **dict(turn),
             "user_id": user_id,
             "conversation_id": conversation_id,
             "steps": Jsonb(turn.steps),
@@ -53,11 +34,7 @@ class PostgresConversationStore(Queries):
             row = conn.execute(QUERIES["add_conversation_turn"], params).fetchone()
         return int(row["turn_no"]) if row else None
 
-    def delete_conversation(self, *, user_id: int, conversation_id: int) -> bool:
-        row = self._one(
-            "delete_conversation", {"user_id": user_id, "conversation_id": conversation_id}
-        )
-        return row is not None
+    delete_conversation = found(ConversationStore.delete_conversation)
 
 
 def _reach(reach: tuple[datetime, datetime] | Literal["nothing"] | None) -> Range[datetime] | None:

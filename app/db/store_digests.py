@@ -3,31 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import datetime
 
 from psycopg.types.json import Jsonb
 
+from app.db.base import fetch_all
 from app.db.connection import Connection
+from app.db.named import Params, method, rows, value
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
+    DayDue,
+    DayFacts,
     DigestDraft,
     DigestMetrics,
     DigestRow,
+    DigestStore,
     EpisodeFacts,
-    JobRequest,
     MemberFacts,
+    PeriodDue,
     PeriodMetrics,
     SignalDraft,
+    ToolStore,
 )
 from app.timeutil import day_key
 
 
 class PostgresDigestStore(PostgresJobStore):
-    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> PeriodMetrics:
-        row = self._one(
-            "period_metrics", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
-        )
+    def _period_metrics(self, params: Params) -> PeriodMetrics:
+        with self.pool.connection() as conn:
+            row = conn.execute(QUERIES["period_metrics"], params).fetchone()
         assert row is not None  # an aggregate always yields one row
         metrics = DigestMetrics(
             seconds_by_category=row["seconds_by_category"],
@@ -47,99 +52,71 @@ class PostgresDigestStore(PostgresJobStore):
             episode_ids=list(row["episode_ids"]),
         )
 
-    def day_facts(self, *, user_id: int, day: date) -> tuple[list[EpisodeFacts], list[MemberFacts]]:
-        params = {"user_id": user_id, "day": day}
-        episodes = [
-            EpisodeFacts(
-                episode_id=r["episode_id"],
-                device_id=r["device_id"],
-                ts_start=r["ts_start"],
-                ts_end=r["ts_end"],
-                category=r["category"],
-                active_s=r["active_s"],
-                interruption_s=r["interruption_s"],
-                interruptions=r["interruptions"],
-                cues=[str(c) for c in r["cues"]],
-            )
-            for r in self._all("day_episode_facts", params)
-        ]
-        members = [MemberFacts(**r) for r in self._all("day_member_facts", params)]
-        return episodes, members
+    period_metrics = method(ToolStore.period_metrics, _period_metrics)
 
-    def day_is_settled(self, *, user_id: int, day: date) -> bool:
-        row = self._one("day_is_settled", {"user_id": user_id, "day": day})
-        return bool(row and row["settled"])
+    def _day_facts(self, params: Params) -> DayFacts:
+        with self.pool.connection() as conn:
+            return DayFacts(
+                episodes=fetch_all(conn, EpisodeFacts, QUERIES["day_episode_facts"], params),
+                members=fetch_all(conn, MemberFacts, QUERIES["day_member_facts"], params),
+            )
+
+    day_facts = method(DigestStore.day_facts, _day_facts)
+    day_is_settled = value(DigestStore.day_is_settled)
 
     def save_digest(self, *, user_id: int, digest: DigestDraft) -> int:
         with self.pool.connection() as conn:
             return _upsert_digest(conn, user_id, digest)
 
-    def save_day_rollup(
-        self,
-        *,
-        user_id: int,
-        digest: DigestDraft,
-        day: date,
-        signals: Sequence[SignalDraft],
-        then: Sequence[JobRequest] = (),
-    ) -> int:
+    def _save_day_rollup(self, params: Params) -> int:
+        user_id: int = params["user_id"]
+        digest: DigestDraft = params["digest"]
+        signals: Sequence[SignalDraft] = params["signals"]
+        scope = {"user_id": user_id, "scope": digest.scope_key}
         with self.pool.connection() as conn, conn.transaction():
             digest_id = _upsert_digest(conn, user_id, digest)
             for s in signals:
                 conn.execute(
                     QUERIES["upsert_signal"],
                     {
-                        "user_id": user_id,
-                        "kind": s.kind,
-                        "scope": digest.scope_key,
+                        **scope,
+                        **dict(s),
                         "signal_key": s.key,
-                        "ts_start": s.ts_start,
-                        "ts_end": s.ts_end,
-                        "day_local": day,
-                        "severity": s.severity,
+                        "day_local": params["day"],
                         "metrics": Jsonb(s.metrics),
                         "evidence": Jsonb(dict(s.evidence)),
                     },
                 )
             conn.execute(
                 QUERIES["delete_other_signals"],
-                {
-                    "user_id": user_id,
-                    "scope": digest.scope_key,
-                    "keep": [f"{s.kind}|{s.key}" for s in signals],
-                },
+                {**scope, "keep": [f"{s.kind}|{s.key}" for s in signals]},
             )
-            self._defer(conn, then)
+            self._defer(conn, params["then"])
         return digest_id
 
-    def sources_through(
-        self, *, user_id: int, grain: str, day_from: date, day_to: date
-    ) -> datetime | None:
-        if grain == "day":
-            row = self._one("day_sources_through", {"user_id": user_id, "day": day_from})
+    save_day_rollup = method(DigestStore.save_day_rollup, _save_day_rollup)
+
+    def _sources_through(self, params: Params) -> datetime | None:
+        if params["grain"] == "day":
+            query, keys = QUERIES["day_sources_through"], {"day": params["day_from"]}
         else:
-            row = self._one(
-                "period_sources_through",
-                {"user_id": user_id, "key_from": day_key(day_from), "key_to": day_key(day_to)},
-            )
+            query = QUERIES["period_sources_through"]
+            keys = {"key_from": day_key(params["day_from"]), "key_to": day_key(params["day_to"])}
+        with self.pool.connection() as conn:
+            row = conn.execute(query, {**params, **keys}).fetchone()
         return row["through"] if row else None
 
-    def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]:
-        return self._all_as(
-            DigestRow,
-            "day_digests",
-            {"user_id": user_id, "key_from": day_from.isoformat(), "key_to": day_to.isoformat()},
-        )
+    sources_through = method(DigestStore.sources_through, _sources_through)
 
-    def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int:
-        row = self._one("active_days", {"user_id": user_id, "day_from": day_from, "day_to": day_to})
-        return int(row["n"]) if row else 0
+    def _day_digests(self, params: Params) -> list[DigestRow]:
+        keys = {"key_from": day_key(params["day_from"]), "key_to": day_key(params["day_to"])}
+        with self.pool.connection() as conn:
+            return fetch_all(conn, DigestRow, QUERIES["day_digests"], {**params, **keys})
 
-    def rollups_due(self) -> list[tuple[int, date]]:
-        return [(r["user_id"], r["day_local"]) for r in self._all("rollups_due", {})]
-
-    def periods_due(self) -> list[tuple[int, str, str]]:
-        return [(r["user_id"], r["grain"], r["scope_key"]) for r in self._all("periods_due", {})]
+    day_digests = method(DigestStore.day_digests, _day_digests)
+    active_days = value(DigestStore.active_days)
+    rollups_due = rows(DigestStore.rollups_due, DayDue)
+    periods_due = rows(DigestStore.periods_due, PeriodDue)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -148,16 +125,10 @@ def _iso(value: datetime | None) -> str | None:
 
 def _upsert_digest(conn: Connection, user_id: int, digest: DigestDraft) -> int:
     params = {
+        **dict(digest),
         "user_id": user_id,
-        "grain": digest.grain,
-        "scope_key": digest.scope_key,
-        "period_start": digest.period_start,
-        "period_end": digest.period_end,
         "metrics": Jsonb(digest.metrics),
         "source_ids": Jsonb(digest.source_ids),
-        "computed_through_ts": digest.computed_through_ts,
-        "finalized": digest.finalized,
-        "sources_through": digest.sources_through,
     }
     row = conn.execute(QUERIES["upsert_digest"], params).fetchone()
     if row is None:  # unchanged: the upsert wrote nothing

@@ -7,7 +7,6 @@ limits (sql/queries/jobs.sql, migration 0017). The store knows jobs only as the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 
 from procrastinate import App, SyncPsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued
@@ -15,8 +14,9 @@ from psycopg_pool import ConnectionPool
 
 from app.db.base import Queries
 from app.db.connection import Connection
+from app.db.named import execute, one, rows
 from app.db.queries import QUERIES
-from app.store import JobHealth, JobOverLimit, JobRequest, JobStop, StuckUser
+from app.store import JobHealth, JobOverLimit, JobRequest, JobStop, JobStore, StuckUser
 
 # A pass requeues at most this many stalled jobs (a crash leaves one per worker slot).
 _MAX_RECOVERED = 1_000
@@ -92,30 +92,15 @@ class PostgresJobStore(Queries):
                 recovered += 1
         return recovered
 
-    def job_health(self, *, stalled_after_s: float) -> JobHealth:
-        health = self._one_as(JobHealth, "job_health", {"stalled_after_s": stalled_after_s})
-        assert health is not None  # an aggregate always yields one row
-        return health
-
-    def jobs_past_limit(self, *, limit_s: float, import_limit_s: float) -> list[JobOverLimit]:
-        return self._all_as(
-            JobOverLimit,
-            "jobs_past_limit",
-            {"limit_s": limit_s, "import_limit_s": import_limit_s},
-        )
-
-    def stuck_users(self, *, stuck_after_s: float) -> list[StuckUser]:
-        return self._all_as(StuckUser, "stuck_users", {"stuck_after_s": stuck_after_s})
+    job_health = one(JobStore.job_health, JobHealth)
+    jobs_past_limit = rows(JobStore.jobs_past_limit, JobOverLimit)
+    stuck_users = rows(JobStore.stuck_users, StuckUser)
 
     def record_job_stop(self, stop: JobStop) -> None:
-        params = asdict(stop)
+        params = dict(stop)
         params.pop("stopped_at")
         with self.pool.connection() as conn:
             conn.execute(QUERIES["record_job_stop"], params)
 
-    def recent_job_stops(self, *, since_s: float) -> list[JobStop]:
-        return self._all_as(JobStop, "recent_job_stops", {"since_s": since_s})
-
-    def prune_job_stops(self, *, older_than_s: float) -> None:
-        with self.pool.connection() as conn:
-            conn.execute(QUERIES["prune_job_stops"], {"older_than_s": older_than_s})
+    recent_job_stops = rows(JobStore.recent_job_stops, JobStop)
+    prune_job_stops = execute(JobStore.prune_job_stops)

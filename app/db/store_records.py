@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import date, datetime
-
 from psycopg.errors import DeadlockDetected, UniqueViolation
 
-from app.db.base import Queries, retrying
+from app.db.base import Queries, fetch_all, retrying
+from app.db.named import Params, method, row, rows, value
 from app.db.queries import QUERIES
 from app.store import (
+    CategorySeconds,
+    DeviceDayRecords,
     ImportProgress,
     ImportRow,
+    ImportStore,
     NewRecords,
+    RecordStore,
 )
 from app.text import fts_document
 from app.timeutil import day_key, scope_keys
@@ -24,7 +26,7 @@ _STAGING_TYPES = [
     "bool", "text", "text", "text", "text", "text", "bool", "text", "text",
 ]  # fmt: skip
 
-_RECORD_COLUMNS = [name for name in NewRecords.__dataclass_fields__ if name != "description"]
+_RECORD_COLUMNS = [name for name in NewRecords.model_fields if name != "description"]
 
 _RECORD_TYPES = ["int8", "text", *_STAGING_TYPES[: len(_RECORD_COLUMNS)]]
 
@@ -33,7 +35,7 @@ class PostgresRecordStore(Queries):
     def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
         columns = {
             name: getattr(records, name)
-            for name in NewRecords.__dataclass_fields__
+            for name in NewRecords.model_fields
             if name != "description"
         }
         params = {"user_id": user_id, "device_id": device_id, **columns}
@@ -57,7 +59,7 @@ class PostgresRecordStore(Queries):
             with conn.cursor().copy(QUERIES["copy_import_staging"]) as copy:
                 copy.set_types(_STAGING_TYPES)
                 for row in zip(
-                    *(getattr(records, name) for name in NewRecords.__dataclass_fields__),
+                    *(getattr(records, name) for name in NewRecords.model_fields),
                     fts,
                     strict=True,
                 ):
@@ -89,96 +91,67 @@ class PostgresRecordStore(Queries):
             return None
         return len(records)
 
-    def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
+    def _clipped_seconds(self, params: Params) -> float:
+        records: NewRecords = params["records"]
         if not len(records):
             return 0.0
         ends = [end for end in records.ts_end if end is not None]
-        row = self._one(
-            "clipped_seconds",
-            {
-                "user_id": user_id,
-                "device_id": device_id,
-                "keys": records.client_record_id,
-                "ts_from": min(records.ts_start),
-                "ts_to": max([*ends, *records.ts_start]),
-            },
-        )
+        window = {
+            "keys": records.client_record_id,
+            "ts_from": min(records.ts_start),
+            "ts_to": max([*ends, *records.ts_start]),
+        }
+        with self.pool.connection() as conn:
+            row = conn.execute(QUERIES["clipped_seconds"], {**params, **window}).fetchone()
         return float(row["clipped_s"]) if row else 0.0
 
-    def delete_records(
-        self,
-        *,
-        user_id: int,
-        record_ids: Sequence[int] | None = None,
-        device_id: str | None = None,
-        ts_from: datetime | None = None,
-        ts_to: datetime | None = None,
-    ) -> dict[tuple[str, date], int]:
-        params = {
-            "user_id": user_id,
-            "record_ids": list(record_ids) if record_ids is not None else None,
-            "device_id": device_id,
-            "ts_from": ts_from,
-            "ts_to": ts_to,
-        }
+    clipped_seconds = method(RecordStore.clipped_seconds, _clipped_seconds)
 
-        def delete() -> dict[tuple[str, date], int]:
+    def _delete_records(self, params: Params) -> list[DeviceDayRecords]:
+        user = {"user_id": params["user_id"]}
+
+        def delete() -> list[DeviceDayRecords]:
             # One transaction: nothing built from the deleted records serves their text
             # once it commits; the rebuild (jobs, or the sweep) fills the layers again.
             with self.pool.connection() as conn, conn.transaction():
-                conn.execute(QUERIES["lock_records"], {"user_id": user_id})
-                hit = {
-                    (r["device_id"], r["day_local"]): int(r["n"])
-                    for r in conn.execute(QUERIES["tombstone_records"], params)
-                }
+                conn.execute(QUERIES["lock_records"], user)
+                hit = fetch_all(conn, DeviceDayRecords, QUERIES["tombstone_records"], params)
                 if not hit:
-                    return {}
-                device_days = sorted(hit)
-                days = sorted({day for _, day in device_days})
+                    return []
+                days = sorted({h.day_local for h in hit})
                 conn.execute(
                     QUERIES["delete_episodes_of_device_days"],
                     {
-                        "user_id": user_id,
-                        "devices": [device for device, _ in device_days],
-                        "days": [day for _, day in device_days],
+                        **user,
+                        "devices": [h.device_id for h in hit],
+                        "days": [h.day_local for h in hit],
                     },
                 )
                 # Digests before signals, as a rollup writes them (one lock order).
                 conn.execute(
                     QUERIES["strip_digests"],
-                    {"user_id": user_id, "keys": sorted({k for d in days for k in scope_keys(d)})},
+                    {**user, "keys": sorted({k for d in days for k in scope_keys(d)})},
                 )
                 conn.execute(
-                    QUERIES["delete_day_signals"],
-                    {"user_id": user_id, "keys": [day_key(day) for day in days]},
+                    QUERIES["delete_day_signals"], {**user, "keys": [day_key(d) for d in days]}
                 )
                 # What quotes the records outside the layers: re-label notes and the
                 # conversation turns that read their time.
-                conn.execute(QUERIES["blank_notes_touching_deleted"], {"user_id": user_id})
-                conn.execute(QUERIES["drop_turns_reaching_deleted"], {"user_id": user_id})
-                return hit
+                conn.execute(QUERIES["blank_notes_touching_deleted"], user)
+                conn.execute(QUERIES["drop_turns_reaching_deleted"], user)
+                return sorted(hit, key=lambda h: (h.device_id, h.day_local))
 
         return retrying(delete)
 
-    def day_category_seconds(
-        self, *, user_id: int, day_from: date, day_to: date
-    ) -> dict[tuple[date, str], float]:
-        rows = self._all(
-            "day_category_seconds", {"user_id": user_id, "day_from": day_from, "day_to": day_to}
-        )
-        return {(row["day_local"], row["category"]): float(row["seconds"]) for row in rows}
-
-    def create_import(self, *, user_id: int, source: str) -> int:
-        row = self._one("create_import", {"user_id": user_id, "source": source})
-        assert row is not None  # RETURNING always yields the row
-        return int(row["import_id"])
+    delete_records = method(RecordStore.delete_records, _delete_records)
+    day_category_seconds = rows(RecordStore.day_category_seconds, CategorySeconds)
+    create_import = value(ImportStore.create_import)
 
     def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None:
-        params = {f: getattr(progress, f) for f in ImportProgress.__dataclass_fields__}
         with self.pool.connection() as conn:
             conn.execute(
-                QUERIES["update_import"], {"user_id": user_id, "import_id": import_id, **params}
+                QUERIES["update_import"],
+                {"user_id": user_id, "import_id": import_id, **dict(progress)},
             )
 
-    def get_import(self, *, user_id: int, import_id: int) -> ImportRow | None:
-        return self._one_as(ImportRow, "get_import", {"user_id": user_id, "import_id": import_id})
+    get_import = row(ImportStore.get_import, ImportRow)

@@ -278,7 +278,7 @@ def delete_records(
         ts_to=ts_to,
     )
     store.defer(
-        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
-        + [rollup_day_job(user.user_id, day) for day in sorted({day for _, day in hit})]
+        [build_job(user.user_id, device) for device in sorted({h.device_id for h in hit})]
+        + [rollup_day_job(user.user_id, day) for day in sorted({h.day_local for h in hit})]
     )
-    return sum(hit.values())
+    return sum(h.records for h in hit)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol, get_args
 
+from app.store.row import Row
 
-@dataclass(frozen=True, slots=True)
-class UserContext:
+
+class UserContext(Row):
     """Who a request acts for, with the clock rules of their logical day."""
 
     user_id: int
@@ -31,8 +31,7 @@ DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
 ID_MAX = 2**63 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceRow:
+class DeviceRow(Row):
     device_id: str
     name: str
     kind: str

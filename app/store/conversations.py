@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol, TypedDict
+from typing import Literal, Protocol
+
+from typing_extensions import TypedDict
+
+from app.store.row import Row
 
 
 class TurnStep(TypedDict, total=False):
@@ -16,8 +19,7 @@ class TurnStep(TypedDict, total=False):
     error: str
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationRow:
+class ConversationRow(Row):
     conversation_id: int
     title: str
     created_at: datetime
@@ -25,8 +27,7 @@ class ConversationRow:
     turns: int
 
 
-@dataclass(frozen=True, slots=True)
-class NewTurn:
+class NewTurn(Row):
     """One question and its answer, as the agent (or the offline answerer) gave it."""
 
     question: str
@@ -44,8 +45,7 @@ class NewTurn:
     started_at: datetime | None = None  # when it began reading (a deletion since voids it)
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRow:
+class TurnRow(Row):
     turn_no: int
     question: str
     answer: str

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Protocol
 
+from sqlmodel import Field
+
 from app.store.documents import DigestMetrics, Evidence, Interruption, SignalMetrics
 from app.store.jobs import JobRequest
+from app.store.row import Row
 
 
-@dataclass(frozen=True, slots=True)
-class PeriodMetrics:
+class PeriodMetrics(Row):
     """A period's digest numbers by SQL over its closed episodes."""
 
     metrics: DigestMetrics
@@ -20,8 +21,7 @@ class PeriodMetrics:
     episode_ids: list[int]
 
 
-@dataclass(frozen=True, slots=True)
-class DigestDraft:
+class DigestDraft(Row):
     grain: str
     scope_key: str
     period_start: datetime
@@ -34,8 +34,7 @@ class DigestDraft:
     sources_through: datetime | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class DigestRow:
+class DigestRow(Row):
     digest_id: int
     grain: str
     scope_key: str
@@ -50,8 +49,7 @@ class DigestRow:
     stale: bool
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeFacts:
+class EpisodeFacts(Row):
     """What the signal detectors know of an episode."""
 
     episode_id: int
@@ -65,8 +63,7 @@ class EpisodeFacts:
     cues: Sequence[str] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class MemberFacts:
+class MemberFacts(Row):
     """One member record: when, where and the text it showed."""
 
     episode_id: int
@@ -77,19 +74,17 @@ class MemberFacts:
     is_idle: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class SignalDraft:
+class SignalDraft(Row):
     kind: str
     key: str
     ts_start: datetime
     ts_end: datetime
     severity: float
-    metrics: SignalMetrics = field(default_factory=dict)
-    evidence: Evidence = field(default_factory=lambda: Evidence())
+    metrics: SignalMetrics = Field(default_factory=dict)
+    evidence: Evidence = Field(default_factory=lambda: Evidence())
 
 
-@dataclass(frozen=True, slots=True)
-class SignalRow:
+class SignalRow(Row):
     signal_id: int
     kind: str
     scope: str
@@ -101,12 +96,32 @@ class SignalRow:
     evidence: Evidence
 
 
+class DayDue(Row):
+    """A day digest to (re)compute."""
+
+    user_id: int
+    day_local: date
+
+
+class PeriodDue(Row):
+    """A week or month digest to (re)compute or finalize."""
+
+    user_id: int
+    grain: str
+    scope_key: str
+
+
+class DayFacts(Row):
+    """What the signal detectors read of a day: its episodes and their member records."""
+
+    episodes: list[EpisodeFacts]
+    members: list[MemberFacts]
+
+
 class DigestStore(Protocol):
     """What the rollups read and write (they read `period_metrics` too)."""
 
-    def day_facts(
-        self, *, user_id: int, day: date
-    ) -> tuple[list[EpisodeFacts], list[MemberFacts]]: ...
+    def day_facts(self, *, user_id: int, day: date) -> DayFacts: ...
     def day_is_settled(self, *, user_id: int, day: date) -> bool: ...
     def save_digest(self, *, user_id: int, digest: DigestDraft) -> int: ...
 
@@ -132,9 +147,9 @@ class DigestStore(Protocol):
 
     def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]: ...
     def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int: ...
-    def rollups_due(self) -> list[tuple[int, date]]: ...
+    def rollups_due(self) -> list[DayDue]: ...
 
-    def periods_due(self) -> list[tuple[int, str, str]]:
-        """(user, grain, key) of week and month digests missing, stale or older than
+    def periods_due(self) -> list[PeriodDue]:
+        """Week and month digests missing, stale or older than
         their days, or ready to be finalized."""
         ...

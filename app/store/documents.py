@@ -3,7 +3,7 @@ interruptions), typed so that their stored shape is exactly what the code reads.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing_extensions import TypedDict
 
 
 class TitleTime(TypedDict):
@@ -52,4 +52,4 @@ class Evidence(TypedDict, total=False):
     cues: list[str]
 
 
-SignalMetrics = dict[str, str | float]  # e.g. {"pattern": "undo_storm", "undos": 12}
+SignalMetrics = dict[str, str | int | float]  # e.g. {"pattern": "undo_storm", "undos": 12}

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
 from app.store.documents import Interruption
 from app.store.jobs import JobRequest
+from app.store.row import Row
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentInput:
+class SegmentInput(Row):
     """One record as the segmenter sees it (times in epoch seconds)."""
 
     record_id: int
@@ -32,8 +31,7 @@ class SegmentInput:
         return self.ts + self.duration
 
 
-@dataclass(frozen=True, slots=True)
-class ReadWindow:
+class ReadWindow(Row):
     """The live records of a device's read window as a build read them: `stamp` changes
     when one is deleted, changed or linked to an episode meanwhile."""
 
@@ -43,16 +41,14 @@ class ReadWindow:
     stamp: str
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentRead:
+class SegmentRead(Row):
     """A device-day's unassigned records, and the window they were read in."""
 
     records: list[SegmentInput]
     window: ReadWindow
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeDraft:
+class EpisodeDraft(Row):
     """A closed episode ready to store, with the records it is made of."""
 
     episode_key: str
@@ -77,8 +73,7 @@ class EpisodeDraft:
     record_ids: list[int]
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeLine:
+class EpisodeLine(Row):
     """An episode as the query-time tools show it."""
 
     episode_id: int
@@ -93,10 +88,22 @@ class EpisodeLine:
     active_s: float  # duration_s without idle/locked time
 
 
+class UserDevice(Row):
+    """A user's device with records waiting for an episode, or stale episodes."""
+
+    user_id: int
+    device_id: str
+
+
+class DayCount(Row):
+    day_local: date
+    n: int
+
+
 class EpisodeStore(Protocol):
     """What the episode builder reads and writes."""
 
-    def devices_with_work(self) -> list[tuple[int, str]]: ...
+    def devices_with_work(self) -> list[UserDevice]: ...
     def days_to_build(self, *, user_id: int, device_id: str) -> list[date]: ...
     def days_to_reopen(
         self, *, user_id: int, device_id: str, days: Sequence[date]
@@ -135,4 +142,6 @@ class EpisodeStore(Protocol):
         again. A deletion or re-label waits for the save, and then sees its episodes."""
         ...
 
-    def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[date, int]: ...
+    def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> list[DayCount]:
+        """Closed, current episodes per logical day (days with none are left out)."""
+        ...

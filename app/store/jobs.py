@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
+
+from app.store.row import Row
 
 JobArgs = dict[str, int | str]
 
 
-@dataclass(frozen=True, slots=True)
-class JobRequest:
+class JobRequest(Row):
     """A job to enqueue; one waiting job per queueing lock, one running per lock."""
 
     task_name: str
@@ -22,8 +22,7 @@ class JobRequest:
     priority: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class JobHealth:
+class JobHealth(Row):
     """The job queue at a glance (/healthz, `timetrace status`)."""
 
     waiting: int  # due to run now
@@ -34,8 +33,7 @@ class JobHealth:
     workers: int  # with a recent heartbeat
 
 
-@dataclass(frozen=True, slots=True)
-class JobOverLimit:
+class JobOverLimit(Row):
     """A job still running past its time limit (app/jobs/limits.py)."""
 
     job_id: int
@@ -44,8 +42,7 @@ class JobOverLimit:
     running_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class StuckUser:
+class StuckUser(Row):
     """A user with jobs due in a lane ('main': the pyramid's, or 'models') none of whose
     jobs there has started for `still_s`."""
 
@@ -54,8 +51,7 @@ class StuckUser:
     still_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class JobStop:
+class JobStop(Row):
     """A job stopped at its time limit: what it was at, and what became of it."""
 
     user_id: int | None

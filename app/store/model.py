@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import Protocol
+
+from app.store.documents import DigestMetrics
+from app.store.row import Row
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryMember:
+class SummaryMember(Row):
     """One record of an episode, as the summary prompt and its checks see it."""
 
     record_id: int
@@ -22,8 +23,7 @@ class SummaryMember:
     duration_s: float  # for the prompt only: the last member's is capped, not exact
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeForSummary:
+class EpisodeForSummary(Row):
     episode_id: int
     device_id: str
     ts_start: datetime
@@ -37,29 +37,25 @@ class EpisodeForSummary:
     members: list[SummaryMember]
 
 
-@dataclass(frozen=True, slots=True)
-class PendingEpisode:
+class PendingEpisode(Row):
     """An episode the model layer still owes something (a summary, an embedding)."""
 
     user_id: int
     episode_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class PendingNarrative:
+class PendingNarrative(Row):
     user_id: int
     grain: str
     scope_key: str
 
 
-@dataclass(frozen=True, slots=True)
-class PendingDescription:
+class PendingDescription(Row):
     user_id: int
     record_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class DayEpisodeSummary:
+class DayEpisodeSummary(Row):
     """One episode of a day, as a day narrative reads it."""
 
     episode_id: int
@@ -72,8 +68,7 @@ class DayEpisodeSummary:
     duration_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class ChildNarrative:
+class ChildNarrative(Row):
     """A day's narrative, as its week's or month's narrative reads it."""
 
     digest_id: int
@@ -81,8 +76,7 @@ class ChildNarrative:
     narrative: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelWorkCounts:
+class ModelWorkCounts(Row):
     """The model layer's work over every user: done, still owed, failed."""
 
     summaries_done: int
@@ -97,8 +91,7 @@ class ModelWorkCounts:
     descriptions_failed: int
 
 
-@dataclass(frozen=True, slots=True)
-class ModelFailure:
+class ModelFailure(Row):
     """One failed summary, embedding, narrative or description, and why."""
 
     kind: str  # summary | embedding | narrative | description
@@ -107,8 +100,7 @@ class ModelFailure:
     at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class RecordToDescribe:
+class RecordToDescribe(Row):
     record_id: int
     app: str
     window_title: str
@@ -120,8 +112,8 @@ class RecordToDescribe:
 class ModelStore(Protocol):
     """What the model layer reads and writes.
 
-    Rows come back typed; the one dict parameter, `metrics` of `save_narrative`,
-    is a digest's free-form metrics JSON document, written back as it was read."""
+    Rows come back typed; `metrics` of `save_narrative` is a digest's metrics document,
+    written back as it was read."""
 
     def episode_for_summary(self, *, user_id: int, episode_id: int) -> EpisodeForSummary | None: ...
 
@@ -174,7 +166,7 @@ class ModelStore(Protocol):
         narrative: str | None,
         status: str,
         source_ids: list[int],
-        metrics: dict[str, Any],
+        metrics: DigestMetrics,
         reason: str | None = None,
         raw: str | None = None,
     ) -> bool:

@@ -3,41 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Protocol
 
+from sqlmodel import Field
 
-@dataclass(slots=True)
-class NewRecords:
+from app.store.row import Row
+
+
+class NewRecords(Row):
     """One ingest batch as columns (one INSERT of unnested arrays), one value per record."""
 
-    client_record_id: list[str] = field(default_factory=list)
-    ts_start: list[datetime] = field(default_factory=list)
-    ts_end: list[datetime | None] = field(default_factory=list)
-    day_local: list[date] = field(default_factory=list)
-    app: list[str] = field(default_factory=list)  # canonical (app/rules/apps.py)
-    app_raw: list[str] = field(default_factory=list)  # as the client sent it
-    window_title: list[str] = field(default_factory=list)
-    url: list[str | None] = field(default_factory=list)
-    domain: list[str | None] = field(default_factory=list)
-    is_idle: list[bool] = field(default_factory=list)
-    capture_reason: list[str | None] = field(default_factory=list)
-    screenshot_ref: list[str | None] = field(default_factory=list)
-    screenshot_sha256: list[str | None] = field(default_factory=list)
-    category: list[str] = field(default_factory=list)
-    category_source: list[str] = field(default_factory=list)
-    redacted: list[bool] = field(default_factory=list)
+    client_record_id: list[str] = Field(default_factory=list)
+    ts_start: list[datetime] = Field(default_factory=list)
+    ts_end: list[datetime | None] = Field(default_factory=list)
+    day_local: list[date] = Field(default_factory=list)
+    app: list[str] = Field(default_factory=list)  # canonical (app/rules/apps.py)
+    app_raw: list[str] = Field(default_factory=list)  # as the client sent it
+    window_title: list[str] = Field(default_factory=list)
+    url: list[str | None] = Field(default_factory=list)
+    domain: list[str | None] = Field(default_factory=list)
+    is_idle: list[bool] = Field(default_factory=list)
+    capture_reason: list[str | None] = Field(default_factory=list)
+    screenshot_ref: list[str | None] = Field(default_factory=list)
+    screenshot_sha256: list[str | None] = Field(default_factory=list)
+    category: list[str] = Field(default_factory=list)
+    category_source: list[str] = Field(default_factory=list)
+    redacted: list[bool] = Field(default_factory=list)
     # The frame's own text (an importer's OCR or accessibility text): stored as its L1
     # description with no model call. Always None over HTTP.
-    description: list[str | None] = field(default_factory=list)
+    description: list[str | None] = Field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.client_record_id)
 
 
-@dataclass(frozen=True, slots=True)
-class RecordLine:
+class RecordLine(Row):
     """A record as the query-time tools show it."""
 
     record_id: int
@@ -53,8 +54,7 @@ class RecordLine:
     description: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ImportProgress:
+class ImportProgress(Row):
     """An import's state, as its worker job last wrote it (`done` of `total` in `stage`:
     bytes while reading, records while writing)."""
 
@@ -70,12 +70,27 @@ class ImportProgress:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class ImportRow(ImportProgress):
     import_id: int = 0
     source: str = ""
     created_at: datetime | None = None
     updated_at: datetime | None = None
+
+
+class DeviceDayRecords(Row):
+    """How many records a deletion hit on one device and logical day."""
+
+    device_id: str
+    day_local: date
+    records: int
+
+
+class CategorySeconds(Row):
+    """Seconds of one category on one logical day, by the duration rule."""
+
+    day_local: date
+    category: str
+    seconds: float
 
 
 class RecordStore(Protocol):
@@ -104,18 +119,18 @@ class RecordStore(Protocol):
         device_id: str | None = None,
         ts_from: datetime | None = None,
         ts_to: datetime | None = None,
-    ) -> dict[tuple[str, date], int]:
+    ) -> list[DeviceDayRecords]:
         """Delete records, in one transaction: each keeps only ids, device, span and a hash
         of its key; its analysis and the label notes on it go; the episodes of its
         device-day and the signals of its day are deleted, and the day, week and month
         digests over it are stripped and marked stale until rolled up again. Returns
-        records hit per (device, day)."""
+        the records hit per device and day."""
         ...
 
     def day_category_seconds(
         self, *, user_id: int, day_from: date, day_to: date
-    ) -> dict[tuple[date, str], float]:
-        """Seconds per (logical day, category) over [day_from, day_to], by the duration rule."""
+    ) -> list[CategorySeconds]:
+        """Seconds per logical day and category over [day_from, day_to], by the duration rule."""
         ...
 
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
 from app.store.digests import DigestRow, PeriodMetrics, SignalRow
 from app.store.episodes import EpisodeLine
 from app.store.records import RecordLine
+from app.store.row import Row
 
 
-@dataclass(frozen=True, slots=True)
-class UncategorizedTime:
+class UncategorizedTime(Row):
     """Active time no rule categorised, for one app and site (the coverage view)."""
 
     app: str
@@ -22,8 +21,7 @@ class UncategorizedTime:
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
-class RecordMatch:
+class RecordMatch(Row):
     """Which records belong to a thing, as plain values (the store writes its own SQL).
     A record matches when it is idle and `idle` is set; or, not idle, its app is one of
     `apps`, or its URL's domain is one of `domains` or under one; or it is a record of
@@ -42,8 +40,7 @@ class RecordMatch:
     title: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ThingSeconds:
+class ThingSeconds(Row):
     """Seconds of matching records by the duration rule, per logical day and group."""
 
     day_local: date
@@ -54,14 +51,12 @@ class ThingSeconds:
     last_ts: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class DaySeconds:
+class DaySeconds(Row):
     day_local: date
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
-class KnownName:
+class KnownName(Row):
     """An app (and site) a user's recent records hold, how many records, and whether
     one of their titles contains the text asked about."""
 
@@ -71,32 +66,18 @@ class KnownName:
     titled: bool
 
 
-@dataclass(frozen=True, slots=True)
-class MomentRecord:
+class MomentRecord(RecordLine):
     """A record near an instant, with its effective duration (the duration rule)."""
 
-    record_id: int
-    device_id: str
-    ts_start: datetime
-    ts_end: datetime | None
-    app: str
-    window_title: str
-    domain: str | None
-    category: str
-    is_idle: bool
-    episode_id: int | None
-    description: str | None
     duration_s: float
 
 
-@dataclass(frozen=True, slots=True)
 class SearchHit(EpisodeLine):
     score: float
     semantic_rank: int | None
     lexical_rank: int | None
 
 
-@dataclass(frozen=True, slots=True)
 class Neighbor(EpisodeLine):
     """The episode just before or after `of_id` on the same device."""
 
@@ -104,8 +85,7 @@ class Neighbor(EpisodeLine):
     side: str  # "before" | "after"
 
 
-@dataclass(frozen=True, slots=True)
-class ModelBacklog:
+class ModelBacklog(Row):
     """Summaries a user's episodes still wait for, or failed, and the first and last
     day with a failure (get_now's line)."""
 
@@ -116,8 +96,7 @@ class ModelBacklog:
     last_failed_day: date | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OpenSitting:
+class OpenSitting(Row):
     """What a device has done since its last closed episode."""
 
     since: datetime
@@ -125,8 +104,7 @@ class OpenSitting:
     main_app: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class TailSeconds:
+class TailSeconds(Row):
     """Seconds of records not yet in a closed episode (the open tail), by group."""
 
     category: str
@@ -136,12 +114,30 @@ class TailSeconds:
     last_ts: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class UnbuiltDay:
+class UnbuiltDay(Row):
     """A logical day with live records not (or no longer) in a current closed episode."""
 
     day: date
     records: int
+
+
+class KindCount(Row):
+    """How many signals of one kind."""
+
+    kind: str
+    n: int
+
+
+class DeviceDay(Row):
+    device_id: str
+    day_local: date
+
+
+class Relabelled(Row):
+    """A re-label: its audit row, and the device-days to rebuild."""
+
+    label_id: int
+    device_days: list[DeviceDay]
 
 
 class ToolStore(Protocol):
@@ -171,7 +167,7 @@ class ToolStore(Protocol):
 
     def period_signal_counts(
         self, *, user_id: int, day_from: date, day_to: date
-    ) -> dict[str, int]: ...
+    ) -> list[KindCount]: ...
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
         """Days of [day_from, day_to] whose records are not all in current episodes yet."""
@@ -296,7 +292,8 @@ class ToolStore(Protocol):
         category: str,
         actor: str,
         note: str,
-    ) -> tuple[int, list[tuple[str, date]]] | None:
+    ) -> Relabelled | None:
         """Re-label a record or an episode's records, audited; mark the episodes built
-        from them stale. Returns the label id and the (device, day) pairs to rebuild."""
+        from them stale. Returns the label id and the device-days to rebuild; None when
+        there is no live target to re-label."""
         ...

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
@@ -10,10 +9,10 @@ from app.store.accounts import UserContext
 from app.store.documents import Interruption
 from app.store.episodes import EpisodeLine
 from app.store.records import RecordLine
+from app.store.row import Row
 
 
-@dataclass(frozen=True, slots=True)
-class WebSessionRow:
+class WebSessionRow(Row):
     """A signed-in browser: who it acts for, and the token its forms must carry."""
 
     user_id: int
@@ -32,8 +31,7 @@ class WebSessionRow:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class TokenRow:
+class TokenRow(Row):
     """An API token as the privacy page lists it (never its secret)."""
 
     token_id: int
@@ -43,7 +41,6 @@ class TokenRow:
     web_sessions: int
 
 
-@dataclass(frozen=True, slots=True)
 class EpisodeDetail(EpisodeLine):
     """An episode as its panel shows it."""
 
@@ -55,16 +52,14 @@ class EpisodeDetail(EpisodeLine):
     frame_count: int
 
 
-@dataclass(frozen=True, slots=True)
-class SiteTime:
+class SiteTime(Row):
     """Active seconds on one web site (domain) in a period."""
 
     domain: str
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
-class RangeCount:
+class RangeCount(Row):
     """What a deletion of a time range would erase on one device and logical day."""
 
     device_id: str

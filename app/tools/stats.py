@@ -212,7 +212,7 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> dict[str, Any]:
             counts = ctx.store.period_signal_counts(
                 user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
             )
-            out["items"] = [{"kind": k, "count": n} for k, n in counts.items()]
+            out["items"] = [{"kind": c.kind, "count": c.n} for c in counts]
         return {**out, "source": "live", "truncated": False}
     metrics, source, through = stitched_metrics(
         ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings

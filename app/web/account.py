@@ -202,8 +202,9 @@ def delete_range(request: Request, session: SessionDep, form: Form) -> RedirectR
     hit = services_of(request).store.delete_records(
         user_id=session.user_id, device_id=device, ts_from=ts_from, ts_to=ts_to
     )
-    ctx.rebuild(user=session.user, device_days=sorted(hit), now=datetime.now(UTC))
-    return RedirectResponse(f"/privacy?erased={sum(hit.values())}", status_code=303)
+    device_days = [(h.device_id, h.day_local) for h in hit]
+    ctx.rebuild(user=session.user, device_days=device_days, now=datetime.now(UTC))
+    return RedirectResponse(f"/privacy?erased={sum(h.records for h in hit)}", status_code=303)
 
 
 @router.post("/privacy/tokens/{token_id}/revoke")

@@ -25,7 +25,8 @@ SELECT count(*) AS n FROM api_tokens WHERE revoked_at IS NULL;
 -- name: add_device --
 INSERT INTO devices (user_id, device_id, name, kind)
 VALUES (%(user_id)s, %(device_id)s, %(name)s, %(kind)s)
-ON CONFLICT (user_id, device_id) DO NOTHING;
+ON CONFLICT (user_id, device_id) DO NOTHING
+RETURNING device_id;
 
 -- name: device_exists --
 SELECT 1 AS ok FROM devices WHERE user_id = %(user_id)s AND device_id = %(device_id)s;

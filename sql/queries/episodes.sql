@@ -46,7 +46,8 @@ SELECT e.day_local FROM late r JOIN device_episodes e
     ON e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
 UNION
 SELECT e.day_local FROM stale s JOIN device_episodes e
-    ON e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start;
+    ON e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
+ORDER BY day_local;
 
 -- name: delete_device_day_episodes --
 -- Records fall back to unassigned (ON DELETE SET NULL) and are segmented again.
@@ -57,8 +58,10 @@ WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(
 -- One device-day's unassigned records with their durations (the effective span: ties
 -- by key, as everywhere the duration rule runs). The window runs over every live record
 -- of the read window; the last one's successor may lie past it.
-SELECT x.record_id, x.ts_start, x.duration_s, x.app, x.window_title, x.domain, x.category,
-       x.is_idle, x.day_local, COALESCE(a.confidence, 1.0) AS confidence
+-- Its columns are SegmentInput's fields (times in epoch seconds).
+SELECT x.record_id, extract(epoch FROM x.ts_start)::float8 AS ts, x.duration_s AS duration,
+       x.app, x.window_title AS title, x.domain, x.category, x.is_idle, x.day_local AS day,
+       COALESCE(a.confidence, 1.0)::float8 AS confidence
 FROM (
     SELECT r.record_id, r.user_id, r.ts_start, r.client_record_id, r.app, r.window_title,
            r.domain, r.category, r.is_idle, r.day_local, r.episode_id,

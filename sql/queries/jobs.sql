@@ -77,8 +77,8 @@ CROSS JOIN LATERAL (
 ) s
 WHERE j.status = 'doing'
   AND s.started_at < now() - make_interval(secs => CASE WHEN j.queue_name = 'imports'
-                                                        THEN %(import_limit_s)s
-                                                        ELSE %(limit_s)s END)
+                                                        THEN %(import_limit_s)s::float8
+                                                        ELSE %(limit_s)s::float8 END)
 ORDER BY running_s DESC;
 
 -- name: stuck_users --

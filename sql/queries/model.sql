@@ -50,7 +50,8 @@ RETURNING episode_id;
 SELECT day_local FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s;
 
 -- name: episode_for_embedding --
-SELECT title, summary FROM episodes
+-- The text an embedding is made of: the title, a line break, the summary.
+SELECT title || E'\n' || COALESCE(summary, '') AS text FROM episodes
 WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND summary_status = 'done'
   AND embedding_status = 'pending';
 
@@ -105,7 +106,8 @@ UPDATE digests SET narrative = %(narrative)s, narrative_status = %(status)s,
        narrative_reason = %(reason)s, narrative_raw = %(raw)s, updated_at = now(),
        source_ids = CASE WHEN grain = 'day' THEN %(source_ids)s ELSE source_ids END
 WHERE user_id = %(user_id)s AND digest_id = %(digest_id)s AND narrative_status = 'pending'
-  AND metrics = %(metrics)s;
+  AND metrics = %(metrics)s
+RETURNING digest_id;
 
 -- name: record_for_description --
 SELECT r.record_id, r.app, r.window_title, r.url, r.screenshot_ref, r.screenshot_sha256

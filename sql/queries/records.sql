@@ -153,7 +153,7 @@ WITH gone AS (
       AND ((l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone))
            OR (l.target_kind = 'episode' AND l.target_id IN (SELECT episode_id FROM gone)))
 )
-SELECT device_id, day_local, count(*) AS n FROM gone GROUP BY device_id, day_local;
+SELECT device_id, day_local, count(*)::int AS records FROM gone GROUP BY device_id, day_local;
 
 -- name: delete_episodes_of_device_days --
 -- Deletion: every episode of the device-days the deleted records were on goes now (its

@@ -140,7 +140,8 @@ SELECT min(ts_start) AS since, count(*) AS records,
           AND x.episode_id IS NULL AND x.deleted_at IS NULL AND x.ts_start <= %(now)s
         GROUP BY app ORDER BY count(*) DESC, app LIMIT 1) AS main_app
 FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
-  AND deleted_at IS NULL AND ts_start <= %(now)s;
+  AND deleted_at IS NULL AND ts_start <= %(now)s
+HAVING count(*) > 0;
 
 -- name: list_episodes --
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,

@@ -43,7 +43,7 @@ WITH revoked AS (
     DELETE FROM web_sessions s USING revoked r
     WHERE s.user_id = r.user_id AND s.token_id = r.token_id
 )
-SELECT count(*) AS n FROM revoked;
+SELECT count(*) > 0 AS revoked FROM revoked;
 
 -- name: episode_detail --
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,

@@ -7,9 +7,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any, LiteralString, TypeVar, cast
+from typing import Any, LiteralString, TypeVar
 
-from psycopg.rows import RowFactory, kwargs_row
+from psycopg import Cursor
+from psycopg.rows import RowFactory, RowMaker
 from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
@@ -21,10 +22,13 @@ RowT = TypeVar("RowT", bound=Row)
 
 
 def row_factory(model: type[RowT]) -> RowFactory[RowT]:
-    """Rows of a query as `model`, built without validation (`Row.model_construct`):
-    the columns come from our own SQL, and the drift test keeps them the model's fields."""
-    # mypy's pydantic plugin types `model_construct` per model, as returning the base class.
-    return kwargs_row(cast(Callable[..., RowT], model.model_construct))
+    """Rows of a query as `model`, built without validation (`Row.maker`): the columns
+    come from our own SQL, and the drift test keeps them the model's fields."""
+
+    def for_cursor(cursor: Cursor[Any]) -> RowMaker[RowT]:
+        return model.maker([column.name for column in cursor.description or ()])
+
+    return for_cursor
 
 
 def lost_a_race(exc: DatabaseBusyError) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from collections.abc import Callable, Sequence
+from typing import Any, Self, cast
 
 from sqlmodel import SQLModel
 from sqlmodel._compat import SQLModelConfig
@@ -42,6 +43,27 @@ class Row(SQLModel):
         _setattr(row, "__pydantic_extra__", None)
         _setattr(row, "__pydantic_private__", None)
         return row
+
+    @classmethod
+    def maker(cls, names: Sequence[str]) -> Callable[[Sequence[Any]], Self]:
+        """Rows from tuples of values in the order of `names` (a query's columns), built
+        as `model_construct` builds them, with what is constant per query done once."""
+        missing = [d for d in cls._defaults() if d[0] not in names]
+        fields_set = set(names)  # shared: a frozen row never adds to it
+        keys = tuple(names)
+
+        def make(values: Sequence[Any]) -> Row:
+            data = dict(zip(keys, values, strict=True))
+            for name, default, factory in missing:
+                data[name] = factory() if factory is not None else default
+            row = _new(cls)
+            _setattr(row, "__dict__", data)
+            _setattr(row, "__pydantic_fields_set__", fields_set)
+            _setattr(row, "__pydantic_extra__", None)
+            _setattr(row, "__pydantic_private__", None)
+            return row
+
+        return cast(Callable[[Sequence[Any]], Self], make)
 
     @classmethod
     def _defaults(cls) -> tuple[tuple[str, Any, Any], ...]:

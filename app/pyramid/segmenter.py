@@ -37,7 +37,6 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
 
 from app.store import SegmentInput
 
@@ -96,33 +95,8 @@ def _cosine_distance(a: Sequence[float], b: Sequence[float]) -> float:
     return 1.0 if na == 0 or nb == 0 else 1.0 - dot / (na * nb)
 
 
-@dataclass(slots=True)  # not frozen: a frozen dataclass is slower to build
-class _Rec:
-    """What the segmenter reads of a record, read once: a row's attributes cost more to
-    read than a slotted dataclass's, and the loops below read each many times."""
-
-    ts: float
-    end: float
-    duration: float
-    day: date
-    category: str
-    is_idle: bool
-    confidence: float
-    embedding: Sequence[float] | None
-    row: SegmentInput
-
-
-def _rec(r: SegmentInput) -> _Rec:
-    f = vars(r)  # one attribute read, then dict reads (cheaper still)
-    ts, duration = f["ts"], f["duration"]
-    return _Rec(
-        ts, ts + duration, duration, f["day"], f["category"], f["is_idle"], f["confidence"],
-        f["embedding"], r,
-    )  # fmt: skip
-
-
 class _Segmenter:
-    def __init__(self, records: Sequence[_Rec], params: SegmentParams, horizon: float):
+    def __init__(self, records: Sequence[SegmentInput], params: SegmentParams, horizon: float):
         self.r = records
         self.p = params
         self.horizon = horizon  # data is complete up to here
@@ -162,7 +136,7 @@ class _Segmenter:
         # A record arriving after the idle gap could not come back into this segment.
         return -1 if self.horizon >= self.r[self.n - 1].end + self.p.idle_gap_s else None
 
-    def drift(self, members: list[_Rec], rec: _Rec) -> bool:
+    def drift(self, members: list[SegmentInput], rec: SegmentInput) -> bool:
         if not self.p.drift_enabled or rec.embedding is None:
             return False
         window = [m.embedding for m in members[-self.p.drift_window :] if m.embedding is not None]
@@ -199,8 +173,7 @@ class _Segmenter:
             stop, length = self.idle_run(i)
             ended = stop >= self.n and self.horizon >= r[stop - 1].end + p.idle_gap_s
             if length >= p.idle_min_s or ended:
-                members = [m.row for m in r[i:stop]]
-                segment = Segment(members, IDLE, "system", "idle" if stop < self.n else "")
+                segment = Segment(list(r[i:stop]), IDLE, "system", "idle" if stop < self.n else "")
                 return segment, stop, True
         seg = _Growing(r[i])
         absorb_until = -1
@@ -244,8 +217,8 @@ class _Segmenter:
 class _Growing:
     """A segment being built, with running totals so each record costs O(1)."""
 
-    def __init__(self, first: _Rec) -> None:
-        self.members: list[_Rec] = []
+    def __init__(self, first: SegmentInput) -> None:
+        self.members: list[SegmentInput] = []
         self.start = first.ts
         self.day = first.day
         self.age = 0.0  # active seconds so far
@@ -255,7 +228,7 @@ class _Growing:
         self.interrupt_until = -1  # record index (in the input) where the current one ends
         self.add(first, interruption=False)
 
-    def add(self, rec: _Rec, *, interruption: bool) -> None:
+    def add(self, rec: SegmentInput, *, interruption: bool) -> None:
         index = len(self.members)
         self.members.append(rec)
         if rec.is_idle:
@@ -279,8 +252,7 @@ class _Growing:
         return max(self.weights, key=lambda c: (self.weights[c], -self.first_seen[c]))
 
     def done(self, boundary: str) -> Segment:
-        members = [m.row for m in self.members]
-        return Segment(members, "active", self.category(), boundary, self.interruptions)
+        return Segment(self.members, "active", self.category(), boundary, self.interruptions)
 
 
 def segment_records(
@@ -292,7 +264,6 @@ def segment_records(
     record ended more than `idle_gap_s` before it is closed even with no record
     after it.
     """
-    recs = [_rec(r) for r in records]
-    if any(b.ts < a.ts for a, b in itertools.pairwise(recs)):
+    if any(b.ts < a.ts for a, b in itertools.pairwise(records)):
         raise ValueError("records must be in time order")
-    return _Segmenter(recs, params, now).run()
+    return _Segmenter(records, params, now).run()

@@ -46,7 +46,7 @@ class PostgresDigestStore(PostgresJobStore):
             first_activity=_iso(row["first_activity"]),
             last_activity=_iso(row["last_activity"]),
         )
-        return PeriodMetrics(
+        return PeriodMetrics.model_construct(
             metrics=metrics,
             computed_through_ts=row["computed_through_ts"],
             episode_ids=list(row["episode_ids"]),
@@ -56,7 +56,7 @@ class PostgresDigestStore(PostgresJobStore):
 
     def _day_facts(self, params: Params) -> DayFacts:
         with self.pool.connection() as conn:
-            return DayFacts(
+            return DayFacts.model_construct(
                 episodes=fetch_all(conn, EpisodeFacts, QUERIES["day_episode_facts"], params),
                 members=fetch_all(conn, MemberFacts, QUERIES["day_member_facts"], params),
             )

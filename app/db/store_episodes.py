@@ -45,7 +45,8 @@ class PostgresEpisodeStore(PostgresJobStore):
             stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
         assert stamp is not None  # an aggregate always yields one row
         window = {k: params[k] for k in ("device_id", "ts_from", "ts_to")}
-        return SegmentRead(records=records, window=ReadWindow(**window, stamp=stamp["stamp"]))
+        window_row = ReadWindow.model_construct(**window, stamp=stamp["stamp"])
+        return SegmentRead.model_construct(records=records, window=window_row)
 
     records_to_segment = method(EpisodeStore.records_to_segment, _records_to_segment)
 

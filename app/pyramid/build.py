@@ -204,7 +204,7 @@ def rollup_day(
         **live.metrics, **signal_metrics(signals), device_overlap_seconds=overlap
     )
     over = now >= end + timedelta(seconds=settings.idle_gap_s)
-    digest = DigestDraft(
+    digest = DigestDraft.model_construct(
         grain="day",
         scope_key=day_key(day),
         period_start=start,
@@ -238,7 +238,7 @@ def rollup_period(
         user_id=user.user_id, day_from=first, day_to=last
     )
     last_activity = metrics.get("last_activity")
-    digest = DigestDraft(
+    digest = DigestDraft.model_construct(
         grain=grain,
         scope_key=key,
         period_start=start,

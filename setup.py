@@ -4,4 +4,4 @@ repository's top-level sql/ shipped inside the package as app.sql (see package-d
 
 from setuptools import find_packages, setup
 
-setup(packages=[*find_packages(include=["app", "app.*"]), "app.sql", "app.sql.migrations"])
+setup(packages=[*find_packages(include=["app", "app.*"]), "app.sql", "app.sql.migrations", "app.sql.queries"])

@@ -78,7 +78,7 @@ def main() -> None:
                 "year_build_s": round(build_s, 1),
                 "days": args.days,
                 "episodes": summary.episodes,
-                "episodes_per_day_max": max(counts.values()),
+                "episodes_per_day_max": max(c.n for c in counts),
                 "build_records_per_s": round(records / build_s),
                 "load_records_per_s": round(records / ingest_s),
             }
@@ -96,7 +96,7 @@ def _time_segmenter(
         if device == "phone":
             continue
         inputs = [
-            SegmentInput(
+            SegmentInput.model_construct(
                 record_id=i,
                 ts=r.ts_start.timestamp(),
                 duration=(r.ts_end - r.ts_start).total_seconds() if r.ts_end else 0.0,

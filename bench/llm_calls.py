@@ -63,9 +63,10 @@ def main() -> None:
             models = ModelClient(settings)
             done = enrich(store, models, settings=settings, now=now)
             episodes = sum(
-                store.episode_counts(
+                c.n
+                for c in store.episode_counts(
                     user_id=user.user_id, day_from=data.days[0], day_to=data.days[-1]
-                ).values()
+                )
             )
     days = len(data.days)
     usage = models.usage

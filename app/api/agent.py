@@ -13,7 +13,6 @@ user's conversations are listed, read and deleted here (only their own).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import asdict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
@@ -77,7 +76,7 @@ def list_conversations(
 ) -> list[dict[str, Any]]:
     """The user's conversations, most recent first."""
     rows = services.store.list_conversations(user_id=user.user_id, limit=limit)
-    return [asdict(row) for row in rows]
+    return [row.model_dump() for row in rows]
 
 
 @router.get("/conversations/{conversation_id}", responses=errors(404, 422))
@@ -89,7 +88,7 @@ def get_conversation(
     if row is None:
         raise NotFoundError(f"no conversation {conversation_id}")
     turns = services.store.conversation_turns(user_id=user.user_id, conversation_id=conversation_id)
-    return {**asdict(row), "turns": [asdict(turn) for turn in turns]}
+    return {**row.model_dump(), "turns": [turn.model_dump() for turn in turns]}
 
 
 @router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(404, 422))

@@ -9,11 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY
-from app.db.tables import DevicePublic
-from app.store import DEVICE_ID_PATTERN, DeviceKind
+from app.store import DEVICE_ID_PATTERN, DeviceKind, DeviceRow
 from app.text import StorableStr
 
 router = APIRouter(prefix="/api/v1/devices", tags=["devices"], responses=AUTHED)
+
+
+class DevicePublic(DeviceRow):
+    """A device as the API returns it: the store's row (FastAPI's `XBase`/`XPublic`)."""
 
 
 class DeviceCreate(BaseModel):

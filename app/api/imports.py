@@ -7,7 +7,6 @@ MAX_UPLOAD_BYTES); the token is checked before any of it is read.
 from __future__ import annotations
 
 import shutil
-from dataclasses import asdict
 from pathlib import Path as FilePath
 from typing import IO, Annotated, Any
 
@@ -114,4 +113,4 @@ def import_progress(
     row = services.store.get_import(user_id=user.user_id, import_id=import_id)
     if row is None:
         raise NotFoundError(f"no import {import_id}")
-    return asdict(row)
+    return row.model_dump()

@@ -1,21 +1,34 @@
 """The base of the PostgreSQL store: named queries over a connection pool, their
-rows loaded straight into the typed rows of `app.store` (psycopg's `class_row`)."""
+rows loaded straight into the typed rows of `app.store` (a query's columns are the
+row's fields; `row_factory` builds them without validation)."""
 
 from __future__ import annotations
 
 import random
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, LiteralString, TypeVar
 
-from psycopg.rows import class_row
+from psycopg import Cursor
+from psycopg.rows import RowFactory, RowMaker
 from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
-from app.db.queries import QUERIES
 from app.errors import DatabaseBusyError
+from app.store.row import Row
 
 R = TypeVar("R")
+RowT = TypeVar("RowT", bound=Row)
+
+
+def row_factory(model: type[RowT]) -> RowFactory[RowT]:
+    """Rows of a query as `model`, built without validation (`Row.maker`): the columns
+    come from our own SQL, and the drift test keeps them the model's fields."""
+
+    def for_cursor(cursor: Cursor[Any]) -> RowMaker[RowT]:
+        return model.maker([column.name for column in cursor.description or ()])
+
+    return for_cursor
 
 
 def lost_a_race(exc: DatabaseBusyError) -> bool:
@@ -36,25 +49,15 @@ def retrying(transaction: Callable[[], R], *, attempts: int = 4) -> R:
     raise AssertionError("unreachable")
 
 
+def fetch_all(
+    conn: Connection, model: type[RowT], query: LiteralString, params: dict[str, Any]
+) -> list[RowT]:
+    """Every row of a query on this connection (in its transaction), as `model`."""
+    with conn.cursor(row_factory=row_factory(model)) as cur:
+        return cur.execute(query, params).fetchall()
+
+
 class Queries:
-    """Named queries over the pool, one connection (and transaction) per call."""
+    """The base of every mixin: the pool its methods take connections from."""
 
     pool: ConnectionPool[Connection]
-
-    def _one(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        with self.pool.connection() as conn:
-            return conn.execute(QUERIES[name], params).fetchone()
-
-    def _all(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        with self.pool.connection() as conn:
-            return conn.execute(QUERIES[name], params).fetchall()
-
-    def _one_as(self, row: type[R], name: str, params: dict[str, Any]) -> R | None:
-        """The query's first row as `row` (its columns are the dataclass's fields)."""
-        with self.pool.connection() as conn, conn.cursor(row_factory=class_row(row)) as cur:
-            return cur.execute(QUERIES[name], params).fetchone()
-
-    def _all_as(self, row: type[R], name: str, params: dict[str, Any]) -> list[R]:
-        """Every row of the query as `row`."""
-        with self.pool.connection() as conn, conn.cursor(row_factory=class_row(row)) as cur:
-            return cur.execute(QUERIES[name], params).fetchall()

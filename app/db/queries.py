@@ -1,7 +1,8 @@
-"""Named SQL queries, loaded once from `sql/queries.sql` and every `sql/queries_*.sql`.
+"""Named SQL queries, loaded once from `sql/queries/<family>.sql`, one namespace.
 
-The file is split on headers of the form `-- name: insert_records --`; the text
-up to the next header is the query, used as `QUERIES["insert_records"]`.
+Each file is split on headers of the form `-- name: insert_records --`; the text
+up to the next header is the query, used as `QUERIES["insert_records"]`. A name
+defined twice, in one file or two, is an error.
 The repository's sql/ is installed as package data of `app.sql`: read it from here.
 """
 
@@ -30,12 +31,16 @@ def parse_named_queries(text: str) -> dict[str, LiteralString]:
 
 
 def query_files(sql_dir: Traversable = SQL_DIR) -> list[Traversable]:
-    """`queries.sql` first, then one file per family (`queries_<family>.sql`) by name."""
-    families = sorted(
-        (f for f in sql_dir.iterdir() if re.fullmatch(r"queries_[a-z0-9_]+\.sql", f.name)),
+    """One file per family, `queries/<family>.sql`, by name. A query file left beside
+    the folder (the layout before it, `queries.sql` or `queries_<family>.sql`) is
+    refused rather than silently not loaded."""
+    stray = sorted(f.name for f in sql_dir.iterdir() if re.fullmatch(r"queries\w*\.sql", f.name))
+    if stray:
+        raise ValueError(f"named queries belong in queries/<family>.sql, not {', '.join(stray)}")
+    return sorted(
+        (f for f in (sql_dir / "queries").iterdir() if re.fullmatch(r"[a-z0-9_]+\.sql", f.name)),
         key=lambda f: f.name,
     )
-    return [sql_dir / "queries.sql", *families]
 
 
 @cache

@@ -76,7 +76,10 @@ def check_against_truth(
     days = data.days
     mismatches: list[str] = []
     by_day: dict[date, dict[str, float]] = {}
-    records = store.day_category_seconds(user_id=user.user_id, day_from=days[0], day_to=days[-1])
+    records = {
+        (r.day_local, r.category): r.seconds
+        for r in store.day_category_seconds(user_id=user.user_id, day_from=days[0], day_to=days[-1])
+    }
     for day in days:
         digest = store.get_digest(user_id=user.user_id, grain="day", scope_key=day.isoformat())
         by_day[day] = digest.metrics.get("seconds_by_category", {}) if digest else {}
@@ -200,7 +203,10 @@ def run_demo(settings: Settings, *, start: date, days: int, console: Console) ->
             f"excluded {counts['excluded']:,}, redacted (privacy rules) {counts['redacted']:,}"
         )
         summary, build_s = _build(services, console)
-        episodes = services.store.episode_counts(user_id=user.user_id, day_from=start, day_to=end)
+        episodes = {
+            c.day_local: c.n
+            for c in services.store.episode_counts(user_id=user.user_id, day_from=start, day_to=end)
+        }
         per_day = summary.episodes / max(len(episodes), 1)
         console.print(
             f"Built the pyramid with no model in {build_s:.1f} s: {summary.episodes:,} episodes "

@@ -186,7 +186,7 @@ def write_narrative(
         narrative=text or None,
         status=status,
         source_ids=source_ids,
-        metrics=metrics,
+        metrics=digest.metrics,
         reason=None if text else reason,
         raw=None if text else clip(raw),
     )

@@ -298,12 +298,16 @@ def delete_records(
         ts_to=ts_to,
     )
     store.defer(
-        [build_job(user.user_id, device) for device in sorted({d for d, _ in hit})]
-        + [rollup_day_job(user.user_id, day) for day in sorted({day for _, day in hit})]
+        [build_job(user.user_id, device) for device in sorted({h.device_id for h in hit})]
+        + [rollup_day_job(user.user_id, day) for day in sorted({h.day_local for h in hit})]
     )
     if rebuild_now is not None and hit:
         try:
-            rebuild_now(user=user, device_days=sorted(hit), now=datetime.now(UTC))
+            rebuild_now(
+                user=user,
+                device_days=sorted((h.device_id, h.day_local) for h in hit),
+                now=datetime.now(UTC),
+            )
         except DatabaseError as exc:
             log.warning("deletion: rebuild left to the worker (%s)", type(exc).__name__)
-    return sum(hit.values())
+    return sum(h.records for h in hit)

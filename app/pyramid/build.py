@@ -201,7 +201,8 @@ def rollup_day(
     # Before the numbers: an episode that changes after them leaves the digest due again.
     through = store.sources_through(user_id=user.user_id, grain="day", day_from=day, day_to=day)
     live = store.period_metrics(user_id=user.user_id, day_from=day, day_to=day)
-    episodes, members = store.day_facts(user_id=user.user_id, day=day)
+    facts = store.day_facts(user_id=user.user_id, day=day)
+    episodes, members = facts.episodes, facts.members
     signals = detect_day_signals(
         episodes,
         members,
@@ -218,7 +219,7 @@ def rollup_day(
         **live.metrics, **signal_metrics(signals), device_overlap_seconds=overlap
     )
     over = now >= end + timedelta(seconds=settings.idle_gap_s)
-    digest = DigestDraft(
+    digest = DigestDraft.model_construct(
         grain="day",
         scope_key=day_key(day),
         period_start=start,
@@ -258,7 +259,7 @@ def rollup_period(
         user_id=user.user_id, day_from=first, day_to=last
     )
     last_activity = metrics.get("last_activity")
-    digest = DigestDraft(
+    digest = DigestDraft.model_construct(
         grain=grain,
         scope_key=key,
         period_start=start,
@@ -304,9 +305,9 @@ def pending_jobs(store: PyramidStore) -> list[JobRequest]:
     """What the periodic sweep enqueues: builds for devices with unassigned records or
     stale episodes, rollups for days whose digest is missing, old or unfinalized, and
     for weeks and months behind their days (a chain of jobs a crash cut)."""
-    builds = [build_job(user_id, device_id) for user_id, device_id in store.devices_with_work()]
-    rollups = [rollup_day_job(user_id, day) for user_id, day in store.rollups_due()]
-    periods = [rollup_period_job(u, grain, key) for u, grain, key in store.periods_due()]
+    builds = [build_job(w.user_id, w.device_id) for w in store.devices_with_work()]
+    rollups = [rollup_day_job(r.user_id, r.day_local) for r in store.rollups_due()]
+    periods = [rollup_period_job(p.user_id, p.grain, p.scope_key) for p in store.periods_due()]
     return builds + rollups + periods
 
 
@@ -329,18 +330,20 @@ def backfill(
     summary = BackfillSummary()
     work: dict[date, list[tuple[UserContext, str]]] = {}
     users: dict[int, UserContext] = {}
-    for user_id, device_id in store.devices_with_work():
+    for w in store.devices_with_work():
+        user_id, device_id = w.user_id, w.device_id
         user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
         if user is None:
             continue
         users[user_id] = user
         for day in store.days_to_build(user_id=user_id, device_id=device_id):
             work.setdefault(day, []).append((user, device_id))
-    due = {(user_id, day) for user_id, day in store.rollups_due()}
+    due = {(r.user_id, r.day_local) for r in store.rollups_due()}
     days = sorted(set(work) | {day for _, day in due}, reverse=True)
     # Weeks and months an earlier run left behind (killed before its period rollups).
     periods: set[tuple[UserContext, str, str]] = set()
-    for user_id, grain, key in store.periods_due():
+    for p in store.periods_due():
+        user_id, grain, key = p.user_id, p.grain, p.scope_key
         user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
         if user is not None:
             users[user_id] = user

@@ -71,7 +71,7 @@ def draft_episode(segment: Segment, *, device_id: str) -> EpisodeDraft:
         )
         for start, stop in segment.interruptions
     ]
-    return EpisodeDraft(
+    return EpisodeDraft.model_construct(
         episode_key=f"{device_id}:{members[0].record_id}",
         device_id=device_id,
         ts_start=_when(segment.ts_start),

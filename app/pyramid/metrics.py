@@ -1,6 +1,6 @@
 """Digest metrics arithmetic: week and month numbers from day digests.
 
-Day metrics come from SQL over episodes (`period_metrics` in sql/queries.sql)
+Day metrics come from SQL over episodes (`period_metrics` in sql/queries/digests.sql)
 plus the signal-derived numbers; here they are only added up, so a week equals
 the sum of its days and a month the sum of its days (never of weeks).
 """

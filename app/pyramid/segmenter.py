@@ -101,23 +101,31 @@ class _Segmenter:
         self.p = params
         self.horizon = horizon  # data is complete up to here
         self.n = len(records)
+        # Each field read once into a column: the loops below read them many times, and a
+        # list item is cheaper to read than a row's attribute.
+        self.ts = [r.ts for r in records]
+        self.dur = [r.duration for r in records]
+        self.end = [t + d for t, d in zip(self.ts, self.dur, strict=True)]  # SegmentInput.end
+        self.day = [r.day for r in records]
+        self.cat = [r.category for r in records]
+        self.idle = [r.is_idle for r in records]
+        self.conf = [r.confidence for r in records]
 
     def _breaks_between(self, a: int, b: int) -> bool:
         """True when records a and b (b = a + 1) cannot share a segment at all."""
-        prev, nxt = self.r[a], self.r[b]
-        return nxt.ts - prev.end > self.p.idle_gap_s or nxt.day != prev.day
+        return self.ts[b] - self.end[a] > self.p.idle_gap_s or self.day[b] != self.day[a]
 
     def idle_run(self, i: int) -> tuple[int, float]:
         """End (exclusive) and length of the run of idle records starting at i (capped)."""
         j = i
         while (
             j + 1 < self.n
-            and self.r[j + 1].is_idle
+            and self.idle[j + 1]
             and not self._breaks_between(j, j + 1)
-            and self.r[j + 1].end - self.r[i].ts <= self.p.max_episode_s
+            and self.end[j + 1] - self.ts[i] <= self.p.max_episode_s
         ):
             j += 1
-        return j + 1, self.r[j].end - self.r[i].ts
+        return j + 1, self.end[j] - self.ts[i]
 
     def comes_back(self, i: int, category: str, window: float) -> int | None:
         """Index of the first record from i back in `category` after less than `window`
@@ -125,16 +133,15 @@ class _Segmenter:
         data ends first and more may still arrive."""
         spent = 0.0
         for k in range(i, self.n):
-            rec = self.r[k]
             if k > i and self._breaks_between(k - 1, k):
                 return -1
-            if rec.category == category and not rec.is_idle:
+            if self.cat[k] == category and not self.idle[k]:
                 return k
-            spent += rec.duration
+            spent += self.dur[k]
             if spent >= window:
                 return -1
         # A record arriving after the idle gap could not come back into this segment.
-        return -1 if self.horizon >= self.r[self.n - 1].end + self.p.idle_gap_s else None
+        return -1 if self.horizon >= self.end[self.n - 1] + self.p.idle_gap_s else None
 
     def drift(self, members: list[SegmentInput], rec: SegmentInput) -> bool:
         if not self.p.drift_enabled or rec.embedding is None:
@@ -169,35 +176,35 @@ class _Segmenter:
     def one(self, i: int) -> tuple[Segment, int, bool]:
         """The segment starting at i, the index after it, and whether its end is decided."""
         p, r = self.p, self.r
-        if r[i].is_idle:
+        ts, end, day, cat, idle = self.ts, self.end, self.day, self.cat, self.idle
+        if idle[i]:
             stop, length = self.idle_run(i)
-            ended = stop >= self.n and self.horizon >= r[stop - 1].end + p.idle_gap_s
+            ended = stop >= self.n and self.horizon >= end[stop - 1] + p.idle_gap_s
             if length >= p.idle_min_s or ended:
                 segment = Segment(list(r[i:stop]), IDLE, "system", "idle" if stop < self.n else "")
                 return segment, stop, True
-        seg = _Growing(r[i])
+        seg = _Growing(self, i)
         absorb_until = -1
         k = i + 1
         while k < self.n:
-            rec = r[k]
-            if rec.ts - r[k - 1].end > p.idle_gap_s:
+            if ts[k] - end[k - 1] > p.idle_gap_s:
                 return seg.done("idle_gap"), k, True
-            if rec.day != seg.day:
+            if day[k] != seg.day:
                 return seg.done("day"), k, True
-            if rec.end - seg.start > p.max_episode_s:
+            if end[k] - seg.start > p.max_episode_s:
                 return seg.done("cap"), k, True
             if k >= absorb_until:
-                if rec.is_idle:
+                if idle[k]:
                     stop, length = self.idle_run(k)
                     if length >= p.idle_min_s:
                         return seg.done("idle"), k, True
-                    if stop >= self.n and self.horizon < r[stop - 1].end + p.idle_gap_s:
+                    if stop >= self.n and self.horizon < end[stop - 1] + p.idle_gap_s:
                         return seg.done(""), k, False  # the idle run may still grow
                     absorb_until = stop
                 else:
                     home = seg.category()
-                    if rec.category != home and seg.age >= p.switch_debounce_s:
-                        fun = rec.category == "entertainment" and home in FOCUS_CATEGORIES
+                    if cat[k] != home and seg.age >= p.switch_debounce_s:
+                        fun = cat[k] == "entertainment" and home in FOCUS_CATEGORIES
                         window = p.interruption_max_s if fun else p.switch_debounce_s
                         back = self.comes_back(k, home, window)
                         if back is None:
@@ -207,9 +214,9 @@ class _Segmenter:
                         absorb_until = back
                         if fun:
                             seg.interrupt_until = back
-                    elif self.drift(seg.members, rec):
+                    elif self.drift(seg.members, r[k]):
                         return seg.done("drift"), k, True
-            seg.add(rec, interruption=k < seg.interrupt_until)
+            seg.add(k, interruption=k < seg.interrupt_until)
             k += 1
         return seg.done(""), k, True
 
@@ -217,10 +224,11 @@ class _Segmenter:
 class _Growing:
     """A segment being built, with running totals so each record costs O(1)."""
 
-    def __init__(self, first: SegmentInput) -> None:
+    def __init__(self, of: _Segmenter, first: int) -> None:
+        self.of = of  # the records, and their columns
         self.members: list[SegmentInput] = []
-        self.start = first.ts
-        self.day = first.day
+        self.start = of.ts[first]
+        self.day = of.day[first]
         self.age = 0.0  # active seconds so far
         self.weights: dict[str, float] = {}
         self.first_seen: dict[str, int] = {}
@@ -228,22 +236,23 @@ class _Growing:
         self.interrupt_until = -1  # record index (in the input) where the current one ends
         self.add(first, interruption=False)
 
-    def add(self, rec: SegmentInput, *, interruption: bool) -> None:
+    def add(self, k: int, *, interruption: bool) -> None:
+        """Add record k (an index into the input)."""
+        of = self.of
         index = len(self.members)
-        self.members.append(rec)
-        if rec.is_idle:
+        self.members.append(of.r[k])
+        if of.idle[k]:
             return
-        self.age += rec.duration
+        self.age += of.dur[k]
         if interruption:
             if self.interruptions and self.interruptions[-1][1] == index:
                 self.interruptions[-1] = (self.interruptions[-1][0], index + 1)
             else:
                 self.interruptions.append((index, index + 1))
             return
-        self.weights[rec.category] = (
-            self.weights.get(rec.category, 0.0) + max(rec.duration, 1e-9) * rec.confidence
-        )
-        self.first_seen.setdefault(rec.category, index)
+        category = of.cat[k]
+        self.weights[category] = self.weights.get(category, 0.0) + max(of.dur[k], 1e-9) * of.conf[k]
+        self.first_seen.setdefault(category, index)
 
     def category(self) -> str:
         """Confidence-weighted majority by duration; ties go to the category seen first."""

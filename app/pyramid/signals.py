@@ -104,26 +104,26 @@ def rollback_and_rework(
             cues = sorted({cue for t in texts if (cue := ROLLBACK.first(t))})
             out.append(
                 SignalDraft(
-                    "forced_rollback",
-                    f"episode:{ep.episode_id}",
-                    ep.ts_start,
-                    ep.ts_end,
-                    float(rollbacks),
-                    {"rollbacks": rollbacks},
-                    {"episode_ids": [ep.episode_id], "cues": cues[:5]},
+                    kind="forced_rollback",
+                    key=f"episode:{ep.episode_id}",
+                    ts_start=ep.ts_start,
+                    ts_end=ep.ts_end,
+                    severity=float(rollbacks),
+                    metrics={"rollbacks": rollbacks},
+                    evidence={"episode_ids": [ep.episode_id], "cues": cues[:5]},
                 )
             )
         undos = [int(m.group(1)) for t in texts for m in UNDO.finditer(t)]
         if undos and max(undos) >= UNDO_STORM_MIN:
             out.append(
                 SignalDraft(
-                    "rework",
-                    f"undo:{ep.episode_id}",
-                    ep.ts_start,
-                    ep.ts_end,
-                    float(max(undos)),
-                    {"pattern": "undo_storm", "undos": max(undos)},
-                    {"episode_ids": [ep.episode_id], "cues": [f"undo ×{max(undos)}"]},
+                    kind="rework",
+                    key=f"undo:{ep.episode_id}",
+                    ts_start=ep.ts_start,
+                    ts_end=ep.ts_end,
+                    severity=float(max(undos)),
+                    metrics={"pattern": "undo_storm", "undos": max(undos)},
+                    evidence={"episode_ids": [ep.episode_id], "cues": [f"undo ×{max(undos)}"]},
                 )
             )
         failing = [FAILURE.matches(m.text) for m in own if not m.is_idle]
@@ -131,13 +131,13 @@ def rollback_and_rework(
         if failures >= 2:
             out.append(
                 SignalDraft(
-                    "rework",
-                    f"retry:{ep.episode_id}",
-                    ep.ts_start,
-                    ep.ts_end,
-                    float(failures),
-                    {"pattern": "error_retry", "failures": failures},
-                    {
+                    kind="rework",
+                    key=f"retry:{ep.episode_id}",
+                    ts_start=ep.ts_start,
+                    ts_end=ep.ts_end,
+                    severity=float(failures),
+                    metrics={"pattern": "error_retry", "failures": failures},
+                    evidence={
                         "episode_ids": [ep.episode_id],
                         "cues": sorted({m.text for m in own if FAILURE.matches(m.text)})[:5],
                     },
@@ -174,13 +174,13 @@ def repeated_files(
                 hits = [e for e in ordered if e.episode_id in ids]
                 out.append(
                     SignalDraft(
-                        "rework",
-                        f"file:{device}:{name}",
-                        hits[0].ts_start,
-                        hits[-1].ts_end,
-                        float(visits),
-                        {"pattern": "repeated_edit", "file": name, "visits": visits},
-                        {"episode_ids": ids, "cues": [name]},
+                        kind="rework",
+                        key=f"file:{device}:{name}",
+                        ts_start=hits[0].ts_start,
+                        ts_end=hits[-1].ts_end,
+                        severity=float(visits),
+                        metrics={"pattern": "repeated_edit", "file": name, "visits": visits},
+                        evidence={"episode_ids": ids, "cues": [name]},
                     )
                 )
     return out
@@ -223,13 +223,13 @@ def _storm(
 ) -> SignalDraft:
     ids = sorted({m.episode_id for m in items if start <= m.ts_start <= end})
     return SignalDraft(
-        "context_switch_storm",
-        f"storm:{device}:{start.isoformat()}",
-        start,
-        end,
-        float(peak),
-        {"switches_per_hour": peak},
-        {"episode_ids": ids},
+        kind="context_switch_storm",
+        key=f"storm:{device}:{start.isoformat()}",
+        ts_start=start,
+        ts_end=end,
+        severity=float(peak),
+        metrics={"switches_per_hour": peak},
+        evidence={"episode_ids": ids},
     )
 
 
@@ -255,13 +255,13 @@ def focus_and_distraction(
                 minutes = round(focused / 60, 1)
                 out.append(
                     SignalDraft(
-                        "focus_block",
-                        f"focus:{block[0].episode_id}",
-                        block[0].ts_start,
-                        block[-1].ts_end,
-                        minutes,
-                        {"minutes": minutes, "episodes": len(block)},
-                        {"episode_ids": [e.episode_id for e in block]},
+                        kind="focus_block",
+                        key=f"focus:{block[0].episode_id}",
+                        ts_start=block[0].ts_start,
+                        ts_end=block[-1].ts_end,
+                        severity=minutes,
+                        metrics={"minutes": minutes, "episodes": len(block)},
+                        evidence={"episode_ids": [e.episode_id for e in block]},
                     )
                 )
             block = [ep] if ep is not None and ep.category in FOCUS else []
@@ -272,13 +272,13 @@ def focus_and_distraction(
         minutes = round(seconds / 60, 1)
         out.append(
             SignalDraft(
-                "distraction",
-                "day",
-                min(e.ts_start for e in broken),
-                max(e.ts_end for e in broken),
-                minutes,
-                {"minutes": minutes, "interruptions": count},
-                {
+                kind="distraction",
+                key="day",
+                ts_start=min(e.ts_start for e in broken),
+                ts_end=max(e.ts_end for e in broken),
+                severity=minutes,
+                metrics={"minutes": minutes, "interruptions": count},
+                evidence={
                     "episode_ids": sorted(e.episode_id for e in broken),
                     "cues": sorted(
                         {str(i.get("app", "")) for e in broken for i in e.interruptions}
@@ -311,13 +311,13 @@ def late_night(
     minutes = round(seconds / 60, 1)
     return [
         SignalDraft(
-            "late_night",
-            "day",
-            min(e.ts_start for e in hits),
-            max(e.ts_end for e in hits),
-            minutes,
-            {"minutes": minutes},
-            {"episode_ids": sorted(e.episode_id for e in hits)},
+            kind="late_night",
+            key="day",
+            ts_start=min(e.ts_start for e in hits),
+            ts_end=max(e.ts_end for e in hits),
+            severity=minutes,
+            metrics={"minutes": minutes},
+            evidence={"episode_ids": sorted(e.episode_id for e in hits)},
         )
     ]
 
@@ -337,13 +337,13 @@ def idle_gaps(episodes: Sequence[EpisodeFacts]) -> list[SignalDraft]:
             minutes = round(gap / 60, 1)
             out.append(
                 SignalDraft(
-                    "idle_gap",
-                    f"gap:{reach.isoformat()}",
-                    reach,
-                    start,
-                    minutes,
-                    {"minutes": minutes},
-                    {"episode_ids": []},
+                    kind="idle_gap",
+                    key=f"gap:{reach.isoformat()}",
+                    ts_start=reach,
+                    ts_end=start,
+                    severity=minutes,
+                    metrics={"minutes": minutes},
+                    evidence={"episode_ids": []},
                 )
             )
         reach = max(reach, end)

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -55,10 +55,12 @@ class HealthReport:
         return {
             "status": self.status,
             "database": self.database,
-            **({"jobs": asdict(self.jobs)} if self.jobs else {}),
+            **({"jobs": self.jobs.model_dump()} if self.jobs else {}),
             **({"problems": self.problems} if self.problems else {}),
-            **({"over_limit": [asdict(j) for j in self.over_limit]} if self.over_limit else {}),
-            **({"stuck_users": [asdict(u) for u in self.stuck]} if self.stuck else {}),
+            **(
+                {"over_limit": [j.model_dump() for j in self.over_limit]} if self.over_limit else {}
+            ),
+            **({"stuck_users": [u.model_dump() for u in self.stuck]} if self.stuck else {}),
             **(
                 {"stopped_jobs": [_stop_document(stop) for stop in self.stops]}
                 if self.stops
@@ -70,7 +72,7 @@ class HealthReport:
 def _stop_document(stop: JobStop) -> dict[str, Any]:
     """A stop for /healthz, which needs no token: without its reason (the device and day
     it was at are the user's business; `timetrace status` shows them)."""
-    out = asdict(stop)
+    out = stop.model_dump()
     del out["reason"]
     out["stopped_at"] = stop.stopped_at.isoformat() if stop.stopped_at else None
     return out

@@ -60,8 +60,9 @@ def apply_label(ctx: ToolContext, args: LabelArgs) -> LabelResult:
             f"no {args.target} {args.id}"
             + (" with active records to re-label" if args.target == "episode" else "")
         )
-    label_id, device_days = done
-    days = sorted({day for _, day in device_days})
+    label_id = done.label_id
+    device_days = [(d.device_id, d.day_local) for d in done.device_days]
+    days = sorted({d.day_local for d in done.device_days})
     try:
         ctx.rebuild(user=ctx.user, device_days=device_days, now=ctx.now)
     except DatabaseError:

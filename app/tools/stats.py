@@ -267,7 +267,7 @@ def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         counts = ctx.store.period_signal_counts(
             user_id=ctx.user.user_id, day_from=day_from, day_to=day_to
         )
-        out.items = [KindCount(kind=k, count=n) for k, n in counts.items()]
+        out.items = [KindCount(kind=c.kind, count=c.n) for c in counts]
         return out
     metrics, source, through = stitched_metrics(
         ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings

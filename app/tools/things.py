@@ -20,7 +20,6 @@ by the site its title names (the same rule ingest categorised it with).
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import re
 from collections import defaultdict
@@ -224,7 +223,7 @@ def period_match(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
         user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, match=match
     )
     confirmed = tuple(t for t in titles if site_confirmed(ctx, thing, t))
-    return dataclasses.replace(match, page_terms=(), page_titles=confirmed)
+    return match.model_copy(update={"page_terms": (), "page_titles": confirmed})
 
 
 def thing_seconds_by_day(

@@ -1,4 +1,4 @@
-"""Migrations and the model/schema drift check."""
+"""Migrations (the query/row drift check is tests/test_query_drift.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,9 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 from psycopg.conninfo import make_conninfo
-from sqlalchemy import BigInteger, Column, MetaData, Table, Text
-from sqlmodel import SQLModel
 
-import app.db.tables  # noqa: F401  (registers every table on SQLModel.metadata)
 from app.cli import main
 from app.db.connection import drop_database
-from app.db.drift import schema_drift
 from app.db.migrate import list_migrations, migrate
 from app.errors import DatabaseError, SchemaTooNewError
 from tests.helpers import url_for
@@ -71,42 +67,6 @@ def test_a_newer_schema_is_refused(conn: Any) -> None:
 def test_another_embedding_dimension_is_refused(conn: Any) -> None:
     with pytest.raises(DatabaseError, match="384-dimensional"):
         migrate(conn, embedding_dim=768)
-
-
-def test_models_match_the_migrated_schema(conn: Any) -> None:
-    assert schema_drift(conn, metadata=SQLModel.metadata) == []
-
-
-def _copy_metadata() -> MetaData:
-    copy = MetaData()
-    for table in SQLModel.metadata.sorted_tables:
-        table.to_metadata(copy)
-    return copy
-
-
-def test_drift_check_fails_on_a_deliberate_mismatch(conn: Any) -> None:
-    metadata = _copy_metadata()
-    records = metadata.tables["records"]
-    records.c.app.type = BigInteger()  # wrong type
-    records.c.url.nullable = False  # wrong nullability
-    records.append_column(Column("mood", Text))  # not in the database
-    Table("ghosts", metadata, Column("id", BigInteger, primary_key=True))
-    problems = schema_drift(conn, metadata=metadata)
-    assert "records.app: model type bigint, database type text" in problems
-    assert "records.url: model nullable=False, database nullable=True" in problems
-    assert "records.mood: in the model, not in the database" in problems
-    assert "table ghosts: in the models, not in the database" in problems
-    assert len(problems) == 4
-
-
-def test_drift_check_sees_database_only_columns_and_tables(conn: Any) -> None:
-    conn.execute("ALTER TABLE episodes ADD COLUMN secret text")
-    conn.execute("CREATE TABLE stray (id int)")
-    problems = schema_drift(conn, metadata=SQLModel.metadata)
-    assert sorted(problems) == [
-        "episodes.secret: in the database, not in the model",
-        "table stray: in the database, not in the models",
-    ]
 
 
 # -- a database owner who is not a superuser ------------------------------------------------

@@ -1,4 +1,4 @@
-"""The in-memory store (`app/memory_store.py`) answers every read it shares with
+"""The in-memory store (`app/store/memory.py`) answers every read it shares with
 `PostgresStore` as PostgreSQL does.
 
 One database copied from the built sample month, shaped so every read has something to
@@ -34,11 +34,11 @@ import pytest
 from app.db.connection import connect, drop_database, ensure_database
 from app.errors import TimeTraceError
 from app.ingest.records import RecordBatch, ingest_batch
-from app.memory_store import MemoryEpisode, MemoryRecord, MemoryStore
 from app.pyramid.build import backfill
 from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import DigestRow, EpisodeLine, RecordLine, SignalRow, ToolStore, UserContext
+from app.store.memory import MemoryEpisode, MemoryRecord, MemoryStore
 from app.text import fts_document, keyword_terms
 from app.timeutil import day_bounds, read_window, zone
 from tests.helpers import NOW, SAMPLE_MONTH, TemplateDatabases, isolated_env, url_for

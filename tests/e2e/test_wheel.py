@@ -63,7 +63,9 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_outside_the_repo(tmp_path: Pa
     assert modules <= names, sorted(modules - names)
     migrations = {f"app/sql/migrations/{p.name}" for p in (ROOT / "sql/migrations").glob("*.sql")}
     assert len(migrations) >= 5 and migrations <= names, sorted(migrations - names)
-    assert {"app/sql/queries.sql", "app/rules/default.toml"} <= names
+    queries = {f"app/sql/queries/{p.name}" for p in (ROOT / "sql/queries").glob("*.sql")}
+    assert len(queries) >= 5 and queries <= names, sorted(queries - names)
+    assert "app/rules/default.toml" in names
     pages = {
         p.relative_to(ROOT).as_posix()
         for folder in ("templates", "static")

@@ -31,8 +31,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("the input boundary", frozenset({"app.boundary"})),
     ("the seam", frozenset({"app.store"})),
     ("job requests", frozenset({"app.job_requests"})),
-    # The in-memory store implements the seam as app.db does (for fast tool tests).
-    ("storage and rules", frozenset({"app.db", "app.memory_store", "app.rules"})),
+    ("storage and rules", frozenset({"app.db", "app.rules"})),
     ("pyramid", frozenset({"app.pyramid"})),
     ("model layer and ingest", frozenset({"app.enrich", "app.ingest"})),
     ("tools", frozenset({"app.tools"})),

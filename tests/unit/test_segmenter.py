@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date
 
 from hypothesis import given, settings
@@ -101,7 +100,7 @@ def test_a_young_segment_is_not_closed_by_a_switch() -> None:
 
 def test_a_new_logical_day_splits() -> None:
     records = stream(("work", 60), ("work", 60))
-    records[1] = replace(records[1], day=date(2003, 3, 13))
+    records[1] = records[1].model_copy(update={"day": date(2003, 3, 13)})
     assert sizes(records) == [1, 1]
 
 
@@ -124,7 +123,8 @@ def test_an_undecided_switch_keeps_the_segment_open() -> None:
 def test_drift_splits_only_when_enabled() -> None:
     vectors = [[1.0, 0.0], [0.99, 0.01], [1.0, 0.0], [1.0, 0.0]] + [[0.0, 1.0]] * 4
     records = [
-        replace(r, embedding=v) for r, v in zip(stream(*[("work", 60)] * 8), vectors, strict=True)
+        r.model_copy(update={"embedding": v})
+        for r, v in zip(stream(*[("work", 60)] * 8), vectors, strict=True)
     ]
     assert sizes(records) == [8]
     assert sizes(records, drift_enabled=True) == [4, 4]

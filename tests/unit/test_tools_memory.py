@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from app.memory_store import MemoryEpisode, MemoryRecord, MemoryStore
 from app.settings import Settings
 from app.store import (
     DigestMetrics,
@@ -21,6 +20,7 @@ from app.store import (
     SignalRow,
     UserContext,
 )
+from app.store.memory import MemoryEpisode, MemoryRecord, MemoryStore
 from app.tools import ToolContext, dispatch_json
 from app.tools.registry import REGISTRY, output_tokens
 

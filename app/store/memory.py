@@ -26,9 +26,11 @@ from datetime import date, datetime, timedelta
 from app.errors import ConflictError
 from app.store import (
     DaySeconds,
+    DeviceDay,
     DigestMetrics,
     DigestRow,
     EpisodeLine,
+    KindCount,
     KnownName,
     ModelBacklog,
     MomentRecord,
@@ -37,6 +39,7 @@ from app.store import (
     PeriodMetrics,
     RecordLine,
     RecordMatch,
+    Relabelled,
     SearchHit,
     SignalRow,
     TailSeconds,
@@ -215,11 +218,13 @@ class MemoryStore(ToolStore):
                 overlap += (t_next - t).total_seconds()
         return overlap
 
-    def period_signal_counts(self, *, user_id: int, day_from: date, day_to: date) -> dict[str, int]:
+    def period_signal_counts(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[KindCount]:
         counts = Counter(
             s.kind for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to)
         )
-        return dict(sorted(counts.items()))
+        return [KindCount(kind=kind, n=n) for kind, n in sorted(counts.items())]
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
         stale = {e.line.episode_id for e in self.episodes if e.user_id == user_id and e.stale}
@@ -332,8 +337,8 @@ class MemoryStore(ToolStore):
             semantic = {e.line.episode_id: rank for rank, e in enumerate(near, 1)}
         by_id = {e.line.episode_id: e for e in pool}
         fused = [
-            _hit(
-                by_id[i].line,
+            SearchHit(
+                **{f: getattr(by_id[i].line, f) for f in EpisodeLine.model_fields},
                 score=sum(1.0 / (RRF_K + r[i]) for r in (semantic, lexical) if i in r),
                 semantic_rank=semantic.get(i),
                 lexical_rank=lexical.get(i),
@@ -454,7 +459,7 @@ class MemoryStore(ToolStore):
         category: str,
         actor: str,
         note: str,
-    ) -> tuple[int, list[tuple[str, date]]] | None:
+    ) -> Relabelled | None:
         if target_kind == "record":
             hit = [
                 r for r in self.records if r.user_id == user_id and r.line.record_id == target_id
@@ -478,7 +483,7 @@ class MemoryStore(ToolStore):
         if not hit:
             return None
         for r in hit:
-            r.line = _recategorized(r.line, category=category)
+            r.line = r.line.model_copy(update={"category": category})
         stale = {r.line.episode_id for r in hit}
         for e in self.episodes:
             if e.user_id == user_id and e.line.episode_id in stale:
@@ -496,7 +501,11 @@ class MemoryStore(ToolStore):
                 note=note,
             )
         )
-        return label_id, sorted({(r.line.device_id, r.day_local) for r in hit})
+        device_days = sorted({(r.line.device_id, r.day_local) for r in hit})
+        return Relabelled(
+            label_id=label_id,
+            device_days=[DeviceDay(device_id=d, day_local=day) for d, day in device_days],
+        )
 
 
 def _add(total: dict[str, float], more: dict[str, float]) -> None:
@@ -504,61 +513,9 @@ def _add(total: dict[str, float], more: dict[str, float]) -> None:
         total[key] = total.get(key, 0.0) + seconds
 
 
-# Rows are built with keyword arguments field by field (no dataclass or model helpers),
-# so these hold whichever way the row types are declared.
-
-
-def _hit(
-    line: EpisodeLine, *, score: float, semantic_rank: int | None, lexical_rank: int | None
-) -> SearchHit:
-    return SearchHit(
-        episode_id=line.episode_id,
-        device_id=line.device_id,
-        ts_start=line.ts_start,
-        ts_end=line.ts_end,
-        category=line.category,
-        category_source=line.category_source,
-        title=line.title,
-        summary=line.summary,
-        duration_s=line.duration_s,
-        active_s=line.active_s,
-        score=score,
-        semantic_rank=semantic_rank,
-        lexical_rank=lexical_rank,
-    )
-
-
 def _neighbor(line: EpisodeLine, *, of_id: int, side: str) -> Neighbor:
-    return Neighbor(
-        episode_id=line.episode_id,
-        device_id=line.device_id,
-        ts_start=line.ts_start,
-        ts_end=line.ts_end,
-        category=line.category,
-        category_source=line.category_source,
-        title=line.title,
-        summary=line.summary,
-        duration_s=line.duration_s,
-        active_s=line.active_s,
-        of_id=of_id,
-        side=side,
-    )
-
-
-def _recategorized(line: RecordLine, *, category: str) -> RecordLine:
-    return RecordLine(
-        record_id=line.record_id,
-        device_id=line.device_id,
-        ts_start=line.ts_start,
-        ts_end=line.ts_end,
-        app=line.app,
-        window_title=line.window_title,
-        domain=line.domain,
-        category=category,
-        is_idle=line.is_idle,
-        episode_id=line.episode_id,
-        description=line.description,
-    )
+    fields = {f: getattr(line, f) for f in EpisodeLine.model_fields}
+    return Neighbor(**fields, of_id=of_id, side=side)
 
 
 def _cosine_distance(a: list[float], b: list[float]) -> float:

@@ -1,5 +1,57 @@
--- Named queries of fair, bounded jobs (migration 0017; app/db/job_manager.py, app/jobs/limits.py,
+-- The job queue (procrastinate's tables; jobs are deferred through its API), and
+-- fair, bounded jobs (migration 0017; app/db/job_manager.py, app/jobs/limits.py,
 -- app/runtime/health.py).
+
+-- name: lock_queueing_lock --
+-- Until the transaction ends, one deferral (or requeue) per queueing lock at a time.
+SELECT pg_advisory_xact_lock(timetrace_queueing_lock_key(%(queueing_lock)s));
+
+-- name: job_waiting --
+-- Under that lock: a job already waiting? Then there is nothing to add, and the share
+-- lock keeps a worker from taking it (fetching skips locked rows) until this transaction
+-- commits, so that it runs after, and sees, the change that asked for it.
+SELECT id FROM procrastinate_jobs
+WHERE queueing_lock = %(queueing_lock)s AND status = 'todo'
+FOR SHARE;
+
+-- name: next_stalled_job --
+-- A job left `doing` by a worker silent for longer than the stalled timeout (killed
+-- mid-job) or already pruned; locked, so that two workers never requeue the same job.
+SELECT j.id FROM procrastinate_jobs j
+LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+WHERE j.status = 'doing'
+  AND (w.id IS NULL OR w.last_heartbeat < now() - make_interval(secs => %(stalled_after_s)s))
+ORDER BY j.id
+LIMIT 1
+FOR UPDATE OF j SKIP LOCKED;
+
+-- name: requeue_job --
+-- Back to `todo` (at retry_at; now when null), or `aborted` when a twin already waits.
+SELECT timetrace_requeue_job(%(job_id)s, %(retry_at)s, %(priority)s, %(queue)s, %(lock)s)
+    AS outcome;
+
+-- name: job_health --
+-- Waiting: `todo` and due (not a retry scheduled for later); its age counts from when it
+-- last became `todo`. Stalled: `doing` on a worker without a recent heartbeat.
+WITH waiting AS (
+    SELECT GREATEST((SELECT max(e.at) FROM procrastinate_events e WHERE e.job_id = j.id),
+                    j.scheduled_at) AS since
+    FROM procrastinate_jobs j
+    WHERE j.status = 'todo' AND (j.scheduled_at IS NULL OR j.scheduled_at <= now())
+)
+SELECT
+    (SELECT count(*) FROM waiting)::int AS waiting,
+    (SELECT EXTRACT(EPOCH FROM now() - min(since))::double precision FROM waiting)
+        AS oldest_waiting_s,
+    (SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing')::int AS running,
+    (SELECT count(*) FROM procrastinate_jobs j
+     LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+     WHERE j.status = 'doing'
+       AND (w.id IS NULL OR w.last_heartbeat < now() - make_interval(secs => %(stalled_after_s)s))
+    )::int AS stalled,
+    (SELECT count(*) FROM procrastinate_jobs WHERE status = 'failed')::int AS failed,
+    (SELECT count(*) FROM procrastinate_workers
+     WHERE last_heartbeat >= now() - make_interval(secs => %(stalled_after_s)s))::int AS workers;
 
 -- name: fetch_job_fairly --
 -- procrastinate's fetch_job, through timetrace_fetch_job: one running job per user and
@@ -25,8 +77,8 @@ CROSS JOIN LATERAL (
 ) s
 WHERE j.status = 'doing'
   AND s.started_at < now() - make_interval(secs => CASE WHEN j.queue_name = 'imports'
-                                                        THEN %(import_limit_s)s
-                                                        ELSE %(limit_s)s END)
+                                                        THEN %(import_limit_s)s::float8
+                                                        ELSE %(limit_s)s::float8 END)
 ORDER BY running_s DESC;
 
 -- name: stuck_users --

@@ -1,0 +1,97 @@
+"""Episodes (L2): what the episode builder reads and writes (mixed into PostgresStore)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from app.db.base import fetch_all, retrying
+from app.db.named import Params, column, method, rows
+from app.db.queries import QUERIES
+from app.db.store_jobs import PostgresJobStore
+from app.store import (
+    DayCount,
+    EpisodeDraft,
+    EpisodeStore,
+    ReadWindow,
+    SegmentInput,
+    SegmentRead,
+    UserDevice,
+)
+from app.text import fts_document
+
+
+class PostgresEpisodeStore(PostgresJobStore):
+    devices_with_work = rows(EpisodeStore.devices_with_work, UserDevice)
+    days_to_build = column(EpisodeStore.days_to_build)
+    days_to_reopen = column(EpisodeStore.days_to_reopen)
+    episode_counts = rows(EpisodeStore.episode_counts, DayCount, query="episode_counts_by_day")
+
+    def _reopen_days(self, params: Params) -> None:
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["delete_device_day_episodes"], params)
+            conn.execute(QUERIES["mark_digests_stale"], {**params, "keys": params["digest_keys"]})
+            self._defer(conn, params["then"])
+
+    reopen_days = method(EpisodeStore.reopen_days, _reopen_days)
+
+    def _records_to_segment(self, params: Params) -> SegmentRead:
+        with self.pool.connection() as conn, conn.transaction():
+            # One snapshot for the records and their window's stamp.
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            records = fetch_all(conn, SegmentInput, QUERIES["records_to_segment"], params)
+            stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
+        assert stamp is not None  # an aggregate always yields one row
+        window = {k: params[k] for k in ("device_id", "ts_from", "ts_to")}
+        window_row = ReadWindow.model_construct(**window, stamp=stamp["stamp"])
+        return SegmentRead.model_construct(records=records, window=window_row)
+
+    records_to_segment = method(EpisodeStore.records_to_segment, _records_to_segment)
+
+    def _save_episodes(self, params: Params) -> list[int] | None:
+        user = {"user_id": params["user_id"]}
+        window: ReadWindow = params["window"]
+        drafts: Sequence[EpisodeDraft] = params["drafts"]
+
+        def save() -> list[int] | None:
+            ids: list[int] = []
+            record_ids: list[int] = []
+            episode_ids: list[int] = []
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["lock_records_shared"], user)
+                live = conn.execute(
+                    QUERIES["read_window_stamp"], {**user, **dict(window)}
+                ).fetchone()
+                if live is None or live["stamp"] != window.stamp:
+                    return None
+                for d in drafts:
+                    row = conn.execute(QUERIES["insert_episode"], _episode(user, d)).fetchone()
+                    if row is None:  # already stored by an earlier run of the same job
+                        continue
+                    ids.append(row["episode_id"])
+                    record_ids += d.record_ids
+                    episode_ids += [row["episode_id"]] * len(d.record_ids)
+                conn.execute(
+                    QUERIES["link_records"],
+                    {**user, "record_ids": record_ids, "episode_ids": episode_ids},
+                )
+                self._defer(conn, params["then"])
+            return ids
+
+        return retrying(save)
+
+    save_episodes = method(EpisodeStore.save_episodes, _save_episodes)
+
+
+def _episode(user: dict[str, int], d: EpisodeDraft) -> dict[str, Any]:
+    """An episode's parameters: its draft, the jsonb documents wrapped, its FTS text."""
+    return {
+        **user,
+        **{k: v for k, v in d if k != "record_ids"},
+        "interruptions": Jsonb(d.interruptions),
+        "category_seconds": Jsonb(d.category_seconds),
+        "app_seconds": Jsonb(d.app_seconds),
+        "fts_text": fts_document(d.title, d.primary_app, d.cluster_key),
+    }

@@ -1,0 +1,54 @@
+"""Users, API tokens and devices: `AccountStore` and its rows."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, Protocol, get_args
+
+from app.store.row import Row
+
+
+class UserContext(Row):
+    """Who a request acts for, with the clock rules of their logical day."""
+
+    user_id: int
+    name: str
+    time_zone: str
+    day_cut_hour: int
+
+
+DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]
+
+
+DEVICE_KINDS: tuple[DeviceKind, ...] = get_args(DeviceKind)
+
+
+# Letters, digits and . _ : - only, at most 64 (the same CHECK guards the column).
+DEVICE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+
+
+# Record, episode and label ids are bigint: a larger number cannot name any row.
+ID_MAX = 2**63 - 1
+
+
+class DeviceRow(Row):
+    device_id: str
+    name: str
+    kind: str
+    created_at: datetime
+
+
+class AccountStore(Protocol):
+    def ping(self) -> None:
+        """Raise `DatabaseError` unless the database answers."""
+        ...
+
+    def ensure_user(self, *, name: str, time_zone: str, day_cut_hour: int) -> UserContext: ...
+    def get_user(self, *, name: str) -> UserContext | None: ...
+    def get_user_by_id(self, *, user_id: int) -> UserContext | None: ...
+    def user_for_token(self, *, token_hash: bytes) -> UserContext | None: ...
+    def add_token(self, *, user_id: int, token_hash: bytes, name: str) -> int: ...
+    def count_tokens(self) -> int: ...
+    def add_device(self, *, user_id: int, device_id: str, name: str, kind: str) -> bool: ...
+    def device_exists(self, *, user_id: int, device_id: str) -> bool: ...
+    def list_devices(self, *, user_id: int) -> list[DeviceRow]: ...

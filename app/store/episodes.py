@@ -1,0 +1,147 @@
+"""Episodes (L2): what the episode builder reads and writes (`EpisodeStore`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Protocol
+
+from app.store.documents import Interruption
+from app.store.jobs import JobRequest
+from app.store.row import Row
+
+
+class SegmentInput(Row):
+    """One record as the segmenter sees it (times in epoch seconds)."""
+
+    record_id: int
+    ts: float
+    duration: float
+    app: str
+    title: str
+    domain: str | None
+    category: str
+    is_idle: bool
+    day: date
+    confidence: float = 1.0
+    embedding: Sequence[float] | None = None
+
+    @property
+    def end(self) -> float:
+        return self.ts + self.duration
+
+
+class ReadWindow(Row):
+    """The live records of a device's read window as a build read them: `stamp` changes
+    when one is deleted, changed or linked to an episode meanwhile."""
+
+    device_id: str
+    ts_from: datetime
+    ts_to: datetime
+    stamp: str
+
+
+class SegmentRead(Row):
+    """A device-day's unassigned records, and the window they were read in."""
+
+    records: list[SegmentInput]
+    window: ReadWindow
+
+
+class EpisodeDraft(Row):
+    """A closed episode ready to store, with the records it is made of."""
+
+    episode_key: str
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    day_local: date
+    primary_app: str
+    cluster_key: str
+    category: str
+    title: str
+    summary_status: str
+    interruptions: list[Interruption]
+    frame_count: int
+    duration_s: float
+    active_s: float
+    category_seconds: dict[str, float]
+    app_seconds: dict[str, float]
+    switch_count: int
+    interruption_s: float
+    boundary: str
+    record_ids: list[int]
+
+
+class EpisodeLine(Row):
+    """An episode as the query-time tools show it."""
+
+    episode_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime
+    category: str
+    category_source: str  # "records", or "model" when a summary filled in "uncategorized"
+    title: str
+    summary: str | None
+    duration_s: float
+    active_s: float  # duration_s without idle/locked time
+
+
+class UserDevice(Row):
+    """A user's device with records waiting for an episode, or stale episodes."""
+
+    user_id: int
+    device_id: str
+
+
+class DayCount(Row):
+    day_local: date
+    n: int
+
+
+class EpisodeStore(Protocol):
+    """What the episode builder reads and writes."""
+
+    def devices_with_work(self) -> list[UserDevice]: ...
+    def days_to_build(self, *, user_id: int, device_id: str) -> list[date]: ...
+    def days_to_reopen(
+        self, *, user_id: int, device_id: str, days: Sequence[date]
+    ) -> list[date]: ...
+
+    def reopen_days(
+        self,
+        *,
+        user_id: int,
+        device_id: str,
+        days: Sequence[date],
+        digest_keys: Sequence[str],
+        then: Sequence[JobRequest] = (),
+    ) -> None:
+        """Delete the device's episodes of these days (their records fall back to
+        unassigned) and mark the digests with these scope keys stale; enqueue `then`
+        in the same transaction."""
+        ...
+
+    def records_to_segment(
+        self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
+    ) -> SegmentRead: ...
+
+    def save_episodes(
+        self,
+        *,
+        user_id: int,
+        drafts: Sequence[EpisodeDraft],
+        window: ReadWindow,
+        then: Sequence[JobRequest] = (),
+    ) -> list[int] | None:
+        """Insert closed episodes, link their records and enqueue `then`, in one
+        transaction: a worker killed after it cannot lose the follow-up jobs. When the
+        window's live records are no longer those the drafts were made from (a deletion,
+        a re-label, another build), nothing is saved and None is returned: read the day
+        again. A deletion or re-label waits for the save, and then sees its episodes."""
+        ...
+
+    def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> list[DayCount]:
+        """Closed, current episodes per logical day (days with none are left out)."""
+        ...

@@ -1,0 +1,299 @@
+"""What the query-time tools read, things included, and re-labelling (`ToolStore`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Protocol
+
+from app.store.digests import DigestRow, PeriodMetrics, SignalRow
+from app.store.episodes import EpisodeLine
+from app.store.records import RecordLine
+from app.store.row import Row
+
+
+class UncategorizedTime(Row):
+    """Active time no rule categorised, for one app and site (the coverage view)."""
+
+    app: str
+    domain: str | None
+    window_title: str  # only for a browser record without a URL, else ""
+    seconds: float
+
+
+class RecordMatch(Row):
+    """Which records belong to a thing, as plain values (the store writes its own SQL).
+    A record matches when it is idle and `idle` is set; or, not idle, its app is one of
+    `apps`, or its URL's domain is one of `domains` or under one; or it is a record of
+    one of `browsers` without a URL whose title contains one of `page_terms` (a
+    candidate: the caller checks which site the title names); or, idle or not, its
+    category is one of `categories`; or its window title contains `title`. Text is
+    compared case-insensitively."""
+
+    apps: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    idle: bool = False
+    domains: tuple[str, ...] = ()
+    browsers: tuple[str, ...] = ()
+    page_terms: tuple[str, ...] = ()
+    page_titles: tuple[str, ...] = ()  # exact titles of such records, already confirmed
+    title: str | None = None
+
+
+class ThingSeconds(Row):
+    """Seconds of matching records by the duration rule, per logical day and group."""
+
+    day_local: date
+    app: str
+    domain: str | None
+    page_title: str | None  # the title of a site candidate (a URL-less browser record), else None
+    seconds: float
+    last_ts: datetime
+
+
+class DaySeconds(Row):
+    day_local: date
+    seconds: float
+
+
+class KnownName(Row):
+    """An app (and site) a user's recent records hold, how many records, and whether
+    one of their titles contains the text asked about."""
+
+    app: str
+    domain: str | None
+    records: int
+    titled: bool
+
+
+class MomentRecord(RecordLine):
+    """A record near an instant, with its effective duration (the duration rule)."""
+
+    duration_s: float
+
+
+class SearchHit(EpisodeLine):
+    score: float
+    semantic_rank: int | None
+    lexical_rank: int | None
+
+
+class Neighbor(EpisodeLine):
+    """The episode just before or after `of_id` on the same device."""
+
+    of_id: int
+    side: str  # "before" | "after"
+
+
+class ModelBacklog(Row):
+    """Summaries a user's episodes still wait for, or failed, and the first and last
+    day with a failure (get_now's line)."""
+
+    pending: int
+    failed: int
+    last_reason: str | None
+    first_failed_day: date | None = None
+    last_failed_day: date | None = None
+
+
+class OpenSitting(Row):
+    """What a device has done since its last closed episode."""
+
+    since: datetime
+    records: int
+    main_app: str | None
+
+
+class TailSeconds(Row):
+    """Seconds of records not yet in a closed episode (the open tail), by group."""
+
+    category: str
+    app: str
+    is_idle: bool
+    seconds: float
+    last_ts: datetime | None
+
+
+class UnbuiltDay(Row):
+    """A logical day with live records not (or no longer) in a current closed episode."""
+
+    day: date
+    records: int
+
+
+class KindCount(Row):
+    """How many signals of one kind."""
+
+    kind: str
+    n: int
+
+
+class DeviceDay(Row):
+    device_id: str
+    day_local: date
+
+
+class Relabelled(Row):
+    """A re-label: its audit row, and the device-days to rebuild."""
+
+    label_id: int
+    device_days: list[DeviceDay]
+
+
+class ToolStore(Protocol):
+    """What the query-time tools read, and the one write they make (re-labelling)."""
+
+    def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> PeriodMetrics:
+        """Digest numbers by SQL over the closed episodes of [day_from, day_to]."""
+        ...
+
+    def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> DigestRow | None: ...
+    def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]: ...
+
+    def final_digests_overlapping(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime
+    ) -> list[DigestRow]: ...
+
+    def open_tail_metrics(
+        self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime
+    ) -> list[TailSeconds]: ...
+
+    def device_overlap_seconds(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, read_from: datetime
+    ) -> float:
+        """Seconds of [ts_from, ts_to) during which two or more devices were active (not
+        idle) at once, by each device's effective spans; records are read from `read_from`."""
+        ...
+
+    def period_signal_counts(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[KindCount]: ...
+
+    def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
+        """Days of [day_from, day_to] whose records are not all in current episodes yet."""
+        ...
+
+    def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
+    def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
+    def model_backlog(self, *, user_id: int) -> ModelBacklog: ...
+
+    def open_sitting(
+        self, *, user_id: int, device_id: str, now: datetime
+    ) -> OpenSitting | None: ...
+
+    def list_episodes(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        category: str | None,
+        limit: int,
+    ) -> list[EpisodeLine]: ...
+
+    def search_episodes(
+        self,
+        *,
+        user_id: int,
+        terms: Sequence[Sequence[str]],
+        embedding: list[float] | None,
+        day_from: date | None,
+        day_to: date | None,
+        category: str | None,
+        k: int,
+        candidates: int,
+    ) -> list[SearchHit]:
+        """Episodes by keyword terms (all tokens of a term, any term; see
+        `app.text.keyword_terms`) and by cosine distance to `embedding`, fused by
+        Reciprocal Rank Fusion; the best `k`."""
+        ...
+
+    def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]: ...
+
+    def uncategorized_time(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        browsers: Sequence[str],
+        limit: int,
+    ) -> list[UncategorizedTime]:
+        """Active `uncategorized` seconds of [day_from, day_to] (records starting in
+        [ts_from, ts_to), the read window) by app and domain, and by title for records
+        of these browsers without a URL; most first."""
+        ...
+
+    def raw_records(
+        self,
+        *,
+        user_id: int,
+        ts_from: datetime,
+        ts_to: datetime,
+        device_id: str | None,
+        limit: int,
+    ) -> list[RecordLine]: ...
+
+    # -- things (app/tools/things.py) ----------------------------------------------------
+
+    def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
+        """Apps and domains of the user's records in the 90 days before their newest, and
+        whether a title of theirs contains `title` (case-insensitive)."""
+        ...
+
+    def thing_seconds(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
+    ) -> list[ThingSeconds]:
+        """Seconds of the matching records of [day_from, day_to] by the duration rule, by
+        day, app, domain and (for site candidates) title; only records not in an episode
+        yet when `unbuilt_only`."""
+        ...
+
+    def page_titles(
+        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
+    ) -> list[str]:
+        """The distinct titles of the period's URL-less browser records (of
+        `match.browsers`) that contain one of `match.page_terms`."""
+        ...
+
+    def episode_thing_seconds(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        apps: Sequence[str],
+        categories: Sequence[str],
+        idle: bool,
+    ) -> list[DaySeconds]:
+        """Per day, the closed episodes' seconds in these apps and categories (plus their
+        idle seconds when `idle`)."""
+        ...
+
+    def latest_matching(
+        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
+    ) -> list[RecordLine]:
+        """The newest matching records that start in [since, before), newest first."""
+        ...
+
+    def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:
+        """On each device, up to per_side + 1 records starting at or before `at` (within a
+        day) and per_side after it (within a day), with their effective durations."""
+        ...
+
+    def relabel(
+        self,
+        *,
+        user_id: int,
+        target_kind: str,
+        target_id: int,
+        category: str,
+        actor: str,
+        note: str,
+    ) -> Relabelled | None:
+        """Re-label a record or an episode's records, audited; mark the episodes built
+        from them stale. Returns the label id and the device-days to rebuild; None when
+        there is no live target to re-label."""
+        ...

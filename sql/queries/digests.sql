@@ -1,0 +1,178 @@
+-- L3/L4 digests and signals: what the rollups read and write.
+
+-- name: period_metrics --
+-- The numbers of a digest, by SQL over the closed episodes of [day_from, day_to].
+WITH e AS (
+    SELECT * FROM episodes
+    WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
+      AND closed AND NOT stale
+)
+SELECT
+    (SELECT COALESCE(jsonb_object_agg(k, s ORDER BY k), '{}') FROM (
+        SELECT k, sum(v::double precision) AS s FROM e, jsonb_each_text(e.category_seconds) AS j(k, v)
+        GROUP BY k) c) AS seconds_by_category,
+    (SELECT COALESCE(jsonb_object_agg(k, s ORDER BY k), '{}') FROM (
+        SELECT k, sum(v::double precision) AS s FROM e, jsonb_each_text(e.app_seconds) AS j(k, v)
+        GROUP BY k) a) AS seconds_by_app,
+    (SELECT count(*) FROM e) AS episode_count,
+    (SELECT COALESCE(sum(active_s), 0) FROM e) AS active_seconds,
+    (SELECT COALESCE(sum(duration_s - active_s), 0) FROM e) AS idle_seconds,
+    (SELECT COALESCE(sum(switch_count), 0) FROM e)::bigint AS switch_count,
+    (SELECT COALESCE(sum(interruption_s), 0) FROM e) AS interruption_seconds,
+    (SELECT COALESCE(jsonb_agg(jsonb_build_object('title', title, 'seconds', s) ORDER BY s DESC, title), '[]')
+     FROM (SELECT auto_title AS title, sum(active_s) AS s FROM e WHERE category <> 'system'
+           GROUP BY auto_title ORDER BY s DESC, auto_title LIMIT 10) t) AS top_titles,
+    (SELECT min(ts_start) FROM e WHERE category <> 'system') AS first_activity,
+    (SELECT max(ts_end) FROM e WHERE category <> 'system') AS last_activity,
+    (SELECT max(ts_end) FROM e) AS computed_through_ts,
+    (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids;
+
+-- name: day_episode_facts --
+-- Signals are numbers: they see the records' category, never one a model filled in.
+SELECT episode_id, device_id, ts_start, ts_end,
+       CASE WHEN category_source = 'model' THEN 'uncategorized' ELSE category END AS category,
+       active_s, interruption_s, interruptions, cues
+FROM episodes
+WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale
+ORDER BY device_id, ts_start;
+
+-- name: day_member_facts --
+SELECT r.episode_id, r.device_id, r.ts_start, COALESCE(r.domain, lower(r.app)) AS cluster, r.is_idle,
+       concat_ws(' ', r.window_title, a.description) AS text
+FROM records r
+JOIN episodes e ON e.user_id = r.user_id AND e.episode_id = r.episode_id
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.day_local = %(day)s AND r.deleted_at IS NULL
+  AND e.closed AND NOT e.stale
+ORDER BY r.device_id, r.ts_start, r.client_record_id COLLATE "C";
+
+-- name: day_is_settled --
+-- Every live record of the day is in a closed, current episode.
+SELECT NOT EXISTS (
+           SELECT 1 FROM records WHERE user_id = %(user_id)s AND day_local = %(day)s
+             AND episode_id IS NULL AND deleted_at IS NULL)
+       AND NOT EXISTS (
+           SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND day_local = %(day)s AND stale)
+       AS settled;
+
+-- name: upsert_digest --
+-- Same numbers, same row: nothing is written when a rerun computes what is there
+-- (only `sources_through` then moves, so the digest is no longer due).
+INSERT INTO digests (user_id, grain, scope_key, period_start, period_end, metrics, source_ids,
+                     computed_through_ts, finalized, sources_through)
+VALUES (%(user_id)s, %(grain)s, %(scope_key)s, %(period_start)s, %(period_end)s, %(metrics)s,
+        %(source_ids)s, %(computed_through_ts)s, %(finalized)s, %(sources_through)s)
+ON CONFLICT (user_id, grain, scope_key) DO UPDATE SET
+    period_start = EXCLUDED.period_start,
+    period_end = EXCLUDED.period_end,
+    metrics = EXCLUDED.metrics,
+    source_ids = EXCLUDED.source_ids,
+    computed_through_ts = EXCLUDED.computed_through_ts,
+    finalized = EXCLUDED.finalized,
+    sources_through = EXCLUDED.sources_through,
+    stale = false,
+    -- New numbers, new narrative: a done or failed one is written again (and a
+    -- failure's reason and raw answer, which may quote what changed, go).
+    narrative_status = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics
+                            AND digests.narrative_status IN ('done', 'failed') THEN 'pending'
+                            ELSE digests.narrative_status END,
+    narrative_reason = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics THEN NULL
+                            ELSE digests.narrative_reason END,
+    narrative_raw = CASE WHEN digests.metrics IS DISTINCT FROM EXCLUDED.metrics THEN NULL
+                         ELSE digests.narrative_raw END,
+    updated_at = now()
+WHERE (digests.metrics, digests.source_ids, digests.computed_through_ts, digests.finalized,
+       digests.stale, digests.period_start, digests.period_end, digests.sources_through)
+      IS DISTINCT FROM
+      (EXCLUDED.metrics, EXCLUDED.source_ids, EXCLUDED.computed_through_ts, EXCLUDED.finalized,
+       false, EXCLUDED.period_start, EXCLUDED.period_end, EXCLUDED.sources_through)
+RETURNING digest_id;
+
+-- name: digest_id --
+SELECT digest_id FROM digests WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = %(scope_key)s;
+
+-- name: upsert_signal --
+INSERT INTO signals (user_id, kind, scope, signal_key, ts_start, ts_end, day_local, severity,
+                     metrics, evidence)
+VALUES (%(user_id)s, %(kind)s, %(scope)s, %(signal_key)s, %(ts_start)s, %(ts_end)s, %(day_local)s,
+        %(severity)s, %(metrics)s, %(evidence)s)
+ON CONFLICT (user_id, kind, scope, signal_key) DO UPDATE SET
+    ts_start = EXCLUDED.ts_start, ts_end = EXCLUDED.ts_end, severity = EXCLUDED.severity,
+    metrics = EXCLUDED.metrics, evidence = EXCLUDED.evidence, stale = false
+WHERE (signals.ts_start, signals.ts_end, signals.severity, signals.metrics, signals.evidence, signals.stale)
+      IS DISTINCT FROM
+      (EXCLUDED.ts_start, EXCLUDED.ts_end, EXCLUDED.severity, EXCLUDED.metrics, EXCLUDED.evidence, false);
+
+-- name: delete_other_signals --
+DELETE FROM signals
+WHERE user_id = %(user_id)s AND scope = %(scope)s AND NOT (kind || '|' || signal_key = ANY(%(keep)s));
+
+-- name: day_digests --
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale FROM digests
+WHERE user_id = %(user_id)s AND grain = 'day' AND scope_key BETWEEN %(key_from)s AND %(key_to)s
+ORDER BY scope_key;
+
+-- name: active_days --
+SELECT count(DISTINCT day_local) AS n FROM records
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND deleted_at IS NULL;
+
+-- name: rollups_due --
+-- Day digests to (re)compute: days with closed episodes whose digest is missing, stale,
+-- computed from older episodes (`sources_through`, see `day_sources_through`), or not
+-- finalized though the day is over; and stale digests of days left with no episode.
+SELECT e.user_id, e.day_local FROM (
+    SELECT user_id, day_local, max(updated_at) AS through FROM episodes WHERE closed
+    GROUP BY user_id, day_local
+) e
+LEFT JOIN digests d ON d.user_id = e.user_id AND d.grain = 'day'
+                   AND d.scope_key = to_char(e.day_local, 'YYYY-MM-DD')
+WHERE d.digest_id IS NULL OR d.stale OR d.sources_through IS DISTINCT FROM e.through
+   OR (NOT d.finalized AND d.period_end < now())
+UNION
+SELECT user_id, scope_key::date FROM digests WHERE grain = 'day' AND stale;
+
+-- name: day_sources_through --
+-- What a day digest is computed from: read before its numbers, so that a change after
+-- them leaves the digest due again.
+SELECT max(updated_at) AS through FROM episodes
+WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed;
+
+-- name: period_sources_through --
+SELECT max(updated_at) AS through FROM digests
+WHERE user_id = %(user_id)s AND grain = 'day' AND NOT stale
+  AND scope_key BETWEEN %(key_from)s AND %(key_to)s;
+
+-- name: periods_due --
+-- Week and month digests to (re)compute: their days have digests, and the period's
+-- digest is missing, stale, computed from older days (a rollup lost to a crash or to a
+-- killed back-fill), or not finalized though the period is over and every active day
+-- of it has a finalized digest.
+WITH days AS (
+    SELECT user_id, scope_key::date AS day, updated_at FROM digests
+    WHERE grain = 'day' AND NOT stale
+), periods AS (
+    SELECT user_id, 'week' AS grain, to_char(day, 'IYYY-"W"IW') AS scope_key,
+           date_trunc('week', day)::date AS first_day, max(updated_at) AS through
+    FROM days GROUP BY 1, 2, 3, 4
+    UNION ALL
+    SELECT user_id, 'month', to_char(day, 'YYYY-MM'), date_trunc('month', day)::date,
+           max(updated_at)
+    FROM days GROUP BY 1, 2, 3, 4
+)
+SELECT p.user_id, p.grain, p.scope_key FROM periods p
+LEFT JOIN digests d ON d.user_id = p.user_id AND d.grain = p.grain AND d.scope_key = p.scope_key
+WHERE d.digest_id IS NULL OR d.stale OR d.sources_through IS DISTINCT FROM p.through
+   OR (NOT d.finalized AND d.period_end < now() AND NOT EXISTS (
+        SELECT 1 FROM (
+            SELECT DISTINCT day_local FROM records
+            WHERE user_id = p.user_id AND deleted_at IS NULL AND day_local >= p.first_day
+              AND day_local < p.first_day + CASE p.grain WHEN 'week' THEN interval '7 days'
+                                                         ELSE interval '1 month' END
+        ) a
+        WHERE NOT EXISTS (
+            SELECT 1 FROM digests x WHERE x.user_id = p.user_id AND x.grain = 'day'
+              AND x.scope_key = to_char(a.day_local, 'YYYY-MM-DD') AND x.finalized
+              AND NOT x.stale)))
+ORDER BY p.scope_key DESC, p.user_id;
+

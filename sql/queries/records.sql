@@ -1,0 +1,199 @@
+-- Records (L0): ingest, import, deletion; and the imports started over HTTP.
+
+-- name: insert_records --
+-- One statement per batch: column arrays unnested side by side. A replayed
+-- record hits the (user, device, client_record_id) key and changes nothing, and so
+-- does a deleted one (its tombstone keeps only a hash of the key). Rows go in key
+-- order, so that concurrent batches sharing keys lock them in the same order.
+INSERT INTO records (
+    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
+    url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
+    category_source, redacted)
+SELECT %(user_id)s, %(device_id)s, r.*
+FROM unnest(
+    %(client_record_id)s::text[], %(ts_start)s::timestamptz[], %(ts_end)s::timestamptz[],
+    %(day_local)s::date[], %(app)s::text[], %(app_raw)s::text[], %(window_title)s::text[], %(url)s::text[],
+    %(domain)s::text[], %(is_idle)s::boolean[], %(capture_reason)s::text[],
+    %(screenshot_ref)s::text[], %(screenshot_sha256)s::text[], %(category)s::text[],
+    %(category_source)s::text[], %(redacted)s::boolean[]
+) AS r(client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
+       is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
+       redacted)
+-- Most devices have no tombstone: then no key is hashed (the first test runs once).
+WHERE NOT EXISTS (
+        SELECT 1 FROM records t
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL)
+   OR NOT EXISTS (
+        SELECT 1 FROM records t
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
+          AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
+ORDER BY r.client_record_id COLLATE "C"
+ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
+
+-- name: clipped_seconds --
+-- Seconds the duration rule cuts from records (own end past the next record's start)
+-- in the overlaps a batch takes part in: a batch record cut short, or the record it
+-- cuts. The window runs from the record before the batch's first start to its last
+-- end (ts_from, ts_to): a successor past that cannot cut anything. Clipped rows are
+-- few, so the keys are looked at only for them.
+WITH timeline AS (
+    SELECT r.client_record_id, r.ts_start, r.ts_end,
+           lead(r.ts_start) OVER w AS next_start, lead(r.client_record_id) OVER w AS next_key
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start <= %(ts_to)s
+      AND r.ts_start >= COALESCE((
+          SELECT max(p.ts_start) FROM records p
+          WHERE p.user_id = %(user_id)s AND p.device_id = %(device_id)s
+            AND p.deleted_at IS NULL AND p.ts_start < %(ts_from)s), %(ts_from)s)
+    WINDOW w AS (ORDER BY r.ts_start, r.client_record_id COLLATE "C")
+), keys AS (
+    SELECT unnest(%(keys)s::text[]) AS client_record_id
+)
+SELECT COALESCE(sum(EXTRACT(EPOCH FROM ts_end - ts_start)
+                    - timetrace_duration_s(ts_start, ts_end, next_start)), 0)::double precision
+       AS clipped_s
+FROM timeline
+WHERE ts_end > next_start
+  AND (client_record_id IN (SELECT client_record_id FROM keys)
+       OR next_key IN (SELECT client_record_id FROM keys));
+
+-- name: any_key_stored --
+-- Whether an importer's batch may be copied straight into records: not when the device
+-- has a tombstone (whose key is a hash), nor when a stored key falls between the batch's
+-- first and last key (two index probes, however many records the device holds). Only a
+-- shortcut: a stored key it misses (another collation's order) fails the COPY instead.
+SELECT EXISTS (
+           SELECT 1 FROM records
+           WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NOT NULL)
+    OR EXISTS (
+           SELECT 1 FROM records
+           WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+             AND client_record_id BETWEEN %(first)s AND %(last)s) AS found;
+
+-- name: copy_records --
+COPY records (
+    user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+    window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+    category, category_source, redacted
+) FROM STDIN (FORMAT BINARY);
+
+-- name: create_import_staging --
+-- An importer's batch arrives by COPY into this table, dropped at commit.
+CREATE TEMP TABLE import_staging (
+    client_record_id text, ts_start timestamptz, ts_end timestamptz, day_local date, app text,
+    app_raw text, window_title text, url text, domain text, is_idle boolean, capture_reason text,
+    screenshot_ref text, screenshot_sha256 text, category text, category_source text,
+    redacted boolean, description text, fts_text text
+) ON COMMIT DROP;
+
+-- name: copy_import_staging --
+COPY import_staging (
+    client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
+    is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
+    redacted, description, fts_text
+) FROM STDIN (FORMAT BINARY);
+
+-- name: insert_staged_records --
+-- As insert_records, from the staging table (a deleted record is not brought back; rows
+-- go in key order); a record's description (the frame's own text, from an importer)
+-- becomes its L1 analysis in the same statement.
+WITH ins AS (
+    INSERT INTO records (
+        user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+        window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+        category, category_source, redacted)
+    SELECT %(user_id)s, %(device_id)s, client_record_id, ts_start, ts_end, day_local, app, app_raw,
+           window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
+           category, category_source, redacted
+    FROM import_staging s
+    WHERE NOT EXISTS (  -- no tombstone on the device: no key hashed (as insert_records)
+            SELECT 1 FROM records t
+            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+              AND t.deleted_at IS NOT NULL)
+       OR NOT EXISTS (
+            SELECT 1 FROM records t
+            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+              AND t.deleted_at IS NOT NULL
+              AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
+    ORDER BY client_record_id COLLATE "C"
+    ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
+    RETURNING record_id, client_record_id
+), analyses AS (
+    INSERT INTO record_analyses (user_id, record_id, description, model, fts)
+    SELECT %(user_id)s, ins.record_id, s.description, %(model)s, to_tsvector('simple', s.fts_text)
+    FROM ins JOIN import_staging s USING (client_record_id)
+    WHERE s.description IS NOT NULL
+)
+SELECT count(*) AS new FROM ins;
+
+-- name: tombstone_records --
+-- Deletion, step 1 of one transaction (see `PostgresStore.delete_records`): a record
+-- keeps only what rebuilding needs (ids, device, span, logical day) and a hash of its
+-- key, so that a replay cannot bring it back; its analysis goes, and so do the notes
+-- of re-labels of it and of the episodes it was in.
+WITH gone AS (
+    UPDATE records SET
+        deleted_at = now(), client_record_id = timetrace_tombstone_key(client_record_id),
+        app = '', app_raw = '', window_title = '', url = NULL, domain = NULL, capture_reason = NULL,
+        screenshot_ref = NULL, screenshot_sha256 = NULL, category = 'uncategorized',
+        category_source = 'deleted'
+    WHERE user_id = %(user_id)s AND deleted_at IS NULL
+      AND (%(record_ids)s::bigint[] IS NULL OR record_id = ANY(%(record_ids)s::bigint[]))
+      AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
+      AND (%(ts_from)s::timestamptz IS NULL OR ts_start >= %(ts_from)s::timestamptz)
+      AND (%(ts_to)s::timestamptz IS NULL OR ts_start < %(ts_to)s::timestamptz)
+    RETURNING user_id, record_id, device_id, day_local, episode_id
+), analyses AS (
+    DELETE FROM record_analyses a USING gone
+    WHERE a.user_id = gone.user_id AND a.record_id = gone.record_id
+), notes AS (
+    UPDATE labels l SET note = ''
+    WHERE l.user_id = %(user_id)s AND l.note <> ''
+      AND ((l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone))
+           OR (l.target_kind = 'episode' AND l.target_id IN (SELECT episode_id FROM gone)))
+)
+SELECT device_id, day_local, count(*)::int AS records FROM gone GROUP BY device_id, day_local;
+
+-- name: delete_episodes_of_device_days --
+-- Deletion: every episode of the device-days the deleted records were on goes now (its
+-- title, summary, cues and embedding with it); their other records wait, unassigned,
+-- for the rebuild, and count meanwhile through the open tail.
+DELETE FROM episodes e
+USING unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
+WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local;
+
+-- name: delete_day_signals --
+DELETE FROM signals WHERE user_id = %(user_id)s AND scope = ANY(%(keys)s::text[]);
+
+-- name: strip_digests --
+-- Deletion: the day, week and month digests over the deleted records keep no numbers
+-- or text (titles, apps, narratives) until they are rolled up again.
+UPDATE digests SET stale = true, finalized = false, metrics = '{}', source_ids = '[]',
+       narrative = NULL, narrative_status = 'pending', updated_at = now()
+WHERE user_id = %(user_id)s AND scope_key = ANY(%(keys)s::text[]);
+
+-- name: day_category_seconds --
+SELECT day_local, category, sum(duration_s) AS seconds
+FROM v_record_durations
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY day_local, category;
+
+-- ---------------------------------------------------------------------------
+-- Imports started over HTTP, with their progress
+
+-- name: create_import --
+INSERT INTO imports (user_id, source) VALUES (%(user_id)s, %(source)s) RETURNING import_id;
+
+-- name: update_import --
+UPDATE imports SET
+    status = %(status)s, stage = %(stage)s, done = %(done)s, total = %(total)s,
+    events = %(events)s, new = %(new)s, duplicate = %(duplicate)s, excluded = %(excluded)s,
+    redacted = %(redacted)s, error = %(error)s, updated_at = now()
+WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
+
+-- name: get_import --
+SELECT import_id, source, status, stage, done, total, events, new, duplicate, excluded, redacted,
+       error, created_at, updated_at
+FROM imports WHERE user_id = %(user_id)s AND import_id = %(import_id)s;
+

@@ -1,0 +1,267 @@
+-- Tools (query time), and re-labelling.
+
+-- name: get_digest --
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale
+FROM digests WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = %(scope_key)s;
+
+-- name: list_signals --
+SELECT signal_id, kind, scope, day_local, ts_start, ts_end, severity, metrics, evidence
+FROM signals
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
+ORDER BY ts_start, kind, signal_id;
+
+-- name: final_digests_overlapping --
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale FROM digests
+WHERE user_id = %(user_id)s AND finalized AND NOT stale
+  AND period_start < %(ts_to)s AND period_end > %(ts_from)s;
+
+-- name: open_tail_metrics --
+-- Records not yet in a closed episode (the open tail), by the duration rule.
+WITH r AS (
+    SELECT r.category, r.app, r.is_idle, r.episode_id, r.day_local, r.ts_start,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT category, app, is_idle, COALESCE(sum(d), 0) AS seconds, max(ts_start) AS last_ts
+FROM r WHERE episode_id IS NULL AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY category, app, is_idle;
+
+-- name: device_overlap_seconds --
+-- Seconds of [ts_from, ts_to) during which two or more devices were active at once.
+-- One device's effective spans never overlap, so a sweep over every device's active
+-- spans counts devices; at equal instants ends go before starts (touching is not
+-- overlapping). Of the records before ts_from (back to read_from) only each device's
+-- last one can reach into the period: reading starts at the earliest of those.
+WITH bound AS (
+    SELECT COALESCE(min(last.ts_start), %(ts_from)s) AS read_from
+    FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT max(p.ts_start) AS ts_start FROM records p
+        WHERE p.user_id = d.user_id AND p.device_id = d.device_id AND p.deleted_at IS NULL
+          AND p.ts_start >= %(read_from)s AND p.ts_start < %(ts_from)s
+    ) last
+    WHERE d.user_id = %(user_id)s
+), r AS (
+    SELECT r.ts_start, r.is_idle,
+           timetrace_duration_s(r.ts_start, r.ts_end,
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C")) AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= (SELECT read_from FROM bound) AND r.ts_start < %(ts_to)s
+), spans AS (
+    SELECT GREATEST(ts_start, %(ts_from)s) AS s,
+           LEAST(ts_start + make_interval(secs => d), %(ts_to)s) AS e
+    FROM r WHERE NOT is_idle
+), edges AS (
+    SELECT s AS t, 1 AS delta FROM spans WHERE e > s
+    UNION ALL
+    SELECT e, -1 FROM spans WHERE e > s
+), sweep AS (
+    SELECT t, sum(delta) OVER w AS active, lead(t) OVER w AS next_t
+    FROM edges
+    WINDOW w AS (ORDER BY t, delta ROWS UNBOUNDED PRECEDING)
+)
+SELECT COALESCE(sum(EXTRACT(EPOCH FROM next_t - t)) FILTER (WHERE active >= 2), 0)::double precision
+       AS seconds
+FROM sweep;
+
+-- name: unbuilt_days --
+-- Days of [day_from, day_to] with live records not (or no longer) in a current closed
+-- episode: what a digest over them cannot include yet.
+SELECT day_local AS day, sum(n)::int AS records FROM (
+    SELECT day_local, count(*) AS n FROM records
+    WHERE user_id = %(user_id)s AND episode_id IS NULL AND deleted_at IS NULL
+      AND day_local BETWEEN %(day_from)s AND %(day_to)s
+    GROUP BY day_local
+    UNION ALL
+    SELECT day_local, frame_count FROM episodes
+    WHERE user_id = %(user_id)s AND stale AND day_local BETWEEN %(day_from)s AND %(day_to)s
+) x
+GROUP BY day_local ORDER BY day_local;
+
+-- name: uncategorized_time --
+-- The coverage view: active time no rule categorised, by app and site (by title for a
+-- browser record without a URL), by the duration rule (the last record read sees its
+-- successor past the window).
+WITH r AS (
+    SELECT r.app, r.domain, r.window_title, r.is_idle, r.category, r.day_local,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT app, domain,
+       CASE WHEN domain IS NULL AND app = ANY(%(browsers)s::text[]) THEN window_title ELSE '' END
+           AS window_title,
+       sum(d) AS seconds
+FROM r
+WHERE category = 'uncategorized' AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY 1, 2, 3
+ORDER BY seconds DESC, 1, 2, 3
+LIMIT %(limit)s;
+
+-- name: period_signal_counts --
+SELECT kind, count(*) AS n FROM signals
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
+GROUP BY kind ORDER BY kind;
+
+-- name: latest_records --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM (SELECT * FROM records
+      WHERE user_id = %(user_id)s AND deleted_at IS NULL AND ts_start <= %(now)s
+      ORDER BY ts_start DESC, record_id DESC LIMIT %(limit)s) r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+ORDER BY r.ts_start DESC, r.record_id DESC;
+
+-- name: last_closed_episode --
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s
+FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
+ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
+
+-- name: open_sitting --
+-- What the device has done since its last closed episode (no episode yet).
+SELECT min(ts_start) AS since, count(*) AS records,
+       (SELECT app FROM records x WHERE x.user_id = %(user_id)s AND x.device_id = %(device_id)s
+          AND x.episode_id IS NULL AND x.deleted_at IS NULL AND x.ts_start <= %(now)s
+        GROUP BY app ORDER BY count(*) DESC, app LIMIT 1) AS main_app
+FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
+  AND deleted_at IS NULL AND ts_start <= %(now)s
+HAVING count(*) > 0;
+
+-- name: list_episodes --
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s
+FROM episodes
+WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
+  AND (%(category)s::text IS NULL OR category = %(category)s::text)
+ORDER BY ts_start DESC, episode_id DESC LIMIT %(limit)s;
+
+-- name: search_episodes --
+-- Hybrid search: pgvector cosine and tsvector ranks, each capped, fused with
+-- Reciprocal Rank Fusion (k = 60). With no query vector only the text side runs.
+WITH filtered AS (
+    SELECT episode_id FROM episodes
+    WHERE user_id = %(user_id)s AND NOT stale
+      AND (%(day_from)s::date IS NULL OR day_local >= %(day_from)s::date)
+      AND (%(day_to)s::date IS NULL OR day_local <= %(day_to)s::date)
+      AND (%(category)s::text IS NULL OR category = %(category)s::text)
+), semantic AS (
+    SELECT e.episode_id, row_number() OVER (ORDER BY e.summary_embedding <=> %(embedding)s::vector) AS rank
+    FROM episodes e
+    WHERE %(embedding)s::vector IS NOT NULL AND e.user_id = %(user_id)s AND NOT e.stale
+      AND e.summary_embedding IS NOT NULL
+      AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
+      AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
+      AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+    ORDER BY e.summary_embedding <=> %(embedding)s::vector
+    LIMIT %(candidates)s
+), lexical AS (
+    SELECT e.episode_id,
+           row_number() OVER (ORDER BY ts_rank_cd(e.fts, q) DESC, e.ts_start DESC) AS rank
+    FROM episodes e, to_tsquery('simple', %(tsquery)s) AS q
+    WHERE %(tsquery)s::text IS NOT NULL AND e.user_id = %(user_id)s AND e.fts @@ q
+      AND e.episode_id IN (SELECT episode_id FROM filtered)
+    ORDER BY ts_rank_cd(e.fts, q) DESC, e.ts_start DESC
+    LIMIT %(candidates)s
+), fused AS (
+    SELECT COALESCE(s.episode_id, l.episode_id) AS episode_id,
+           COALESCE(1.0 / (60 + s.rank), 0) + COALESCE(1.0 / (60 + l.rank), 0) AS score,
+           s.rank AS semantic_rank, l.rank AS lexical_rank
+    FROM semantic s FULL OUTER JOIN lexical l ON l.episode_id = s.episode_id
+)
+SELECT f.score::double precision AS score, f.semantic_rank, f.lexical_rank, e.episode_id,
+       e.device_id, e.ts_start, e.ts_end, e.category, e.category_source, e.title, e.summary,
+       e.duration_s, e.active_s
+FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
+ORDER BY f.score DESC, e.ts_start DESC
+LIMIT %(k)s;
+
+-- name: episode_neighbors --
+-- The episode before and after each given one, on the same device.
+SELECT g.episode_id AS of_id, n.side, n.episode_id, n.device_id, n.ts_start, n.ts_end,
+       n.category, n.category_source, n.title, n.summary, n.duration_s, n.active_s
+FROM episodes g
+CROSS JOIN LATERAL (
+    (SELECT 'before' AS side, p.* FROM episodes p
+     WHERE p.user_id = g.user_id AND p.device_id = g.device_id AND NOT p.stale
+       AND p.ts_start < g.ts_start ORDER BY p.ts_start DESC LIMIT 1)
+    UNION ALL
+    (SELECT 'after' AS side, x.* FROM episodes x
+     WHERE x.user_id = g.user_id AND x.device_id = g.device_id AND NOT x.stale
+       AND x.ts_start > g.ts_start ORDER BY x.ts_start LIMIT 1)
+) n
+WHERE g.user_id = %(user_id)s AND g.episode_id = ANY(%(ids)s);
+
+-- name: raw_records --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+  AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+  AND (%(device_id)s::text IS NULL OR r.device_id = %(device_id)s::text)
+ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
+
+-- name: relabel_record --
+WITH old AS (
+    SELECT record_id, category FROM records
+    WHERE user_id = %(user_id)s AND record_id = %(record_id)s AND deleted_at IS NULL
+), upd AS (
+    UPDATE records r SET category = %(category)s, category_source = 'label'
+    FROM old WHERE r.user_id = %(user_id)s AND r.record_id = old.record_id
+    RETURNING r.device_id, r.day_local, r.episode_id
+)
+SELECT upd.device_id, upd.day_local, upd.episode_id, old.category AS old_category FROM upd, old;
+
+-- name: relabel_episode --
+WITH ep AS (
+    SELECT episode_id, category FROM episodes
+    WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale
+), upd AS (
+    UPDATE records r SET category = %(category)s, category_source = 'label'
+    FROM ep WHERE r.user_id = %(user_id)s AND r.episode_id = ep.episode_id AND r.deleted_at IS NULL
+      AND NOT r.is_idle
+    RETURNING r.device_id, r.day_local
+)
+SELECT DISTINCT upd.device_id, upd.day_local, ep.episode_id, ep.category AS old_category
+FROM upd, ep;
+
+-- name: label_target_gone --
+-- No row to re-label, but the target was there: a deleted record of this user, or an
+-- episode id that is not (or no longer) a live episode of this user (episodes are
+-- rebuilt, under new ids, when their records change). A conflict to report as such.
+-- Every id that is not the user's live episode reads the same: comparing with the
+-- global id sequence would tell how many episodes all users have.
+SELECT CASE WHEN %(target_kind)s = 'record' THEN EXISTS (
+           SELECT 1 FROM records WHERE user_id = %(user_id)s AND record_id = %(target_id)s
+             AND deleted_at IS NOT NULL)
+       ELSE NOT EXISTS (
+           SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(target_id)s
+             AND NOT stale)
+       END AS gone;
+
+-- name: insert_label --
+INSERT INTO labels (user_id, target_kind, target_id, field, old_value, new_value, actor, note)
+VALUES (%(user_id)s, %(target_kind)s, %(target_id)s, 'category', %(old_value)s, %(new_value)s,
+        %(actor)s, %(note)s)
+RETURNING label_id;
+
+-- name: mark_episodes_stale --
+UPDATE episodes SET stale = true, updated_at = now()
+WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
+

@@ -1,0 +1,89 @@
+-- Web pages: sign-in sessions and the reads the pages make beyond the tools.
+
+
+-- name: start_web_session --
+-- Only a live token opens a session; expired sessions are cleared on the way.
+WITH token AS (
+    SELECT user_id, token_id FROM api_tokens
+    WHERE token_hash = %(token_hash)s AND revoked_at IS NULL
+), expired AS (
+    DELETE FROM web_sessions WHERE expires_at < now()
+), session AS (
+    INSERT INTO web_sessions (user_id, session_hash, token_id, csrf_token, expires_at)
+    SELECT user_id, %(session_hash)s, token_id, %(csrf_token)s,
+           now() + make_interval(secs => %(ttl_s)s)
+    FROM token
+    RETURNING user_id
+)
+SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour FROM session JOIN users u USING (user_id);
+
+-- name: web_session --
+SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour, s.csrf_token
+FROM web_sessions s
+JOIN api_tokens t ON t.user_id = s.user_id AND t.token_id = s.token_id AND t.revoked_at IS NULL
+JOIN users u ON u.user_id = s.user_id
+WHERE s.session_hash = %(session_hash)s AND s.expires_at > now();
+
+-- name: end_web_session --
+DELETE FROM web_sessions WHERE session_hash = %(session_hash)s;
+
+-- name: list_tokens --
+SELECT t.token_id, t.name, t.created_at, t.revoked_at,
+       (SELECT count(*) FROM web_sessions s
+        WHERE s.user_id = t.user_id AND s.token_id = t.token_id AND s.expires_at > now())::int
+           AS web_sessions
+FROM api_tokens t WHERE t.user_id = %(user_id)s ORDER BY t.created_at, t.token_id;
+
+-- name: revoke_token --
+WITH revoked AS (
+    UPDATE api_tokens SET revoked_at = now()
+    WHERE user_id = %(user_id)s AND token_id = %(token_id)s AND revoked_at IS NULL
+    RETURNING user_id, token_id
+), ended AS (
+    DELETE FROM web_sessions s USING revoked r
+    WHERE s.user_id = r.user_id AND s.token_id = r.token_id
+)
+SELECT count(*) > 0 AS revoked FROM revoked;
+
+-- name: episode_detail --
+SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
+       duration_s, active_s, day_local, primary_app, summary_status, cues, interruptions,
+       frame_count
+FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale;
+
+-- name: episode_records --
+SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
+       r.category, r.is_idle, r.episode_id, a.description
+FROM records r
+LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at IS NULL
+ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
+
+-- name: site_seconds --
+-- Active seconds per web site (domain) over logical days, by the duration rule; the
+-- window reads the records of [ts_from, ts_to), the last one sees its successor past it.
+WITH r AS (
+    SELECT r.domain, r.is_idle, r.day_local,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+)
+SELECT domain, sum(d) AS seconds FROM r
+WHERE domain IS NOT NULL AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
+GROUP BY domain ORDER BY seconds DESC, domain LIMIT %(limit)s;
+
+-- name: records_in_range --
+-- What deleting [ts_from, ts_to) would erase, per device and logical day.
+SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_ts,
+       max(ts_start) AS last_ts,
+       COALESCE((array_agg(DISTINCT app ORDER BY app) FILTER (WHERE app <> ''))[1:8], '{}') AS apps
+FROM records
+WHERE user_id = %(user_id)s AND deleted_at IS NULL
+  AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s
+  AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
+GROUP BY device_id, day_local ORDER BY day_local, device_id;

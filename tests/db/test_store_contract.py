@@ -30,6 +30,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
+from pydantic import BaseModel
 
 from app.db.connection import connect, drop_database, ensure_database
 from app.errors import TimeTraceError
@@ -614,8 +615,8 @@ CASES = _cases()
 
 def plain(value: Any) -> Any:
     """A row, however its type is declared (dataclass or pydantic model), as plain data."""
-    if hasattr(value, "model_dump"):
-        return plain(value.model_dump())
+    if isinstance(value, BaseModel):  # in field order: a row from SQL keeps column order
+        return {name: plain(getattr(value, name)) for name in type(value).model_fields}
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):

@@ -18,7 +18,7 @@ from app.db.store import PostgresStore
 from app.store.row import Row
 from app.store.tools import SignalRow
 
-APP = Path(__file__).resolve().parent.parent / "app"
+APP = Path(__file__).resolve().parents[2] / "app"
 
 
 def _subscript_name(node: ast.AST) -> str | None:

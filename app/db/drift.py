@@ -2,7 +2,7 @@
 typed rows is described by the server (parsed and planned, never run) and its result
 columns compared with the fields of the model its rows are loaded into. A column
 renamed in a migration alone shows up here, as does a field renamed in a model alone.
-An empty list means they agree. tests/test_query_drift.py runs it."""
+An empty list means they agree. tests/db/test_query_drift.py runs it."""
 
 from __future__ import annotations
 

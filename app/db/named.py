@@ -10,7 +10,7 @@ parameters, by name.
 runs the query `list_signals` (the attribute's name; `query=` names another) and loads
 its rows into `SignalRow`. mypy checks the attribute against the protocol as it checks
 a method, and `SignalRow` against the protocol's return type. The drift test
-(tests/test_query_drift.py) reads the query → model pairs from these declarations.
+(tests/db/test_query_drift.py) reads the query → model pairs from these declarations.
 `adapt` wraps an argument for psycopg (`Jsonb`, `Vector`); `derive` adds parameters
 computed from the arguments. A method of several queries in one transaction is
 `method(Protocol.x, body)`: `body(store, params)` gets the arguments as one dict.

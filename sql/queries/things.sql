@@ -4,7 +4,7 @@
 -- (timetrace_duration_s); a record's successor on its device is looked up by the
 -- timeline index, so only the matching records are read, never a whole period.
 --
--- A record matches a thing (app/store.py: RecordMatch) when it is idle and idle is
+-- A record matches a thing (app/store/tools.py: RecordMatch) when it is idle and idle is
 -- asked for; or its category is asked for; or, not idle, its app is one of the apps,
 -- its URL's domain is one of the domains or under one, it is a browser record without
 -- a URL whose title contains a page pattern (a candidate the caller confirms), or its

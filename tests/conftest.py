@@ -31,13 +31,12 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import pytest
 
 from app.db.connection import connect, drop_database, ensure_database
-from app.runtime.services import Services, migrate_url, open_services
 from app.settings import Settings
 from tests.helpers import (
     TEST_HOSTS,
@@ -50,6 +49,9 @@ from tests.helpers import (
     read_golden_day,
     url_for,
 )
+
+if TYPE_CHECKING:  # loaded by the fixtures that use them: the pure tier needs neither
+    from app.runtime.services import Services
 
 _counter = itertools.count()
 
@@ -149,6 +151,8 @@ def template_db(admin_url: str) -> Iterator[str]:
     name = f"tt_template_{os.getpid()}"
     drop_database(admin_url, database=name)
     ensure_database(admin_url, database=name)
+    from app.runtime.services import migrate_url
+
     migrate_url(url_for(admin_url, name), settings=Settings(_env_file=None))
     yield name
     drop_database(admin_url, database=name)
@@ -209,6 +213,8 @@ def other_db(
     """A second fresh database (a copy of a recipe's template when one is given), to
     compare a run with another one."""
 
+    from app.runtime.services import open_services
+
     @contextmanager
     def open_other(recipe: SampleRecipe | None = None) -> Iterator[tuple[Services, Any]]:
         name = f"tt_other_{os.getpid()}_{next(_counter)}"
@@ -239,6 +245,8 @@ def settings(db_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def services(settings: Settings, db_url: str) -> Iterator[Services]:
+    from app.runtime.services import open_services
+
     with open_services(settings, url=db_url, auto_migrate=False) as services:
         yield services
 

@@ -13,23 +13,25 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from fastapi.testclient import TestClient
 from psycopg.conninfo import make_conninfo
 
-from app.api import create_app
 from app.db.connection import drop_database, ensure_database
 from app.demo.sample import SampleData, generate_sample
 from app.enrich.client import ModelClient
 from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.auth import hash_token, new_token
-from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store import UserContext
 from tests.fake_openai import FakeOpenAI
+
+if TYPE_CHECKING:  # the API and the services load on first use: the pure tier needs neither
+    from fastapi.testclient import TestClient
+
+    from app.runtime.services import Services
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NOW = datetime(2026, 11, 30, tzinfo=UTC)  # long after every sentinel date
@@ -89,6 +91,10 @@ def make_api(
     token = new_token_for(services, user)
     for device_id in devices:
         services.store.add_device(user_id=user.user_id, device_id=device_id, name="", kind="other")
+    from fastapi.testclient import TestClient
+
+    from app.api import create_app
+
     return Api(
         TestClient(create_app(services=services), raise_server_exceptions=False), user, token
     )
@@ -170,6 +176,8 @@ def snapshot(conn: Any) -> dict[str, str]:
 
 
 def with_models(services: Services, fake: FakeOpenAI, **extra: Any) -> tuple[Services, ModelClient]:
+    from app.runtime.services import Services
+
     settings = services.settings.model_copy(
         update={
             "llm_base_url": fake.url,
@@ -263,6 +271,8 @@ class TemplateDatabases:
                 settings = Settings(_env_file=None, database_url=url, data_dir=self._data_dir)
                 # Leaving the block closes the pool: a database with open connections
                 # cannot be a template.
+                from app.runtime.services import open_services
+
                 with open_services(settings, url=url, auto_migrate=False) as services:
                     preloaded = recipe.load(services)
             self._built[recipe] = (name, preloaded)

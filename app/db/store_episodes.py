@@ -8,7 +8,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from app.db.base import fetch_all, retrying
-from app.db.named import Params, column, method, rows
+from app.db.named import Params, column, execute, method, rows
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
@@ -25,6 +25,7 @@ from app.text import fts_document
 
 class PostgresEpisodeStore(PostgresJobStore):
     devices_with_work = rows(EpisodeStore.devices_with_work, UserDevice)
+    refresh_statistics = execute(EpisodeStore.refresh_statistics)
     days_to_build = column(EpisodeStore.days_to_build)
     days_to_reopen = column(EpisodeStore.days_to_reopen)
     episode_counts = rows(EpisodeStore.episode_counts, DayCount, query="episode_counts_by_day")

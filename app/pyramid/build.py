@@ -340,6 +340,8 @@ def backfill(
             work.setdefault(day, []).append((user, device_id))
     due = {(r.user_id, r.day_local) for r in store.rollups_due()}
     days = sorted(set(work) | {day for _, day in due}, reverse=True)
+    if work:
+        store.refresh_statistics()
     # Weeks and months an earlier run left behind (killed before its period rollups).
     periods: set[tuple[UserContext, str, str]] = set()
     for p in store.periods_due():

@@ -104,6 +104,12 @@ class EpisodeStore(Protocol):
     """What the episode builder reads and writes."""
 
     def devices_with_work(self) -> list[UserDevice]: ...
+    def refresh_statistics(self) -> None:
+        """Refresh the planner's statistics of what a bulk build reads. Right after a
+        large load they describe the table before it, and each device-day's reads
+        then take several times as long (autovacuum catches up only later)."""
+        ...
+
     def days_to_build(self, *, user_id: int, device_id: str) -> list[date]: ...
     def days_to_reopen(
         self, *, user_id: int, device_id: str, days: Sequence[date]

@@ -129,3 +129,8 @@ SELECT day_local, count(*) AS n FROM episodes
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
 GROUP BY day_local ORDER BY day_local;
 
+
+-- name: refresh_statistics --
+-- Before a bulk build: the planner's statistics of records as they are now (a sample of
+-- rows, so about a second for a year), not as they were before a large load.
+ANALYZE records;

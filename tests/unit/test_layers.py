@@ -7,6 +7,7 @@ to psycopg. docs/architecture.md explains the order."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -94,6 +95,7 @@ def app_imports(path: Path) -> set[str]:
     return found
 
 
+@functools.cache  # the tree is read once for the tests that share it
 def graph() -> dict[str, set[str]]:
     return {module_name(p): app_imports(p) for p in sorted(APP.rglob("*.py"))}
 

@@ -25,7 +25,7 @@ import math
 import os
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -614,11 +614,9 @@ CASES = _cases()
 
 
 def plain(value: Any) -> Any:
-    """A row, however its type is declared (dataclass or pydantic model), as plain data."""
-    if isinstance(value, BaseModel):  # in field order: a row from SQL keeps column order
+    """A row (a model, in field order: a row from SQL keeps column order), as plain data."""
+    if isinstance(value, BaseModel):
         return {name: plain(getattr(value, name)) for name in type(value).model_fields}
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

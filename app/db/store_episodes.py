@@ -88,11 +88,19 @@ class PostgresEpisodeStore(PostgresJobStore):
                         QUERIES["mark_jumped_days"],
                         {**read, "first_start": first.ts_start, "first_key": first.first_key},
                     )
-                for d in drafts:
-                    row = conn.execute(QUERIES["insert_episode"], _episode(user, d)).fetchone()
-                    if row is None:  # already stored by an earlier run of the same job
-                        continue
-                    ids.append(row["episode_id"])
+                    # One round trip for the day's episodes (psycopg pipelines them).
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            QUERIES["insert_episode"],
+                            [_episode(user, d) for d in drafts],
+                            returning=True,
+                        )
+                        while True:
+                            row = cur.fetchone()
+                            if row is not None:  # None: stored by an earlier run of the job
+                                ids.append(row["episode_id"])
+                            if not cur.nextset():
+                                break
                 if window.marked:
                     conn.execute(QUERIES["clear_day_mark"], read)
                 self._defer(conn, params["then"])

@@ -8,6 +8,11 @@ import threading
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import psycopg
+from psycopg.rows import dict_row
+
+from app.db.connection import drop_database, ensure_database
+from app.db.migrate import list_migrations, migrate
 from app.pyramid.build import backfill, build_device
 from app.runtime.services import Services
 from tests.faults import wait_for
@@ -18,6 +23,7 @@ from tests.helpers import (
     make_api,
     span_violations,
     unbuilt_keys,
+    url_for,
 )
 
 GOLDEN = date(2003, 3, 12)
@@ -315,3 +321,96 @@ def test_an_insert_waits_for_a_save_under_the_device_build_lock(
         assert not done
     thread.join(10)
     assert done and done[0].json()["new"] == 1
+
+
+def test_the_migration_keeps_todays_links_as_spans_and_marks_what_is_left(
+    admin_url: str, monkeypatch: Any
+) -> None:
+    """0019 on a database built under the link model: each episode's span from its linked
+    members, the days left to rebuild marked (stale episodes, late records below the
+    watermark, an episode with no live member), the tail left alone."""
+    everything = list_migrations()
+    name = "tt_spans_migration"
+    drop_database(admin_url, database=name)
+    ensure_database(admin_url, database=name)
+    try:
+        with psycopg.connect(url_for(admin_url, name), autocommit=True, row_factory=dict_row) as db:
+            monkeypatch.setattr(
+                "app.db.migrate.list_migrations", lambda: [m for m in everything if m.version < 19]
+            )
+            migrate(db, embedding_dim=8)
+            user = db.execute(
+                "INSERT INTO users (name, time_zone) VALUES ('m', 'UTC') RETURNING user_id"
+            ).fetchone()["user_id"]
+            db.execute("INSERT INTO devices (user_id, device_id) VALUES (%s, 'laptop')", [user])
+
+            def episode(key: str, day: str, start: str, end: str, *, stale: bool = False) -> int:
+                return int(
+                    db.execute(
+                        "INSERT INTO episodes (user_id, episode_key, device_id, ts_start, ts_end, "
+                        "day_local, closed, stale) VALUES (%s, %s, 'laptop', %s, %s, %s, true, %s) "
+                        "RETURNING episode_id",
+                        [user, key, start, end, day, stale],
+                    ).fetchone()["episode_id"]
+                )
+
+            def record(key: str, start: str, day: str, episode_id: int | None) -> None:
+                db.execute(
+                    "INSERT INTO records (user_id, device_id, client_record_id, ts_start, "
+                    "day_local, category, category_source, episode_id) "
+                    "VALUES (%s, 'laptop', %s, %s, %s, 'work', 'rule', %s)",
+                    [user, key, start, day, episode_id],
+                )
+
+            gone = episode("laptop:1", "2003-03-11", "2003-03-11T09:00Z", "2003-03-11T09:05Z")
+            record("d1", "2003-03-11T09:00Z", "2003-03-11", gone)
+            db.execute("UPDATE records SET deleted_at = now() WHERE client_record_id = 'd1'")
+            e1 = episode("laptop:2", "2003-03-12", "2003-03-12T09:00Z", "2003-03-12T09:20Z")
+            record("a1", "2003-03-12T09:00Z", "2003-03-12", e1)
+            record("a2", "2003-03-12T09:10Z", "2003-03-12", e1)
+            record("a0", "2003-03-12T09:10Z", "2003-03-12", e1)  # a tie: first by key
+            record("a3", "2003-03-12T09:05Z", "2003-03-12", None)  # late
+            e2 = episode(
+                "laptop:3", "2003-03-13", "2003-03-13T09:00Z", "2003-03-13T09:09Z", stale=True
+            )
+            record("b1", "2003-03-13T09:00Z", "2003-03-13", e2)
+            record("c1", "2003-03-14T09:00Z", "2003-03-14", None)  # the tail
+            monkeypatch.setattr("app.db.migrate.list_migrations", lambda: everything)
+            assert migrate(db, embedding_dim=8) == [m.name for m in everything if m.version >= 19]
+            spans = db.execute(
+                "SELECT episode_id, first_key, last_start, last_key, stale FROM episodes "
+                "ORDER BY ts_start"
+            ).fetchall()
+            assert spans == [
+                {
+                    "episode_id": e1,
+                    "first_key": "a1",
+                    "last_start": datetime(2003, 3, 12, 9, 10, tzinfo=UTC),
+                    "last_key": "a2",
+                    "stale": True,
+                },
+                {
+                    "episode_id": e2,
+                    "first_key": "b1",
+                    "last_start": datetime(2003, 3, 13, 9, 0, tzinfo=UTC),
+                    "last_key": "b1",
+                    "stale": True,
+                },
+            ]
+            marks = db.execute(
+                "SELECT day_local, first_ts FROM build_marks ORDER BY day_local"
+            ).fetchall()
+            assert marks == [
+                {"day_local": date(2003, 3, 11), "first_ts": None},
+                {
+                    "day_local": date(2003, 3, 12),
+                    "first_ts": datetime(2003, 3, 12, 9, 5, tzinfo=UTC),
+                },
+                {"day_local": date(2003, 3, 13), "first_ts": None},
+            ]
+            assert db.execute(
+                "SELECT count(*) AS n FROM information_schema.columns "
+                "WHERE table_name = 'records' AND column_name = 'episode_id'"
+            ).fetchone() == {"n": 0}
+    finally:
+        drop_database(admin_url, database=name)

@@ -169,7 +169,7 @@ def build_device(
             )
             if saved is not None:
                 result.episodes += len(saved)
-                if drafts:
+                if drafts or read.window.marked:  # its episodes changed
                     result.days.add(day)
                 break
         if open_tail and days is None:

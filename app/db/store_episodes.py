@@ -32,20 +32,25 @@ class PostgresEpisodeStore(PostgresJobStore):
 
     def _reopen_days(self, params: Params) -> None:
         days = list(params["days"])
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute(QUERIES["delete_device_day_episodes"], params)
-            conn.execute(
-                QUERIES["mark_device_days"],
-                {
-                    "user_id": params["user_id"],
-                    "devices": [params["device_id"]] * len(days),
-                    "days": days,
-                    "first_ts": [None] * len(days),
-                    "first_gone": [None] * len(days),
-                },
-            )
-            conn.execute(QUERIES["mark_digests_stale"], {**params, "keys": params["digest_keys"]})
-            self._defer(conn, params["then"])
+        marks = {
+            "user_id": params["user_id"],
+            "devices": [params["device_id"]] * len(days),
+            "days": days,
+            "first_ts": [None] * len(days),
+            "first_gone": [None] * len(days),
+        }
+
+        def reopen() -> None:
+            # Retried: a late record's insert marks the same day's rows in its own order.
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["delete_device_day_episodes"], params)
+                conn.execute(QUERIES["mark_device_days"], marks)
+                conn.execute(
+                    QUERIES["mark_digests_stale"], {**params, "keys": params["digest_keys"]}
+                )
+                self._defer(conn, params["then"])
+
+        retrying(reopen)
 
     reopen_days = method(EpisodeStore.reopen_days, _reopen_days)
 

@@ -13,6 +13,7 @@ from psycopg.rows import dict_row
 
 from app.db.connection import drop_database, ensure_database
 from app.db.migrate import list_migrations, migrate
+from app.ingest.records import RecordBatch, store_records
 from app.pyramid.build import backfill, build_device
 from app.runtime.services import Services
 from tests.faults import wait_for
@@ -180,6 +181,37 @@ def test_a_tail_record_marks_nothing(
     assert reply.json()["new"] == 1
     assert _marks(conn) == [] and _stale_days(conn) == []
     assert unbuilt_keys(conn) == ["n1"]
+
+
+def test_an_import_copies_the_tail_and_marks_a_late_records_day(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    """An importer's batch goes by COPY only when all of it lies after the watermark; a
+    late record takes the staged insert, which marks its day."""
+    api = load_golden(services, golden_day, skip={"g12"})
+    backfill(services.store, now=NOW, settings=services.settings)
+    late = next(r for r in golden_day["records"]["laptop"] if r["client_record_id"] == "g12")
+    later = datetime(2003, 3, 14, 2, 0, tzinfo=UTC)
+
+    def imported(rows: list[dict[str, Any]]) -> int:
+        batch = RecordBatch.model_validate({"device_id": "laptop", "records": rows})
+        return store_records(
+            services.store,
+            user=api.user,
+            device_id="laptop",
+            records=batch.records,
+            rules=services.rules,
+            source="test",
+        ).new
+
+    assert imported([_record("i1", later, later + timedelta(minutes=5))]) == 1
+    assert _marks(conn) == []
+    assert imported([{**late, "client_record_id": "i0"}]) == 1
+    assert _marks(conn) == [("laptop", GOLDEN)] and _stale_days(conn) == [GOLDEN]
+    build_device(
+        services.store, user=api.user, device_id="laptop", now=NOW, settings=services.settings
+    )
+    assert _marks(conn) == [] and unbuilt_keys(conn) == [] and span_violations(conn) == []
 
 
 def test_a_deletion_marks_its_day_and_the_rebuild_clears_it(

@@ -348,8 +348,14 @@ def test_an_insert_waits_for_a_save_under_the_device_build_lock(
             )
         )
         thread.start()
-        waiting = "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-        assert wait_for(lambda: conn.execute(waiting).fetchone()["n"] == 1, timeout=10)
+        # The insert waits on this very lock (pg_locks is the whole server's: other
+        # databases' tests may wait on theirs).
+        waiting = (
+            "SELECT count(*) AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+            "WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database() "
+            "AND ((l.classid::bigint << 32) | l.objid::bigint) = %s"
+        )
+        assert wait_for(lambda: conn.execute(waiting, [key]).fetchone()["n"] == 1, timeout=10)
         assert not done
     thread.join(10)
     assert done and done[0].json()["new"] == 1

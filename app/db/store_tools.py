@@ -84,7 +84,6 @@ class PostgresToolStore(Queries):
                         )
                     return None
                 # The records' days are rebuilt: marked, their episodes stale meanwhile.
-                # The episode's span goes to the label first (label_touched reads it).
                 marks = sorted({(r["device_id"], r["day_local"]) for r in hit})
                 label = conn.execute(
                     QUERIES["insert_label"],
@@ -106,10 +105,9 @@ class PostgresToolStore(Queries):
                         "first_gone": [None] * len(marks),
                     },
                 )
-            device_days = sorted({(r["device_id"], r["day_local"]) for r in hit})
             return Relabelled(
                 label_id=label["label_id"],
-                device_days=[DeviceDay(device_id=d, day_local=day) for d, day in device_days],
+                device_days=[DeviceDay(device_id=d, day_local=day) for d, day in marks],
             )
 
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -34,6 +35,7 @@ _TIGHT = re.compile(r"[_｜]|-")
 _COUNTER = re.compile(r"^[(（]\d+[)）]\s*")
 
 
+@lru_cache(maxsize=65_536)  # a device reports a few dozen apps, record after record
 def normal_app(raw: str) -> str:
     """The lookup form of a reported name: no folder, no .exe/.app, case-folded."""
     name = _PATH.sub("", capped(raw).strip().strip('"'))

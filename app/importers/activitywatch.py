@@ -130,7 +130,7 @@ class _FastEvent(msgspec.Struct):
 
 
 _decode_events = msgspec.json.Decoder(list[_FastEvent]).decode
-_CANONICALS_MAX = 32_768
+_CANONICALS_MAX = 16_384
 _decode_data = msgspec.json.Decoder().decode
 
 
@@ -144,6 +144,8 @@ def _data(raw: bytes) -> Any:
         except msgspec.DecodeError:
             pass  # an infinity, a lone surrogate: what only the standard one reads
     return json.loads(raw.decode("utf-8"))
+
+
 _SLOW_EVENTS = 1_000  # after a refused run, events read one by one (about a run's worth)
 
 
@@ -560,7 +562,7 @@ class Batch:
     last: int
 
 
-_SHOWN_MAX = 65_536
+_SHOWN_MAX = 16_384
 
 
 class _Showing:

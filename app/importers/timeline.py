@@ -356,7 +356,7 @@ class WebStretches:
     is_this_browser: Callable[[str], bool]
 
 
-_BROWSERS_SEEN_MAX = 65_536
+_BROWSERS_SEEN_MAX = 16_384
 
 
 def piece_rows(

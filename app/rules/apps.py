@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any
 
 from app.errors import ConfigError
-from app.patterns import LinearPattern, PatternSyntaxError, capped
+from app.patterns import LinearPattern, PatternSyntaxError, capped, encoded
 
 _PATH = re.compile(r"^.*[\\/]")
 _BUNDLE_SUFFIX = re.compile(r"\.(exe|app)$", re.IGNORECASE)
@@ -81,8 +81,9 @@ class AppIdentities:
     def page_title(self, title: str) -> str:
         """A browser window title without the browser's own suffix and unread counter."""
         title = capped(title)
+        data = encoded(title)  # once for all the suffixes
         for suffix in self.suffixes:
-            span = suffix.span(title)
+            span = suffix.span_encoded(data)
             if span is not None:
                 title = title[: span[0]]
                 break
@@ -92,9 +93,14 @@ class AppIdentities:
         """The domain of the site a page title names, if a [[site]] rule knows it."""
         page_title = capped(page_title)
         ends = _ends(page_title)
+        data: bytes | None = None  # encoded once, for the first site with a title pattern
         for site in self.sites:
-            if not site.names.isdisjoint(ends) or (site.title and site.title.matches(page_title)):
+            if not site.names.isdisjoint(ends):
                 return site.domain
+            if site.title is not None:
+                data = encoded(page_title) if data is None else data
+                if site.title.matches_encoded(data):
+                    return site.domain
         return None
 
     def site_label(self, page_title: str) -> str:

@@ -172,10 +172,13 @@ class JsonStream:
         refuses it. So a run `decode` takes is exactly the values a value-by-value
         reading would give. None, with nothing consumed, where no run is found or
         `decode` refuses it: read the next values one by one with `value()`."""
-        while len(self._text) - self._pos < 2 * size and self._fill():
+        # Read on exactly where reading value by value would (`value`), and end the run
+        # before a value that would read on first: a file that stops being UTF-8 then
+        # stops both ways at the same value, with the same count of events read.
+        while len(self._text) - self._pos < _LOOKAHEAD and self._fill():
             pass
         text, pos = self._text, self._pos
-        limit = min(len(text), pos + size)
+        limit = min(pos + size, len(text) if self._eof else len(text) - _LOOKAHEAD + 1)
         for _ in range(_RUN_TRIES):
             cut = text.rfind("}", pos, limit)
             if cut < 0:

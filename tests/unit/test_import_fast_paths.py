@@ -160,7 +160,7 @@ def _phone(rng: random.Random) -> dict[str, Any]:
     return {"app": app, "package": package, "classname": f"{package}.Main"}
 
 
-def export(seed: int, *, array_form: bool = False) -> bytes:
+def export(seed: int, *, array_form: bool = False, scale: int = 1) -> bytes:
     """An export of two desktops and a phone over a few days of 2018 (Sao Paulo's DST
     then ended at midnight), newest event first as aw-server writes them."""
     rng = random.Random(seed)
@@ -168,7 +168,7 @@ def export(seed: int, *, array_form: bool = False) -> bytes:
     buckets: dict[str, dict[str, Any]] = {}
 
     def bucket(bucket_id: str, kind: str, host: str, count: int, make: Any) -> None:
-        events = list(_bucket_events(rng, start, count, make))
+        events = list(_bucket_events(rng, start, count * scale, make))
         events.reverse()
         buckets[bucket_id] = {
             "id": bucket_id,
@@ -255,6 +255,20 @@ def test_a_broken_export_stops_with_the_same_error_either_way() -> None:
         said.append(caught.value.message)
     assert said[0] == said[1]
     assert "nothing was imported" in said[0]
+
+
+def test_a_file_that_stops_being_utf8_stops_at_the_same_event_either_way() -> None:
+    data = export(8, scale=5)
+    assert len(data) > 3 << 20  # past several chunks of the reader
+    said = []
+    for at in (len(data) * 3 // 5, len(data) * 4 // 5 + 17):
+        bad = data[:at] + b"\xff" + data[at:]
+        for fast in (False, True):
+            with pytest.raises(aw.ActivityWatchError) as caught:
+                _read(bad, fast=fast)
+            said.append(caught.value.message)
+    assert said[0] == said[1] and said[2] == said[3]
+    assert "is not UTF-8 text" in said[0] and said[0] != said[2]
 
 
 def _random_events(rng: random.Random, count: int) -> list[tuple[int, int, str]]:

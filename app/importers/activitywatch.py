@@ -37,7 +37,7 @@ import orjson
 
 from app.boundary import import_text
 from app.errors import InvalidInputError
-from app.importers.jsonstream import JsonStream
+from app.importers.jsonstream import JsonStream, NoRun
 from app.importers.spill import EventSpill, canonical
 from app.importers.timeline import (
     Cursor,
@@ -324,13 +324,13 @@ def _read_events(
     while True:
         if slow == 0:
             run = stream.array_run(reader.decode_run)
-            if run is not None:
+            if not isinstance(run, NoRun):
                 rows, ended = run
                 reader.add_rows(bucket, rows)
                 if ended:
                     return
                 continue
-            slow = _SLOW_EVENTS
+            slow = 1 if run is NoRun.SHORT else _SLOW_EVENTS
         slow -= 1
         reader.event(bucket, stream.value(), where)
         if not stream.next_item("]"):

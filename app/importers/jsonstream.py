@@ -10,6 +10,7 @@ the standard library's C decoder, so memory holds one chunk and one value at a t
 from __future__ import annotations
 
 import codecs
+import enum
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -33,6 +34,13 @@ T = TypeVar("T")
 
 def _utf8_length(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+class NoRun(enum.Enum):
+    """Why `array_run` read no run."""
+
+    SHORT = "the next value reaches past where a run may end: read it alone"
+    REFUSED = "no end of a value was found, or the decoder refused the run"
 
 
 class JsonFormatError(InvalidInputError):
@@ -160,7 +168,7 @@ class JsonStream:
             elif not self.next_item("]"):
                 return
 
-    def array_run(self, decode: Callable[[str], T], *, size: int = _RUN) -> tuple[T, bool] | None:
+    def array_run(self, decode: Callable[[str], T], *, size: int = _RUN) -> tuple[T, bool] | NoRun:
         """Inside an array, at one of its values (objects): the values of about the next
         `size` characters decoded at once by `decode`, which gets them as the text of a
         JSON array and raises ValueError for anything it does not take; and whether the
@@ -170,8 +178,8 @@ class JsonStream:
         inside a value is no end of a value, and then the text `decode` gets is not a
         whole array (a string left open, a bracket left unclosed): a strict decoder
         refuses it. So a run `decode` takes is exactly the values a value-by-value
-        reading would give. None, with nothing consumed, where no run is found or
-        `decode` refuses it: read the next values one by one with `value()`."""
+        reading would give. Otherwise, with nothing consumed, why not (`NoRun`): read
+        the next value, or values, one by one with `value()`."""
         # Read on exactly where reading value by value would (`value`), and end the run
         # before a value that would read on first: a file that stops being UTF-8 then
         # stops both ways at the same value, with the same count of events read.
@@ -182,17 +190,17 @@ class JsonStream:
         for _ in range(_RUN_TRIES):
             cut = text.rfind("}", pos, limit)
             if cut < 0:
-                return None
+                return NoRun.SHORT
             between = _BETWEEN.match(text, cut + 1)
             if between is not None and between.end() < len(text):
                 try:
                     values = decode("[" + text[pos : cut + 1] + "]")
                 except (ValueError, RecursionError):
-                    return None
+                    return NoRun.REFUSED
                 self._pos = between.end()
                 return values, between.group(1) == "]"
             limit = cut
-        return None
+        return NoRun.REFUSED
 
     def string(self) -> str:
         found = self.peek()

@@ -640,7 +640,9 @@ def host_batches(
     (what a piece shows is ruled once per distinct window, tab and state)."""
     latest = (now + timedelta(days=1) - _EPOCH) // _US
     earliest = (datetime(MIN_YEAR, 1, 1, tzinfo=UTC) - _EPOCH) // _US
-    day_of = (days or LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)).of_micros
+    around = (days or LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)).around
+    day_first = day_end = 0  # a stretch of time that all has the logical day `day`
+    day = _EPOCH.date()
     showing = _Showing(rules, phone=host.is_phone)
     seen: dict[tuple[str, str | None, bool, bool], Ruled] = {}
     rows = NewRecords()
@@ -674,7 +676,9 @@ def host_batches(
                     moment_us, moment = end, _EPOCH + end * _US
                     add_end(moment)
                     add_key(f"aw:{start}")
-                    add_day(day_of(start))
+                    if not day_first <= start < day_end:
+                        day_first, day_end, day = around(start)
+                    add_day(day)
                     add_app(ruled.app)
                     add_app_raw(ruled.app_raw)
                     add_title(ruled.window_title)

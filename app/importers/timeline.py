@@ -395,8 +395,11 @@ def piece_rows(
             yield start, end, data, True, None, private  # most: active throughout
             continue
         cuts = {start, end}
-        for span in (*active, *tabs):
-            cuts.update(t for t in (span[0], span[1]) if start < t < end)
+        for first, last, _ in (*active, *tabs):
+            if start < first < end:
+                cuts.add(first)
+            if start < last < end:
+                cuts.add(last)
         held: list[Any] | None = None  # [start, end, active, tab]
         for t0, t1 in pairwise(sorted(cuts)):
             tab = _covering_stretch(tabs, t0)

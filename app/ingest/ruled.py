@@ -98,6 +98,18 @@ class LogicalDays:
             day = self._days[number] = _EPOCH_DAY + timedelta(days=number)
         return day
 
+    def around(self, micros: int) -> tuple[int, int, date]:
+        """The logical day of an instant (µs), with a stretch [first, end) around it
+        that all has that day: its UTC hour when one day and one offset cover the hour,
+        else the instant alone."""
+        day = self.of_micros(micros)
+        first = micros - micros % HOUR_US
+        if self._offsets[first // HOUR_US] is not None and self.of_micros(first) == self.of_micros(
+            first + HOUR_US - 1
+        ):
+            return first, first + HOUR_US, day
+        return micros, micros + 1, day
+
     def of(self, ts: datetime) -> date:
         """The logical day of an aware datetime."""
         if ts.tzinfo is None:
@@ -105,11 +117,8 @@ class LogicalDays:
         hour = self._hour
         if hour is not None and hour[0] <= ts < hour[1]:
             return hour[2]
-        micros = (ts - _EPOCH) // _US
-        day = self.of_micros(micros)
-        first = micros - micros % HOUR_US
-        whole = self.of_micros(first) == self.of_micros(first + HOUR_US - 1)
-        if whole and self._offsets[first // HOUR_US] is not None:
+        first, end, day = self.around((ts - _EPOCH) // _US)
+        if end - first == HOUR_US:
             start = _EPOCH + first * _US
             self._hour = (start, start + HOUR_US * _US, day)
         return day

@@ -337,6 +337,10 @@ def test_host_batches_equal_host_records_prepared_batch_for_batch(
     assert all(seen.values()), seen  # the rules dropped, redacted, and tabs gave URLs
 
 
+def _moment(micros: int) -> datetime:
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
+
+
 def _micros(moment: datetime) -> int:
     return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
@@ -445,6 +449,10 @@ def test_logical_days_by_the_hour_equal_logical_day(time_zone: str, cut_hour: in
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
         expected = logical_day(moment, tz=tz, cut_hour=cut_hour)
         assert days.of_micros(micros) == expected, moment
+        first, end, day = days.around(micros)
+        assert day == expected and first <= micros < end, moment
+        assert logical_day(_moment(first), tz=tz, cut_hour=cut_hour) == expected, moment
+        assert logical_day(_moment(end - 1), tz=tz, cut_hour=cut_hour) == expected, moment
         assert days.of(moment) == expected, moment
         assert days.of(moment.astimezone(tz)) == expected, moment
 

@@ -60,6 +60,12 @@ def capped(text: str) -> str:
     return text if len(text) <= MAX_PATTERN_CHARS else text[:MAX_PATTERN_CHARS]
 
 
+def encoded(text: str) -> bytes:
+    """What a pattern searches of a text: its capped part in UTF-8. A text searched by
+    several patterns is encoded once (`matches_encoded`, `span_encoded`)."""
+    return capped(text).encode("utf-8", "surrogatepass")
+
+
 class LinearPattern:
     """An RE2 pattern (case-insensitive unless asked), searched in at most
     `MAX_PATTERN_CHARS` of a text."""
@@ -86,7 +92,10 @@ class LinearPattern:
 
     def span(self, text: str) -> tuple[int, int] | None:
         """Where the pattern is first found, in characters of `text`."""
-        data = capped(text).encode("utf-8", "surrogatepass")
+        return self.span_encoded(encoded(text))
+
+    def span_encoded(self, data: bytes) -> tuple[int, int] | None:
+        """`span` of the text `data` is `encoded` from."""
         found = self._search(data)
         if found is None:
             return None
@@ -94,7 +103,11 @@ class LinearPattern:
         return start, start + len(data[found[0] : found[1]].decode("utf-8", "surrogatepass"))
 
     def matches(self, text: str) -> bool:
-        return self._search(capped(text).encode("utf-8", "surrogatepass")) is not None
+        return self._search(encoded(text)) is not None
+
+    def matches_encoded(self, data: bytes) -> bool:
+        """`matches` of the text `data` is `encoded` from."""
+        return self._search(data) is not None
 
     def first(self, text: str) -> str | None:
         """The text of the first match."""

@@ -21,32 +21,43 @@ from __future__ import annotations
 
 import functools
 import heapq
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
 
 import httpx
+import msgspec
+import orjson
 
 from app.boundary import import_text
 from app.errors import InvalidInputError
-from app.importers.jsonstream import JsonStream
-from app.importers.spill import EventSpill
+from app.importers.jsonstream import JsonStream, NoRun
+from app.importers.spill import EventSpill, canonical
 from app.importers.timeline import (
     Cursor,
     Piece,
+    PieceRow,
     Span,
+    StretchCursor,
     WebStream,
+    WebStretches,
     active_spans,
+    active_stretches,
     clip,
+    clip_stretches,
     event_data,
     flood,
+    flood_rows,
     host_pieces,
+    piece_rows,
 )
-from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
+from app.importers.writer import BATCH, ImportedRecord, ImportSummary, Progress, RecordWriter
 from app.ingest.records import (
     APP_MAX,
     MAX_RECORD_SPAN,
@@ -54,9 +65,12 @@ from app.ingest.records import (
     TITLE_MAX,
     URL_MAX,
     IngestStore,
+    PreparedRecords,
 )
+from app.ingest.ruled import LogicalDays, Ruled, rule_text
 from app.rules.categories import Rules
-from app.store import UserContext
+from app.store import NewRecords, UserContext
+from app.timeutil import zone
 
 SOURCE = "activitywatch"
 WINDOW, AFK, WEB = "currentwindow", "afkstatus", "web.tab.current"
@@ -107,6 +121,34 @@ class Host:
 # -- reading ------------------------------------------------------------------------------------
 
 
+class _FastEvent(msgspec.Struct):
+    """An event as `_Reader.decode_run` takes it (other fields are left unread)."""
+
+    timestamp: str
+    data: msgspec.Raw
+    duration: float | None = None
+
+
+_decode_events = msgspec.json.Decoder(list[_FastEvent]).decode
+_CANONICALS_MAX = 16_384
+_decode_data = msgspec.json.Decoder().decode
+
+
+def _data(raw: bytes) -> Any:
+    """An event's data object as the standard decoder reads it: by msgspec's decoder
+    where that one takes it, as they agree on all it takes (a shallow object: one
+    nested deeper than the standard decoder's recursion allows is left to it)."""
+    if raw.count(b"{") + raw.count(b"[") <= 64:
+        try:
+            return _decode_data(raw)
+        except msgspec.DecodeError:
+            pass  # an infinity, a lone surrogate: what only the standard one reads
+    return json.loads(raw.decode("utf-8"))
+
+
+_SLOW_EVENTS = 1_000  # after a refused run, events read one by one (about a run's worth)
+
+
 def _micros(value: object) -> int:
     if not isinstance(value, str):
         raise ValueError("timestamp is not a string")
@@ -126,6 +168,9 @@ class _Reader:
         self._progress = progress
         self._total = total
         self.measure: Callable[[], int] = lambda: spill.count  # progress: events, or bytes
+        # Event data as read -> its canonical text (`spill.canonical`): the same data
+        # comes back event after event, and one text object for it keeps the spill small.
+        self._canonicals: dict[bytes, str] = {}
 
     def bucket(self, bucket_id: str) -> Bucket:
         found = Bucket(index=len(self.buckets), id=import_text(bucket_id, limit=_NAME_MAX))
@@ -139,6 +184,36 @@ class _Reader:
         bucket.type = import_text(meta.get("type") or "", limit=_NAME_MAX)
         bucket.hostname = import_text(meta.get("hostname") or "", limit=_NAME_MAX)
         bucket.client = import_text(meta.get("client") or "", limit=_NAME_MAX)
+
+    def decode_run(self, text: str) -> list[tuple[int, int, str]]:
+        """A run of events as spill rows (start, duration, canonical data), when each
+        is one `event` stores without a word: an object with a data object, a time it
+        reads, a duration of zero or more. Otherwise a ValueError (nothing is kept),
+        and `event` reads them one by one."""
+        rows = []
+        canonicals = self._canonicals
+        for event in _decode_events(text.encode("utf-8")):
+            raw = bytes(event.data)
+            data = canonicals.get(raw)
+            if data is None:
+                if not raw.startswith(b"{"):
+                    raise ValueError("data is not an object")
+                if len(canonicals) >= _CANONICALS_MAX:
+                    canonicals.clear()
+                data = canonicals[raw] = canonical(_data(raw))
+            duration = round((event.duration or 0) * 1_000_000)
+            if duration < 0:
+                raise ValueError("negative duration")
+            rows.append((_micros(event.timestamp), duration, data))
+        return rows
+
+    def add_rows(self, bucket: Bucket, rows: list[tuple[int, int, str]]) -> None:
+        """What `decode_run` made of a run of events."""
+        before = self.spill.count
+        bucket.events += len(rows)
+        self.spill.add_rows(bucket=bucket.index, rows=rows)
+        if self._progress and self.spill.count // 50_000 > before // 50_000:
+            self._progress("reading", self.measure(), self._total)
 
     def event(self, bucket: Bucket, event: object, where: Callable[[], int]) -> None:
         if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
@@ -227,14 +302,39 @@ def _read_bucket(
         key = stream.string()
         stream.expect(":")
         if key == "events":
-            for event in stream.array():
-                reader.event(bucket, event, where)
+            _read_events(stream, reader, bucket, where)
         else:
             meta[key] = stream.value()
             if key in ("id", "type", "hostname", "client"):
                 reader.describe(bucket, {**meta, "id": meta.get("id") or bucket.id})
         more = stream.next_item("}")
     reader.describe(bucket, {**meta, "id": meta.get("id") or bucket.id})
+
+
+def _read_events(
+    stream: JsonStream, reader: _Reader, bucket: Bucket, where: Callable[[], int]
+) -> None:
+    """A bucket's events: runs of them decoded at once (`_FastEvent`), and one by one
+    (`reader.event`) for a while where a run is refused (an odd value, a `}` in a
+    title where the run would end, the end of the bucket)."""
+    stream.expect("[")
+    if not stream.first_item("]"):
+        return
+    slow = 0
+    while True:
+        if slow == 0:
+            run = stream.array_run(reader.decode_run)
+            if not isinstance(run, NoRun):
+                rows, ended = run
+                reader.add_rows(bucket, rows)
+                if ended:
+                    return
+                continue
+            slow = 1 if run is NoRun.SHORT else _SLOW_EVENTS
+        slow -= 1
+        reader.event(bucket, stream.value(), where)
+        if not stream.next_item("]"):
+            return
 
 
 def read_server(client: httpx.Client, reader: _Reader, *, url: str, page: int = 5_000) -> None:
@@ -420,6 +520,211 @@ def host_records(
     return _records(host, pieces, now)
 
 
+def _host_streams(
+    host: Host, spill: EventSpill, *, rules: Rules, audible_is_active: bool
+) -> Iterator[PieceRow]:
+    """`host_records`' pieces, over tuples (`timeline.piece_rows`)."""
+
+    @functools.lru_cache(maxsize=4_096)
+    def canonical(app: str) -> str:
+        return rules.apps.canonical(app)
+
+    web = []
+    for bucket in host.web:
+        name = _browser_name(bucket)
+        apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
+        web.append(
+            WebStretches(
+                spans=StretchCursor(clip_stretches(flood_rows(spill.rows(bucket=bucket.index)))),
+                is_this_browser=functools.partial(_is_one_of, canonical, apps),
+            )
+        )
+    not_afk = None
+    if host.afk:
+        not_afk = active_stretches(
+            s for b in host.afk for s in flood_rows(spill.rows(bucket=b.index))
+        )
+    floods = [flood_rows(spill.rows(bucket=b.index)) for b in host.windows]
+    windows = floods[0] if len(floods) == 1 else heapq.merge(*floods, key=itemgetter(0))
+    return piece_rows(
+        clip_stretches(windows), not_afk=not_afk, web=web, audible_is_active=audible_is_active
+    )
+
+
+@dataclass(slots=True)
+class Batch:
+    """Up to `BATCH` records of one host made into columns (what `prepare_records`
+    makes of `host_records`' records, batch for batch), with the first start and the
+    last end of the records received (µs)."""
+
+    prepared: PreparedRecords
+    first: int
+    last: int
+
+
+_SHOWN_MAX = 16_384
+
+
+class _Showing:
+    """`_shown`, then the rules, in parts: a window's data and a tab's data are each
+    decoded once, and the rules run once per distinct text. (A tab's data is new on
+    nearly every tab event, its counter of tabs changing; what it shows rarely is.)"""
+
+    def __init__(self, rules: Rules, *, phone: bool) -> None:
+        self._rules = rules
+        self._phone = phone
+        self._windows: dict[str, tuple[str, str, str | None, bool]] = {}
+        self._tabs: dict[str, tuple[str, str | None, bool]] = {}
+        self._texts: dict[tuple[str, str, str | None, bool, bool], Ruled] = {}
+
+    def ruled(self, window: str, tab: str | None, *, private: bool, idle: bool) -> Ruled:
+        app, title, url, incognito = self._window(window)
+        incognito = incognito or private
+        if tab is not None:
+            title, url, tab_incognito = self._tab(tab)
+            incognito = incognito or tab_incognito
+        text = (app, title, url, idle, incognito)
+        found = self._texts.get(text)
+        if found is None:
+            if len(self._texts) >= _SHOWN_MAX:
+                self._texts.clear()
+            found = self._texts[text] = rule_text(
+                self._rules, app=app, title=title, url=url, idle=idle, incognito=incognito
+            )
+        return found
+
+    def _window(self, window: str) -> tuple[str, str, str | None, bool]:
+        found = self._windows.get(window)
+        if found is None:
+            if len(self._windows) >= _SHOWN_MAX:
+                self._windows.clear()
+            data = event_data(window)
+            app = data.get("package") or data.get("app") or ""
+            title = data.get("title") or (data.get("app") if self._phone else "") or ""
+            url = data.get("url")
+            found = self._windows[window] = (
+                import_text(str(app), limit=APP_MAX),
+                import_text(title, limit=TITLE_MAX),
+                import_text(url, limit=URL_MAX) if url else None,
+                data.get("incognito") is True,
+            )
+        return found
+
+    def _tab(self, tab: str) -> tuple[str, str | None, bool]:
+        found = self._tabs.get(tab)
+        if found is None:
+            if len(self._tabs) >= _SHOWN_MAX:
+                self._tabs.clear()
+            shown = orjson.loads(tab)
+            url = shown.get("url")
+            found = self._tabs[tab] = (
+                import_text(shown.get("title") or "", limit=TITLE_MAX),
+                import_text(url, limit=URL_MAX) if url else None,
+                shown.get("incognito") is True,
+            )
+        return found
+
+
+def host_batches(
+    host: Host,
+    spill: EventSpill,
+    *,
+    rules: Rules,
+    user: UserContext,
+    now: datetime,
+    audible_is_active: bool,
+    days: LogicalDays | None = None,
+) -> Iterator[Batch]:
+    """A host's records in batches of `BATCH`, as columns: `host_records` followed by
+    `prepare_records` per batch, without a record object or a rule lookup per record
+    (what a piece shows is ruled once per distinct window, tab and state)."""
+    latest = (now + timedelta(days=1) - _EPOCH) // _US
+    earliest = (datetime(MIN_YEAR, 1, 1, tzinfo=UTC) - _EPOCH) // _US
+    around = (days or LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)).around
+    day_first = day_end = 0  # a stretch of time that all has the logical day `day`
+    day = _EPOCH.date()
+    showing = _Showing(rules, phone=host.is_phone)
+    seen: dict[tuple[str, str | None, bool, bool], Ruled] = {}
+    rows = NewRecords()
+    received = excluded = redacted = 0
+    first = last = 0
+    moment_us, moment = 0, _EPOCH  # the last end made: most records start there
+    (
+        add_key, add_start, add_end, add_day, add_app, add_app_raw, add_title, add_url,
+        add_domain, add_idle, add_category, add_source, add_redacted,
+    ) = _appends(rows)  # fmt: skip
+    for start, stop, window, active, tab, private in _host_streams(
+        host, spill, rules=rules, audible_is_active=audible_is_active
+    ):
+        key = (window, tab, private, active)
+        ruled = seen.get(key)
+        if ruled is None:
+            if len(seen) >= _SHOWN_MAX:
+                seen.clear()
+            ruled = seen[key] = showing.ruled(window, tab, private=private, idle=not active)
+        while start < stop:
+            end = min(stop, start + _MAX_SPAN_US)
+            if earliest <= start <= latest:  # what RecordIn accepts
+                if not received:
+                    first = start
+                last = end  # pieces come in time order, and do not overlap
+                received += 1
+                if ruled.drop:
+                    excluded += 1
+                else:
+                    add_start(moment if start == moment_us else _EPOCH + start * _US)
+                    moment_us, moment = end, _EPOCH + end * _US
+                    add_end(moment)
+                    add_key(f"aw:{start}")
+                    if not day_first <= start < day_end:
+                        day_first, day_end, day = around(start)
+                    add_day(day)
+                    add_app(ruled.app)
+                    add_app_raw(ruled.app_raw)
+                    add_title(ruled.window_title)
+                    add_url(ruled.url)
+                    add_domain(ruled.domain)
+                    add_idle(not active)
+                    add_category(ruled.category)
+                    add_source(ruled.category_source)
+                    add_redacted(ruled.redacted)
+                    redacted += ruled.redacted
+                if received == BATCH:
+                    yield _batch(rows, received, excluded, redacted, first, last)
+                    rows = NewRecords()
+                    received = excluded = redacted = 0
+                    (
+                        add_key, add_start, add_end, add_day, add_app, add_app_raw, add_title,
+                        add_url, add_domain, add_idle, add_category, add_source, add_redacted,
+                    ) = _appends(rows)  # fmt: skip
+            start = end
+    if received:
+        yield _batch(rows, received, excluded, redacted, first, last)
+
+
+# The columns a piece's record fills (bound once per batch: a batch is 20,000 records);
+# the rest are the same for every record of an ActivityWatch import.
+_FILLED = (
+    "client_record_id", "ts_start", "ts_end", "day_local", "app", "app_raw", "window_title",
+    "url", "domain", "is_idle", "category", "category_source", "redacted",
+)  # fmt: skip
+
+
+def _appends(rows: NewRecords) -> tuple[Callable[[Any], None], ...]:
+    return tuple(getattr(rows, name).append for name in _FILLED)
+
+
+def _batch(
+    rows: NewRecords, received: int, excluded: int, redacted: int, first: int, last: int
+) -> Batch:
+    kept = len(rows)
+    rows.capture_reason.extend([SOURCE] * kept)
+    rows.screenshot_ref.extend([None] * kept)
+    rows.screenshot_sha256.extend([None] * kept)
+    rows.description.extend([None] * kept)
+    return Batch(PreparedRecords(rows, received, excluded, redacted), first, last)
+
+
 # -- the whole import ---------------------------------------------------------------------
 
 
@@ -438,15 +743,27 @@ def import_buckets(
             "no window bucket (type currentwindow) in this ActivityWatch history: nothing to import"
         )
     now = datetime.now(UTC)
+    days = LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
     with RecordWriter(store, user=user, rules=rules, source=SOURCE, progress=progress) as writer:
         for host in hosts:
             writer.ensure_device(
                 host.device_id, name=host.name, kind="phone" if host.is_phone else "desktop"
             )
-            for record in host_records(
-                host, reader.spill, rules=rules, now=now, audible_is_active=audible_is_active
+            for batch in host_batches(
+                host,
+                reader.spill,
+                rules=rules,
+                user=user,
+                now=now,
+                audible_is_active=audible_is_active,
+                days=days,
             ):
-                writer.add(host.device_id, record)
+                writer.add_prepared(
+                    host.device_id,
+                    batch.prepared,
+                    first=_EPOCH + batch.first * _US,
+                    last=_EPOCH + batch.last * _US,
+                )
     summary = writer.summary
     summary.events = sum(b.events for b in reader.buckets)
     summary.skipped = reader.skipped

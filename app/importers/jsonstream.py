@@ -10,10 +10,11 @@ the standard library's C decoder, so memory holds one chunk and one value at a t
 from __future__ import annotations
 
 import codecs
+import enum
 import json
 import re
-from collections.abc import Iterator
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import IO, Any, TypeVar
 
 from app.errors import InvalidInputError
 
@@ -24,6 +25,22 @@ _WHITESPACE = " \t\r\n"
 _LOOKAHEAD = 1 << 16
 # Between two values of an array: the comma (or the closing bracket) and white space.
 _BETWEEN = re.compile(r"[ \t\r\n]*([,\]])[ \t\r\n]*")
+# `array_run`: about this many characters of values at a time, and this many `}` tried
+# from the end of them before giving up on a run.
+_RUN = 1 << 18
+_RUN_TRIES = 64
+T = TypeVar("T")
+
+
+def _utf8_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+class NoRun(enum.Enum):
+    """Why `array_run` read no run."""
+
+    SHORT = "the next value reaches past where a run may end: read it alone"
+    REFUSED = "no end of a value was found, or the decoder refused the run"
 
 
 class JsonFormatError(InvalidInputError):
@@ -38,6 +55,7 @@ class JsonStream:
         self._json = json.JSONDecoder()
         self._text = ""
         self._pos = 0
+        self._base = 0  # the byte of the file where `_text` starts
         self._eof = False
         self.bytes_read = 0
 
@@ -51,6 +69,7 @@ class JsonStream:
             text = self._decoder.decode(chunk, final=not chunk)
         except UnicodeDecodeError as exc:
             raise self.error(f"is not UTF-8 text ({exc.reason})") from exc
+        self._base += _utf8_length(self._text[: self._pos])
         self._text = self._text[self._pos :] + text
         self._pos = 0
         if not chunk:
@@ -61,10 +80,8 @@ class JsonStream:
         return JsonFormatError(f"{self._name} {problem} (near byte {self.position():,})")
 
     def position(self) -> int:
-        """About how many bytes of the file lie behind the reader."""
-        return max(
-            0, self.bytes_read - len(self._text.encode("utf-8", "surrogatepass")) + self._pos
-        )
+        """How many bytes of the file lie behind the reader."""
+        return self._base + _utf8_length(self._text[: self._pos])
 
     def peek(self) -> str:
         """The next character that is not whitespace ("" at the end of the file)."""
@@ -150,6 +167,40 @@ class JsonStream:
                     return
             elif not self.next_item("]"):
                 return
+
+    def array_run(self, decode: Callable[[str], T], *, size: int = _RUN) -> tuple[T, bool] | NoRun:
+        """Inside an array, at one of its values (objects): the values of about the next
+        `size` characters decoded at once by `decode`, which gets them as the text of a
+        JSON array and raises ValueError for anything it does not take; and whether the
+        array ends after them (its bracket consumed; else the comma after them is).
+
+        A run ends at a `}` followed by a comma or the bracket. One inside a string or
+        inside a value is no end of a value, and then the text `decode` gets is not a
+        whole array (a string left open, a bracket left unclosed): a strict decoder
+        refuses it. So a run `decode` takes is exactly the values a value-by-value
+        reading would give. Otherwise, with nothing consumed, why not (`NoRun`): read
+        the next value, or values, one by one with `value()`."""
+        # Read on exactly where reading value by value would (`value`), and end the run
+        # before a value that would read on first: a file that stops being UTF-8 then
+        # stops both ways at the same value, with the same count of events read.
+        while len(self._text) - self._pos < _LOOKAHEAD and self._fill():
+            pass
+        text, pos = self._text, self._pos
+        limit = min(pos + size, len(text) if self._eof else len(text) - _LOOKAHEAD + 1)
+        for _ in range(_RUN_TRIES):
+            cut = text.rfind("}", pos, limit)
+            if cut < 0:
+                return NoRun.SHORT
+            between = _BETWEEN.match(text, cut + 1)
+            if between is not None and between.end() < len(text):
+                try:
+                    values = decode("[" + text[pos : cut + 1] + "]")
+                except (ValueError, RecursionError):
+                    return NoRun.REFUSED
+                self._pos = between.end()
+                return values, between.group(1) == "]"
+            limit = cut
+        return NoRun.REFUSED
 
     def string(self) -> str:
         found = self.peek()

@@ -81,6 +81,19 @@ class EventSpill:
         if len(pending) >= self._run:
             self._write_run(bucket)
 
+    def add_rows(self, *, bucket: int, rows: list[tuple[int, int, str]]) -> None:
+        """Events as (start, duration, canonical data): `add` for each, in order."""
+        pending = self._pending.setdefault(bucket, [])
+        count = self.count
+        for start, duration, data in rows:
+            pending.append((start, count, duration, data))
+            count += 1
+            if len(pending) >= self._run:
+                self.count = count
+                self._write_run(bucket)
+                pending = self._pending.setdefault(bucket, [])
+        self.count = count
+
     def _write_run(self, bucket: int) -> None:
         pending = self._pending.pop(bucket, None)
         if not pending:
@@ -101,13 +114,18 @@ class EventSpill:
             block: list[Pending] = marshal.loads(self._file.read(length))
             yield from block
 
-    def events(self, *, bucket: int) -> Iterator[Event]:
-        """The bucket's events by start time (ties in the order they were added)."""
+    def rows(self, *, bucket: int) -> Iterator[Pending]:
+        """The bucket's events by start time (ties in the order they were added), as
+        (start, order added, duration, data) tuples."""
         self._write_run(bucket)
         runs = sorted(self._runs.get(bucket, []), key=lambda r: r.first)
         if all(a.last < b.first for a, b in pairwise(runs)):
-            ordered: Iterator[Pending] = (e for run in runs for e in self._read(run))
+            for run in runs:
+                yield from self._read(run)
         else:
-            ordered = heapq.merge(*(self._read(run) for run in runs))
-        for start, _, duration, data in ordered:
+            yield from heapq.merge(*(self._read(run) for run in runs))
+
+    def events(self, *, bucket: int) -> Iterator[Event]:
+        """The bucket's events by start time (ties in the order they were added)."""
+        for start, _, duration, data in self.rows(bucket=bucket):
             yield Event(start, duration, data)

@@ -242,3 +242,184 @@ def _covering(spans: list[Span], t: int) -> Span | None:
         if span.start <= t < span.end and (found is None or span.start >= found.start):
             found = span
     return found
+
+
+# -- the same arithmetic over tuples ------------------------------------------------------------
+# What an import runs: the functions above, over plain tuples held in local variables
+# (no object per event, no property per read), one pass per bucket. A stretch is
+# (start, end, data). `tests/unit/test_timeline_fast.py` holds each equal to its
+# counterpart above.
+
+Stretch = tuple[int, int, str]
+PieceRow = tuple[int, int, str, bool, str | None, bool]  # start, end, window, active, tab, private
+
+
+def flood_rows(
+    rows: Iterable[tuple[int, int, int, str]], *, pulsetime: int = PULSETIME_US
+) -> Iterator[Stretch]:
+    """`flood` over a spill's rows (start, order added, duration, data), as stretches."""
+    it = iter(rows)
+    first = next(it, None)
+    if first is None:
+        return
+    s1, _, d1, x1 = first
+    for s2, _, d2, x2 in it:
+        gap = s2 - s1 - d1
+        if gap < 0 and x1 == x2:
+            end = max(s1 + d1, s2 + d2)
+            s1 = min(s1, s2)
+            d1 = end - s1
+            s2, d2 = end, 0
+        elif -_TRIM_US < gap <= pulsetime and gap != 0:
+            e2_end = s2 + d2
+            if d1 >= d2:
+                if x1 == x2:
+                    d1 = e2_end - s1
+                    s2, d2 = e2_end, 0
+                else:
+                    d1 = s2 - s1
+            elif x1 == x2:
+                s2, d2 = s1, e2_end - s1
+                d1 = 0
+            else:
+                s2 = s1 + d1  # e1's end
+                d2 = e2_end - s2
+        if d1 > 0:
+            yield s1, s1 + d1, x1
+        s1, d1, x1 = s2, d2, x2
+    if d1 > 0:
+        yield s1, s1 + d1, x1
+
+
+def clip_stretches(stretches: Iterable[Stretch]) -> Iterator[Stretch]:
+    """`clip` over stretches."""
+    it = iter(stretches)
+    first = next(it, None)
+    if first is None:
+        return
+    hs, he, hx = first
+    for s, e, x in it:
+        end = min(he, max(s, hs))
+        if end > hs:
+            yield hs, end, hx
+        hs, he, hx = s, e, x
+    yield hs, he, hx
+
+
+def active_stretches(afk: Iterable[Stretch]) -> Iterator[Stretch]:
+    """`active_spans` over (flooded) stretches; the stretches it yields carry no data."""
+    held = False
+    hs = he = 0
+    for s, e, x in afk:
+        if NOT_AFK not in x:
+            continue
+        if held and s <= he:
+            he = max(he, e)
+            continue
+        if held:
+            yield hs, he, ""
+        hs, he, held = s, e, True
+    if held:
+        yield hs, he, ""
+
+
+class StretchCursor:
+    """`Cursor` over stretches."""
+
+    def __init__(self, stretches: Iterable[Stretch]) -> None:
+        self._stretches = iter(stretches)
+        self._next = next(self._stretches, None)
+        self._held: list[Stretch] = []
+
+    def overlapping(self, start: int, end: int) -> list[Stretch]:
+        """The stretches overlapping [start, end) (the list is not to be changed)."""
+        following = self._next
+        held = self._held
+        if len(held) == 1 and (following is None or following[0] >= end):
+            only = held[0]
+            if only[1] > start:
+                return held if only[0] < end else []
+        held = [s for s in held if s[1] > start]
+        while following is not None and following[0] < end:
+            if following[1] > start:
+                held.append(following)
+            following = next(self._stretches, None)
+        self._next, self._held = following, held
+        return [s for s in held if s[0] < end]
+
+
+@dataclass(slots=True)
+class WebStretches:
+    """`WebStream` over stretches."""
+
+    spans: StretchCursor
+    is_this_browser: Callable[[str], bool]
+
+
+_BROWSERS_SEEN_MAX = 16_384
+
+
+def piece_rows(
+    windows: Iterable[Stretch],
+    *,
+    not_afk: Iterable[Stretch] | None,
+    web: Sequence[WebStretches] = (),
+    audible_is_active: bool = True,
+) -> Iterator[PieceRow]:
+    """`host_pieces` over stretches, each piece as (start, end, window, active, tab,
+    private)."""
+    afk = StretchCursor(not_afk) if not_afk is not None else None
+    private_windows: set[str] = set()
+    # Per window data, the tab cursors of the browsers it is (none for most windows).
+    browsers: dict[str, list[StretchCursor]] = {}
+    for start, end, data in windows:
+        active = afk.overlapping(start, end) if afk is not None else [(start, end, "")]
+        tabs: list[Stretch] = []
+        private = data in private_windows
+        if web:
+            cursors = browsers.get(data)
+            if cursors is None:
+                if len(browsers) >= _BROWSERS_SEEN_MAX:
+                    browsers.clear()
+                app = window_app(data)
+                cursors = browsers[data] = [s.spans for s in web if s.is_this_browser(app)]
+            if cursors:
+                near: list[Stretch] = []
+                for cursor in cursors:
+                    near += cursor.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+                tabs = [s for s in near if s[1] > start and s[0] < end]
+                private = private or any(INCOGNITO in s[2] for s in (tabs or near))
+        if private:
+            private_windows.add(data)
+        if not tabs and len(active) == 1 and active[0][0] <= start and active[0][1] >= end:
+            yield start, end, data, True, None, private  # most: active throughout
+            continue
+        cuts = {start, end}
+        for first, last, _ in (*active, *tabs):
+            if start < first < end:
+                cuts.add(first)
+            if start < last < end:
+                cuts.add(last)
+        held: list[Any] | None = None  # [start, end, active, tab]
+        for t0, t1 in pairwise(sorted(cuts)):
+            tab = _covering_stretch(tabs, t0)
+            is_active = _covering_stretch(active, t0) is not None or (
+                audible_is_active and tab is not None and AUDIBLE in tab[2]
+            )
+            tab_data = tab[2] if tab is not None else None
+            if held is not None and held[2] == is_active and held[3] == tab_data:
+                held[1] = t1
+                continue
+            if held is not None:
+                yield held[0], held[1], data, held[2], held[3], private
+            held = [t0, t1, is_active, tab_data]
+        if held is not None:
+            yield held[0], held[1], data, held[2], held[3], private
+
+
+def _covering_stretch(stretches: list[Stretch], t: int) -> Stretch | None:
+    found: Stretch | None = None
+    for s in stretches:
+        if s[0] <= t < s[1] and (found is None or s[0] >= found[0]):
+            found = s
+    return found

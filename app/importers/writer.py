@@ -20,7 +20,13 @@ from datetime import datetime
 from types import TracebackType
 from typing import NamedTuple
 
-from app.ingest.records import IngestResult, IngestStore, prepare_records, store_prepared
+from app.ingest.records import (
+    IngestResult,
+    IngestStore,
+    PreparedRecords,
+    prepare_records,
+    store_prepared,
+)
 from app.rules.categories import Rules
 from app.store import UserContext
 
@@ -122,24 +128,40 @@ class RecordWriter:
         """Hand the batch to the writing thread (after the one before it is stored)."""
         if not self._batch or self._device is None:
             return
-        batch, summary = self._batch, self.summary
+        batch = self._batch
         first = min(r.ts_start for r in batch)
         last = max(r.ts_end or r.ts_start for r in batch)
-        summary.first = first if summary.first is None else min(summary.first, first)
-        summary.last = last if summary.last is None else max(summary.last, last)
         # The rules run here; the thread only stores (Python in two threads would take
         # turns at the interpreter lock, each waiting on the other).
         prepared = prepare_records(batch, rules=self._rules, user=self._user)
+        self._submit(self._device, prepared, first=first, last=last)
+        self._batch = []
+
+    def add_prepared(
+        self, device_id: str, prepared: PreparedRecords, *, first: datetime, last: datetime
+    ) -> None:
+        """A batch an importer made into columns itself (by the same rules as
+        `prepare_records`), with the first start and last end of the records it
+        received."""
+        self.flush()
+        self._device = device_id
+        self._submit(device_id, prepared, first=first, last=last)
+
+    def _submit(
+        self, device_id: str, prepared: PreparedRecords, *, first: datetime, last: datetime
+    ) -> None:
+        summary = self.summary
+        summary.first = first if summary.first is None else min(summary.first, first)
+        summary.last = last if summary.last is None else max(summary.last, last)
         self._written()
         self._writing = self._thread.submit(
             store_prepared,
             self._store,
             user=self._user,
-            device_id=self._device,
+            device_id=device_id,
             prepared=prepared,
             source=summary.source,
         )
-        self._batch = []
 
     def _written(self) -> None:
         """Wait for the batch being written, and count it (its error is raised here)."""

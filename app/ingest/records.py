@@ -27,6 +27,7 @@ from pydantic import (
 
 from app.boundary import CapturedText, Identifier, Instant
 from app.errors import DatabaseError, UnknownDeviceError
+from app.ingest.ruled import LogicalDays, Ruled, rule_text
 from app.job_requests import build_job, rollup_day_job
 from app.pyramid.build import RebuildDays
 from app.rules.categories import Rules
@@ -38,8 +39,7 @@ from app.store import (
     RecordStore,
     UserContext,
 )
-from app.text import canonical_domain
-from app.timeutil import logical_day, zone
+from app.timeutil import zone
 
 log = logging.getLogger("timetrace.ingest")
 MAX_BATCH = 5_000
@@ -163,41 +163,54 @@ def prepare_records(
     records: Sequence[RecordFields], *, rules: Rules, user: UserContext
 ) -> PreparedRecords:
     """Rows ready to insert, and how many records were excluded and redacted. The one
-    place privacy and category rules meet a record, for HTTP and the importers alike."""
-    tz = zone(user.time_zone)
+    place privacy and category rules meet a record, for HTTP and the importers alike
+    (`rule_text`: once per distinct text in the batch, as titles repeat)."""
+    days = LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
+    seen: dict[tuple[str, str, str | None, bool, bool], Ruled] = {}
     rows = NewRecords()
+    # The columns' appends bound once: a batch is thousands of records.
+    columns = [getattr(rows, name).append for name in NewRecords.model_fields]
+    (
+        add_key, add_start, add_end, add_day, add_app, add_app_raw, add_title, add_url,
+        add_domain, add_idle, add_reason, add_shot, add_sha, add_category, add_source,
+        add_redacted, add_description,
+    ) = columns  # fmt: skip
+    day_of = days.of
     excluded = redacted = 0
     for rec in records:
-        domain = canonical_domain(rec.url)
-        verdict = rules.classify(
-            app=rec.app,
-            title=rec.window_title,
-            domain=domain,
-            idle=rec.is_idle,
-            incognito=rec.incognito,
-        )
-        if verdict.action == "drop":
+        text = (rec.app, rec.window_title, rec.url, rec.is_idle, rec.incognito)
+        ruled = seen.get(text)
+        if ruled is None:
+            ruled = seen[text] = rule_text(
+                rules,
+                app=rec.app,
+                title=rec.window_title,
+                url=rec.url,
+                idle=rec.is_idle,
+                incognito=rec.incognito,
+            )
+        if ruled.drop:
             excluded += 1
             continue
-        hide = verdict.action == "redact"
+        hide = ruled.redacted
         redacted += hide
-        rows.client_record_id.append(rec.client_record_id)
-        rows.ts_start.append(rec.ts_start)
-        rows.ts_end.append(rec.ts_end)
-        rows.day_local.append(logical_day(rec.ts_start, tz=tz, cut_hour=user.day_cut_hour))
-        rows.app.append(verdict.app)
-        rows.app_raw.append(rec.app.strip())
-        rows.window_title.append("" if hide else rec.window_title)
-        rows.url.append(None if hide else rec.url)
-        rows.domain.append(None if hide else domain)
-        rows.is_idle.append(rec.is_idle)
-        rows.capture_reason.append(rec.capture_reason)
-        rows.screenshot_ref.append(None if hide else rec.screenshot_ref)
-        rows.screenshot_sha256.append(None if hide else rec.screenshot_sha256)
-        rows.category.append(verdict.category)
-        rows.category_source.append(verdict.source)
-        rows.redacted.append(hide)
-        rows.description.append(None if hide else rec.description)
+        add_key(rec.client_record_id)
+        add_start(rec.ts_start)
+        add_end(rec.ts_end)
+        add_day(day_of(rec.ts_start))
+        add_app(ruled.app)
+        add_app_raw(ruled.app_raw)
+        add_title(ruled.window_title)
+        add_url(ruled.url)
+        add_domain(ruled.domain)
+        add_idle(rec.is_idle)
+        add_reason(rec.capture_reason)
+        add_shot(None if hide else rec.screenshot_ref)
+        add_sha(None if hide else rec.screenshot_sha256)
+        add_category(ruled.category)
+        add_source(ruled.category_source)
+        add_redacted(hide)
+        add_description(None if hide else rec.description)
     return PreparedRecords(rows, received=len(records), excluded=excluded, redacted=redacted)
 
 

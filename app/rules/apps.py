@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from app.errors import ConfigError
-from app.patterns import LinearPattern, PatternSyntaxError, capped
+from app.patterns import LinearPattern, PatternSyntaxError, capped, encoded
 
 _PATH = re.compile(r"^.*[\\/]")
 _BUNDLE_SUFFIX = re.compile(r"\.(exe|app)$", re.IGNORECASE)
@@ -34,6 +35,7 @@ _TIGHT = re.compile(r"[_｜]|-")
 _COUNTER = re.compile(r"^[(（]\d+[)）]\s*")
 
 
+@lru_cache(maxsize=65_536)  # a device reports a few dozen apps, record after record
 def normal_app(raw: str) -> str:
     """The lookup form of a reported name: no folder, no .exe/.app, case-folded."""
     name = _PATH.sub("", capped(raw).strip().strip('"'))
@@ -79,8 +81,9 @@ class AppIdentities:
     def page_title(self, title: str) -> str:
         """A browser window title without the browser's own suffix and unread counter."""
         title = capped(title)
+        data = encoded(title)  # once for all the suffixes
         for suffix in self.suffixes:
-            span = suffix.span(title)
+            span = suffix.span_encoded(data)
             if span is not None:
                 title = title[: span[0]]
                 break
@@ -90,9 +93,14 @@ class AppIdentities:
         """The domain of the site a page title names, if a [[site]] rule knows it."""
         page_title = capped(page_title)
         ends = _ends(page_title)
+        data: bytes | None = None  # encoded once, for the first site with a title pattern
         for site in self.sites:
-            if not site.names.isdisjoint(ends) or (site.title and site.title.matches(page_title)):
+            if not site.names.isdisjoint(ends):
                 return site.domain
+            if site.title is not None:
+                data = encoded(page_title) if data is None else data
+                if site.title.matches_encoded(data):
+                    return site.domain
         return None
 
     def site_label(self, page_title: str) -> str:

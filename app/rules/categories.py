@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from app.errors import ConfigError
-from app.patterns import LinearPattern, PatternSyntaxError
+from app.patterns import LinearPattern, PatternSyntaxError, encoded
 from app.rules.apps import AppIdentities, load_app_identities
 
 Category = Literal["work", "study", "social", "entertainment", "system", "uncategorized"]
@@ -210,8 +210,12 @@ def _admitted(rules: Sequence[R], *, app: str, domain: str, incognito: bool) -> 
 
 
 def _first(shortlist: Shortlist[R], title: str) -> R | None:
+    data: bytes | None = None  # the title encoded once, for all the patterns it meets
     for rule, title_pattern in shortlist:
-        if title_pattern is None or title_pattern.matches(title):
+        if title_pattern is None:
+            return rule
+        data = encoded(title) if data is None else data
+        if title_pattern.matches_encoded(data):
             return rule
     return None
 

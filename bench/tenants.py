@@ -14,7 +14,9 @@ Then, for --queries random (user, topic) queries:
   from a scripted endpoint that knows each query's topic): p50/p95;
 - recall@10 of its semantic side (the store's search with no keywords, k = 10) against
   an exact scan of that user's embedded episodes (no index);
-- the exact scan's own latency, to compare.
+- the exact scan's own latency, to compare;
+- the same queries over two weeks (a few hundred of the user's episodes), by the exact
+  scan search_episodes takes for few episodes and by the HNSW index (`window_*`).
 Ends with one JSON line: {"tenants", "episodes", "search_episodes_p95_ms",
 "search_recall_at_10", …}.
 """
@@ -27,9 +29,10 @@ import math
 import random
 import sys
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from app.db import store_tools
 from app.db.connection import connect
 from app.enrich.client import ModelClient
 from app.runtime.services import open_services
@@ -182,17 +185,61 @@ def query_vector(model: dict[str, Any], topic: int, rng: random.Random, dim: int
     return [c + x for c, x in zip(model["cells"][cell], noise, strict=True)]
 
 
-def exact_top(conn: Any, *, user_id: int, vector: str, k: int) -> list[int]:
+def exact_top(
+    conn: Any, *, user_id: int, vector: str, k: int, days: tuple[date, date] | None = None
+) -> list[int]:
     """The user's k nearest embedded episodes by an exact scan (no vector index)."""
+    first, last = days or (None, None)
     with conn.transaction():
         conn.execute("SET LOCAL enable_indexscan = off")  # the HNSW index is an index scan
         rows = conn.execute(
             "SELECT episode_id FROM episodes WHERE user_id = %s AND NOT stale"
-            " AND summary_embedding IS NOT NULL ORDER BY summary_embedding <=> %s::vector,"
-            " episode_id LIMIT %s",
-            [user_id, vector, k],
+            " AND summary_embedding IS NOT NULL"
+            " AND (%s::date IS NULL OR day_local BETWEEN %s AND %s)"
+            " ORDER BY summary_embedding <=> %s::vector, episode_id LIMIT %s",
+            [user_id, first, first, last, vector, k],
         ).fetchall()
     return [r["episode_id"] for r in rows]
+
+
+WINDOW_DAYS = 14  # a search over two weeks: about 400 of a user's 10,000 episodes
+
+
+def windowed(
+    store: Any, conn: Any, wanted: list[tuple[int, str, list[float]]], rng: random.Random
+) -> dict[str, Any]:
+    """Searches over two weeks, by an exact scan of the user's episodes in range (what
+    search_episodes does for few) and by the HNSW index filtered to them: which wins."""
+    cases = []
+    for user_id, _, vector in wanted:
+        first = START.date() + timedelta(days=rng.randrange(365 - WINDOW_DAYS))
+        days = (first, first + timedelta(days=WINDOW_DAYS - 1))
+        truth = exact_top(conn, user_id=user_id, vector=_vector_text(vector), k=10, days=days)
+        cases.append((user_id, vector, days, truth))
+    out: dict[str, Any] = {}
+    default = store_tools.EXACT_BELOW
+    for name, below in (("exact", default), ("index", -1)):
+        store_tools.EXACT_BELOW = below  # -1: never exact
+        took, recall = [], []
+        for user_id, vector, (first, last), truth in cases:
+            started = time.perf_counter()
+            hits = store.search_episodes(
+                user_id=user_id,
+                terms=[],
+                embedding=vector,
+                day_from=first,
+                day_to=last,
+                category=None,
+                k=10,
+                candidates=40,
+            )
+            took.append(time.perf_counter() - started)
+            found = {h.episode_id for h in hits}
+            recall.append(len(found & set(truth)) / max(len(truth), 1))
+        out[f"window_{name}_p50_p95_ms"] = p50_p95_ms(took)
+        out[f"window_{name}_recall_at_10"] = round(sum(recall) / len(recall), 4)
+    store_tools.EXACT_BELOW = default
+    return out
 
 
 def run(*, tenants: int, per_user: int, queries: int, seed: int = 11) -> None:
@@ -274,6 +321,8 @@ def run(*, tenants: int, per_user: int, queries: int, seed: int = 11) -> None:
                     raise SystemExit(f"search_episodes {text}: {result.error}")
                 if getattr(result, "mode", None) != "hybrid" or not result.items:
                     raise SystemExit(f"search_episodes {text}: {result}")
+            with connect(url, settings=settings, autocommit=True) as conn:
+                window = windowed(store, conn, wanted[:60], rng)
     p50, p95 = p50_p95_ms(search_s)
     out = {
         "tenants": tenants,
@@ -286,6 +335,7 @@ def run(*, tenants: int, per_user: int, queries: int, seed: int = 11) -> None:
         "exact_scan_p50_p95_ms": p50_p95_ms(exact_s),
         "load_s": model["load_s"],
         "index_s": model["index_s"],
+        **window,
     }
     print(json.dumps(out, ensure_ascii=False))
 

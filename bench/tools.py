@@ -228,14 +228,6 @@ def main() -> None:
             }
             latency: dict[str, tuple[float, float]] = {}
             for label, (name, make) in plans.items():
-                # Untimed first: the pool lends its connections in turn (FIFO), and each
-                # plans a query cold once (10 ms for unbuilt_days at a year, against
-                # 0.2 ms warm); a server's long-lived connections pay that once.
-                for _ in range(settings.pool_max_size):
-                    arguments = make()
-                    if name == "get_signals":
-                        arguments.pop("category")
-                    dispatch(ctx(), name, arguments)
                 samples = []
                 for _ in range(args.calls):
                     arguments = make()

@@ -1,6 +1,9 @@
 """Tool latency and output tokens on a synthetic year.
 
     python bench/tools.py [--days 365] [--episodes 30000] [--calls 60]
+    python bench/tools.py --tenants 30 [--tenant-episodes 10000] [--queries 200]
+
+--tenants runs search_episodes at many tenants instead (bench/tenants.py).
 
 Loads a year of sample activity through the real ingest code, builds the
 pyramid, then adds synthetic episodes (Chinese and English titles and
@@ -141,7 +144,15 @@ def main() -> None:
     parser.add_argument("--mean-record-s", type=int, default=4)
     parser.add_argument("--episodes", type=int, default=30_000)
     parser.add_argument("--calls", type=int, default=60)
+    parser.add_argument("--tenants", type=int, default=0, help="search at many tenants")
+    parser.add_argument("--tenant-episodes", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
+    if args.tenants:
+        from bench.tenants import run
+
+        run(tenants=args.tenants, per_user=args.tenant_episodes, queries=args.queries)
+        return
     rng = random.Random(7)
     with (
         bench_database("timetrace_bench_tools") as (url, settings),

@@ -28,6 +28,14 @@ from app.store import (
     UncategorizedTime,
 )
 
+# search_episodes (measured with bench/tools.py, one tenant and --tenants 30):
+# the HNSW candidate list, enough for recall@10 >= 0.95 under a user filter;
+HNSW_EF_SEARCH = 100
+# up to this many embedded episodes in range, an exact scan of them instead;
+EXACT_BELOW = 1_000
+# the newest keyword matches that are ranked.
+LEXICAL_CAP = 100
+
 
 class PostgresToolStore(Queries):
     """What the query-time tools read, and re-labelling (mixed into PostgresStore)."""
@@ -50,9 +58,10 @@ class PostgresToolStore(Queries):
 
     def _search_episodes(self, params: Params) -> list[SearchHit]:
         with self.pool.connection() as conn, conn.transaction():
-            # A query returns at most ef_search rows: raise it to the candidate count, and
-            # let filtered scans keep going (pgvector >= 0.8).
-            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, int(params['candidates']))}")
+            # A query returns at most ef_search rows, and a filtered one fewer unless the
+            # scan goes on (pgvector >= 0.8): the user filter keeps about 1 in N tenants.
+            ef_search = max(HNSW_EF_SEARCH, int(params["candidates"]))
+            conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search}")
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             return fetch_all(conn, SearchHit, QUERIES["search_episodes"], params)
 
@@ -60,7 +69,11 @@ class PostgresToolStore(Queries):
         ToolStore.search_episodes,
         _search_episodes,
         adapt={"embedding": Vector},
-        derive=lambda params: {"tsquery": tsquery(params["terms"])},
+        derive=lambda params: {
+            "tsquery": tsquery(params["terms"]),
+            "exact_below": EXACT_BELOW,
+            "lexical_cap": LEXICAL_CAP,
+        },
     )
 
     def _relabel(self, params: Params) -> Relabelled | None:

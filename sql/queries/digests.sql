@@ -141,6 +141,7 @@ SELECT count(DISTINCT day_local) AS n FROM records
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND deleted_at IS NULL;
 
 -- name: rollups_due --
+-- global: the sweep: day digests due for every user
 -- Day digests to (re)compute: days with closed episodes whose digest is missing, stale,
 -- computed from older episodes (`sources_through`, see `day_sources_through`), or not
 -- finalized though the day is over; and stale digests of days left with no episode.
@@ -167,6 +168,7 @@ WHERE user_id = %(user_id)s AND grain = 'day' AND NOT stale
   AND scope_key BETWEEN %(key_from)s AND %(key_to)s;
 
 -- name: periods_due --
+-- global: the sweep: week and month digests due for every user
 -- Week and month digests to (re)compute: their days have digests, and the period's
 -- digest is missing, stale, computed from older days (a rollup lost to a crash or to a
 -- killed back-fill), or not finalized though the period is over and every active day

@@ -1,6 +1,7 @@
 -- L2 episodes: what the episode builder reads and writes.
 
 -- name: devices_with_work --
+-- global: the sweep: finds the devices of every user with work to build
 -- Devices with days marked for a rebuild (or stale episodes), or whose newest live
 -- record lies after their watermark (one backward probe each of records and episodes).
 SELECT user_id, device_id FROM build_marks
@@ -276,6 +277,7 @@ GROUP BY day_local ORDER BY day_local;
 
 
 -- name: refresh_statistics --
+-- global: maintenance: the planner's statistics of the whole table
 -- Before a bulk build: the planner's statistics of records as they are now (a sample of
 -- rows, so about a second for a year), not as they were before a large load.
 ANALYZE records;

@@ -76,16 +76,19 @@ UPDATE episodes SET embedding_status = 'failed', embedding_reason = %(reason)s
 WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND embedding_status = 'pending';
 
 -- name: pending_summaries --
+-- global: the model sweep: the next episodes to summarise, any user
 SELECT user_id, episode_id FROM episodes
 WHERE summary_status = 'pending' AND closed AND NOT stale
 ORDER BY ts_start DESC LIMIT %(limit)s;
 
 -- name: pending_embeddings --
+-- global: the model sweep: the next summaries to embed, any user
 SELECT user_id, episode_id FROM episodes
 WHERE summary_status = 'done' AND embedding_status = 'pending' AND NOT stale
 ORDER BY ts_start DESC LIMIT %(limit)s;
 
 -- name: pending_narratives --
+-- global: the model sweep: the next digests to narrate, any user
 -- Finalized digests whose narrative is still to write and whose sources are ready:
 -- every episode of a day summarised (or failed, or idle); every day of a week or
 -- month narrated.
@@ -128,6 +131,7 @@ WHERE r.user_id = %(user_id)s AND r.record_id = %(record_id)s AND r.deleted_at I
   AND a.record_id IS NULL AND r.screenshot_ref IS NOT NULL;
 
 -- name: pending_descriptions --
+-- global: the model sweep: the next screenshots to describe, any user
 SELECT r.user_id, r.record_id FROM records r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 WHERE r.screenshot_ref IS NOT NULL AND r.deleted_at IS NULL AND a.record_id IS NULL
@@ -141,6 +145,7 @@ VALUES (%(user_id)s, %(record_id)s, %(description)s, %(category)s, %(confidence)
 ON CONFLICT (user_id, record_id) DO NOTHING;
 
 -- name: model_work_counts --
+-- global: operator status: the model layer's work over all users
 -- The model layer's work, done, open and failed, for `timetrace status`.
 SELECT
     count(*) FILTER (WHERE summary_status = 'done') AS summaries_done,
@@ -159,6 +164,7 @@ SELECT
 FROM episodes WHERE closed AND NOT stale;
 
 -- name: model_failures --
+-- global: operator status: the latest model failures over all users
 -- The latest failures of every kind, newest first.
 SELECT kind, target, reason, at FROM (
     (SELECT 'summary' AS kind, 'episode ' || episode_id AS target, summary_reason AS reason,

@@ -211,29 +211,63 @@ ORDER BY ts_start DESC, episode_id DESC LIMIT %(limit)s;
 -- name: search_episodes --
 -- Hybrid search: pgvector cosine and tsvector ranks, each capped, fused with
 -- Reciprocal Rank Fusion (k = 60). With no query vector only the text side runs.
-WITH filtered AS (
-    SELECT episode_id FROM episodes
-    WHERE user_id = %(user_id)s AND NOT stale
-      AND (%(day_from)s::date IS NULL OR day_local >= %(day_from)s::date)
-      AND (%(day_to)s::date IS NULL OR day_local <= %(day_to)s::date)
-      AND (%(category)s::text IS NULL OR category = %(category)s::text)
+-- Semantic side: when the user has few embedded episodes in range (at most
+-- exact_below), an exact scan of them (recall 1, and a filtered HNSW scan would have
+-- to walk most of the graph to find them); otherwise the HNSW index, with the
+-- transaction's iterative scan (store_tools.py) so that the user filter cannot leave
+-- it short. Text side: only the newest matches are ranked (lexical_cap, or the
+-- candidates asked for if more): ranking every match of a common word is the expensive part.
+WITH few AS MATERIALIZED (
+    SELECT count(*) <= %(exact_below)s AS exact FROM (
+        SELECT 1 FROM episodes e
+        WHERE %(embedding)s::vector IS NOT NULL AND e.user_id = %(user_id)s AND NOT e.stale
+          AND e.summary_embedding IS NOT NULL
+          AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
+          AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
+          AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+        LIMIT %(exact_below)s + 1) x
+), near AS MATERIALIZED (
+    (SELECT e.episode_id, e.summary_embedding <=> %(embedding)s::vector AS distance
+     FROM episodes e
+     WHERE %(embedding)s::vector IS NOT NULL AND NOT (SELECT exact FROM few)
+       AND e.user_id = %(user_id)s AND NOT e.stale
+       AND e.summary_embedding IS NOT NULL
+       AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
+       AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
+       AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+     ORDER BY e.summary_embedding <=> %(embedding)s::vector
+     LIMIT %(candidates)s)
+    UNION ALL
+    (SELECT episode_id, distance FROM (
+         SELECT e.episode_id, e.summary_embedding <=> %(embedding)s::vector AS distance
+         FROM episodes e
+         WHERE %(embedding)s::vector IS NOT NULL AND (SELECT exact FROM few)
+           AND e.user_id = %(user_id)s AND NOT e.stale AND e.summary_embedding IS NOT NULL
+           AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
+           AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
+           AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+         OFFSET 0  -- a fence: every row is compared, the index's order is not used
+     ) every
+     ORDER BY distance, episode_id
+     LIMIT %(candidates)s)
 ), semantic AS (
-    SELECT e.episode_id, row_number() OVER (ORDER BY e.summary_embedding <=> %(embedding)s::vector) AS rank
+    -- relaxed_order returns nearly sorted rows: rank them by their distance here
+    SELECT episode_id, row_number() OVER (ORDER BY distance, episode_id) AS rank FROM near
+), matches AS MATERIALIZED (
+    SELECT e.episode_id, e.ts_start, e.fts
     FROM episodes e
-    WHERE %(embedding)s::vector IS NOT NULL AND e.user_id = %(user_id)s AND NOT e.stale
-      AND e.summary_embedding IS NOT NULL
+    WHERE %(tsquery)s::text IS NOT NULL AND e.user_id = %(user_id)s AND NOT e.stale
+      AND e.fts @@ to_tsquery('simple', %(tsquery)s)
       AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
       AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
       AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
-    ORDER BY e.summary_embedding <=> %(embedding)s::vector
-    LIMIT %(candidates)s
+    ORDER BY e.ts_start DESC
+    LIMIT GREATEST(%(lexical_cap)s, %(candidates)s)
 ), lexical AS (
-    SELECT e.episode_id,
-           row_number() OVER (ORDER BY ts_rank_cd(e.fts, q) DESC, e.ts_start DESC) AS rank
-    FROM episodes e, to_tsquery('simple', %(tsquery)s) AS q
-    WHERE %(tsquery)s::text IS NOT NULL AND e.user_id = %(user_id)s AND e.fts @@ q
-      AND e.episode_id IN (SELECT episode_id FROM filtered)
-    ORDER BY ts_rank_cd(e.fts, q) DESC, e.ts_start DESC
+    SELECT m.episode_id,
+           row_number() OVER (ORDER BY ts_rank_cd(m.fts, q) DESC, m.ts_start DESC) AS rank
+    FROM matches m, to_tsquery('simple', %(tsquery)s) AS q
+    ORDER BY rank
     LIMIT %(candidates)s
 ), fused AS (
     SELECT COALESCE(s.episode_id, l.episode_id) AS episode_id,

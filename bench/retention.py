@@ -1,0 +1,119 @@
+"""Retention: dropping a month of records as a partition against deleting its rows.
+
+    python bench/retention.py [--days 90]
+
+Loads --days of sample activity through the real ingest code, copies the records into
+a table partitioned by month (as records is once partitioned; the copy keeps the
+comparison the same whichever layout the schema has), with the timeline index, then
+removes the first month by DELETE and the second by DETACH … CONCURRENTLY + DROP.
+Ends with one JSON line: {"records", "month_rows", "delete_month_ms",
+"drop_partition_ms", "dead_rows_after_delete", "vacuum_after_delete_ms", "delete_wal_kb",
+"drop_wal_kb"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.db.connection import connect
+from app.runtime.services import open_services
+from bench._common import bench_database, load_sample_year
+
+START = date(2001, 1, 1)
+
+
+def _wal_since(conn: Any, lsn: str) -> int:
+    row = conn.execute(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s::pg_lsn)::bigint AS b", [lsn]
+    ).fetchone()
+    return int(row["b"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--days", type=int, default=90)
+    args = parser.parse_args()
+    with bench_database("timetrace_bench_retention") as (url, settings):
+        with open_services(settings, url=url, auto_migrate=False) as services:
+            user = services.store.ensure_user(name="bench", time_zone="UTC", day_cut_hour=4)
+            for _ in load_sample_year(services, user, start=START, days=args.days, mean_record_s=4):
+                pass
+        with connect(url, settings=settings, autocommit=True) as conn:
+            conn.execute(
+                "CREATE TABLE retention_demo (LIKE records INCLUDING DEFAULTS)"
+                " PARTITION BY RANGE (ts_start)"
+            )
+            months = conn.execute(
+                "SELECT DISTINCT date_trunc('month', ts_start AT TIME ZONE 'UTC')::date AS m"
+                " FROM records ORDER BY 1"
+            ).fetchall()
+            for row in months:
+                m = row["m"]
+                conn.execute(
+                    f"CREATE TABLE retention_demo_{m:%Y_%m} PARTITION OF retention_demo"
+                    f" FOR VALUES FROM ('{m}') TO ('{m}'::date + interval '1 month')"
+                )
+            conn.execute("INSERT INTO retention_demo SELECT * FROM records")
+            conn.execute(
+                "CREATE UNIQUE INDEX ON retention_demo"
+                ' (user_id, device_id, ts_start, client_record_id COLLATE "C")'
+            )
+            conn.execute("CREATE INDEX ON retention_demo (user_id, record_id)")
+            conn.execute("VACUUM ANALYZE retention_demo")
+            total = conn.execute("SELECT count(*) AS n FROM retention_demo").fetchone()["n"]
+            first, second = months[0]["m"], months[1]["m"]
+            month_rows = conn.execute(
+                f"SELECT count(*) AS n FROM retention_demo_{first:%Y_%m}"
+            ).fetchone()["n"]
+            wal = conn.execute("SELECT pg_current_wal_insert_lsn() AS l").fetchone()["l"]
+            started = time.perf_counter()
+            conn.execute(
+                "DELETE FROM retention_demo WHERE ts_start >= %s AND ts_start < %s::date"
+                " + interval '1 month'",
+                [first, first],
+            )
+            delete_s = time.perf_counter() - started
+            delete_wal = _wal_since(conn, wal)
+            conn.execute("SELECT pg_stat_force_next_flush()")
+            dead = conn.execute(
+                "SELECT n_dead_tup AS n FROM pg_stat_user_tables WHERE relname = %s",
+                [f"retention_demo_{first:%Y_%m}"],
+            ).fetchone()["n"]
+            started = time.perf_counter()
+            conn.execute(f"VACUUM retention_demo_{first:%Y_%m}")  # what the DELETE leaves to do
+            vacuum_s = time.perf_counter() - started
+            wal = conn.execute("SELECT pg_current_wal_insert_lsn() AS l").fetchone()["l"]
+            started = time.perf_counter()
+            conn.execute(
+                f"ALTER TABLE retention_demo DETACH PARTITION retention_demo_{second:%Y_%m}"
+                " CONCURRENTLY"
+            )
+            conn.execute(f"DROP TABLE retention_demo_{second:%Y_%m}")
+            drop_s = time.perf_counter() - started
+            drop_wal = _wal_since(conn, wal)
+    print(
+        json.dumps(
+            {
+                "records": total,
+                "month_rows": month_rows,
+                "delete_month_ms": round(delete_s * 1000, 1),
+                "drop_partition_ms": round(drop_s * 1000, 1),
+                "dead_rows_after_delete": dead,
+                "vacuum_after_delete_ms": round(vacuum_s * 1000, 1),
+                "delete_wal_kb": delete_wal // 1024,
+                "drop_wal_kb": drop_wal // 1024,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

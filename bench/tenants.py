@@ -146,13 +146,15 @@ def load(conn: Any, *, users: list[int], per_user: int, dim: int, seed: int) -> 
     conn.execute(
         "INSERT INTO episodes (user_id, episode_key, device_id, ts_start, ts_end, day_local,"
         " primary_app, cluster_key, category, title, auto_title, summary, summary_status,"
-        " embedding_status, fts, closed, duration_s, active_s, summary_embedding)"
+        " embedding_status, fts, closed, duration_s, active_s, summary_embedding,"
+        " first_key, last_start, last_key)"
         " SELECT s.user_id, 'synthetic:' || s.n, 'synthetic', s.ts_start,"
         " s.ts_start + interval '30 minutes', (s.ts_start + interval '8 hours')::date, 'Code',"
         " 'code', 'work', t.title || ' #' || s.n, t.title || ' #' || s.n, t.summary,"
         " 'done', 'done', to_tsvector('simple', t.fts), true, 1800, 1800,"
         " t.v + (SELECT array_agg(random_normal(0, %(noise)s))::vector"
-        "        FROM generate_series(1, %(dim)s + 0 * s.n))"
+        "        FROM generate_series(1, %(dim)s + 0 * s.n)),"
+        " 's' || s.n, s.ts_start, 's' || s.n"
         " FROM bench_staging s JOIN bench_topic t ON t.topic = s.topic ORDER BY s.ts_start",
         {
             "noise": noise,

@@ -99,14 +99,18 @@ def _add_episodes(conn: Any, *, user_id: int, want: int, days: int) -> None:
                 summary,
                 "done",
                 fts_document(f"{title} #{i}", summary),
+                f"synthetic:{i}",
+                start,
+                f"synthetic:{i}",
             )
         )
     with conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO episodes (user_id, episode_key, device_id, ts_start, ts_end, day_local, "
             "primary_app, cluster_key, category, title, auto_title, summary, summary_status, fts, "
-            "closed, duration_s, active_s) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
-            "%s, to_tsvector('simple', %s), true, 1800, 1800)",
+            "closed, duration_s, active_s, first_key, last_start, last_key) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            "to_tsvector('simple', %s), true, 1800, 1800, %s, %s, %s)",
             rows,
         )
 

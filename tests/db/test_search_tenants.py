@@ -20,10 +20,12 @@ def _tenant(services: Services, conn: Any, *, name: str, episodes: int, text: st
     services.store.add_device(user_id=user.user_id, device_id="d", name="d", kind="other")
     conn.execute(
         "INSERT INTO episodes (user_id, episode_key, device_id, ts_start, ts_end, day_local,"
-        " title, summary, summary_status, embedding_status, closed, fts, summary_embedding)"
+        " title, summary, summary_status, embedding_status, closed, fts, summary_embedding,"
+        " first_key, last_start, last_key)"
         " SELECT %(u)s, 'e' || n, 'd', ts, ts + interval '20 minutes', ts::date, %(text)s,"
         " %(text)s, 'done', 'done', true, to_tsvector('simple', %(fts)s),"
-        " (SELECT array_agg(random_normal())::vector FROM generate_series(1, %(dim)s + 0 * n))"
+        " (SELECT array_agg(random_normal())::vector FROM generate_series(1, %(dim)s + 0 * n)),"
+        " 'k' || n, ts, 'k' || n"
         " FROM generate_series(1, %(n)s) n,"
         " LATERAL (SELECT timestamptz '2001-01-01 00:00+00' + n * interval '1 hour') t(ts)",
         {"u": user.user_id, "n": episodes, "dim": DIM, "text": text, "fts": fts_document(text)},

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
 from psycopg.errors import DeadlockDetected, UniqueViolation
 
-from app.db.base import Queries, fetch_all, retrying
+from app.db.base import fetch_all, retrying
+from app.db.connection import Connection
 from app.db.named import Params, method, row, rows, value
 from app.db.queries import QUERIES
+from app.db.store_jobs import PostgresJobStore
 from app.store import (
     CategorySeconds,
     DeviceDayRecords,
     ImportProgress,
     ImportRow,
     ImportStore,
+    JobRequest,
     NewRecords,
     RecordStore,
+    StoredBatch,
 )
 from app.text import fts_document
 from app.timeutil import day_key, scope_keys
@@ -31,20 +38,74 @@ _RECORD_COLUMNS = [name for name in NewRecords.model_fields if name != "descript
 _RECORD_TYPES = ["int8", "text", *_STAGING_TYPES[: len(_RECORD_COLUMNS)]]
 
 
-class PostgresRecordStore(Queries):
-    def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        columns = {
-            name: getattr(records, name)
-            for name in NewRecords.model_fields
-            if name != "description"
-        }
-        params = {"user_id": user_id, "device_id": device_id, **columns}
+def batch_clipped_seconds(
+    records: NewRecords, *, before_start: datetime | None, before_end: datetime | None
+) -> float:
+    """What the `clipped_seconds` query finds, for a batch stored alone inside its span,
+    after the record that starts at `before_start` (None: none before it): on the
+    timeline, each record whose end passes the next one's start is cut there."""
+    # Epoch seconds: one UTC offset looked up per instant, not one per comparison.
+    starts = [t.timestamp() for t in records.ts_start]
+    ends = [None if t is None else t.timestamp() for t in records.ts_end]
+    keys = records.client_record_id
+    order: Sequence[int] = range(len(starts))
+    if any(
+        (starts[i], keys[i]) > (starts[i + 1], keys[i + 1]) for i in range(len(starts) - 1)
+    ):  # a client sends its timeline in order: sort only when it did not
+        order = sorted(order, key=lambda i: (starts[i], keys[i]))
+    clipped = 0.0
+    end = before_end.timestamp() if before_start is not None and before_end is not None else None
+    for i in order:
+        if end is not None and end > starts[i]:
+            clipped += end - starts[i]
+        end = ends[i]
+    return clipped
 
-        def insert() -> int:
+
+class PostgresRecordStore(PostgresJobStore):
+    def store_batch(
+        self, *, user_id: int, device_id: str, records: NewRecords, jobs: Sequence[JobRequest]
+    ) -> StoredBatch:
+        if not len(records):  # every record excluded by the rules: only the device check
             with self.pool.connection() as conn:
-                return conn.execute(QUERIES["insert_records"], params).rowcount
+                known = conn.execute(
+                    QUERIES["device_exists"], {"user_id": user_id, "device_id": device_id}
+                ).fetchone()
+            return StoredBatch(device_known=known is not None)
+        ends = [end for end in records.ts_end if end is not None]
+        params = {
+            "user_id": user_id,
+            "device_id": device_id,
+            "ts_from": min(records.ts_start),
+            "ts_to": max([*ends, *records.ts_start]),
+        }
 
-        return retrying(insert)
+        def store() -> StoredBatch:
+            with self.pool.connection() as conn, conn.transaction():
+                around = conn.execute(QUERIES["batch_neighbours"], params).fetchone()
+                if around is None or not around["device_known"]:
+                    return StoredBatch(device_known=False)
+                conn.execute(QUERIES["create_ingest_staging"])
+                with conn.cursor().copy(QUERIES["copy_ingest_staging"]) as copy:
+                    copy.set_types(_STAGING_TYPES[: len(_RECORD_COLUMNS)])
+                    for row in zip(*(getattr(records, n) for n in _RECORD_COLUMNS), strict=True):
+                        copy.write_row(row)
+                new = conn.execute(QUERIES["insert_records"], params).rowcount
+                if new == len(records) and not around["inside"]:
+                    # Only this batch is stored inside its span: its overlaps are
+                    # its own and the one with the record before it.
+                    clipped = batch_clipped_seconds(
+                        records,
+                        before_start=around["before_start"],
+                        before_end=around["before_end"],
+                    )
+                else:  # a replay, a late batch: the stored timeline decides
+                    clipped = self._clipped_in(conn, {**params, "records": records})
+                if new:
+                    self._defer(conn, jobs)
+                return StoredBatch(device_known=True, new=new, clipped_s=clipped)
+
+        return retrying(store)
 
     def import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
@@ -91,21 +152,14 @@ class PostgresRecordStore(Queries):
             return None
         return len(records)
 
-    def _clipped_seconds(self, params: Params) -> float:
+    @staticmethod
+    def _clipped_in(conn: Connection, params: Params) -> float:
+        """`clipped_seconds` by SQL, on this connection (inside its transaction)."""
         records: NewRecords = params["records"]
-        if not len(records):
-            return 0.0
-        ends = [end for end in records.ts_end if end is not None]
-        window = {
-            "keys": records.client_record_id,
-            "ts_from": min(records.ts_start),
-            "ts_to": max([*ends, *records.ts_start]),
-        }
-        with self.pool.connection() as conn:
-            row = conn.execute(QUERIES["clipped_seconds"], {**params, **window}).fetchone()
+        row = conn.execute(
+            QUERIES["clipped_seconds"], {**params, "keys": records.client_record_id}
+        ).fetchone()
         return float(row["clipped_s"]) if row else 0.0
-
-    clipped_seconds = method(RecordStore.clipped_seconds, _clipped_seconds)
 
     def _delete_records(self, params: Params) -> list[DeviceDayRecords]:
         user = {"user_id": params["user_id"]}

@@ -94,6 +94,7 @@ from app.store.records import (
     NewRecords,
     RecordLine,
     RecordStore,
+    StoredBatch,
 )
 from app.store.tools import (
     DaySeconds,
@@ -210,6 +211,7 @@ __all__ = [
     "SignalRow",
     "SiteTime",
     "Store",
+    "StoredBatch",
     "StuckUser",
     "SummaryMember",
     "TailSeconds",

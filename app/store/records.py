@@ -8,6 +8,7 @@ from typing import Protocol
 
 from sqlmodel import Field
 
+from app.store.jobs import JobRequest
 from app.store.row import Row
 
 
@@ -93,21 +94,30 @@ class CategorySeconds(Row):
     seconds: float
 
 
-class RecordStore(Protocol):
-    def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        """Insert new records (keyed by device + client_record_id); return how many were new."""
-        ...
+class StoredBatch(Row):
+    """What storing a capture client's batch did (`RecordStore.store_batch`)."""
 
-    def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
-        """Seconds the duration rule cuts off records in the overlaps these records (as
-        stored under their keys, within their span) take part in: cut short, or cutting
-        the record before them; on the device's timeline as it is now."""
+    device_known: bool  # False: the device is not registered, and nothing was stored
+    new: int = 0
+    clipped_s: float = 0.0
+
+
+class RecordStore(Protocol):
+    def store_batch(
+        self, *, user_id: int, device_id: str, records: NewRecords, jobs: Sequence[JobRequest]
+    ) -> StoredBatch:
+        """A capture client's batch, in one transaction, when its device is registered:
+        the new records inserted (keyed by device + client_record_id), the seconds the
+        duration rule cuts off records in the overlaps these records (as stored under
+        their keys, within their span) take part in (cut short, or cutting the record
+        before them; on the device's timeline as it is then), and `jobs` deferred when
+        a record was new."""
         ...
 
     def import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:
-        """`insert_records` for an importer's large batches (by COPY): the same key, and each
+        """`store_batch` for an importer's large batches (by COPY): the same key, and each
         record's description stored as its L1 analysis (`model` names the source)."""
         ...
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+import weakref
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
+from typing import TypeVar
 
-from psycopg.errors import DeadlockDetected, UniqueViolation
+from psycopg.errors import CheckViolation, DeadlockDetected, UniqueViolation
+from psycopg_pool import ConnectionPool
 
 from app.db.base import fetch_all, retrying
 from app.db.connection import Connection
 from app.db.named import Params, method, row, rows, value
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
+from app.errors import UnknownDeviceError
 from app.store import (
     CategorySeconds,
     DeviceDayRecords,
@@ -36,6 +40,12 @@ _STAGING_TYPES = [
 _RECORD_COLUMNS = [name for name in NewRecords.model_fields if name != "description"]
 
 _RECORD_TYPES = ["int8", "text", *_STAGING_TYPES[: len(_RECORD_COLUMNS)]]
+
+# The months of records known to have a partition, per pool (so per database).
+_KNOWN_MONTHS: weakref.WeakKeyDictionary[ConnectionPool[Connection], set[date]] = (
+    weakref.WeakKeyDictionary()
+)
+R = TypeVar("R")
 
 
 def batch_clipped_seconds(
@@ -105,9 +115,63 @@ class PostgresRecordStore(PostgresJobStore):
                     self._defer(conn, jobs)
                 return StoredBatch(device_known=True, new=new, clipped_s=clipped)
 
-        return retrying(store)
+        return self._with_months(records.ts_start, lambda: retrying(store))
+
+    def ensure_record_months(self, *, days: Sequence[date]) -> int:
+        """Make the monthly partitions of records holding these days (UTC) where missing,
+        each in a short transaction of its own; a month known to this store is skipped.
+        Returns how many were made."""
+        known = _KNOWN_MONTHS.setdefault(self.pool, set())
+        months = sorted({day.replace(day=1) for day in days} - known)
+        if not months:
+            return 0
+        with self.pool.connection() as conn, conn.transaction():
+            row = conn.execute(QUERIES["ensure_months"], {"months": months}).fetchone()
+        known.update(months)
+        return int(row["made"]) if row else 0
+
+    def _months_of(self, starts: Sequence[datetime]) -> None:
+        """The partitions for a batch's starts (their months in UTC)."""
+        first, last = (t.astimezone(UTC).date().replace(day=1) for t in (min(starts), max(starts)))
+        if (last - first).days <= 31:  # one month, or two in a row: the usual batch
+            months = {first, last}
+        else:  # a batch across a gap of months: only the months it has records in
+            months = {t.astimezone(UTC).date().replace(day=1) for t in starts}
+        self.ensure_record_months(days=sorted(months))
+
+    def _with_months(self, starts: Sequence[datetime], write: Callable[[], R]) -> R:
+        """`write` once the months of `starts` exist; again, once, if a month this process
+        took as made is gone (a schema made again under a running store)."""
+        self._months_of(starts)
+        try:
+            return write()
+        except CheckViolation as exc:
+            if "no partition" not in str(exc):
+                raise
+            _KNOWN_MONTHS.pop(self.pool, None)
+            self._months_of(starts)
+            return write()
 
     def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        if not len(records):
+            return 0
+        # No foreign key checks each row's device any more: the batch's is checked here.
+        with self.pool.connection() as conn:
+            known = conn.execute(
+                QUERIES["device_exists"], {"user_id": user_id, "device_id": device_id}
+            ).fetchone()
+        if known is None:
+            raise UnknownDeviceError(f"unknown device {device_id!r}: register it first")
+        return self._with_months(
+            records.ts_start,
+            lambda: self._import_records(
+                user_id=user_id, device_id=device_id, records=records, model=model
+            ),
+        )
+
+    def _import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:
         if not any(records.description):
@@ -136,8 +200,13 @@ class PostgresRecordStore(PostgresJobStore):
         tombstone (a first import): COPY straight into `records`, a fifth cheaper than
         staging. None, with nothing written, when that does not hold (or a key was
         stored meanwhile by another writer): the staged insert then sorts it out."""
-        keys = records.client_record_id
-        params = {"user_id": user_id, "device_id": device_id, "first": min(keys), "last": max(keys)}
+        starts = records.ts_start
+        params = {
+            "user_id": user_id,
+            "device_id": device_id,
+            "first": min(starts),
+            "last": max(starts),
+        }
         try:
             with self.pool.connection() as conn, conn.transaction():
                 stored = conn.execute(QUERIES["any_key_stored"], params).fetchone()
@@ -172,6 +241,10 @@ class PostgresRecordStore(PostgresJobStore):
                 hit = fetch_all(conn, DeviceDayRecords, QUERIES["tombstone_records"], params)
                 if not hit:
                     return []
+                conn.execute(
+                    QUERIES["flag_tombstones"],
+                    {**user, "devices": sorted({h.device_id for h in hit})},
+                )
                 days = sorted({h.day_local for h in hit})
                 conn.execute(
                     QUERIES["delete_episodes_of_device_days"],

@@ -114,6 +114,12 @@ class RecordStore(Protocol):
         a record was new."""
         ...
 
+    def ensure_record_months(self, *, days: Sequence[date]) -> int:
+        """Make the monthly partitions of records that hold these days (in UTC) where
+        missing (ingest and import make theirs; the maintenance job makes next month's
+        ahead). Returns how many were made."""
+        ...
+
     def import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:

@@ -40,10 +40,11 @@ COPY ingest_staging (
 ) FROM STDIN (FORMAT BINARY);
 
 -- name: insert_records --
--- One statement per batch. A replayed record hits the (user, device, client_record_id)
--- key and changes nothing, and so does a deleted one (its tombstone keeps only a hash of
--- the key). Rows go in key order, so that concurrent batches sharing keys lock them in
--- the same order.
+-- One statement per batch. The key is the timeline position (records_timeline): an exact
+-- replay hits it and changes nothing, and so does a deleted record, whose tombstone
+-- keeps its start and a hash of its key (looked for only on a device that has a
+-- tombstone). Rows go in timeline order, the key's own: concurrent batches sharing
+-- records lock them in one order, and the index grows at its right edge.
 INSERT INTO records (
     user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
@@ -52,16 +53,15 @@ SELECT %(user_id)s, %(device_id)s, s.client_record_id, s.ts_start, s.ts_end, s.d
        s.app_raw, s.window_title, s.url, s.domain, s.is_idle, s.capture_reason, s.screenshot_ref,
        s.screenshot_sha256, s.category, s.category_source, s.redacted
 FROM ingest_staging s
--- Most devices have no tombstone: then no key is hashed (the first test runs once).
-WHERE NOT EXISTS (
-        SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL)
+WHERE NOT (SELECT d.has_tombstones FROM devices d
+           WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
    OR NOT EXISTS (
         SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
-          AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
-ORDER BY s.client_record_id COLLATE "C"
-ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.ts_start = s.ts_start
+          AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
+          AND t.deleted_at IS NOT NULL)
+ORDER BY s.ts_start, s.client_record_id COLLATE "C"
+ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING;
 
 -- name: clipped_seconds --
 -- Seconds the duration rule cuts from records (own end past the next record's start)
@@ -93,16 +93,16 @@ WHERE ts_end > next_start
 
 -- name: any_key_stored --
 -- Whether an importer's batch may be copied straight into records: not when the device
--- has a tombstone (whose key is a hash), nor when a stored key falls between the batch's
--- first and last key (two index probes, however many records the device holds). Only a
--- shortcut: a stored key it misses (another collation's order) fails the COPY instead.
+-- has a tombstone (whose key is a hash), nor when any record is stored inside the
+-- batch's span (a key is a timeline position: one range probe of records_timeline,
+-- however many records the device holds).
 SELECT EXISTS (
-           SELECT 1 FROM records
-           WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NOT NULL)
+           SELECT 1 FROM devices
+           WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND has_tombstones)
     OR EXISTS (
            SELECT 1 FROM records
            WHERE user_id = %(user_id)s AND device_id = %(device_id)s
-             AND client_record_id BETWEEN %(first)s AND %(last)s) AS found;
+             AND ts_start BETWEEN %(first)s AND %(last)s) AS found;
 
 -- name: copy_records --
 COPY records (
@@ -129,8 +129,8 @@ COPY import_staging (
 
 -- name: insert_staged_records --
 -- As insert_records, from the staging table (a deleted record is not brought back; rows
--- go in key order); a record's description (the frame's own text, from an importer)
--- becomes its L1 analysis in the same statement.
+-- go in timeline order); a record's description (the frame's own text, from an
+-- importer) becomes its L1 analysis in the same statement.
 WITH ins AS (
     INSERT INTO records (
         user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
@@ -140,22 +140,22 @@ WITH ins AS (
            window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
            category, category_source, redacted
     FROM import_staging s
-    WHERE NOT EXISTS (  -- no tombstone on the device: no key hashed (as insert_records)
-            SELECT 1 FROM records t
-            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
-              AND t.deleted_at IS NOT NULL)
+    WHERE NOT (SELECT d.has_tombstones FROM devices d  -- as insert_records
+               WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
        OR NOT EXISTS (
             SELECT 1 FROM records t
             WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
-              AND t.deleted_at IS NOT NULL
-              AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
-    ORDER BY client_record_id COLLATE "C"
-    ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
-    RETURNING record_id, client_record_id
+              AND t.ts_start = s.ts_start
+              AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
+              AND t.deleted_at IS NOT NULL)
+    ORDER BY ts_start, client_record_id COLLATE "C"
+    ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
+    RETURNING record_id, client_record_id, ts_start
 ), analyses AS (
-    INSERT INTO record_analyses (user_id, record_id, description, model, fts)
-    SELECT %(user_id)s, ins.record_id, s.description, %(model)s, to_tsvector('simple', s.fts_text)
-    FROM ins JOIN import_staging s USING (client_record_id)
+    INSERT INTO record_analyses (user_id, record_id, ts_start, description, model, fts)
+    SELECT %(user_id)s, ins.record_id, ins.ts_start, s.description, %(model)s,
+           to_tsvector('simple', s.fts_text)
+    FROM ins JOIN import_staging s USING (client_record_id, ts_start)
     WHERE s.description IS NOT NULL
 )
 SELECT count(*) AS new FROM ins;
@@ -187,6 +187,16 @@ WITH gone AS (
            OR (l.target_kind = 'episode' AND l.target_id IN (SELECT episode_id FROM gone)))
 )
 SELECT device_id, day_local, count(*)::int AS records FROM gone GROUP BY device_id, day_local;
+
+-- name: flag_tombstones --
+-- Deletion: the devices that now hold a tombstone, whose replays are checked against them.
+UPDATE devices SET has_tombstones = true
+WHERE user_id = %(user_id)s AND device_id = ANY(%(devices)s::text[]) AND NOT has_tombstones;
+
+-- name: ensure_months --
+-- The monthly partitions of records for these days (each its own month), made if missing.
+SELECT count(*) FILTER (WHERE timetrace_ensure_month(m))::int AS made
+FROM unnest(%(months)s::date[]) AS m;
 
 -- name: delete_episodes_of_device_days --
 -- Deletion: every episode of the device-days the deleted records were on goes now (its

@@ -87,6 +87,7 @@ from app.store.model import (
 )
 from app.store.records import (
     CategorySeconds,
+    DeletedDeviceDay,
     DeviceDayRecords,
     ImportProgress,
     ImportRow,
@@ -154,6 +155,7 @@ __all__ = [
     "DayEpisodeSummary",
     "DayFacts",
     "DaySeconds",
+    "DeletedDeviceDay",
     "DeviceDay",
     "DeviceDayRecords",
     "DeviceKind",

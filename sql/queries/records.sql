@@ -45,6 +45,10 @@ COPY ingest_staging (
 -- keeps its start and a hash of its key (looked for only on a device that has a
 -- tombstone). Rows go in timeline order, the key's own: concurrent batches sharing
 -- records lock them in one order, and the index grows at its right edge.
+-- A new record at or below the device's watermark arrived late: its day is marked
+-- for a rebuild and the day's episodes go stale (nothing happens for the tail).
+-- Runs after `lock_device_build_shared`, in its transaction.
+WITH ins AS (
 INSERT INTO records (
     user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
@@ -61,7 +65,28 @@ WHERE NOT (SELECT d.has_tombstones FROM devices d
           AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
           AND t.deleted_at IS NOT NULL)
 ORDER BY s.ts_start, s.client_record_id COLLATE "C"
-ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING;
+ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
+RETURNING ts_start, client_record_id, day_local
+), w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), late AS (
+    SELECT i.day_local, min(i.ts_start) AS first_ts FROM ins i, w
+    WHERE (i.ts_start, i.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
+    GROUP BY i.day_local
+), marked AS (
+    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
+    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM late
+    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
+        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM late
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+      AND e.day_local = late.day_local AND NOT e.stale
+)
+SELECT count(*)::int AS new FROM ins;
 
 -- name: clipped_seconds --
 -- Seconds the duration rule cuts from records (own end past the next record's start)
@@ -129,8 +154,8 @@ COPY import_staging (
 
 -- name: insert_staged_records --
 -- As insert_records, from the staging table (a deleted record is not brought back; rows
--- go in timeline order); a record's description (the frame's own text, from an
--- importer) becomes its L1 analysis in the same statement.
+-- go in timeline order, late ones mark their day); a record's description (the frame's
+-- own text, from an importer) becomes its L1 analysis in the same statement.
 WITH ins AS (
     INSERT INTO records (
         user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
@@ -150,7 +175,25 @@ WITH ins AS (
               AND t.deleted_at IS NOT NULL)
     ORDER BY ts_start, client_record_id COLLATE "C"
     ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
-    RETURNING record_id, client_record_id, ts_start
+    RETURNING record_id, client_record_id, ts_start, day_local
+), w AS (  -- late records mark their day (as insert_records)
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), late AS (
+    SELECT i.day_local, min(i.ts_start) AS first_ts FROM ins i, w
+    WHERE (i.ts_start, i.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
+    GROUP BY i.day_local
+), marked AS (
+    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
+    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM late
+    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
+        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM late
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+      AND e.day_local = late.day_local AND NOT e.stale
 ), analyses AS (
     INSERT INTO record_analyses (user_id, record_id, ts_start, description, model, fts)
     SELECT %(user_id)s, ins.record_id, ins.ts_start, s.description, %(model)s,
@@ -164,7 +207,8 @@ SELECT count(*) AS new FROM ins;
 -- Deletion, step 1 of one transaction (see `PostgresStore.delete_records`): a record
 -- keeps only what rebuilding needs (ids, device, span, logical day) and a hash of its
 -- key, so that a replay cannot bring it back; its analysis goes, and so do the notes
--- of re-labels of it and of the episodes it was in.
+-- of re-labels of it (those of its episodes go by their touched span:
+-- blank_notes_touching_deleted). Returns the hits per device-day with the earliest.
 WITH gone AS (
     UPDATE records SET
         deleted_at = now(), client_record_id = timetrace_tombstone_key(client_record_id),
@@ -176,17 +220,17 @@ WITH gone AS (
       AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
       AND (%(ts_from)s::timestamptz IS NULL OR ts_start >= %(ts_from)s::timestamptz)
       AND (%(ts_to)s::timestamptz IS NULL OR ts_start < %(ts_to)s::timestamptz)
-    RETURNING user_id, record_id, device_id, day_local, episode_id
+    RETURNING user_id, record_id, device_id, day_local, ts_start
 ), analyses AS (
     DELETE FROM record_analyses a USING gone
     WHERE a.user_id = gone.user_id AND a.record_id = gone.record_id
 ), notes AS (
     UPDATE labels l SET note = ''
     WHERE l.user_id = %(user_id)s AND l.note <> ''
-      AND ((l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone))
-           OR (l.target_kind = 'episode' AND l.target_id IN (SELECT episode_id FROM gone)))
+      AND l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone)
 )
-SELECT device_id, day_local, count(*)::int AS records FROM gone GROUP BY device_id, day_local;
+SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_gone
+FROM gone GROUP BY device_id, day_local;
 
 -- name: flag_tombstones --
 -- Deletion: the devices that now hold a tombstone, whose replays are checked against them.
@@ -200,8 +244,8 @@ FROM unnest(%(months)s::date[]) AS m;
 
 -- name: delete_episodes_of_device_days --
 -- Deletion: every episode of the device-days the deleted records were on goes now (its
--- title, summary, cues and embedding with it); their other records wait, unassigned,
--- for the rebuild, and count meanwhile through the open tail.
+-- title, summary, cues and embedding with it); the days are marked in the same
+-- transaction, so their other records count through the open tail until the rebuild.
 DELETE FROM episodes e
 USING unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
 WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local;

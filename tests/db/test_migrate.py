@@ -195,7 +195,9 @@ def test_0020_keeps_every_record_its_id_analysis_and_view_rows(admin_url: str) -
                 "SELECT record_id, duration_s FROM v_record_durations ORDER BY record_id"
             ).fetchall()
             hours = db.execute("SELECT * FROM v_day_category_hours ORDER BY 1, 2, 3").fetchall()
-            assert len(rows) == 80 and len(durations) == 79 and hours
+            links = "SELECT * FROM v_record_episodes ORDER BY record_id"
+            episodes = db.execute(links).fetchall()
+            assert len(rows) == 80 and len(durations) == 79 and hours and len(episodes) == 79
 
             applied = migrate(db, embedding_dim=8)
             assert applied[0] == "0020_records_by_month"
@@ -215,6 +217,7 @@ def test_0020_keeps_every_record_its_id_analysis_and_view_rows(admin_url: str) -
             )
             hours_after = db.execute("SELECT * FROM v_day_category_hours ORDER BY 1, 2, 3")
             assert hours_after.fetchall() == hours
+            assert db.execute(links).fetchall() == episodes
             note = db.execute(
                 "SELECT a.ts_start = r.ts_start AS same FROM record_analyses a "
                 "JOIN records r USING (user_id, record_id)"

@@ -49,7 +49,7 @@ class _BatchRoute(APIRoute):
 
 def post_records(batch: RecordBatch, services: ServicesDep, user: UserDep) -> IngestResult:
     """Ingest up to 5,000 records of one device. Replaying a batch adds nothing:
-    records are keyed by (device_id, client_record_id)."""
+    records are keyed by (device_id, ts_start, client_record_id)."""
     return ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
 
 

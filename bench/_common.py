@@ -69,13 +69,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def api_process(url: str, *, wrap: list[str] | None = None) -> Iterator[str]:
-    """`timetrace serve` in its own process (its own interpreter, as in production);
-    `wrap` runs it under another command (a profiler: `["py-spy", "record", …, "--"]`)."""
+def api_process(
+    url: str, *, wrap: list[str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """`timetrace serve [args]` in its own process (its own interpreter, as in
+    production); `wrap` runs it under another command (a profiler:
+    `["py-spy", "record", …, "--"]`)."""
     port = free_port()
     env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_PORT": str(port)}
     proc = subprocess.Popen(
-        [*(wrap or []), sys.executable, "-m", "app.cli", "serve"],
+        [*(wrap or []), sys.executable, "-m", "app.cli", "serve", *args],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -1,7 +1,7 @@
 """Ingest throughput over HTTP.
 
     python bench/ingest.py [--records 200000] [--batch 5000] [--clients 2]
-                           [--profile ingest.speedscope.json]
+                           [--processes 2] [--profile ingest.speedscope.json]
 
 Starts `timetrace serve` in its own process on a fresh database, then posts
 sample records (Chinese and English titles, three devices) in batches through
@@ -36,6 +36,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=5_000)
     parser.add_argument("--clients", type=int, default=2, help="concurrent HTTP clients")
     parser.add_argument(
+        "--processes", type=int, default=2, help="server processes (`serve --processes`)"
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         help="record the server with py-spy into this file (collapsed stacks for .txt, "
@@ -46,7 +49,7 @@ def main() -> None:
     if args.profile is not None:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
         kind = "raw" if args.profile.suffix == ".txt" else "speedscope"
-        wrap = [py_spy, "record", "--format", kind, "--rate", "250",
+        wrap = [py_spy, "record", "--subprocesses", "--format", kind, "--rate", "250",
                 "--output", str(args.profile), "--"]  # fmt: skip
 
     week = generate_sample(start=date(2001, 1, 1), days=7, mean_record_s=8)
@@ -66,7 +69,8 @@ def main() -> None:
                 services.store.add_device(
                     user_id=user.user_id, device_id=device_id, name=name, kind=kind
                 )
-        with api_process(url, wrap=wrap) as base:
+        serve_args = ("--processes", str(args.processes))
+        with api_process(url, wrap=wrap, args=serve_args) as base:
             headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
             with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
 
@@ -96,6 +100,7 @@ def main() -> None:
                 "records": total,
                 "batch": args.batch,
                 "clients": args.clients,
+                "processes": args.processes,
                 "seconds": round(seconds, 2),
                 "replay_records_per_s": round(replay_records / replay_seconds),
             }

@@ -19,6 +19,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictBool,
     StrictStr,
     ValidationError,
@@ -170,11 +171,18 @@ class RecordBatch(BaseModel):
     device_id: Annotated[StrictStr, Field(pattern=DEVICE_ID_PATTERN)]
     records: Annotated[list[RecordIn], Field(min_length=1, max_length=MAX_BATCH)]
 
+    # Set once the records passed `check_records`: validating the batch again (FastAPI
+    # does, with the instance the route parsed from bytes) does not check them again.
+    _checked: bool = PrivateAttr(default=False)
+
     @model_validator(mode="after")
-    def _checked(self) -> Self:
+    def _check(self) -> Self:
+        if self._checked:
+            return self
         problems = check_records(self.records, now=datetime.now(UTC))
         if problems:  # located at each record's field, as a field's own check would be
             raise ValidationError.from_exception_data(type(self).__name__, problems)
+        self._checked = True
         return self
 
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Protocol, Self
+from typing import Annotated, Any, Protocol, Self
 
 from pydantic import (
     BaseModel,
@@ -25,7 +25,6 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
-from pydantic_core import InitErrorDetails
 
 from app.boundary import ParsedInstant, captured_text, identifier_problem, instant_problem
 from app.errors import DatabaseError, UnknownDeviceError
@@ -126,12 +125,13 @@ def _record_problems(rec: RecordIn, *, latest: datetime) -> Iterator[tuple[str |
             setattr(rec, name, clean)
 
 
-def check_records(records: Sequence[RecordIn], *, now: datetime) -> list[InitErrorDetails]:
+def check_records(records: Sequence[RecordIn], *, now: datetime) -> list[Any]:
     """Everything the types cannot say about a batch's records, in one pass: as
-    validation errors located at `records[i].field`, as a per-field check would give."""
+    validation errors located at `records[i].field`, as a per-field check would give
+    (pydantic-core's `InitErrorDetails`, for `ValidationError.from_exception_data`)."""
     latest = now + timedelta(days=1)
     floor, span, zero = _SURELY_LATE_ENOUGH, MAX_RECORD_SPAN, timedelta(0)
-    problems: list[InitErrorDetails] = []
+    problems: list[Any] = []
     for i, rec in enumerate(records):
         # The common record, without a call: times plainly inside the range, and its
         # key and text together ASCII without NUL, or at least encodable without NUL.

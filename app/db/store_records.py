@@ -101,9 +101,11 @@ class PostgresRecordStore(PostgresJobStore):
                     copy.set_types(_STAGING_TYPES[: len(_RECORD_COLUMNS)])
                     for row in zip(*(getattr(records, n) for n in _RECORD_COLUMNS), strict=True):
                         copy.write_row(row)
-                # Shared: not while a build of the device saves (see insert_records).
-                conn.execute(QUERIES["lock_device_build_shared"], params)
-                inserted = conn.execute(QUERIES["insert_records"], params).fetchone()
+                with conn.pipeline():
+                    # Shared: not while a build of the device saves (see insert_records).
+                    # One round trip; the insert's snapshot is taken once the lock is held.
+                    conn.execute(QUERIES["lock_device_build_shared"], params)
+                    inserted = conn.execute(QUERIES["insert_records"], params).fetchone()
                 new = int(inserted["new"]) if inserted else 0
                 if new == len(records) and not around["inside"]:
                     # Only this batch is stored inside its span: its overlaps are

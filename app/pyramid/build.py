@@ -169,7 +169,7 @@ def build_device(
             )
             if saved is not None:
                 result.episodes += len(saved)
-                if drafts:
+                if drafts or read.window.marked:  # its episodes changed
                     result.days.add(day)
                 break
         if open_tail and days is None:
@@ -330,7 +330,7 @@ def rollup_day_and_enqueue(
 
 
 def pending_jobs(store: PyramidStore) -> list[JobRequest]:
-    """What the periodic sweep enqueues: builds for devices with unassigned records or
+    """What the periodic sweep enqueues: builds for devices with records not built yet or
     stale episodes, rollups for days whose digest is missing, old or unfinalized, and
     for weeks and months behind their days (a chain of jobs a crash cut)."""
     builds = [build_job(w.user_id, w.device_id) for w in store.devices_with_work()]

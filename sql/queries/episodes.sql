@@ -78,22 +78,23 @@ WITH w AS (
     SELECT day_local, ts_start FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
       AND day_local = ANY(%(days)s)
-), device_episodes AS (
-    SELECT day_local, ts_end FROM episodes
-    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
 )
+-- The device's episodes of two days back at most, on (user, device, day) each time.
 SELECT day_local FROM marked
 UNION
 SELECT day_local FROM stale
 UNION
-SELECT e.day_local FROM late r JOIN device_episodes e
-    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
+SELECT e.day_local FROM late r JOIN episodes e
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+   AND e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
 UNION
-SELECT e.day_local FROM late r JOIN device_episodes e
-    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
+SELECT e.day_local FROM late r JOIN episodes e
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+   AND e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
 UNION
-SELECT e.day_local FROM stale s JOIN device_episodes e
-    ON e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
+SELECT e.day_local FROM stale s JOIN episodes e
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+   AND e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
 ORDER BY day_local;
 
 -- name: delete_device_day_episodes --

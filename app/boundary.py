@@ -49,6 +49,8 @@ def captured(value: str) -> str:
 
 
 def _not_a_number(value: Any) -> Any:
+    if type(value) is str and value[:1].isdigit() and value[4:5] == value[7:8] == "-":
+        return value  # YYYY-MM-…: a number has at most one "-" after its first digit
     if isinstance(value, (int, float)) or (isinstance(value, str) and _NUMBER.match(value)):
         raise ValueError(
             "must be an ISO 8601 date-time with its UTC offset "
@@ -72,7 +74,39 @@ Instant = Annotated[
     AwareDatetime, BeforeValidator(_not_a_number), AfterValidator(_supported_instant)
 ]
 Day = Annotated[date, Field(ge=FIRST_DAY, le=LAST_DAY)]
+# An instant parsed but not yet range-checked: for a model that checks a whole batch in
+# one pass (`instant_problem`, `identifier_problem`, `captured_text` below), not per field.
+ParsedInstant = Annotated[AwareDatetime, BeforeValidator(_not_a_number)]
 Id = Annotated[StrictInt, Field(ge=1, le=BIGINT_MAX)]  # `true` is not 1
+
+
+def identifier_problem(value: str) -> str | None:
+    """What `Identifier` refuses in `value`, said as its message; None when it is fine."""
+    if value.isascii() and "\x00" not in value and value.strip():
+        return None  # the common case, without an exception
+    try:
+        identifier(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def captured_text(value: str) -> str:
+    """`CapturedText`'s check as a function: NULs dropped, a lone surrogate a ValueError."""
+    if "\x00" in value:
+        value = value.replace("\x00", "")
+    if not value.isascii():
+        storable(value)
+    return value
+
+
+def instant_problem(value: datetime) -> str | None:
+    """What `Instant` refuses in a parsed instant, said as its message; None when fine."""
+    try:
+        _supported_instant(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _not_a_bool(value: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -68,12 +69,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def api_process(url: str) -> Iterator[str]:
-    """`timetrace serve` in its own process (its own interpreter, as in production)."""
+def api_process(
+    url: str, *, wrap: list[str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """`timetrace serve [args]` in its own process (its own interpreter, as in
+    production); `wrap` runs it under another command (a profiler:
+    `["py-spy", "record", …, "--"]`)."""
     port = free_port()
     env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_PORT": str(port)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve"],
+        [*(wrap or []), sys.executable, "-m", "app.cli", "serve", *args],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -95,8 +100,9 @@ def api_process(url: str) -> Iterator[str]:
             time.sleep(0.1)
         yield base
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        # A profiler wrapping the server writes its output on SIGINT.
+        proc.send_signal(signal.SIGINT if wrap else signal.SIGTERM)
+        proc.wait(timeout=60)
         if proc.stderr:
             proc.stderr.close()
 

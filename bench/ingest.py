@@ -1,6 +1,7 @@
 """Ingest throughput over HTTP.
 
     python bench/ingest.py [--records 200000] [--batch 5000] [--clients 2]
+                           [--processes 2] [--profile ingest.speedscope.json]
 
 Starts `timetrace serve` in its own process on a fresh database, then posts
 sample records (Chinese and English titles, three devices) in batches through
@@ -10,7 +11,9 @@ the real API. Ends with one JSON line: {"records_per_s": …, …}.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import shutil
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,7 +37,22 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=200_000)
     parser.add_argument("--batch", type=int, default=5_000)
     parser.add_argument("--clients", type=int, default=2, help="concurrent HTTP clients")
+    parser.add_argument(
+        "--processes", type=int, default=2, help="server processes (`serve --processes`)"
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="record the server with py-spy into this file (collapsed stacks for .txt, "
+        "else speedscope)",
+    )
     args = parser.parse_args()
+    wrap = None
+    if args.profile is not None:
+        py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+        kind = "raw" if args.profile.suffix == ".txt" else "speedscope"
+        wrap = [py_spy, "record", "--subprocesses", "--format", kind, "--rate", "250",
+                "--output", str(args.profile), "--"]  # fmt: skip
 
     week = generate_sample(start=date(2001, 1, 1), days=7, mean_record_s=8)
     days = 7 * (args.records // len(week.records) + 1)
@@ -52,7 +71,8 @@ def main() -> None:
                 services.store.add_device(
                     user_id=user.user_id, device_id=device_id, name=name, kind=kind
                 )
-        with api_process(url) as base:
+        serve_args = ("--processes", str(args.processes)) if args.processes > 1 else ()
+        with api_process(url, wrap=wrap, args=serve_args) as base:
             headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
             with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
 
@@ -61,10 +81,17 @@ def main() -> None:
                     reply.raise_for_status()
                     return int(reply.json()["new"])
 
+                server, postgres = _processes(settings.data_dir)
+                cpu_before = _cpu_s(server), _cpu_s(postgres)
                 started = time.perf_counter()
                 with ThreadPoolExecutor(max_workers=args.clients) as pool:
                     new = sum(pool.map(post, bodies))
                 seconds = time.perf_counter() - started
+                # Backends opened meanwhile (the pools grow) count whole.
+                known = {p.pid for p in postgres}
+                opened = [p for p in _processes(settings.data_dir)[1] if p.pid not in known]
+                server_s = _cpu_s(server) - cpu_before[0]
+                postgres_s = _cpu_s(postgres) + _cpu_s(opened) - cpu_before[1]
                 replay_started = time.perf_counter()
                 with ThreadPoolExecutor(max_workers=args.clients) as pool:
                     replayed = sum(pool.map(post, bodies[:10]))
@@ -82,11 +109,42 @@ def main() -> None:
                 "records": total,
                 "batch": args.batch,
                 "clients": args.clients,
+                "processes": args.processes,
                 "seconds": round(seconds, 2),
                 "replay_records_per_s": round(replay_records / replay_seconds),
+                # CPU time per record, which another load on the machine does not inflate
+                # (the server's includes each process's first request; PostgreSQL's is
+                # the embedded server's only).
+                "server_cpu_us_per_record": round(server_s / total * 1e6, 1),
+                "postgres_cpu_us_per_record": (
+                    round(postgres_s / total * 1e6, 1) if postgres else None
+                ),
             }
         )
     )
+
+
+def _processes(data_dir: Path) -> tuple[list[psutil.Process], list[psutil.Process]]:
+    """The server's processes (`serve` and the request processes it started), and the
+    embedded PostgreSQL's (its postmaster, whose data lies under `data_dir`, and every
+    backend): their CPU time is the cost of ingest whatever else runs on the machine."""
+    serve = [p for p in psutil.Process().children() if "serve" in p.cmdline()]
+    server = serve + [c for p in serve for c in p.children(recursive=True)]
+    postmaster = [
+        p
+        for p in psutil.process_iter(["name", "cmdline"])
+        if p.info["name"] == "postgres" and str(data_dir) in " ".join(p.info["cmdline"] or ())
+    ]
+    return server, postmaster + [c for p in postmaster for c in p.children(recursive=True)]
+
+
+def _cpu_s(processes: list[psutil.Process]) -> float:
+    total = 0.0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):  # a backend that ended meanwhile
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
 
 
 if __name__ == "__main__":

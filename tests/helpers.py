@@ -221,12 +221,14 @@ def span_violations(conn: Any) -> list[str]:
 
 
 def snapshot(conn: Any) -> dict[str, str]:
-    """A digest of every row of every table (ours and the job queue's)."""
+    """A digest of every row of every table (ours and the job queue's); a partitioned
+    table's rows count once, under its own name (records), not its partitions'."""
     tables = [
         r["relname"]
         for r in conn.execute(
             "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY relname"
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition "
+            "ORDER BY relname"
         )
     ]
     out = {}

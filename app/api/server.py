@@ -3,6 +3,7 @@ thread on a loopback port (the demo and the benchmarks).
 
     sock = bind("127.0.0.1", 8787)          # first: a taken port fails before anything starts
     serve(services, sock=sock, host="127.0.0.1", with_worker=True)
+    serve(services, sock=sock, host="127.0.0.1", with_worker=True, processes=2)
 
     with serve_in_thread(services) as base_url:
         httpx.post(f"{base_url}/api/v1/records", ...)
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import socket
 import threading
 import time
@@ -80,14 +82,21 @@ def _with_worker(
     app.router.lifespan_context = lifespan
 
 
-def serve(services: Services, *, sock: socket.socket, host: str, with_worker: bool) -> None:
-    """Serve until stopped. A non-loopback address is refused until a token exists."""
+def serve(
+    services: Services, *, sock: socket.socket, host: str, with_worker: bool, processes: int = 1
+) -> None:
+    """Serve until stopped. A non-loopback address is refused until a token exists. With
+    several `processes`, each serves requests with its own interpreter (the request path
+    is CPU-bound Python: one process uses one core) and this one supervises them."""
     from app.settings import is_loopback
 
     if not is_loopback(host) and services.store.count_tokens() == 0:
         raise ConfigError(
             f"refusing to listen on {host} with no API token: run `timetrace token create` first"
         )
+    if processes > 1:
+        _serve_processes(services, sock=sock, with_worker=with_worker, processes=processes)
+        return
     app = create_app(services=services)
     # Forwarded headers are read by the app itself, from TIMETRACE_TRUSTED_PROXIES only.
     config = uvicorn.Config(app, log_level="info", access_log=False, proxy_headers=False)
@@ -96,6 +105,74 @@ def serve(services: Services, *, sock: socket.socket, host: str, with_worker: bo
     if with_worker:
         _with_worker(app, services, server, failures)
     server.run(sockets=[sock])
+    if failures:
+        raise failures[0]
+
+
+def process_app() -> FastAPI:
+    """The app of one of several server processes (uvicorn calls this in each): services
+    of its own, on the database the supervising process opened, closed at shutdown."""
+    from app.runtime.services import open_services
+    from app.settings import Settings
+
+    stack = contextlib.ExitStack()
+    services = stack.enter_context(open_services(Settings(), auto_migrate=False))
+    app = create_app(services=services)
+    app_lifespan = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            async with app_lifespan(app):
+                yield
+        finally:
+            stack.close()
+
+    app.router.lifespan_context = lifespan
+    return app
+
+
+def _serve_processes(
+    services: Services, *, sock: socket.socket, with_worker: bool, processes: int
+) -> None:
+    from uvicorn.supervisors import Multiprocess
+
+    # The processes are started fresh: they find the database this one resolved (the
+    # embedded server stays up while this process lives).
+    os.environ["TIMETRACE_DATABASE_URL"] = services.url
+    config = uvicorn.Config(
+        f"{__name__}:process_app",
+        factory=True,
+        workers=processes,
+        log_level="info",
+        access_log=False,
+        proxy_headers=False,
+    )
+    supervisor = Multiprocess(config, sockets=[sock])
+    failures: list[BaseException] = []
+    loop, stop = asyncio.new_event_loop(), asyncio.Event()
+
+    def work() -> None:  # the job worker, beside the supervisor
+        try:
+            loop.run_until_complete(
+                run_worker(
+                    services, install_signal_handlers=False, stop=stop, exit_if_jobs_hang=True
+                )
+            )
+        except Exception as exc:  # a worker that gives up stops the server
+            log.error("the worker stopped: %s; stopping the server", exc)
+            failures.append(exc)
+            supervisor.should_exit.set()
+        finally:
+            loop.close()
+
+    worker = threading.Thread(target=work, name="timetrace-worker", daemon=True)
+    if with_worker:
+        worker.start()
+    supervisor.run()
+    if worker.is_alive():
+        loop.call_soon_threadsafe(stop.set)
+        worker.join(timeout=60)
     if failures:
         raise failures[0]
 

@@ -29,8 +29,16 @@ def migrate() -> None:
 @click.option("--host", envvar="TIMETRACE_HOST", help="Address to bind (default 127.0.0.1).")
 @click.option("--port", type=int, envvar="TIMETRACE_PORT", help="Port (default 8787).")
 @click.option("--worker", is_flag=True, help="Also run the job worker in this process.")
+@click.option(
+    "--processes",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    envvar="TIMETRACE_PROCESSES",
+    help="Processes serving requests (each uses up to one core).",
+)
 @edge
-def serve(host: str | None, port: int | None, worker: bool) -> None:
+def serve(host: str | None, port: int | None, worker: bool, processes: int) -> None:
     """Serve the HTTP API."""
     from app.api.server import bind
     from app.api.server import serve as run
@@ -39,7 +47,7 @@ def serve(host: str | None, port: int | None, worker: bool) -> None:
     settings = settings_from_env(host=host, port=port)
     sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
     with sock, open_services(settings) as services:
-        run(services, sock=sock, host=settings.host, with_worker=worker)
+        run(services, sock=sock, host=settings.host, with_worker=worker, processes=processes)
 
 
 @click.command()

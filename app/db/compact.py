@@ -36,9 +36,12 @@ def compact_tables(conn: Connection) -> CompactReport:
     row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
     superuser = bool(row and row["rolsuper"])
     if superuser:
-        # ANALYZE keeps the old statistics of a table it finds empty: drop them first.
+        # ANALYZE keeps the old statistics of a table it finds empty: drop them first,
+        # a partitioned table's (records, by month) with its partitions'.
         conn.execute(
-            "DELETE FROM pg_statistic WHERE starelid = ANY(%s::regclass[])", [list(TEXT_TABLES)]
+            "DELETE FROM pg_statistic WHERE starelid = ANY(%(t)s::regclass[]) OR starelid IN ("
+            " SELECT p.relid FROM unnest(%(t)s::regclass[]) AS t, pg_partition_tree(t) AS p)",
+            {"t": list(TEXT_TABLES)},
         )
     for table in TEXT_TABLES:
         conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {}").format(sql.Identifier(table)))

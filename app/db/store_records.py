@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from psycopg.errors import DeadlockDetected, UniqueViolation
+import weakref
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
+from typing import TypeVar
 
-from app.db.base import Queries, fetch_all, retrying
+from psycopg.errors import CheckViolation, DeadlockDetected, UniqueViolation
+from psycopg_pool import ConnectionPool
+
+from app.db.base import fetch_all, retrying
+from app.db.connection import Connection
 from app.db.named import Params, method, row, rows, value
 from app.db.queries import QUERIES
+from app.db.store_jobs import PostgresJobStore
+from app.errors import UnknownDeviceError
 from app.store import (
     CategorySeconds,
     DeletedDeviceDay,
@@ -14,8 +23,10 @@ from app.store import (
     ImportProgress,
     ImportRow,
     ImportStore,
+    JobRequest,
     NewRecords,
     RecordStore,
+    StoredBatch,
 )
 from app.text import fts_document
 from app.timeutil import day_key, scope_keys
@@ -31,27 +42,142 @@ _RECORD_COLUMNS = [name for name in NewRecords.model_fields if name != "descript
 
 _RECORD_TYPES = ["int8", "text", *_STAGING_TYPES[: len(_RECORD_COLUMNS)]]
 
+# The months of records known to have a partition, per pool (so per database).
+_KNOWN_MONTHS: weakref.WeakKeyDictionary[ConnectionPool[Connection], set[date]] = (
+    weakref.WeakKeyDictionary()
+)
+R = TypeVar("R")
 
-class PostgresRecordStore(Queries):
-    def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        columns = {
-            name: getattr(records, name)
-            for name in NewRecords.model_fields
-            if name != "description"
+
+def batch_clipped_seconds(
+    records: NewRecords, *, before_start: datetime | None, before_end: datetime | None
+) -> float:
+    """What the `clipped_seconds` query finds, for a batch stored alone inside its span,
+    after the record that starts at `before_start` (None: none before it): on the
+    timeline, each record whose end passes the next one's start is cut there."""
+    # Epoch seconds: one UTC offset looked up per instant, not one per comparison.
+    starts = [t.timestamp() for t in records.ts_start]
+    ends = [None if t is None else t.timestamp() for t in records.ts_end]
+    keys = records.client_record_id
+    order: Sequence[int] = range(len(starts))
+    if any(
+        (starts[i], keys[i]) > (starts[i + 1], keys[i + 1]) for i in range(len(starts) - 1)
+    ):  # a client sends its timeline in order: sort only when it did not
+        order = sorted(order, key=lambda i: (starts[i], keys[i]))
+    clipped = 0.0
+    end = before_end.timestamp() if before_start is not None and before_end is not None else None
+    for i in order:
+        if end is not None and end > starts[i]:
+            clipped += end - starts[i]
+        end = ends[i]
+    return clipped
+
+
+class PostgresRecordStore(PostgresJobStore):
+    def store_batch(
+        self, *, user_id: int, device_id: str, records: NewRecords, jobs: Sequence[JobRequest]
+    ) -> StoredBatch:
+        if not len(records):  # every record excluded by the rules: only the device check
+            with self.pool.connection() as conn:
+                known = conn.execute(
+                    QUERIES["device_exists"], {"user_id": user_id, "device_id": device_id}
+                ).fetchone()
+            return StoredBatch(device_known=known is not None)
+        ends = [end for end in records.ts_end if end is not None]
+        params = {
+            "user_id": user_id,
+            "device_id": device_id,
+            "ts_from": min(records.ts_start),
+            "ts_to": max([*ends, *records.ts_start]),
         }
-        params = {"user_id": user_id, "device_id": device_id, **columns}
 
-        def insert() -> int:
-            with self.pool.connection() as conn, conn.transaction(), conn.pipeline():
-                # Shared: not while a build of the device saves (see insert_records). One
-                # round trip; the insert's snapshot is still taken once the lock is held.
-                conn.execute(QUERIES["lock_device_build_shared"], params)
-                row = conn.execute(QUERIES["insert_records"], params).fetchone()
-            return int(row["new"]) if row else 0
+        def store() -> StoredBatch:
+            with self.pool.connection() as conn, conn.transaction():
+                around = conn.execute(QUERIES["batch_neighbours"], params).fetchone()
+                if around is None or not around["device_known"]:
+                    return StoredBatch(device_known=False)
+                conn.execute(QUERIES["create_ingest_staging"])
+                with conn.cursor().copy(QUERIES["copy_ingest_staging"]) as copy:
+                    copy.set_types(_STAGING_TYPES[: len(_RECORD_COLUMNS)])
+                    for row in zip(*(getattr(records, n) for n in _RECORD_COLUMNS), strict=True):
+                        copy.write_row(row)
+                with conn.pipeline():
+                    # Shared: not while a build of the device saves (see insert_records).
+                    # One round trip; the insert's snapshot is taken once the lock is held.
+                    conn.execute(QUERIES["lock_device_build_shared"], params)
+                    inserted = conn.execute(QUERIES["insert_records"], params).fetchone()
+                new = int(inserted["new"]) if inserted else 0
+                if new == len(records) and not around["inside"]:
+                    # Only this batch is stored inside its span: its overlaps are
+                    # its own and the one with the record before it.
+                    clipped = batch_clipped_seconds(
+                        records,
+                        before_start=around["before_start"],
+                        before_end=around["before_end"],
+                    )
+                else:  # a replay, a late batch: the stored timeline decides
+                    clipped = self._clipped_in(conn, {**params, "records": records})
+                if new:
+                    self._defer(conn, jobs)
+                return StoredBatch(device_known=True, new=new, clipped_s=clipped)
 
-        return retrying(insert)
+        return self._with_months(records.ts_start, lambda: retrying(store))
+
+    def ensure_record_months(self, *, days: Sequence[date]) -> int:
+        """Make the monthly partitions of records holding these days (UTC) where missing,
+        each in a short transaction of its own; a month known to this store is skipped.
+        Returns how many were made."""
+        known = _KNOWN_MONTHS.setdefault(self.pool, set())
+        months = sorted({day.replace(day=1) for day in days} - known)
+        if not months:
+            return 0
+        with self.pool.connection() as conn, conn.transaction():
+            row = conn.execute(QUERIES["ensure_months"], {"months": months}).fetchone()
+        known.update(months)
+        return int(row["made"]) if row else 0
+
+    def _months_of(self, starts: Sequence[datetime]) -> None:
+        """The partitions for a batch's starts (their months in UTC)."""
+        first, last = (t.astimezone(UTC).date().replace(day=1) for t in (min(starts), max(starts)))
+        if (last - first).days <= 31:  # one month, or two in a row: the usual batch
+            months = {first, last}
+        else:  # a batch across a gap of months: only the months it has records in
+            months = {t.astimezone(UTC).date().replace(day=1) for t in starts}
+        self.ensure_record_months(days=sorted(months))
+
+    def _with_months(self, starts: Sequence[datetime], write: Callable[[], R]) -> R:
+        """`write` once the months of `starts` exist; again, once, if a month this process
+        took as made is gone (a schema made again under a running store)."""
+        self._months_of(starts)
+        try:
+            return write()
+        except CheckViolation as exc:
+            if "no partition" not in str(exc):
+                raise
+            _KNOWN_MONTHS.pop(self.pool, None)
+            self._months_of(starts)
+            return write()
 
     def import_records(
+        self, *, user_id: int, device_id: str, records: NewRecords, model: str
+    ) -> int:
+        if not len(records):
+            return 0
+        # No foreign key checks each row's device any more: the batch's is checked here.
+        with self.pool.connection() as conn:
+            known = conn.execute(
+                QUERIES["device_exists"], {"user_id": user_id, "device_id": device_id}
+            ).fetchone()
+        if known is None:
+            raise UnknownDeviceError(f"unknown device {device_id!r}: register it first")
+        return self._with_months(
+            records.ts_start,
+            lambda: self._import_records(
+                user_id=user_id, device_id=device_id, records=records, model=model
+            ),
+        )
+
+    def _import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:
         if not any(records.description):
@@ -79,15 +205,20 @@ class PostgresRecordStore(Queries):
         return int(inserted["new"]) if inserted else 0
 
     def _copy_new_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int | None:
-        """A batch of records whose key range holds no stored key, on a device with no
+        """A batch of records whose span holds no stored record, on a device with no
         tombstone (a first import): COPY straight into `records`, a fifth cheaper than
         staging. None, with nothing written, when that does not hold (or a key was
         stored meanwhile by another writer), or when a record lies at or below the
         device's watermark (a late record marks its day): the staged insert then sorts
         it out."""
-        keys = records.client_record_id
-        params = {"user_id": user_id, "device_id": device_id, "first": min(keys), "last": max(keys)}
-        first = min(zip(records.ts_start, keys, strict=True))
+        starts, keys = records.ts_start, records.client_record_id
+        params = {
+            "user_id": user_id,
+            "device_id": device_id,
+            "first": min(starts),
+            "last": max(starts),
+        }
+        first = min(zip(starts, keys, strict=True))
         try:
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(QUERIES["lock_device_build_shared"], params)
@@ -107,21 +238,14 @@ class PostgresRecordStore(Queries):
             return None
         return len(records)
 
-    def _clipped_seconds(self, params: Params) -> float:
+    @staticmethod
+    def _clipped_in(conn: Connection, params: Params) -> float:
+        """`clipped_seconds` by SQL, on this connection (inside its transaction)."""
         records: NewRecords = params["records"]
-        if not len(records):
-            return 0.0
-        ends = [end for end in records.ts_end if end is not None]
-        window = {
-            "keys": records.client_record_id,
-            "ts_from": min(records.ts_start),
-            "ts_to": max([*ends, *records.ts_start]),
-        }
-        with self.pool.connection() as conn:
-            row = conn.execute(QUERIES["clipped_seconds"], {**params, **window}).fetchone()
+        row = conn.execute(
+            QUERIES["clipped_seconds"], {**params, "keys": records.client_record_id}
+        ).fetchone()
         return float(row["clipped_s"]) if row else 0.0
-
-    clipped_seconds = method(RecordStore.clipped_seconds, _clipped_seconds)
 
     def _delete_records(self, params: Params) -> list[DeviceDayRecords]:
         user = {"user_id": params["user_id"]}
@@ -134,6 +258,10 @@ class PostgresRecordStore(Queries):
                 hit = fetch_all(conn, DeletedDeviceDay, QUERIES["tombstone_records"], params)
                 if not hit:
                     return []
+                conn.execute(
+                    QUERIES["flag_tombstones"],
+                    {**user, "devices": sorted({h.device_id for h in hit})},
+                )
                 days = sorted({h.day_local for h in hit})
                 device_days = {
                     **user,

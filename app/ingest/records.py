@@ -10,22 +10,23 @@ does deletion.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Protocol, Self
+from typing import Annotated, Any, Protocol, Self
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictBool,
     StrictStr,
+    ValidationError,
     model_validator,
 )
 
-from app.boundary import CapturedText, Identifier, Instant
+from app.boundary import ParsedInstant, captured_text, identifier_problem, instant_problem
 from app.errors import DatabaseError, UnknownDeviceError
 from app.ingest.ruled import LogicalDays, Ruled, rule_text
 from app.job_requests import build_job, rollup_day_job
@@ -53,49 +54,113 @@ class IngestStore(AccountStore, RecordStore, JobStore, Protocol):
     ask for."""
 
 
-def _sane_time(value: datetime) -> datetime:
-    if value.year < MIN_YEAR:
-        raise ValueError(f"year {value.year} is before {MIN_YEAR}")
-    if value > datetime.now(UTC) + timedelta(days=1):
-        raise ValueError("is more than a day in the future (check the device clock)")
-    return value
-
-
-# The input boundary's types (app/boundary.py): NUL dropped from captured text and
-# refused in keys, no blank key, no epoch number for a time.
-Text = CapturedText
-Timestamp = Annotated[Instant, AfterValidator(_sane_time)]
-
-
 class RecordIn(BaseModel):
-    """One timeline unit as a capture client sends it."""
+    """One timeline unit as a capture client sends it. Its fields are parsed here, with
+    pydantic-core's own constraints (types, lengths, the hash's pattern); what needs
+    Python (NUL, blank keys, time ranges, end after start) is checked for a whole
+    `RecordBatch` in one pass, with one reading of the clock."""
 
     model_config = ConfigDict(extra="forbid")
 
-    client_record_id: Annotated[Identifier, Field(min_length=1, max_length=128)]
-    ts_start: Timestamp
-    ts_end: Timestamp | None = None
-    app: Annotated[Text, Field(max_length=APP_MAX)] = ""
-    window_title: Annotated[Text, Field(max_length=TITLE_MAX)] = ""
-    url: Annotated[Text, Field(max_length=URL_MAX)] | None = None
+    client_record_id: Annotated[StrictStr, Field(min_length=1, max_length=128)]
+    ts_start: ParsedInstant
+    ts_end: ParsedInstant | None = None
+    app: Annotated[StrictStr, Field(max_length=APP_MAX)] = ""
+    window_title: Annotated[StrictStr, Field(max_length=TITLE_MAX)] = ""
+    url: Annotated[StrictStr, Field(max_length=URL_MAX)] | None = None
     is_idle: StrictBool = False
     incognito: StrictBool = False
-    capture_reason: Annotated[Text, Field(max_length=64)] | None = None
-    screenshot_ref: Annotated[Text, Field(max_length=1_024)] | None = None
+    capture_reason: Annotated[StrictStr, Field(max_length=64)] | None = None
+    screenshot_ref: Annotated[StrictStr, Field(max_length=1_024)] | None = None
     screenshot_sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
 
     @property
     def description(self) -> str | None:
         return None  # capture clients send no frame text; importers may (screenpipe)
 
-    @model_validator(mode="after")
-    def _end_after_start(self) -> Self:
-        if self.ts_end is not None:
-            if self.ts_end < self.ts_start:
-                raise ValueError("ts_end is before ts_start")
-            if self.ts_end - self.ts_start > MAX_RECORD_SPAN:
-                raise ValueError("ts_end is more than 24 hours after ts_start")
-        return self
+
+# Captured text of a record (the boundary's `CapturedText`: NULs dropped).
+_TEXT_FIELDS = ("app", "window_title", "url", "capture_reason", "screenshot_ref")
+# Any instant after this is inside the years kept and after MIN_YEAR in every UTC offset.
+_SURELY_LATE_ENOUGH = datetime(MIN_YEAR, 1, 3, tzinfo=UTC)
+
+
+def _time_problem(value: datetime, *, latest: datetime) -> str | None:
+    if _SURELY_LATE_ENOUGH <= value <= latest:
+        return None
+    if (problem := instant_problem(value)) is not None:
+        return problem
+    if value.year < MIN_YEAR:
+        return f"year {value.year} is before {MIN_YEAR}"
+    if value > latest:
+        return "is more than a day in the future (check the device clock)"
+    return None
+
+
+def _record_problems(rec: RecordIn, *, latest: datetime) -> Iterator[tuple[str | None, str]]:
+    """(field or None for the record, message) for each thing wrong with one record;
+    drops the NULs of its captured text on the way."""
+    if (problem := identifier_problem(rec.client_record_id)) is not None:
+        yield "client_record_id", problem
+    start, end = rec.ts_start, rec.ts_end
+    if (problem := _time_problem(start, latest=latest)) is not None:
+        yield "ts_start", problem
+    if end is not None:
+        if (problem := _time_problem(end, latest=latest)) is not None:
+            yield "ts_end", problem
+        elif end < start:
+            yield None, "ts_end is before ts_start"
+        elif end - start > MAX_RECORD_SPAN:
+            yield None, "ts_end is more than 24 hours after ts_start"
+    for name in _TEXT_FIELDS:
+        text = getattr(rec, name)
+        if text is None or (text.isascii() and "\x00" not in text):
+            continue
+        try:
+            clean = captured_text(text)
+        except ValueError as exc:
+            yield name, str(exc)
+            continue
+        if clean != text:
+            setattr(rec, name, clean)
+
+
+def check_records(records: Sequence[RecordIn], *, now: datetime) -> list[Any]:
+    """Everything the types cannot say about a batch's records, in one pass: as
+    validation errors located at `records[i].field`, as a per-field check would give
+    (pydantic-core's `InitErrorDetails`, for `ValidationError.from_exception_data`)."""
+    latest = now + timedelta(days=1)
+    floor, span, zero = _SURELY_LATE_ENOUGH, MAX_RECORD_SPAN, timedelta(0)
+    problems: list[Any] = []
+    for i, rec in enumerate(records):
+        # The common record, without a call: times plainly inside the range, and its
+        # key and text together ASCII without NUL, or at least encodable without NUL.
+        start, end = rec.ts_start, rec.ts_end
+        if floor <= start <= latest and (
+            end is None or (zero <= end - start <= span and end <= latest)
+        ):
+            key = rec.client_record_id
+            text = "".join(
+                (key, rec.app, rec.window_title, rec.url or "", rec.capture_reason or "",
+                 rec.screenshot_ref or "")
+            )  # fmt: skip
+            if "\x00" not in text and key.strip() and (text.isascii() or _encodable(text)):
+                continue
+        for field, message in _record_problems(rec, latest=latest):
+            loc: tuple[str | int, ...] = ("records", i) if field is None else ("records", i, field)
+            value = rec if field is None else getattr(rec, field)
+            problems.append(
+                {"type": "value_error", "loc": loc, "input": value, "ctx": {"error": message}}
+            )
+    return problems
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class RecordBatch(BaseModel):
@@ -105,6 +170,20 @@ class RecordBatch(BaseModel):
 
     device_id: Annotated[StrictStr, Field(pattern=DEVICE_ID_PATTERN)]
     records: Annotated[list[RecordIn], Field(min_length=1, max_length=MAX_BATCH)]
+
+    # Set once the records passed `check_records`: validating the batch again (FastAPI
+    # does, with the instance the route parsed from bytes) does not check them again.
+    _checked: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self._checked:
+            return self
+        problems = check_records(self.records, now=datetime.now(UTC))
+        if problems:  # located at each record's field, as a field's own check would be
+            raise ValidationError.from_exception_data(type(self).__name__, problems)
+        self._checked = True
+        return self
 
 
 class IngestResult(BaseModel):
@@ -239,25 +318,31 @@ def store_prepared(
     source: str | None = None,
 ) -> IngestResult:
     """The storing half of `store_records`, for a batch `prepare_records` made (an
-    importer prepares the next batch while this one is stored)."""
+    importer prepares the next batch while this one is stored). Without `source` (a
+    capture client's batch) the device must be registered: UnknownDeviceError if not."""
     rows = prepared.rows
     kept = len(rows)
-    new = 0
-    if kept and source is None:
-        new = store.insert_records(user_id=user.user_id, device_id=device_id, records=rows)
-    elif kept and source is not None:
-        new = store.import_records(
-            user_id=user.user_id, device_id=device_id, records=rows, model=source
+    # Without a worker the build job waits; the records are safe either way.
+    jobs = [build_job(user.user_id, device_id)]
+    if source is None:
+        stored = store.store_batch(
+            user_id=user.user_id, device_id=device_id, records=rows, jobs=jobs
         )
-    if new:
-        # Without a worker this job waits; the records are safe either way.
-        store.defer([build_job(user.user_id, device_id)])
-    # An importer's summary has no use for clipped seconds: its batches skip that read.
-    clipped = (
-        store.clipped_seconds(user_id=user.user_id, device_id=device_id, records=rows)
-        if source is None
-        else 0.0
-    )
+        if not stored.device_known:
+            raise UnknownDeviceError(
+                f"unknown device {device_id!r}: register it first "
+                "(POST /api/v1/devices or `timetrace device add`)"
+            )
+        new, clipped = stored.new, stored.clipped_s
+    else:
+        # An importer's summary has no use for clipped seconds: its batches skip that read.
+        new, clipped = 0, 0.0
+        if kept:
+            new = store.import_records(
+                user_id=user.user_id, device_id=device_id, records=rows, model=source
+            )
+        if new:
+            store.defer(jobs)
     return IngestResult(
         received=prepared.received,
         new=new,
@@ -271,12 +356,8 @@ def store_prepared(
 def ingest_batch(
     store: IngestStore, *, user: UserContext, batch: RecordBatch, rules: Rules
 ) -> IngestResult:
-    """Store a batch from a capture client (HTTP): its device must be registered."""
-    if not store.device_exists(user_id=user.user_id, device_id=batch.device_id):
-        raise UnknownDeviceError(
-            f"unknown device {batch.device_id!r}: register it first "
-            "(POST /api/v1/devices or `timetrace device add`)"
-        )
+    """Store a batch from a capture client (HTTP): its device must be registered
+    (UnknownDeviceError, with nothing stored, if not)."""
     return store_records(
         store, user=user, device_id=batch.device_id, records=batch.records, rules=rules
     )

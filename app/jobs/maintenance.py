@@ -4,6 +4,7 @@ worker, see app/jobs/supervisor.py.)"""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
 from procrastinate import JobContext, builtin_tasks
 
@@ -16,10 +17,13 @@ from app.jobs import jobs_app, services_of
 async def remove_old_jobs(context: JobContext, timestamp: int) -> None:
     """Keep the job table small: finished jobs older than three days go, and so do those
     that gave way to a twin (`aborted`); failed ones stay. Stops at a time limit older
-    than a week go too."""
+    than a week go too. Next month's partition of records is made ahead."""
     await builtin_tasks.remove_old_jobs(
         context, max_hours=72, remove_failed=False, remove_aborted=True
     )
     # The record of jobs stopped at their limit: a week is plenty to read it.
     store = services_of(context).store
     await asyncio.to_thread(store.prune_job_stops, older_than_s=7 * 86_400)
+    # Next month's partition of records, made before the first record needs it.
+    today = datetime.now(UTC).date()
+    await asyncio.to_thread(store.ensure_record_months, days=[today, today + timedelta(days=32)])

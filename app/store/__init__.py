@@ -95,6 +95,7 @@ from app.store.records import (
     NewRecords,
     RecordLine,
     RecordStore,
+    StoredBatch,
 )
 from app.store.tools import (
     DaySeconds,
@@ -212,6 +213,7 @@ __all__ = [
     "SignalRow",
     "SiteTime",
     "Store",
+    "StoredBatch",
     "StuckUser",
     "SummaryMember",
     "TailSeconds",

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from sqlmodel import Field
 
+from app.store.jobs import JobRequest
 from app.store.row import Row
 
 
@@ -100,21 +101,36 @@ class CategorySeconds(Row):
     seconds: float
 
 
+class StoredBatch(Row):
+    """What storing a capture client's batch did (`RecordStore.store_batch`)."""
+
+    device_known: bool  # False: the device is not registered, and nothing was stored
+    new: int = 0
+    clipped_s: float = 0.0
+
+
 class RecordStore(Protocol):
-    def insert_records(self, *, user_id: int, device_id: str, records: NewRecords) -> int:
-        """Insert new records (keyed by device + client_record_id); return how many were new."""
+    def store_batch(
+        self, *, user_id: int, device_id: str, records: NewRecords, jobs: Sequence[JobRequest]
+    ) -> StoredBatch:
+        """A capture client's batch, in one transaction, when its device is registered:
+        the new records inserted (keyed by device + client_record_id), the seconds the
+        duration rule cuts off records in the overlaps these records (as stored under
+        their keys, within their span) take part in (cut short, or cutting the record
+        before them; on the device's timeline as it is then), and `jobs` deferred when
+        a record was new."""
         ...
 
-    def clipped_seconds(self, *, user_id: int, device_id: str, records: NewRecords) -> float:
-        """Seconds the duration rule cuts off records in the overlaps these records (as
-        stored under their keys, within their span) take part in: cut short, or cutting
-        the record before them; on the device's timeline as it is now."""
+    def ensure_record_months(self, *, days: Sequence[date]) -> int:
+        """Make the monthly partitions of records that hold these days (in UTC) where
+        missing (ingest and import make theirs; the maintenance job makes next month's
+        ahead). Returns how many were made."""
         ...
 
     def import_records(
         self, *, user_id: int, device_id: str, records: NewRecords, model: str
     ) -> int:
-        """`insert_records` for an importer's large batches (by COPY): the same key, and each
+        """`store_batch` for an importer's large batches (by COPY): the same key, and each
         record's description stored as its L1 analysis (`model` names the source)."""
         ...
 

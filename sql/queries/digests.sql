@@ -138,7 +138,9 @@ ORDER BY scope_key;
 
 -- name: active_days --
 SELECT count(DISTINCT day_local) AS n FROM records
-WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND deleted_at IS NULL;
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND deleted_at IS NULL
+  -- a logical day lies within three days of its date (any time zone): its partitions only
+  AND ts_start >= %(day_from)s::date - 3 AND ts_start < %(day_to)s::date + 4;
 
 -- name: rollups_due --
 -- global: the sweep: day digests due for every user

@@ -6,6 +6,7 @@ SELECT e.episode_id, e.device_id, e.ts_start, e.ts_end, e.day_local, e.primary_a
        e.title, e.summary_status,
        ARRAY(SELECT r.app FROM records r
              WHERE r.user_id = e.user_id AND r.day_local = e.day_local AND r.deleted_at IS NULL
+               AND r.ts_start >= e.day_local - 3 AND r.ts_start < e.day_local + 4  -- partitions
                AND r.app <> ''
              GROUP BY r.app ORDER BY r.app COLLATE "C") AS day_apps
 FROM episodes e

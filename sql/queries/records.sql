@@ -1,10 +1,50 @@
 -- Records (L0): ingest, import, deletion; and the imports started over HTTP.
 
+-- name: batch_neighbours --
+-- A capture client's batch, before it is stored (one transaction, `store_batch`):
+-- whether its device is registered, the record stored just before its first start
+-- (its successor may cut it short), and whether any live record is stored inside the
+-- batch's span (then the clipped seconds come from `clipped_seconds`, not Python).
+SELECT EXISTS (SELECT 1 FROM devices d
+               WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s) AS device_known,
+       p.ts_start AS before_start, p.ts_end AS before_end,
+       EXISTS (SELECT 1 FROM records w
+               WHERE w.user_id = %(user_id)s AND w.device_id = %(device_id)s
+                 AND w.ts_start BETWEEN %(ts_from)s AND %(ts_to)s
+                 AND w.deleted_at IS NULL) AS inside
+FROM (SELECT 1) AS one
+LEFT JOIN LATERAL (
+    SELECT r.ts_start, r.ts_end FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start < %(ts_from)s
+    ORDER BY r.ts_start DESC, r.client_record_id COLLATE "C" DESC
+    LIMIT 1
+) AS p ON true;
+
+-- name: create_ingest_staging --
+-- A capture client's batch arrives by binary COPY into this table, dropped at commit:
+-- psycopg formats COPY rows in C, where array parameters are formatted in Python, at
+-- ten times the cost (text arrays: 20 µs a record).
+CREATE TEMP TABLE ingest_staging (
+    client_record_id text, ts_start timestamptz, ts_end timestamptz, day_local date, app text,
+    app_raw text, window_title text, url text, domain text, is_idle boolean, capture_reason text,
+    screenshot_ref text, screenshot_sha256 text, category text, category_source text,
+    redacted boolean
+) ON COMMIT DROP;
+
+-- name: copy_ingest_staging --
+COPY ingest_staging (
+    client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
+    is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
+    redacted
+) FROM STDIN (FORMAT BINARY);
+
 -- name: insert_records --
--- One statement per batch: column arrays unnested side by side. A replayed
--- record hits the (user, device, client_record_id) key and changes nothing, and so
--- does a deleted one (its tombstone keeps only a hash of the key). Rows go in key
--- order, so that concurrent batches sharing keys lock them in the same order.
+-- One statement per batch. The key is the timeline position (records_timeline): an exact
+-- replay hits it and changes nothing, and so does a deleted record, whose tombstone
+-- keeps its start and a hash of its key (looked for only on a device that has a
+-- tombstone). Rows go in timeline order, the key's own: concurrent batches sharing
+-- records lock them in one order, and the index grows at its right edge.
 -- A new record at or below the device's watermark arrived late: its day is marked
 -- for a rebuild and the day's episodes go stale (nothing happens for the tail).
 -- Runs after `lock_device_build_shared`, in its transaction.
@@ -13,26 +53,19 @@ INSERT INTO records (
     user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
     category_source, redacted)
-SELECT %(user_id)s, %(device_id)s, r.*
-FROM unnest(
-    %(client_record_id)s::text[], %(ts_start)s::timestamptz[], %(ts_end)s::timestamptz[],
-    %(day_local)s::date[], %(app)s::text[], %(app_raw)s::text[], %(window_title)s::text[], %(url)s::text[],
-    %(domain)s::text[], %(is_idle)s::boolean[], %(capture_reason)s::text[],
-    %(screenshot_ref)s::text[], %(screenshot_sha256)s::text[], %(category)s::text[],
-    %(category_source)s::text[], %(redacted)s::boolean[]
-) AS r(client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain,
-       is_idle, capture_reason, screenshot_ref, screenshot_sha256, category, category_source,
-       redacted)
--- Most devices have no tombstone: then no key is hashed (the first test runs once).
-WHERE NOT EXISTS (
-        SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL)
+SELECT %(user_id)s, %(device_id)s, s.client_record_id, s.ts_start, s.ts_end, s.day_local, s.app,
+       s.app_raw, s.window_title, s.url, s.domain, s.is_idle, s.capture_reason, s.screenshot_ref,
+       s.screenshot_sha256, s.category, s.category_source, s.redacted
+FROM ingest_staging s
+WHERE NOT (SELECT d.has_tombstones FROM devices d
+           WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
    OR NOT EXISTS (
         SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
-          AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
-ORDER BY r.client_record_id COLLATE "C"
-ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
+        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.ts_start = s.ts_start
+          AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
+          AND t.deleted_at IS NOT NULL)
+ORDER BY s.ts_start, s.client_record_id COLLATE "C"
+ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
 RETURNING ts_start, client_record_id, day_local
 ), w AS (
     SELECT last_start, last_key FROM episodes
@@ -85,16 +118,16 @@ WHERE ts_end > next_start
 
 -- name: any_key_stored --
 -- Whether an importer's batch may be copied straight into records: not when the device
--- has a tombstone (whose key is a hash), nor when a stored key falls between the batch's
--- first and last key (two index probes, however many records the device holds). Only a
--- shortcut: a stored key it misses (another collation's order) fails the COPY instead.
+-- has a tombstone (whose key is a hash), nor when any record is stored inside the
+-- batch's span (a key is a timeline position: one range probe of records_timeline,
+-- however many records the device holds).
 SELECT EXISTS (
-           SELECT 1 FROM records
-           WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NOT NULL)
+           SELECT 1 FROM devices
+           WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND has_tombstones)
     OR EXISTS (
            SELECT 1 FROM records
            WHERE user_id = %(user_id)s AND device_id = %(device_id)s
-             AND client_record_id BETWEEN %(first)s AND %(last)s) AS found;
+             AND ts_start BETWEEN %(first)s AND %(last)s) AS found;
 
 -- name: copy_records --
 COPY records (
@@ -121,8 +154,8 @@ COPY import_staging (
 
 -- name: insert_staged_records --
 -- As insert_records, from the staging table (a deleted record is not brought back; rows
--- go in key order, late ones mark their day); a record's description (the frame's own
--- text, from an importer) becomes its L1 analysis in the same statement.
+-- go in timeline order, late ones mark their day); a record's description (the frame's
+-- own text, from an importer) becomes its L1 analysis in the same statement.
 WITH ins AS (
     INSERT INTO records (
         user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
@@ -132,17 +165,16 @@ WITH ins AS (
            window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
            category, category_source, redacted
     FROM import_staging s
-    WHERE NOT EXISTS (  -- no tombstone on the device: no key hashed (as insert_records)
-            SELECT 1 FROM records t
-            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
-              AND t.deleted_at IS NOT NULL)
+    WHERE NOT (SELECT d.has_tombstones FROM devices d  -- as insert_records
+               WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
        OR NOT EXISTS (
             SELECT 1 FROM records t
             WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
-              AND t.deleted_at IS NOT NULL
-              AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
-    ORDER BY client_record_id COLLATE "C"
-    ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
+              AND t.ts_start = s.ts_start
+              AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
+              AND t.deleted_at IS NOT NULL)
+    ORDER BY ts_start, client_record_id COLLATE "C"
+    ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
     RETURNING record_id, client_record_id, ts_start, day_local
 ), w AS (  -- late records mark their day (as insert_records)
     SELECT last_start, last_key FROM episodes
@@ -163,9 +195,10 @@ WITH ins AS (
     WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
       AND e.day_local = late.day_local AND NOT e.stale
 ), analyses AS (
-    INSERT INTO record_analyses (user_id, record_id, description, model, fts)
-    SELECT %(user_id)s, ins.record_id, s.description, %(model)s, to_tsvector('simple', s.fts_text)
-    FROM ins JOIN import_staging s USING (client_record_id)
+    INSERT INTO record_analyses (user_id, record_id, ts_start, description, model, fts)
+    SELECT %(user_id)s, ins.record_id, ins.ts_start, s.description, %(model)s,
+           to_tsvector('simple', s.fts_text)
+    FROM ins JOIN import_staging s USING (client_record_id, ts_start)
     WHERE s.description IS NOT NULL
 )
 SELECT count(*) AS new FROM ins;
@@ -198,6 +231,16 @@ WITH gone AS (
 )
 SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_gone
 FROM gone GROUP BY device_id, day_local;
+
+-- name: flag_tombstones --
+-- Deletion: the devices that now hold a tombstone, whose replays are checked against them.
+UPDATE devices SET has_tombstones = true
+WHERE user_id = %(user_id)s AND device_id = ANY(%(devices)s::text[]) AND NOT has_tombstones;
+
+-- name: ensure_months --
+-- The monthly partitions of records for these days (each its own month), made if missing.
+SELECT count(*) FILTER (WHERE timetrace_ensure_month(m))::int AS made
+FROM unnest(%(months)s::date[]) AS m;
 
 -- name: delete_episodes_of_device_days --
 -- Deletion: every episode of the device-days the deleted records were on goes now (its

@@ -33,6 +33,8 @@ WITH w AS (
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+      -- a logical day lies within three days of its date (any time zone): its partitions only
+      AND r.ts_start >= %(day_from)s::date - 3 AND r.ts_start < %(day_to)s::date + 4
       AND (NOT %(unbuilt_only)s
            OR EXISTS (SELECT 1 FROM w WHERE w.device_id = r.device_id
                         AND (r.ts_start, r.client_record_id COLLATE "C")
@@ -72,6 +74,7 @@ SELECT DISTINCT r.window_title
 FROM records r
 WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
   AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+  AND r.ts_start >= %(day_from)s::date - 3 AND r.ts_start < %(day_to)s::date + 4  -- partitions
   AND r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]);
 

@@ -125,6 +125,7 @@ WITH m AS (
     SELECT r.day_local FROM m
     JOIN records r ON r.user_id = %(user_id)s AND r.day_local = m.day_local
      AND r.device_id = m.device_id AND r.deleted_at IS NULL
+     AND r.ts_start >= m.day_local - 3 AND r.ts_start < m.day_local + 4  -- the day's range
 )
 SELECT day_local AS day, count(*)::int AS records
 FROM (SELECT day_local FROM tail UNION ALL SELECT day_local FROM marked) x

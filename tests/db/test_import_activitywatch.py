@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import psycopg
 import pytest
 from click.testing import CliRunner
 
 from app.api import imports
 from app.cli import main
+from app.errors import UnknownDeviceError
 from app.importers.activitywatch import (
     ActivityWatchError,
     import_activitywatch_file,
@@ -497,7 +497,7 @@ def test_a_batch_the_database_refuses_stops_the_import_with_that_error(
     start = NOW - timedelta(hours=1)
     record = ImportedRecord("x:1", start, start + timedelta(seconds=30), "Code.exe", "main.py")
     with (
-        pytest.raises(psycopg.errors.ForeignKeyViolation, match="devices"),
+        pytest.raises(UnknownDeviceError, match="never-registered"),
         RecordWriter(services.store, user=user, rules=services.rules, source="test") as writer,
     ):
         writer.add("never-registered", record)

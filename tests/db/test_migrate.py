@@ -123,3 +123,122 @@ def test_migrate_as_an_owner_who_is_not_a_superuser(admin_url: str, tmp_path: Pa
         done = runner.invoke(main, ["migrate"], env={**env, "TIMETRACE_DATABASE_URL": ready})
         assert done.exit_code == 0, done.output
         assert done.output.startswith("applied: 0001_init") and "procrastinate" in done.output
+
+
+# -- 0020: records partitioned by month ------------------------------------------------------
+
+
+def _records_rows(conn: Any) -> list[dict[str, Any]]:
+    return conn.execute(
+        "SELECT user_id, record_id, device_id, client_record_id, ts_start, ts_end, day_local, "
+        "app, window_title, category, deleted_at FROM records ORDER BY record_id"
+    ).fetchall()
+
+
+def test_0020_keeps_every_record_its_id_analysis_and_view_rows(admin_url: str) -> None:
+    from app.db.connection import connect, ensure_database
+    from app.db.migrate import render
+    from app.settings import Settings
+
+    name = "tt_migrate_0020"
+    drop_database(admin_url, database=name)
+    ensure_database(admin_url, database=name)
+    before_0020 = [m for m in list_migrations() if m.version < 20]
+    try:
+        with connect(
+            url_for(admin_url, name), settings=Settings(_env_file=None), autocommit=True
+        ) as db:
+            db.execute(
+                "CREATE TABLE schema_version (version integer PRIMARY KEY, name text NOT NULL,"
+                " applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            for m in before_0020:
+                with db.transaction():
+                    db.execute(render(m, embedding_dim=8))
+                    db.execute(
+                        "INSERT INTO schema_version (version, name) VALUES (%s, %s)",
+                        [m.version, m.name],
+                    )
+            user = db.execute(
+                "INSERT INTO users (name, time_zone) VALUES ('u', 'Asia/Shanghai') "
+                "RETURNING user_id"
+            ).fetchone()["user_id"]
+            for device in ("laptop", "phone"):
+                db.execute(
+                    "INSERT INTO devices (user_id, device_id, name, kind) "
+                    "VALUES (%s, %s, %s, 'other')",
+                    [user, device, device],
+                )
+            # Three years and two devices; one record deleted (a tombstone), one analysed.
+            db.execute(
+                "INSERT INTO records (user_id, device_id, client_record_id, ts_start, ts_end, "
+                "day_local, app, window_title, category, category_source) "
+                "SELECT %s, d, 'k' || i, t, t + interval '50 seconds', (t AT TIME ZONE "
+                "'Asia/Shanghai')::date, 'Code', '写代码 ' || i, 'work', 'rule' "
+                "FROM unnest(ARRAY['laptop', 'phone']) d, generate_series(1, 40) i, "
+                "LATERAL (SELECT timestamptz '2001-12-31 23:00:00+00' + i * interval '29 days') "
+                "AS x(t)",
+                [user],
+            )
+            db.execute(
+                "UPDATE records SET deleted_at = now(), window_title = '', "
+                "client_record_id = timetrace_tombstone_key(client_record_id) "
+                "WHERE device_id = 'phone' AND client_record_id = 'k7'"
+            )
+            db.execute(
+                "INSERT INTO record_analyses (user_id, record_id, description, model) "
+                "SELECT user_id, record_id, 'a note', 'm' FROM records "
+                "WHERE client_record_id = 'k3'"
+            )
+            rows = _records_rows(db)
+            durations = db.execute(
+                "SELECT record_id, duration_s FROM v_record_durations ORDER BY record_id"
+            ).fetchall()
+            hours = db.execute("SELECT * FROM v_day_category_hours ORDER BY 1, 2, 3").fetchall()
+            links = "SELECT * FROM v_record_episodes ORDER BY record_id"
+            episodes = db.execute(links).fetchall()
+            assert len(rows) == 80 and len(durations) == 79 and hours and len(episodes) == 79
+
+            applied = migrate(db, embedding_dim=8)
+            assert applied[0] == "0020_records_by_month"
+
+            assert _records_rows(db) == rows
+            kind = db.execute("SELECT relkind FROM pg_class WHERE relname = 'records'").fetchone()
+            assert kind["relkind"] == "p"
+            months = db.execute(
+                "SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'records'::regclass"
+            ).fetchone()["n"]
+            assert months == len({(r["ts_start"].year, r["ts_start"].month) for r in rows})
+            assert (
+                db.execute(
+                    "SELECT record_id, duration_s FROM v_record_durations ORDER BY record_id"
+                ).fetchall()
+                == durations
+            )
+            hours_after = db.execute("SELECT * FROM v_day_category_hours ORDER BY 1, 2, 3")
+            assert hours_after.fetchall() == hours
+            assert db.execute(links).fetchall() == episodes
+            note = db.execute(
+                "SELECT a.ts_start = r.ts_start AS same FROM record_analyses a "
+                "JOIN records r USING (user_id, record_id)"
+            ).fetchall()
+            assert note == [{"same": True}, {"same": True}]
+            flags = db.execute(
+                "SELECT device_id, has_tombstones FROM devices ORDER BY device_id"
+            ).fetchall()
+            assert [(f["device_id"], f["has_tombstones"]) for f in flags] == [
+                ("laptop", False),
+                ("phone", True),
+            ]
+            # New ids continue after the old ones, from the sequence.
+            db.execute("SELECT timetrace_ensure_month('2001-12-01')")
+            fresh = db.execute(
+                "INSERT INTO records (user_id, device_id, client_record_id, ts_start, day_local, "
+                "category, category_source) VALUES (%s, 'laptop', 'new', "
+                "'2001-12-31 23:30:00+00', '2002-01-01', 'work', 'rule') RETURNING record_id",
+                [user],
+            ).fetchone()["record_id"]
+            assert fresh == max(r["record_id"] for r in rows) + 1
+            assert migrate(db, embedding_dim=8) == []
+    finally:
+        drop_database(admin_url, database=name)

@@ -167,9 +167,19 @@ SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.
        r.category, r.is_idle,
        timetrace_episode_of(r.user_id, r.device_id, r.ts_start, r.client_record_id) AS episode_id,
        a.description
-FROM (SELECT * FROM records
-      WHERE user_id = %(user_id)s AND deleted_at IS NULL AND ts_start <= %(now)s
-      ORDER BY ts_start DESC, record_id DESC LIMIT %(limit)s) r
+FROM (
+    -- Per device on the timeline index (records are partitioned by month and have no
+    -- index by user and time): each device's newest `limit` starts, with the records
+    -- tied at the last one, so the merged order below is exact.
+    SELECT x.* FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT r.* FROM records r
+        WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+          AND r.ts_start <= %(now)s
+        ORDER BY r.ts_start DESC FETCH FIRST %(limit)s ROWS WITH TIES
+    ) x
+    WHERE d.user_id = %(user_id)s
+    ORDER BY x.ts_start DESC, x.record_id DESC LIMIT %(limit)s) r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 ORDER BY r.ts_start DESC, r.record_id DESC;
 
@@ -304,11 +314,17 @@ SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.
        r.category, r.is_idle,
        timetrace_episode_of(r.user_id, r.device_id, r.ts_start, r.client_record_id) AS episode_id,
        a.description
-FROM records r
+FROM devices d
+-- Per device on the timeline index, then merged (no index by user and time).
+CROSS JOIN LATERAL (
+    SELECT * FROM records x
+    WHERE x.user_id = d.user_id AND x.device_id = d.device_id AND x.deleted_at IS NULL
+      AND x.ts_start >= %(ts_from)s AND x.ts_start < %(ts_to)s
+    ORDER BY x.ts_start, x.record_id LIMIT %(limit)s
+) r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
-WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-  AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-  AND (%(device_id)s::text IS NULL OR r.device_id = %(device_id)s::text)
+WHERE d.user_id = %(user_id)s
+  AND (%(device_id)s::text IS NULL OR d.device_id = %(device_id)s::text)
 ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
 
 -- name: relabel_record --

@@ -1,0 +1,233 @@
+"""The batch build for history (backfill and imports): each device's unbuilt timeline
+is read a month of logical days at a time in one ordered pass, segmented per
+device-day in memory, and its episodes written in one transaction per device-month;
+then the month's day digests and signals are computed from what was just built (one
+read of the month's numbers, one write). The live per-minute job keeps
+`build_device`: small transactions, a day at a time.
+
+    result = build_history(store, user=user, device_ids=["laptop"], now=now, settings=s)
+
+Days the batch cannot take whole go through the live functions, so the result is the
+same either way: a device-day at or before what is already built (a late record, a
+deletion, a re-label) is built by `build_device`, and the digest of a day that other
+episodes or records from before this build reach into by `rollup_day`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Protocol
+
+from app.pyramid import batch
+from app.pyramid.batch import DeviceChunk, Interval
+from app.pyramid.segmenter import SegmentParams
+from app.settings import Settings
+from app.store import (
+    AccountStore,
+    BatchStore,
+    DigestStore,
+    EpisodeFacts,
+    EpisodeStore,
+    UserContext,
+)
+from app.timeutil import day_bounds, read_window, scope_keys, zone
+
+Progress = Callable[[str, int, int], None]
+SAVE_ATTEMPTS = 3  # reads of a chunk that a concurrent change voided, before leaving it
+
+
+class HistoryStore(AccountStore, EpisodeStore, DigestStore, BatchStore, Protocol):
+    """What the batch build reads and writes itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSteps:
+    """The live build's steps for what the batch cannot take whole (`app/pyramid/build.py`
+    passes them, bound to its store): build some days of a device (the episodes added,
+    and the days whose episodes changed), and roll up one day."""
+
+    build_days: Callable[[str, list[date]], tuple[int, set[date]]]
+    rollup_day: Callable[[date], None]
+
+
+@dataclass(slots=True)
+class HistoryResult:
+    episodes: int = 0  # episodes added
+    days: set[date] = field(default_factory=set)  # days whose episodes were built
+    rolled: set[date] = field(default_factory=set)  # days whose digest was computed
+
+
+@dataclass(slots=True)
+class _Timeline:
+    """A device's active intervals read so far, and up to where its reads reached."""
+
+    intervals: list[Interval] = field(default_factory=list)
+    read_to: int = -(2**62)
+
+
+def build_history(
+    store: HistoryStore,
+    *,
+    user: UserContext,
+    device_ids: Sequence[str],
+    now: datetime,
+    settings: Settings,
+    params: SegmentParams,
+    live: LiveSteps,
+    progress: Progress | None = None,
+) -> HistoryResult:
+    """Build these devices' unbuilt days and roll up those days' digests (not weeks
+    and months: the caller rolls those up once for every day it touched)."""
+    result = HistoryResult()
+    user_id = user.user_id
+    todo: dict[str, list[date]] = {}
+    for device_id in device_ids:
+        days = store.days_to_build(user_id=user_id, device_id=device_id)
+        reopen = store.days_to_reopen(user_id=user_id, device_id=device_id, days=days)
+        if reopen:
+            keys = sorted({key for day in reopen for key in scope_keys(day)})
+            store.reopen_days(user_id=user_id, device_id=device_id, days=reopen, digest_keys=keys)
+            result.days.update(reopen)
+        todo[device_id] = sorted({*days, *reopen})
+    # What is built already (after the reopened days lost their episodes).
+    through = {b.device_id: b.day_local for b in store.batch_built_through(user_id=user_id)}
+    tail: dict[str, list[date]] = {}
+    for device_id, days in todo.items():
+        last = through.get(device_id)
+        rest = [day for day in days if last is not None and day <= last]
+        if rest:  # among built days: the live build, a day at a time
+            added, changed = live.build_days(device_id, rest)
+            result.episodes += added
+            result.days |= changed | set(rest)
+        tail[device_id] = [day for day in days if last is None or day > last]
+    # A day two days after every device's last built one holds only records this build
+    # reads (the overlap of a day reads a day back): its digest comes from these reads.
+    newest = max((d for d in through.values() if d is not None), default=None)
+    fresh_from = newest + timedelta(days=2) if newest is not None else date.min
+    timelines: dict[str, _Timeline] = {}
+    months = _months([day for days in tail.values() for day in days])
+    for index, (month, days) in enumerate(months):
+        chunks: list[DeviceChunk] = []
+        for device_id in sorted(tail):
+            own = [day for day in tail[device_id] if (day.year, day.month) == month]
+            if not own:
+                continue
+            timeline = timelines.setdefault(device_id, _Timeline())
+            chunk = _build_chunk(
+                store, user=user, device_id=device_id, days=own, now=now,
+                settings=settings, params=params, timeline=timeline,
+            )  # fmt: skip
+            result.days.update(own)
+            if chunk is not None:
+                chunks.append(chunk)
+                result.episodes += chunk.new
+        fresh = [day for day in days if day >= fresh_from]
+        _rollup_fresh(
+            store, user=user, days=fresh, chunks=chunks, timelines=timelines, now=now,
+            settings=settings,
+        )  # fmt: skip
+        result.rolled.update(fresh)
+        if progress:
+            progress(days[-1].isoformat(), index + 1, len(months))
+    for day in sorted(result.days - result.rolled):
+        live.rollup_day(day)
+        result.rolled.add(day)
+    return result
+
+
+def _months(days: Sequence[date]) -> list[tuple[tuple[int, int], list[date]]]:
+    out: dict[tuple[int, int], list[date]] = {}
+    for day in sorted(set(days)):
+        out.setdefault((day.year, day.month), []).append(day)
+    return sorted(out.items())
+
+
+def _build_chunk(
+    store: HistoryStore,
+    *,
+    user: UserContext,
+    device_id: str,
+    days: list[date],
+    now: datetime,
+    settings: Settings,
+    params: SegmentParams,
+    timeline: _Timeline,
+) -> DeviceChunk | None:
+    """One device-month: read, segment, save. A record deleted or re-labelled meanwhile
+    voids the read (the save compares the window's stamp): read again. A chunk changed
+    under every try is left to the build its change asked for; nothing is lost."""
+    tz = zone(user.time_zone)
+    start, _ = day_bounds(days[0], tz=tz, cut_hour=user.day_cut_hour)
+    _, end = day_bounds(days[-1], tz=tz, cut_hour=user.day_cut_hour)
+    ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
+    for _ in range(SAVE_ATTEMPTS):
+        read = store.batch_stream(
+            user_id=user.user_id, device_id=device_id, ts_from=ts_from, ts_to=ts_to
+        )
+        chunk = batch.segment_chunk(
+            read.records, device_id=device_id, days=set(days), params=params, now=now.timestamp()
+        )
+        saved = store.save_episode_chunk(
+            user_id=user.user_id, drafts=chunk.drafts, window=read.window
+        )
+        if saved is None:
+            continue
+        chunk.ids = {s.episode_key: s.episode_id for s in saved}
+        chunk.new = sum(1 for s in saved if s.new)
+        # The read window overlaps the last one by a day: take only what is new of it.
+        unseen = [r for r in read.records if r.ts_us >= timeline.read_to]
+        timeline.intervals = batch.join_intervals(
+            timeline.intervals, batch.active_intervals(unseen)
+        )
+        timeline.read_to = batch.micros(ts_to)
+        return chunk
+    return None
+
+
+def _rollup_fresh(
+    store: HistoryStore,
+    *,
+    user: UserContext,
+    days: list[date],
+    chunks: Sequence[DeviceChunk],
+    timelines: dict[str, _Timeline],
+    now: datetime,
+    settings: Settings,
+) -> None:
+    """The digests and signals of days this build read whole, in one write."""
+    if not days:
+        return
+    tz = zone(user.time_zone)
+    numbers = {n.day_local: n for n in store.batch_day_metrics(user_id=user.user_id, days=days)}
+    episodes: dict[date, list[EpisodeFacts]] = {}
+    for facts in store.batch_episode_facts(user_id=user.user_id, days=days):
+        episodes.setdefault(facts.day_local, []).append(facts)
+    members = batch.member_facts(chunks)
+    unsettled = {day for chunk in chunks for day in chunk.open_days}
+    rollups = []
+    for day in days:
+        start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
+        overlap = batch.overlap_seconds(
+            [t.intervals for t in timelines.values()],
+            ts_from=batch.micros(start),
+            ts_to=batch.micros(end),
+        )
+        rollups.append(
+            batch.day_rollup(
+                day=day,
+                start=start,
+                end=end,
+                numbers=numbers[day],
+                episodes=episodes.get(day, []),
+                members=members.get(day, []),
+                overlap=overlap,
+                settled=day not in unsettled,
+                tz=tz,
+                cut_hour=user.day_cut_hour,
+                idle_gap_s=settings.idle_gap_s,
+                now=now,
+            )
+        )
+    store.save_day_rollups(user_id=user.user_id, rollups=rollups)

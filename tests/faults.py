@@ -109,7 +109,12 @@ def pyramid_snapshot(conn: Any) -> dict[str, Any]:
     }
     skip = {"user_id", "episode_id", "digest_id", "signal_id", "created_at", "updated_at"}
     skip |= {"episode_key", "sources_through", "summary_embedding"}
-    records = conn.execute("SELECT record_id, client_record_id, episode_id FROM records").fetchall()
+    # A record's episode is the current one whose span holds it (a tombstone is in none).
+    records = conn.execute(
+        "SELECT record_id, client_record_id, CASE WHEN deleted_at IS NULL THEN "
+        "timetrace_episode_of(user_id, device_id, ts_start, client_record_id) END AS episode_id "
+        "FROM records"
+    ).fetchall()
     client = {r["record_id"]: r["client_record_id"] for r in records}
     members = {r["client_record_id"]: name.get(r["episode_id"]) for r in records}
     episodes = {}

@@ -143,13 +143,81 @@ def ingest_sample(services: Services, data: SampleData) -> UserContext:
 # -- reading data back -------------------------------------------------------------------------
 
 
+# An episode's members: the live records of its device whose position (start, key)
+# lies in its span (as the app reads them, sql/queries/*.sql).
+SPAN_MEMBERS = """
+JOIN records r
+  ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
+ AND r.ts_start BETWEEN e.ts_start AND e.last_start
+ AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
+ AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
+"""
+
+
 def episodes_by_first_record(conn: Any) -> dict[str, dict[str, Any]]:
+    """Current episodes by their first member's key, each with its members' keys."""
     rows = conn.execute(
-        "SELECT e.*, array_agg(r.client_record_id ORDER BY r.ts_start, r.record_id) AS members "
-        "FROM episodes e JOIN records r ON r.user_id = e.user_id AND r.episode_id = e.episode_id "
+        "SELECT e.*, array_agg(r.client_record_id ORDER BY r.ts_start, r.client_record_id "
+        f'COLLATE "C") AS members FROM episodes e {SPAN_MEMBERS} WHERE NOT e.stale '
         "GROUP BY e.user_id, e.episode_id ORDER BY e.device_id, e.ts_start"
     ).fetchall()
     return {row["members"][0]: row for row in rows}
+
+
+def unbuilt_keys(conn: Any) -> list[str]:
+    """The keys of the live records in no current episode (open tail, marked days)."""
+    return [
+        r["client_record_id"]
+        for r in conn.execute(
+            "SELECT client_record_id FROM v_record_episodes WHERE episode_id IS NULL "
+            'ORDER BY user_id, device_id, ts_start, client_record_id COLLATE "C"'
+        )
+    ]
+
+
+def span_violations(conn: Any) -> list[str]:
+    """What breaks the invariant: each live record's start lies in exactly one closed,
+    current episode span of its device once that span has closed. So: current spans of
+    a device never overlap; every live record up to its device's watermark, on a day
+    not marked for a rebuild, lies in one; and each span holds exactly the members it
+    was built from (frame_count)."""
+    overlaps = conn.execute("""
+        SELECT episode_id FROM (
+            SELECT episode_id, last_start, last_key,
+                   lead(ts_start) OVER w AS next_start, lead(first_key) OVER w AS next_key
+            FROM episodes WHERE NOT stale
+            WINDOW w AS (PARTITION BY user_id, device_id ORDER BY ts_start, first_key COLLATE "C")
+        ) e
+        WHERE (next_start, next_key COLLATE "C") <= (last_start, last_key COLLATE "C")
+    """).fetchall()
+    outside = conn.execute("""
+        SELECT v.client_record_id FROM v_record_episodes v
+        CROSS JOIN LATERAL (
+            SELECT last_start, last_key FROM episodes x
+            WHERE x.user_id = v.user_id AND x.device_id = v.device_id
+            ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+        ) w
+        WHERE v.episode_id IS NULL
+          AND (v.ts_start, v.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
+          AND NOT EXISTS (SELECT 1 FROM build_marks m WHERE m.user_id = v.user_id
+                            AND m.device_id = v.device_id AND m.day_local = v.day_local)
+    """).fetchall()
+    miscounted = conn.execute(f"""
+        SELECT e.episode_id, e.frame_count, count(r.record_id) AS members
+        FROM episodes e LEFT {SPAN_MEMBERS.strip()}
+        WHERE NOT e.stale AND e.closed
+        GROUP BY e.user_id, e.episode_id HAVING count(r.record_id) <> e.frame_count
+    """).fetchall()
+    notclosed = conn.execute("SELECT episode_id FROM episodes WHERE NOT closed").fetchall()
+    return (
+        [f"episode {r['episode_id']} overlaps the next" for r in overlaps]
+        + [f"record {r['client_record_id']} is below the watermark in no span" for r in outside]
+        + [
+            f"episode {r['episode_id']}: {r['members']} members, built from {r['frame_count']}"
+            for r in miscounted
+        ]
+        + [f"episode {r['episode_id']} is not closed" for r in notclosed]
+    )
 
 
 def snapshot(conn: Any) -> dict[str, str]:

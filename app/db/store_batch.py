@@ -29,9 +29,9 @@ from app.text import fts_document
 
 # The columns of `copy_episode_staging`, in binary.
 _STAGING_TYPES = [
-    "text", "text", "timestamptz", "timestamptz", "date", "text", "text", "text", "text",
-    "text", "jsonb", "int4", "float8", "float8", "jsonb", "jsonb", "int4", "float8", "text",
-    "text",
+    "text", "text", "timestamptz", "text", "timestamptz", "text", "timestamptz", "date",
+    "text", "text", "text", "text", "text", "jsonb", "int4", "float8", "float8", "jsonb",
+    "jsonb", "int4", "float8", "text", "text",
 ]  # fmt: skip
 
 
@@ -46,9 +46,9 @@ class PostgresBatchStore(PostgresJobStore):
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             records = fetch_all(conn, StreamRecord, QUERIES["batch_stream"], params)
             stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
-        assert stamp is not None  # an aggregate always yields one row
-        window = {k: params[k] for k in ("device_id", "ts_from", "ts_to")}
-        window_row = ReadWindow.model_construct(**window, stamp=stamp["stamp"])
+        assert stamp is not None  # one row, always
+        window = {k: params[k] for k in ("device_id", "day", "ts_from", "ts_to")}
+        window_row = ReadWindow.model_construct(**window, **stamp)
         return BatchRead.model_construct(records=records, window=window_row)
 
     batch_stream = method(BatchStore.batch_stream, _batch_stream)
@@ -57,15 +57,28 @@ class PostgresBatchStore(PostgresJobStore):
         user = {"user_id": params["user_id"]}
         window: ReadWindow = params["window"]
         drafts: Sequence[EpisodeDraft] = params["drafts"]
+        read = {
+            **user,
+            "device_id": window.device_id,
+            "day": window.day,
+            "ts_from": window.ts_from,
+            "ts_to": window.ts_to,
+        }
 
         def save() -> list[SavedEpisode] | None:
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(QUERIES["lock_records_shared"], user)
-                live = conn.execute(
-                    QUERIES["read_window_stamp"], {**user, **dict(window)}
-                ).fetchone()
+                conn.execute(QUERIES["lock_device_build"], read)
+                live = conn.execute(QUERIES["read_window_stamp"], read).fetchone()
                 if live is None or live["stamp"] != window.stamp:
                     return None
+                if not drafts:
+                    return []
+                first = drafts[0]
+                conn.execute(
+                    QUERIES["mark_jumped_days"],
+                    {**read, "first_start": first.ts_start, "first_key": first.first_key},
+                )
                 conn.execute(QUERIES["create_episode_staging"])
                 with conn.cursor().copy(QUERIES["copy_episode_staging"]) as copy:
                     copy.set_types(_STAGING_TYPES)
@@ -76,17 +89,6 @@ class PostgresBatchStore(PostgresJobStore):
                     SavedEpisode.model_construct(**row)
                     for row in conn.execute(QUERIES["insert_staged_episodes"], user)
                 ]
-                ids = {s.episode_key: s.episode_id for s in saved if s.new}
-                record_ids: list[int] = []
-                episode_ids: list[int] = []
-                for d in drafts:
-                    if (episode_id := ids.get(d.episode_key)) is not None:
-                        record_ids += d.record_ids
-                        episode_ids += [episode_id] * len(d.record_ids)
-                conn.execute(
-                    QUERIES["link_staged_records"],
-                    {**user, "record_ids": record_ids, "episode_ids": episode_ids},
-                )
             return saved
 
         return retrying(save)
@@ -132,6 +134,9 @@ def _staging_row(d: EpisodeDraft) -> tuple[object, ...]:
         d.episode_key,
         d.device_id,
         d.ts_start,
+        d.first_key,
+        d.last_start,
+        d.last_key,
         d.ts_end,
         d.day_local,
         d.primary_app,

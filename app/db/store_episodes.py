@@ -31,8 +31,19 @@ class PostgresEpisodeStore(PostgresJobStore):
     episode_counts = rows(EpisodeStore.episode_counts, DayCount, query="episode_counts_by_day")
 
     def _reopen_days(self, params: Params) -> None:
+        days = list(params["days"])
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(QUERIES["delete_device_day_episodes"], params)
+            conn.execute(
+                QUERIES["mark_device_days"],
+                {
+                    "user_id": params["user_id"],
+                    "devices": [params["device_id"]] * len(days),
+                    "days": days,
+                    "first_ts": [None] * len(days),
+                    "first_gone": [None] * len(days),
+                },
+            )
             conn.execute(QUERIES["mark_digests_stale"], {**params, "keys": params["digest_keys"]})
             self._defer(conn, params["then"])
 
@@ -44,9 +55,9 @@ class PostgresEpisodeStore(PostgresJobStore):
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             records = fetch_all(conn, SegmentInput, QUERIES["records_to_segment"], params)
             stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
-        assert stamp is not None  # an aggregate always yields one row
-        window = {k: params[k] for k in ("device_id", "ts_from", "ts_to")}
-        window_row = ReadWindow.model_construct(**window, stamp=stamp["stamp"])
+        assert stamp is not None  # one row, always
+        window = {k: params[k] for k in ("device_id", "day", "ts_from", "ts_to")}
+        window_row = ReadWindow.model_construct(**window, **stamp)
         return SegmentRead.model_construct(records=records, window=window_row)
 
     records_to_segment = method(EpisodeStore.records_to_segment, _records_to_segment)
@@ -55,29 +66,35 @@ class PostgresEpisodeStore(PostgresJobStore):
         user = {"user_id": params["user_id"]}
         window: ReadWindow = params["window"]
         drafts: Sequence[EpisodeDraft] = params["drafts"]
+        read = {
+            **user,
+            "device_id": window.device_id,
+            "day": window.day,
+            "ts_from": window.ts_from,
+            "ts_to": window.ts_to,
+        }
 
         def save() -> list[int] | None:
             ids: list[int] = []
-            record_ids: list[int] = []
-            episode_ids: list[int] = []
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(QUERIES["lock_records_shared"], user)
-                live = conn.execute(
-                    QUERIES["read_window_stamp"], {**user, **dict(window)}
-                ).fetchone()
+                conn.execute(QUERIES["lock_device_build"], read)
+                live = conn.execute(QUERIES["read_window_stamp"], read).fetchone()
                 if live is None or live["stamp"] != window.stamp:
                     return None
+                if drafts:
+                    first = drafts[0]
+                    conn.execute(
+                        QUERIES["mark_jumped_days"],
+                        {**read, "first_start": first.ts_start, "first_key": first.first_key},
+                    )
                 for d in drafts:
                     row = conn.execute(QUERIES["insert_episode"], _episode(user, d)).fetchone()
                     if row is None:  # already stored by an earlier run of the same job
                         continue
                     ids.append(row["episode_id"])
-                    record_ids += d.record_ids
-                    episode_ids += [row["episode_id"]] * len(d.record_ids)
-                conn.execute(
-                    QUERIES["link_records"],
-                    {**user, "record_ids": record_ids, "episode_ids": episode_ids},
-                )
+                if window.marked:
+                    conn.execute(QUERIES["clear_day_mark"], read)
                 self._defer(conn, params["then"])
             return ids
 

@@ -9,6 +9,7 @@ from app.db.named import Params, method, row, rows, value
 from app.db.queries import QUERIES
 from app.store import (
     CategorySeconds,
+    DeletedDeviceDay,
     DeviceDayRecords,
     ImportProgress,
     ImportRow,
@@ -41,8 +42,11 @@ class PostgresRecordStore(Queries):
         params = {"user_id": user_id, "device_id": device_id, **columns}
 
         def insert() -> int:
-            with self.pool.connection() as conn:
-                return conn.execute(QUERIES["insert_records"], params).rowcount
+            with self.pool.connection() as conn, conn.transaction():
+                # Shared: not while a build of the device saves (see insert_records).
+                conn.execute(QUERIES["lock_device_build_shared"], params)
+                row = conn.execute(QUERIES["insert_records"], params).fetchone()
+            return int(row["new"]) if row else 0
 
         return retrying(insert)
 
@@ -55,6 +59,9 @@ class PostgresRecordStore(Queries):
                 return copied
         fts = [fts_document(text) if text else None for text in records.description]
         with self.pool.connection() as conn, conn.transaction():
+            conn.execute(
+                QUERIES["lock_device_build_shared"], {"user_id": user_id, "device_id": device_id}
+            )
             conn.execute(QUERIES["create_import_staging"])
             with conn.cursor().copy(QUERIES["copy_import_staging"]) as copy:
                 copy.set_types(_STAGING_TYPES)
@@ -74,13 +81,21 @@ class PostgresRecordStore(Queries):
         """A batch of records whose key range holds no stored key, on a device with no
         tombstone (a first import): COPY straight into `records`, a fifth cheaper than
         staging. None, with nothing written, when that does not hold (or a key was
-        stored meanwhile by another writer): the staged insert then sorts it out."""
+        stored meanwhile by another writer), or when a record lies at or below the
+        device's watermark (a late record marks its day): the staged insert then sorts
+        it out."""
         keys = records.client_record_id
         params = {"user_id": user_id, "device_id": device_id, "first": min(keys), "last": max(keys)}
+        first = min(zip(records.ts_start, keys, strict=True))
         try:
             with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["lock_device_build_shared"], params)
                 stored = conn.execute(QUERIES["any_key_stored"], params).fetchone()
                 if stored is None or stored["found"]:
+                    return None
+                mark = conn.execute(QUERIES["device_watermark"], params).fetchone()
+                # Keys compare as COLLATE "C" does: by code point.
+                if mark is not None and first <= (mark["last_start"], mark["last_key"]):
                     return None
                 with conn.cursor().copy(QUERIES["copy_records"]) as copy:
                     copy.set_types(_RECORD_TYPES)
@@ -115,16 +130,24 @@ class PostgresRecordStore(Queries):
             # once it commits; the rebuild (jobs, or the sweep) fills the layers again.
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(QUERIES["lock_records"], user)
-                hit = fetch_all(conn, DeviceDayRecords, QUERIES["tombstone_records"], params)
+                hit = fetch_all(conn, DeletedDeviceDay, QUERIES["tombstone_records"], params)
                 if not hit:
                     return []
                 days = sorted({h.day_local for h in hit})
+                device_days = {
+                    **user,
+                    "devices": [h.device_id for h in hit],
+                    "days": [h.day_local for h in hit],
+                }
+                conn.execute(QUERIES["delete_episodes_of_device_days"], device_days)
+                # The days are rebuilt from a mark, which also keeps the first deleted
+                # record (it may have cut an earlier day's last record short).
                 conn.execute(
-                    QUERIES["delete_episodes_of_device_days"],
+                    QUERIES["mark_device_days"],
                     {
-                        **user,
-                        "devices": [h.device_id for h in hit],
-                        "days": [h.day_local for h in hit],
+                        **device_days,
+                        "first_ts": [None] * len(hit),
+                        "first_gone": [h.first_gone for h in hit],
                     },
                 )
                 # Digests before signals, as a rollup writes them (one lock order).
@@ -139,7 +162,12 @@ class PostgresRecordStore(Queries):
                 # conversation turns that read their time.
                 conn.execute(QUERIES["blank_notes_touching_deleted"], user)
                 conn.execute(QUERIES["drop_turns_reaching_deleted"], user)
-                return sorted(hit, key=lambda h: (h.device_id, h.day_local))
+                return [
+                    DeviceDayRecords(
+                        device_id=h.device_id, day_local=h.day_local, records=h.records
+                    )
+                    for h in sorted(hit, key=lambda h: (h.device_id, h.day_local))
+                ]
 
         return retrying(delete)
 

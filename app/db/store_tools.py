@@ -83,8 +83,9 @@ class PostgresToolStore(Queries):
                             "under a new id, or never yours; look it up again"
                         )
                     return None
-                episodes = sorted({r["episode_id"] for r in hit if r["episode_id"] is not None})
-                conn.execute(QUERIES["mark_episodes_stale"], {**user, "ids": episodes})
+                # The records' days are rebuilt: marked, their episodes stale meanwhile.
+                # The episode's span goes to the label first (label_touched reads it).
+                marks = sorted({(r["device_id"], r["day_local"]) for r in hit})
                 label = conn.execute(
                     QUERIES["insert_label"],
                     {
@@ -95,6 +96,16 @@ class PostgresToolStore(Queries):
                 ).fetchone()
                 assert label is not None
                 conn.execute(QUERIES["label_touched"], {**user, "label_id": label["label_id"]})
+                conn.execute(
+                    QUERIES["mark_device_days"],
+                    {
+                        **user,
+                        "devices": [d for d, _ in marks],
+                        "days": [day for _, day in marks],
+                        "first_ts": [None] * len(marks),
+                        "first_gone": [None] * len(marks),
+                    },
+                )
             device_days = sorted({(r["device_id"], r["day_local"]) for r in hit})
             return Relabelled(
                 label_id=label["label_id"],

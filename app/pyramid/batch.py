@@ -48,6 +48,7 @@ class DeviceChunk:
     open_days: set[date] = field(default_factory=set)
     ids: dict[str, int] = field(default_factory=dict)  # episode key → id, once saved
     new: int = 0  # episodes the save added (a rerun finds them stored)
+    stopped_at: date | None = None  # a day left with open records: later days wait
 
 
 def device_days(records: Iterable[StreamRecord], days: set[date]) -> dict[date, list[StreamRecord]]:
@@ -68,15 +69,19 @@ def segment_chunk(
     now: float,
 ) -> DeviceChunk:
     """Segment each device-day of the chunk alone, as the live build does (a logical
-    day always closes a segment), and draft its closed segments."""
+    day always closes a segment), and draft its closed segments. A day whose last
+    records are still open ends the chunk: a later day's episodes would raise the
+    watermark past them."""
     chunk = DeviceChunk(device_id)
     for day, own in sorted(device_days(records, days).items()):
         result = segment_records(own, params=params, now=now)
-        if result.open_from is not None:
-            chunk.open_days.add(day)
         for segment in result.closed:
             chunk.segments.append(segment)
             chunk.drafts.append(draft_episode(segment, device_id=device_id))
+        if result.open_from is not None:
+            chunk.open_days.add(day)
+            chunk.stopped_at = day
+            break
     return chunk
 
 

@@ -92,20 +92,29 @@ def build_history(
             result.days.update(reopen)
         todo[device_id] = sorted({*days, *reopen})
     # What is built already (after the reopened days lost their episodes).
-    through = {b.device_id: b.day_local for b in store.batch_built_through(user_id=user_id)}
+    built = {b.device_id: b for b in store.batch_built_through(user_id=user_id)}
     tail: dict[str, list[date]] = {}
+    marked_after: dict[str, list[date]] = {}
     for device_id, days in todo.items():
-        last = through.get(device_id)
+        last = built[device_id].day_local if device_id in built else None
+        marked = set(built[device_id].marked) if device_id in built else set()
+        # At or before the watermark's day: the live build, a day at a time, first.
         rest = [day for day in days if last is not None and day <= last]
-        if rest:  # among built days: the live build, a day at a time
+        if rest:
             added, changed = live.build_days(device_id, rest)
             result.episodes += added
             result.days |= changed | set(rest)
-        tail[device_id] = [day for day in days if last is None or day > last]
-    # A day two days after every device's last built one holds only records this build
+        after = [day for day in days if last is None or day > last]
+        tail[device_id] = [day for day in after if day not in marked]
+        # A marked day after the watermark is rebuilt whole by the live build, after.
+        marked_after[device_id] = [day for day in after if day in marked]
+    # A day two days after every device's watermark day holds only records this build
     # reads (the overlap of a day reads a day back): its digest comes from these reads.
-    newest = max((d for d in through.values() if d is not None), default=None)
+    newest = max((b.day_local for b in built.values() if b.day_local is not None), default=None)
     fresh_from = newest + timedelta(days=2) if newest is not None else date.min
+    fresh_until = date.max  # a device stopped at a day still open: no batch digest from it
+    # Nor for a day another device rebuilds by the live build after the batch.
+    rebuilt_later = {day for days in marked_after.values() for day in days}
     timelines: dict[str, _Timeline] = {}
     months = _months([day for days in tail.values() for day in days])
     for index, (month, days) in enumerate(months):
@@ -119,11 +128,21 @@ def build_history(
                 store, user=user, device_id=device_id, days=own, now=now,
                 settings=settings, params=params, timeline=timeline,
             )  # fmt: skip
-            result.days.update(own)
-            if chunk is not None:
-                chunks.append(chunk)
-                result.episodes += chunk.new
-        fresh = [day for day in days if day >= fresh_from]
+            if chunk is None:
+                continue
+            chunks.append(chunk)
+            result.episodes += chunk.new
+            result.days.update(
+                day for day in own if chunk.stopped_at is None or day <= chunk.stopped_at
+            )
+            if chunk.stopped_at is not None:
+                # Open records below a later episode would fall under the watermark: the
+                # device's later days wait for the next build (as `build_device` does).
+                tail[device_id] = []
+                fresh_until = min(fresh_until, chunk.stopped_at)
+        fresh = [
+            day for day in days if fresh_from <= day < fresh_until and day not in rebuilt_later
+        ]
         _rollup_fresh(
             store, user=user, days=fresh, chunks=chunks, timelines=timelines, now=now,
             settings=settings,
@@ -131,6 +150,12 @@ def build_history(
         result.rolled.update(fresh)
         if progress:
             progress(days[-1].isoformat(), index + 1, len(months))
+    for device_id, days in sorted(marked_after.items()):
+        if days:
+            added, changed = live.build_days(device_id, days)
+            result.episodes += added
+            result.days |= changed | set(days)
+            result.rolled -= changed  # an earlier day it cut short: roll it up again
     for day in sorted(result.days - result.rolled):
         live.rollup_day(day)
         result.rolled.add(day)
@@ -164,7 +189,7 @@ def _build_chunk(
     ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
     for _ in range(SAVE_ATTEMPTS):
         read = store.batch_stream(
-            user_id=user.user_id, device_id=device_id, ts_from=ts_from, ts_to=ts_to
+            user_id=user.user_id, device_id=device_id, day=days[0], ts_from=ts_from, ts_to=ts_to
         )
         chunk = batch.segment_chunk(
             read.records, device_id=device_id, days=set(days), params=params, now=now.timestamp()

@@ -4,7 +4,8 @@ week and month digests with their signals. The procrastinate tasks in
 
 Every function here may run twice, or be killed half-way and run again, and
 leaves the same rows: episodes are keyed by device + first record and stored
-with their record links in one transaction, digests are upserts on
+in one transaction that writes no record (an episode is a span of its device's
+timeline: its members are read by range), digests are upserts on
 (user, grain, scope) that write nothing when nothing changed, and a day's
 signals are replaced in the same transaction as its digest.
 """
@@ -31,6 +32,8 @@ from app.store import (
     DigestStore,
     EpisodeStore,
     JobRequest,
+    ReadWindow,
+    SegmentInput,
     ToolStore,
     UserContext,
 )
@@ -103,6 +106,8 @@ def build_device(
     Days are built one at a time, oldest first, each in its own transaction; with
     `step_over`, the build stops after a day once it says so (`more` then tells the
     caller that days are left), so a long history never holds a worker in one go.
+    A day whose last records are still open stops the build after it: a later day's
+    episodes would raise the watermark past them.
     """
     tz = zone(user.time_zone)
     params = segment_params(settings)
@@ -133,16 +138,29 @@ def build_device(
         start, end = day_bounds(day, tz=tz, cut_hour=user.day_cut_hour)
         ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
         then = [rollup_day_job(user.user_id, day)] if enqueue_rollups else []
-        # A record deleted, re-labelled or linked meanwhile voids the read: read again.
-        # A day changed under every try is left to the build its change asked for (or to
-        # the periodic sweep): its records stay unassigned, nothing is lost.
+        # A record inserted, deleted or re-labelled meanwhile, or another build's save,
+        # voids the read: read again. A day changed under every try is left to the build
+        # its change asked for (or to the periodic sweep): it stays after the watermark
+        # or marked, nothing is lost.
+        open_tail = False
         for _ in range(SAVE_ATTEMPTS):
             read = store.records_to_segment(
                 user_id=user.user_id, device_id=device_id, day=day, ts_from=ts_from, ts_to=ts_to
             )
             checkpoint(f"segmenting {device_id} {day.isoformat()}")
-            segments = segment_records(read.records, params=params, now=now.timestamp()).closed
-            if not segments:
+            segmented = segment_records(read.records, params=params, now=now.timestamp())
+            open_from = segmented.open_from
+            open_tail = open_from is not None
+            if (
+                open_from is not None
+                and read.window.marked
+                and _below(read.records[open_from], read.window)
+            ):
+                # A marked day whose last records are still open below the watermark
+                # (later days are built): it stays marked until they close.
+                break
+            segments = segmented.closed
+            if not segments and not read.window.marked:
                 break
             drafts = []
             for segment in segments:
@@ -153,9 +171,19 @@ def build_device(
             )
             if saved is not None:
                 result.episodes += len(saved)
-                result.days.add(day)
+                if drafts:
+                    result.days.add(day)
                 break
+        if open_tail and days is None:
+            break  # the next build (the sweep's, or the next batch's) goes on
     return result
+
+
+def _below(record: SegmentInput, window: ReadWindow) -> bool:
+    """Whether the record's position is at or below the watermark the window read."""
+    if window.after_ts is None or window.after_key is None:
+        return False
+    return (record.ts, record.key) <= (window.after_ts, window.after_key)
 
 
 def build_and_enqueue(
@@ -329,8 +357,9 @@ def backfill(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BackfillSummary:
     """Bring every layer up to date: each user's unbuilt history by the batch build
-    (`app/pyramid/batch_build.py`, oldest first), then the day digests due for other
-    reasons, then the weeks and months of every day touched."""
+    (`app/pyramid/batch_build.py`, oldest first: a device's watermark only moves
+    forward), then the day digests due for other reasons, then the weeks and months of
+    every day touched."""
     summary = BackfillSummary()
     work: dict[int, list[str]] = {}
     for w in store.devices_with_work():

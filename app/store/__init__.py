@@ -97,6 +97,7 @@ from app.store.model import (
 )
 from app.store.records import (
     CategorySeconds,
+    DeletedDeviceDay,
     DeviceDayRecords,
     ImportProgress,
     ImportRow,
@@ -169,6 +170,7 @@ __all__ = [
     "DayMetrics",
     "DayRollup",
     "DaySeconds",
+    "DeletedDeviceDay",
     "DeviceBuiltThrough",
     "DeviceDay",
     "DeviceDayRecords",

@@ -35,10 +35,12 @@ class BatchRead(Row):
 
 
 class DeviceBuiltThrough(Row):
-    """The last logical day of a device that holds an episode (None: none yet)."""
+    """A device's watermark day (None: no episode yet), and its days marked for a
+    rebuild."""
 
     device_id: str
     day_local: date | None
+    marked: list[date]
 
 
 class SavedEpisode(Row):
@@ -86,10 +88,10 @@ class BatchStore(Protocol):
     def batch_built_through(self, *, user_id: int) -> list[DeviceBuiltThrough]: ...
 
     def batch_stream(
-        self, *, user_id: int, device_id: str, ts_from: datetime, ts_to: datetime
+        self, *, user_id: int, device_id: str, day: date, ts_from: datetime, ts_to: datetime
     ) -> BatchRead:
         """The device's live records in [ts_from, ts_to), in timeline order, and the
-        window's stamp, in one snapshot."""
+        window's stamp (with `day`'s mark: the chunk's first day), in one snapshot."""
         ...
 
     def save_episode_chunk(

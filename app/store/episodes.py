@@ -12,9 +12,11 @@ from app.store.row import Row
 
 
 class SegmentInput(Row):
-    """One record as the segmenter sees it (times in epoch seconds)."""
+    """One record as the segmenter sees it (times in epoch seconds). `key` is its
+    client_record_id: with `ts`, its position on the device's timeline."""
 
     record_id: int
+    key: str = ""
     ts: float
     duration: float
     app: str
@@ -32,28 +34,42 @@ class SegmentInput(Row):
 
 
 class ReadWindow(Row):
-    """The live records of a device's read window as a build read them: `stamp` changes
-    when one is deleted, changed or linked to an episode meanwhile."""
+    """What a build of one device-day read: `stamp` changes when a live record of the
+    read window is inserted, deleted or changed meanwhile, when another build saves
+    episodes of the device (its watermark moves), or when the day's mark changes.
+    `marked`: the day was marked, so the whole day was read (its save clears the mark).
+    `after_ts`/`after_key`: the device's watermark as read (epoch seconds and key; None
+    when the device has no episode)."""
 
     device_id: str
+    day: date
     ts_from: datetime
     ts_to: datetime
     stamp: str
+    marked: bool = False
+    after_ts: float | None = None
+    after_key: str | None = None
 
 
 class SegmentRead(Row):
-    """A device-day's unassigned records, and the window they were read in."""
+    """A device-day's records not built yet, and the window they were read in."""
 
     records: list[SegmentInput]
     window: ReadWindow
 
 
 class EpisodeDraft(Row):
-    """A closed episode ready to store, with the records it is made of."""
+    """A closed episode ready to store: its span on the device's timeline runs from its
+    first member's position (ts_start, first_key) to its last one's (last_start,
+    last_key); `record_ids` are its members (for the interruptions' evidence, never
+    written to the records)."""
 
     episode_key: str
     device_id: str
     ts_start: datetime
+    first_key: str
+    last_start: datetime
+    last_key: str
     ts_end: datetime
     day_local: date
     primary_app: str
@@ -124,9 +140,9 @@ class EpisodeStore(Protocol):
         digest_keys: Sequence[str],
         then: Sequence[JobRequest] = (),
     ) -> None:
-        """Delete the device's episodes of these days (their records fall back to
-        unassigned) and mark the digests with these scope keys stale; enqueue `then`
-        in the same transaction."""
+        """Delete the device's episodes of these days and mark the days for a rebuild
+        (their records count as not built until it), mark the digests with these scope
+        keys stale; enqueue `then` in the same transaction."""
         ...
 
     def records_to_segment(
@@ -141,11 +157,14 @@ class EpisodeStore(Protocol):
         window: ReadWindow,
         then: Sequence[JobRequest] = (),
     ) -> list[int] | None:
-        """Insert closed episodes, link their records and enqueue `then`, in one
-        transaction: a worker killed after it cannot lose the follow-up jobs. When the
-        window's live records are no longer those the drafts were made from (a deletion,
-        a re-label, another build), nothing is saved and None is returned: read the day
-        again. A deletion or re-label waits for the save, and then sees its episodes."""
+        """Insert closed episodes (no record is written), clear the day's mark when the
+        window was read marked, and enqueue `then`, in one transaction under the device
+        build lock: a worker killed after it cannot lose the follow-up jobs. When what
+        the window read changed meanwhile (a record inserted, deleted or re-labelled,
+        another build's save, a new mark), nothing is saved and None is returned: read
+        the day again. Live records the new episodes would leave below the watermark
+        outside any episode have their days marked. A deletion or re-label waits for
+        the save, and then sees its episodes."""
         ...
 
     def episode_counts(self, *, user_id: int, day_from: date, day_to: date) -> list[DayCount]:

@@ -73,6 +73,8 @@ class MemoryEpisode:
     updated_at: datetime | None = None
     # The words its keyword index holds; None: the tokens of its titles and summary.
     keywords: frozenset[str] | None = None
+    # The start of its last member (its span's end); None: the episode's start.
+    last_start: datetime | None = None
 
     def tokens(self) -> frozenset[str]:
         if self.keywords is not None:
@@ -266,6 +268,13 @@ class MemoryStore(ToolStore):
         )
 
     def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:
+        # The records after the device's watermark: its newest episode's last member.
+        newest = max(
+            (e for e in self.episodes if e.user_id == user_id and e.line.device_id == device_id),
+            key=lambda e: (e.line.ts_start, e.line.episode_id),
+            default=None,
+        )
+        mark = None if newest is None else (newest.last_start or newest.line.ts_start)
         rows = [
             r.line
             for r in self.records
@@ -273,6 +282,12 @@ class MemoryStore(ToolStore):
             and r.line.device_id == device_id
             and r.line.episode_id is None
             and r.line.ts_start <= now
+            and (
+                mark is None
+                or r.line.ts_start > mark
+                # A tie with the last member: after it, unless its episode is stale.
+                or (r.line.ts_start == mark and newest is not None and not newest.stale)
+            )
         ]
         if not rows:
             return None
@@ -484,10 +499,15 @@ class MemoryStore(ToolStore):
             return None
         for r in hit:
             r.line = r.line.model_copy(update={"category": category})
-        stale = {r.line.episode_id for r in hit}
+        # As PostgreSQL marks them: the hit records' device-days are rebuilt, their
+        # episodes stale meanwhile, and none of their records is in a current episode.
+        marked = {(r.line.device_id, r.day_local) for r in hit}
         for e in self.episodes:
-            if e.user_id == user_id and e.line.episode_id in stale:
+            if e.user_id == user_id and (e.line.device_id, e.day_local) in marked:
                 e.stale = True
+        for r in self.records:
+            if r.user_id == user_id and (r.line.device_id, r.day_local) in marked:
+                r.line = r.line.model_copy(update={"episode_id": None})
         label_id = len(self.labels) + 1
         self.labels.append(
             MemoryLabel(

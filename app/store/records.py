@@ -85,6 +85,13 @@ class DeviceDayRecords(Row):
     records: int
 
 
+class DeletedDeviceDay(DeviceDayRecords):
+    """A deletion's hits on one device-day, with the start of the earliest record it
+    deleted there (kept in the day's build mark)."""
+
+    first_gone: datetime
+
+
 class CategorySeconds(Row):
     """Seconds of one category on one logical day, by the duration rule."""
 

@@ -5,8 +5,13 @@
 -- Every live record of a device in [ts_from, ts_to), in timeline order, with its
 -- duration (the effective span: the successor is the next live record, which for the
 -- last one may lie past the window) and what the segmenter and the signal detectors
--- read of it. `unbuilt` says whether it still waits for an episode; the others are read
--- for the device-overlap sweep only. `records_to_segment` over a whole chunk.
+-- read of it. `unbuilt`: it lies after the device's watermark; the others are read for
+-- the device-overlap sweep only. `records_to_segment` over a whole chunk.
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+)
 SELECT x.record_id, x.client_record_id AS key, x.ts_start,
        extract(epoch FROM x.ts_start)::float8 AS ts,
        (extract(epoch FROM x.ts_start) * 1000000)::int8 AS ts_us,
@@ -14,10 +19,12 @@ SELECT x.record_id, x.client_record_id AS key, x.ts_start,
        x.is_idle, x.day_local AS day, COALESCE(a.confidence, 1.0)::float8 AS confidence,
        COALESCE(x.domain, lower(x.app)) AS cluster,
        concat_ws(' ', x.window_title, a.description) AS text,
-       x.episode_id IS NULL AS unbuilt
+       (x.ts_start, x.client_record_id COLLATE "C")
+           > (COALESCE((SELECT last_start FROM w), '-infinity'),
+              COALESCE((SELECT last_key FROM w), '') COLLATE "C") AS unbuilt
 FROM (
     SELECT r.record_id, r.user_id, r.ts_start, r.client_record_id, r.app, r.window_title,
-           r.domain, r.category, r.is_idle, r.day_local, r.episode_id,
+           r.domain, r.category, r.is_idle, r.day_local,
            timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
                lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
                timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
@@ -30,16 +37,22 @@ LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_
 ORDER BY x.ts_start, x.client_record_id COLLATE "C";
 
 -- name: batch_built_through --
--- The last logical day of each of the user's devices that holds a closed episode: a
--- day after every device's is built from scratch by the batch, its digest included.
-SELECT d.device_id, (SELECT max(e.day_local) FROM episodes e
-                     WHERE e.user_id = d.user_id AND e.device_id = d.device_id) AS day_local
+-- Each of the user's devices: the logical day of its watermark (its newest episode's:
+-- one backward probe), and its days marked for a rebuild.
+SELECT d.device_id,
+       (SELECT e.day_local FROM episodes e
+        WHERE e.user_id = d.user_id AND e.device_id = d.device_id
+        ORDER BY e.ts_start DESC, e.first_key COLLATE "C" DESC LIMIT 1) AS day_local,
+       ARRAY(SELECT m.day_local FROM build_marks m
+             WHERE m.user_id = d.user_id AND m.device_id = d.device_id
+             ORDER BY m.day_local) AS marked
 FROM devices d WHERE d.user_id = %(user_id)s
 ORDER BY d.device_id;
 
 -- name: create_episode_staging --
 CREATE TEMP TABLE IF NOT EXISTS episode_staging (
-    episode_key text, device_id text, ts_start timestamptz, ts_end timestamptz,
+    episode_key text, device_id text, ts_start timestamptz, first_key text,
+    last_start timestamptz, last_key text, ts_end timestamptz,
     day_local date, primary_app text, cluster_key text, category text, title text,
     summary_status text, interruptions jsonb, frame_count integer, duration_s float8,
     active_s float8, category_seconds jsonb, app_seconds jsonb, switch_count integer,
@@ -48,7 +61,7 @@ CREATE TEMP TABLE IF NOT EXISTS episode_staging (
 
 -- name: copy_episode_staging --
 COPY episode_staging (
-    episode_key, device_id, ts_start, ts_end, day_local, primary_app, cluster_key, category,
+    episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end, day_local, primary_app, cluster_key, category,
     title, summary_status, interruptions, frame_count, duration_s, active_s,
     category_seconds, app_seconds, switch_count, interruption_s, boundary, fts_text)
 FROM STDIN (FORMAT BINARY);
@@ -58,11 +71,12 @@ FROM STDIN (FORMAT BINARY);
 -- record); the ids of every staged episode come back, new or not.
 WITH ins AS (
     INSERT INTO episodes (
-        user_id, episode_key, device_id, ts_start, ts_end, day_local, primary_app, cluster_key,
-        category, title, auto_title, summary_status, interruptions, frame_count, duration_s,
-        active_s, category_seconds, app_seconds, switch_count, interruption_s, boundary,
-        closed, fts)
-    SELECT %(user_id)s, episode_key, device_id, ts_start, ts_end, day_local, primary_app,
+        user_id, episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end,
+        day_local, primary_app, cluster_key, category, title, auto_title, summary_status,
+        interruptions, frame_count, duration_s, active_s, category_seconds, app_seconds,
+        switch_count, interruption_s, boundary, closed, fts)
+    SELECT %(user_id)s, episode_key, device_id, ts_start, first_key, last_start, last_key,
+           ts_end, day_local, primary_app,
            cluster_key, category, title, title, summary_status, interruptions, frame_count,
            duration_s, active_s, category_seconds, app_seconds, switch_count, interruption_s,
            boundary, true, to_tsvector('simple', fts_text)
@@ -76,12 +90,6 @@ FROM episode_staging s
 LEFT JOIN ins i ON i.episode_key = s.episode_key
 LEFT JOIN episodes e ON i.episode_key IS NULL AND e.user_id = %(user_id)s
                     AND e.episode_key = s.episode_key;
-
--- name: link_staged_records --
--- Until episodes are spans: each member record gets its episode.
-UPDATE records r SET episode_id = u.episode_id
-FROM unnest(%(record_ids)s::bigint[], %(episode_ids)s::bigint[]) AS u(record_id, episode_id)
-WHERE r.user_id = %(user_id)s AND r.record_id = u.record_id AND r.episode_id IS NULL;
 
 -- name: batch_day_metrics --
 -- `period_metrics` for each of some days at once (the same expressions, grouped by

@@ -37,20 +37,39 @@ WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale
 ORDER BY device_id, ts_start;
 
 -- name: day_member_facts --
-SELECT r.episode_id, r.device_id, r.ts_start, COALESCE(r.domain, lower(r.app)) AS cluster, r.is_idle,
-       concat_ws(' ', r.window_title, a.description) AS text
-FROM records r
-JOIN episodes e ON e.user_id = r.user_id AND e.episode_id = r.episode_id
+-- The day's closed, current episodes drive; each one's members by range on the
+-- timeline index.
+SELECT e.episode_id, r.device_id, r.ts_start, COALESCE(r.domain, lower(r.app)) AS cluster,
+       r.is_idle, concat_ws(' ', r.window_title, a.description) AS text
+FROM episodes e
+JOIN records r
+  ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
+ AND r.ts_start BETWEEN e.ts_start AND e.last_start
+ AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
+ AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
-WHERE r.user_id = %(user_id)s AND r.day_local = %(day)s AND r.deleted_at IS NULL
-  AND e.closed AND NOT e.stale
+WHERE e.user_id = %(user_id)s AND e.day_local = %(day)s AND e.closed AND NOT e.stale
 ORDER BY r.device_id, r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: day_is_settled --
--- Every live record of the day is in a closed, current episode.
+-- Every live record of the day is in a closed, current episode: the day is marked on
+-- no device, and no device has a live record of the day after its watermark (the
+-- tail: an index range from the watermark).
 SELECT NOT EXISTS (
-           SELECT 1 FROM records WHERE user_id = %(user_id)s AND day_local = %(day)s
-             AND episode_id IS NULL AND deleted_at IS NULL)
+           SELECT 1 FROM build_marks WHERE user_id = %(user_id)s AND day_local = %(day)s)
+       AND NOT EXISTS (
+           SELECT 1 FROM devices d
+           LEFT JOIN LATERAL (
+               SELECT last_start, last_key FROM episodes x
+               WHERE x.user_id = d.user_id AND x.device_id = d.device_id
+               ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+           ) w ON true
+           JOIN records r ON r.user_id = d.user_id AND r.device_id = d.device_id
+            AND r.deleted_at IS NULL AND r.day_local = %(day)s
+            AND r.ts_start >= COALESCE(w.last_start, '-infinity')
+            AND (r.ts_start, r.client_record_id COLLATE "C")
+                > (COALESCE(w.last_start, '-infinity'), COALESCE(w.last_key, '') COLLATE "C")
+           WHERE d.user_id = %(user_id)s)
        AND NOT EXISTS (
            SELECT 1 FROM episodes WHERE user_id = %(user_id)s AND day_local = %(day)s AND stale)
        AS settled;

@@ -1,43 +1,83 @@
 -- L2 episodes: what the episode builder reads and writes.
 
 -- name: devices_with_work --
--- Devices with records waiting for an episode, or stale episodes to rebuild.
-SELECT DISTINCT user_id, device_id FROM records WHERE episode_id IS NULL AND deleted_at IS NULL
+-- Devices with days marked for a rebuild, or whose newest live record lies after
+-- their watermark (one backward probe each of records and episodes).
+SELECT user_id, device_id FROM build_marks
 UNION
-SELECT DISTINCT user_id, device_id FROM episodes WHERE stale;
+SELECT d.user_id, d.device_id FROM devices d
+CROSS JOIN LATERAL (
+    SELECT r.ts_start, r.client_record_id FROM records r
+    WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+    ORDER BY r.ts_start DESC, r.client_record_id COLLATE "C" DESC LIMIT 1
+) n
+LEFT JOIN LATERAL (
+    SELECT e.last_start, e.last_key FROM episodes e
+    WHERE e.user_id = d.user_id AND e.device_id = d.device_id
+    ORDER BY e.ts_start DESC, e.first_key COLLATE "C" DESC LIMIT 1
+) w ON true
+WHERE w.last_start IS NULL
+   OR (n.ts_start, n.client_record_id COLLATE "C") > (w.last_start, w.last_key COLLATE "C");
+
+-- name: device_watermark --
+-- The device's watermark: the last member position of its newest episode (stale or
+-- not). Every live record after it is not built yet.
+SELECT last_start, last_key FROM episodes
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1;
 
 -- name: days_to_build --
-SELECT DISTINCT day_local FROM records
-WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL AND deleted_at IS NULL
+-- The marked days, and the days of the live records after the watermark (the tail:
+-- an index range from the watermark on).
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+)
+SELECT day_local FROM build_marks WHERE user_id = %(user_id)s AND device_id = %(device_id)s
 UNION
-SELECT DISTINCT day_local FROM episodes
-WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
+SELECT r.day_local FROM records r
+WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+  AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
+  AND (r.ts_start, r.client_record_id COLLATE "C")
+      > (COALESCE((SELECT last_start FROM w), '-infinity'),
+         COALESCE((SELECT last_key FROM w), '') COLLATE "C")
 ORDER BY day_local;
 
 -- name: days_to_reopen --
--- Device-days whose closed episodes can no longer stand: a stale one (its records
--- changed); a record that arrived late, before the end of a closed episode of its day,
--- or of an earlier day whose last record it now cuts short (a record runs at most
--- 24 hours, so two days back at most); an earlier day whose last episode runs up to a
--- stale one, or to a deleted record of a rebuilt day (deletion drops that day's
--- episodes, so its tombstones are unassigned): either may have cut that day's last
--- record short.
-WITH stale AS (
+-- Device-days whose closed episodes can no longer stand: a marked one (deleted records,
+-- a late record, a re-label); an earlier day whose last record a late record, or the
+-- first record after the watermark, now cuts short (a record runs at most 24 hours, so
+-- two days back at most); an earlier day whose last episode runs up to a stale one, or
+-- to a record deleted on a marked day: either may have cut that day's last record short.
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), marked AS (
+    SELECT day_local, first_ts, first_gone FROM build_marks
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s)
+), tail AS (
+    SELECT r.day_local, r.ts_start AS first_ts FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
+      AND (r.ts_start, r.client_record_id COLLATE "C")
+          > (COALESCE((SELECT last_start FROM w), '-infinity'),
+             COALESCE((SELECT last_key FROM w), '') COLLATE "C")
+    ORDER BY r.ts_start, r.client_record_id COLLATE "C" LIMIT 1
+), late AS (
+    SELECT day_local, first_ts, first_gone FROM marked
+    UNION ALL
+    SELECT day_local, first_ts, NULL FROM tail WHERE day_local = ANY(%(days)s)
+), stale AS (
     SELECT day_local, ts_start FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
       AND day_local = ANY(%(days)s)
-), late AS (
-    SELECT day_local, min(ts_start) FILTER (WHERE deleted_at IS NULL) AS first_ts,
-           min(ts_start) FILTER (WHERE deleted_at IS NOT NULL) AS first_gone
-    FROM records
-    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
-      AND day_local = ANY(%(days)s)
-    GROUP BY day_local
 ), device_episodes AS (
     SELECT day_local, ts_end FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s
 )
-SELECT day_local FROM stale
+SELECT day_local FROM marked
 UNION
 SELECT e.day_local FROM late r JOIN device_episodes e
     ON e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
@@ -50,21 +90,54 @@ SELECT e.day_local FROM stale s JOIN device_episodes e
 ORDER BY day_local;
 
 -- name: delete_device_day_episodes --
--- Records fall back to unassigned (ON DELETE SET NULL) and are segmented again.
+-- No record changes: the days are marked in the same transaction (mark_device_days),
+-- so their records count as not built until the rebuild.
 DELETE FROM episodes
 WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s);
 
+-- name: mark_device_days --
+-- Marks device-days for a rebuild and sets their episodes stale (a marked day's records
+-- are not built). A mark kept from before keeps the earliest late and deleted record.
+WITH d AS (
+    SELECT device_id, day_local, min(first_ts) AS first_ts, min(first_gone) AS first_gone
+    FROM unnest(%(devices)s::text[], %(days)s::date[], %(first_ts)s::timestamptz[],
+                %(first_gone)s::timestamptz[]) AS u(device_id, day_local, first_ts, first_gone)
+    GROUP BY device_id, day_local
+), marked AS (
+    INSERT INTO build_marks (user_id, device_id, day_local, first_ts, first_gone)
+    SELECT %(user_id)s, device_id, day_local, first_ts, first_gone FROM d
+    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
+        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts),
+        first_gone = LEAST(build_marks.first_gone, EXCLUDED.first_gone),
+        marked_at = clock_timestamp()
+    RETURNING 1
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM d
+    WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local
+      AND NOT e.stale
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM marked)::int AS marked, (SELECT count(*) FROM stale)::int AS stale;
+
 -- name: records_to_segment --
--- One device-day's unassigned records with their durations (the effective span: ties
--- by key, as everywhere the duration rule runs). The window runs over every live record
--- of the read window; the last one's successor may lie past it.
+-- One device-day's records not built yet, with their durations (the effective span:
+-- ties by key, as everywhere the duration rule runs): all of a marked day, else those
+-- after the device's watermark. The window runs over every live record of the read
+-- window; the last one's successor may lie past it.
 -- Its columns are SegmentInput's fields (times in epoch seconds).
-SELECT x.record_id, extract(epoch FROM x.ts_start)::float8 AS ts, x.duration_s AS duration,
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+)
+SELECT x.record_id, x.client_record_id AS key,
+       extract(epoch FROM x.ts_start)::float8 AS ts, x.duration_s AS duration,
        x.app, x.window_title AS title, x.domain, x.category, x.is_idle, x.day_local AS day,
        COALESCE(a.confidence, 1.0)::float8 AS confidence
 FROM (
     SELECT r.record_id, r.user_id, r.ts_start, r.client_record_id, r.app, r.window_title,
-           r.domain, r.category, r.is_idle, r.day_local, r.episode_id,
+           r.domain, r.category, r.is_idle, r.day_local,
            timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
                lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
                timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
@@ -74,49 +147,113 @@ FROM (
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
 ) x
 LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_id
-WHERE x.episode_id IS NULL AND x.day_local = %(day)s
+WHERE x.day_local = %(day)s
+  AND (EXISTS (SELECT 1 FROM build_marks m
+               WHERE m.user_id = %(user_id)s AND m.device_id = %(device_id)s
+                 AND m.day_local = %(day)s)
+       OR (x.ts_start, x.client_record_id COLLATE "C")
+          > (COALESCE((SELECT last_start FROM w), '-infinity'),
+             COALESCE((SELECT last_key FROM w), '') COLLATE "C"))
 ORDER BY x.ts_start, x.client_record_id COLLATE "C";
 
 -- name: read_window_stamp --
--- The read window's live records stamped by id and row version: read in the snapshot of
--- `records_to_segment`, and again before episodes are saved (under
--- `lock_records_shared`). A record deleted, re-labelled or linked by another build in
--- between changes the stamp.
-SELECT COALESCE(md5(string_agg(record_id || ':' || xmin, ',' ORDER BY record_id)), '')
-       AS stamp
-FROM records
-WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NULL
-  AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s;
+-- What a build read, stamped: the read window's live records by id and row version, the
+-- device's watermark and the day's mark. Read in the snapshot of `records_to_segment`,
+-- and again before episodes are saved (under the device build lock): a record
+-- inserted, deleted or re-labelled in between, another build's save, or a new mark
+-- changes the stamp. The watermark (epoch seconds, as the segmenter's times) and
+-- whether the day is marked go to the builder.
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), m AS (
+    SELECT marked_at FROM build_marks
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = %(day)s
+), r AS (
+    SELECT COALESCE(string_agg(record_id || ':' || xmin, ',' ORDER BY record_id), '') AS ids
+    FROM records
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NULL
+      AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s
+)
+SELECT md5(r.ids || '|' || COALESCE((SELECT last_start || ' ' || last_key FROM w), '')
+           || '|' || COALESCE((SELECT marked_at::text FROM m), '')) AS stamp,
+       EXISTS (SELECT 1 FROM m) AS marked,
+       (SELECT extract(epoch FROM last_start)::float8 FROM w) AS after_ts,
+       (SELECT last_key FROM w) AS after_key
+FROM r;
+
+-- name: lock_device_build --
+-- A build's save, exclusive: ingest (`lock_device_build_shared`) waits for it, and then
+-- sees its watermark.
+SELECT pg_advisory_xact_lock(timetrace_build_lock_key(%(user_id)s, %(device_id)s));
+
+-- name: lock_device_build_shared --
+-- An insert of records, shared: inserts go on side by side, but not while a build saves.
+SELECT pg_advisory_xact_lock_shared(timetrace_build_lock_key(%(user_id)s, %(device_id)s));
 
 -- name: lock_records_shared --
 -- Taken by a build's save: saves go on side by side, but not while a deletion or a
 -- re-label of the user's records (`lock_records`) runs. Whichever commits second sees
 -- the other's rows: the save compares its stamp after the change, or the change finds
--- the records linked to the new episodes (and drops them, or marks them stale).
+-- the new episodes (and drops them, or marks their day).
 SELECT pg_advisory_xact_lock_shared(hashtextextended('timetrace-records:' || %(user_id)s, 0));
 
 -- name: lock_records --
 -- Taken first by a deletion and by a re-label of the user's records (see above).
 SELECT pg_advisory_xact_lock(hashtextextended('timetrace-records:' || %(user_id)s, 0));
 
+-- name: mark_jumped_days --
+-- Before a save's episodes raise the watermark: live records between the watermark and
+-- the first new episode would fall below it outside any episode (an earlier day's open
+-- tail, a record that arrived meanwhile): their days are marked, their episodes stale.
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), jumped AS (
+    SELECT r.day_local, min(r.ts_start) AS first_ts FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
+      AND r.ts_start <= %(first_start)s
+      AND (r.ts_start, r.client_record_id COLLATE "C")
+          > (COALESCE((SELECT last_start FROM w), '-infinity'),
+             COALESCE((SELECT last_key FROM w), '') COLLATE "C")
+      AND (r.ts_start, r.client_record_id COLLATE "C")
+          < (%(first_start)s::timestamptz, %(first_key)s::text COLLATE "C")
+    GROUP BY r.day_local
+), marked AS (
+    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
+    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM jumped
+    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
+        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM jumped
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+      AND e.day_local = jumped.day_local AND NOT e.stale
+)
+SELECT count(*)::int AS days FROM jumped;
+
 -- name: insert_episode --
 INSERT INTO episodes (
-    user_id, episode_key, device_id, ts_start, ts_end, day_local, primary_app, cluster_key,
-    category, title, auto_title, summary_status, interruptions, frame_count, duration_s, active_s,
-    category_seconds, app_seconds, switch_count, interruption_s, boundary, closed, fts)
+    user_id, episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end,
+    day_local, primary_app, cluster_key, category, title, auto_title, summary_status,
+    interruptions, frame_count, duration_s, active_s, category_seconds, app_seconds,
+    switch_count, interruption_s, boundary, closed, fts)
 VALUES (
-    %(user_id)s, %(episode_key)s, %(device_id)s, %(ts_start)s, %(ts_end)s, %(day_local)s,
-    %(primary_app)s, %(cluster_key)s, %(category)s, %(title)s, %(title)s, %(summary_status)s,
-    %(interruptions)s, %(frame_count)s, %(duration_s)s, %(active_s)s, %(category_seconds)s,
-    %(app_seconds)s, %(switch_count)s, %(interruption_s)s, %(boundary)s, true,
-    to_tsvector('simple', %(fts_text)s))
+    %(user_id)s, %(episode_key)s, %(device_id)s, %(ts_start)s, %(first_key)s, %(last_start)s,
+    %(last_key)s, %(ts_end)s, %(day_local)s, %(primary_app)s, %(cluster_key)s, %(category)s,
+    %(title)s, %(title)s, %(summary_status)s, %(interruptions)s, %(frame_count)s,
+    %(duration_s)s, %(active_s)s, %(category_seconds)s, %(app_seconds)s, %(switch_count)s,
+    %(interruption_s)s, %(boundary)s, true, to_tsvector('simple', %(fts_text)s))
 ON CONFLICT (user_id, episode_key) DO NOTHING
 RETURNING episode_id;
 
--- name: link_records --
-UPDATE records r SET episode_id = u.episode_id
-FROM unnest(%(record_ids)s::bigint[], %(episode_ids)s::bigint[]) AS u(record_id, episode_id)
-WHERE r.user_id = %(user_id)s AND r.record_id = u.record_id AND r.episode_id IS NULL;
+-- name: clear_day_mark --
+-- The save of a marked day's rebuild: the day is built again.
+DELETE FROM build_marks
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = %(day)s;
 
 -- name: mark_digests_stale --
 -- Scope keys of the three grains never collide (2026-06-02, 2026-W23, 2026-06).

@@ -20,9 +20,14 @@ SELECT r.record_id, r.ts_start, r.app, r.window_title, r.domain, r.category, r.i
            lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
            timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
            AS duration_s
-FROM records r
+FROM episodes e
+JOIN records r
+  ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
+ AND r.ts_start BETWEEN e.ts_start AND e.last_start
+ AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
+ AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
-WHERE r.user_id = %(user_id)s AND r.episode_id = %(episode_id)s AND r.deleted_at IS NULL
+WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s
 ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: save_episode_summary --
@@ -42,8 +47,14 @@ RETURNING day_local;
 UPDATE episodes e SET category = %(category)s, category_source = 'model'
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s AND NOT e.stale
   AND e.category = 'uncategorized' AND e.category_source = 'records'
-  AND NOT EXISTS (SELECT 1 FROM records r WHERE r.user_id = e.user_id
-                  AND r.episode_id = e.episode_id AND r.category_source = 'label')
+  AND NOT EXISTS (SELECT 1 FROM records r
+                  WHERE r.user_id = e.user_id AND r.device_id = e.device_id
+                    AND r.deleted_at IS NULL AND r.ts_start BETWEEN e.ts_start AND e.last_start
+                    AND (r.ts_start, r.client_record_id COLLATE "C")
+                        >= (e.ts_start, e.first_key COLLATE "C")
+                    AND (r.ts_start, r.client_record_id COLLATE "C")
+                        <= (e.last_start, e.last_key COLLATE "C")
+                    AND r.category_source = 'label')
 RETURNING episode_id;
 
 -- name: episode_day --

@@ -5,11 +5,14 @@
 -- name: label_touched --
 -- The span of the records a new re-label touched, kept so that deleting any of them
 -- later finds the note although the episode has been rebuilt under a new id.
-UPDATE labels l SET touched = (
-    SELECT tstzrange(min(r.ts_start), max(r.ts_start), '[]') FROM records r
-    WHERE r.user_id = l.user_id
-      AND ((l.target_kind = 'record' AND r.record_id = l.target_id)
-           OR (l.target_kind = 'episode' AND r.episode_id = l.target_id)))
+UPDATE labels l SET touched = CASE
+    WHEN l.target_kind = 'record' THEN (
+        SELECT tstzrange(r.ts_start, r.ts_start, '[]') FROM records r
+        WHERE r.user_id = l.user_id AND r.record_id = l.target_id)
+    ELSE (  -- the episode's span, straight from its row
+        SELECT tstzrange(e.ts_start, e.last_start, '[]') FROM episodes e
+        WHERE e.user_id = l.user_id AND e.episode_id = l.target_id)
+    END
 WHERE l.user_id = %(user_id)s AND l.label_id = %(label_id)s;
 
 -- name: blank_notes_touching_deleted --

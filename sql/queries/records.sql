@@ -5,6 +5,10 @@
 -- record hits the (user, device, client_record_id) key and changes nothing, and so
 -- does a deleted one (its tombstone keeps only a hash of the key). Rows go in key
 -- order, so that concurrent batches sharing keys lock them in the same order.
+-- A new record at or below the device's watermark arrived late: its day is marked
+-- for a rebuild and the day's episodes go stale (nothing happens for the tail).
+-- Runs after `lock_device_build_shared`, in its transaction.
+WITH ins AS (
 INSERT INTO records (
     user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title,
     url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256, category,
@@ -28,7 +32,28 @@ WHERE NOT EXISTS (
         WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.deleted_at IS NOT NULL
           AND t.client_record_id = timetrace_tombstone_key(r.client_record_id))
 ORDER BY r.client_record_id COLLATE "C"
-ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING;
+ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
+RETURNING ts_start, client_record_id, day_local
+), w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), late AS (
+    SELECT i.day_local, min(i.ts_start) AS first_ts FROM ins i, w
+    WHERE (i.ts_start, i.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
+    GROUP BY i.day_local
+), marked AS (
+    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
+    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM late
+    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
+        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM late
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+      AND e.day_local = late.day_local AND NOT e.stale
+)
+SELECT count(*)::int AS new FROM ins;
 
 -- name: clipped_seconds --
 -- Seconds the duration rule cuts from records (own end past the next record's start)
@@ -96,8 +121,8 @@ COPY import_staging (
 
 -- name: insert_staged_records --
 -- As insert_records, from the staging table (a deleted record is not brought back; rows
--- go in key order); a record's description (the frame's own text, from an importer)
--- becomes its L1 analysis in the same statement.
+-- go in key order, late ones mark their day); a record's description (the frame's own
+-- text, from an importer) becomes its L1 analysis in the same statement.
 WITH ins AS (
     INSERT INTO records (
         user_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw,
@@ -118,7 +143,25 @@ WITH ins AS (
               AND t.client_record_id = timetrace_tombstone_key(s.client_record_id))
     ORDER BY client_record_id COLLATE "C"
     ON CONFLICT (user_id, device_id, client_record_id) DO NOTHING
-    RETURNING record_id, client_record_id
+    RETURNING record_id, client_record_id, ts_start, day_local
+), w AS (  -- late records mark their day (as insert_records)
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), late AS (
+    SELECT i.day_local, min(i.ts_start) AS first_ts FROM ins i, w
+    WHERE (i.ts_start, i.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
+    GROUP BY i.day_local
+), marked AS (
+    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
+    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM late
+    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
+        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
+), stale AS (
+    UPDATE episodes e SET stale = true, updated_at = now()
+    FROM late
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+      AND e.day_local = late.day_local AND NOT e.stale
 ), analyses AS (
     INSERT INTO record_analyses (user_id, record_id, description, model, fts)
     SELECT %(user_id)s, ins.record_id, s.description, %(model)s, to_tsvector('simple', s.fts_text)
@@ -131,7 +174,8 @@ SELECT count(*) AS new FROM ins;
 -- Deletion, step 1 of one transaction (see `PostgresStore.delete_records`): a record
 -- keeps only what rebuilding needs (ids, device, span, logical day) and a hash of its
 -- key, so that a replay cannot bring it back; its analysis goes, and so do the notes
--- of re-labels of it and of the episodes it was in.
+-- of re-labels of it (those of its episodes go by their touched span:
+-- blank_notes_touching_deleted). Returns the hits per device-day with the earliest.
 WITH gone AS (
     UPDATE records SET
         deleted_at = now(), client_record_id = timetrace_tombstone_key(client_record_id),
@@ -143,22 +187,22 @@ WITH gone AS (
       AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
       AND (%(ts_from)s::timestamptz IS NULL OR ts_start >= %(ts_from)s::timestamptz)
       AND (%(ts_to)s::timestamptz IS NULL OR ts_start < %(ts_to)s::timestamptz)
-    RETURNING user_id, record_id, device_id, day_local, episode_id
+    RETURNING user_id, record_id, device_id, day_local, ts_start
 ), analyses AS (
     DELETE FROM record_analyses a USING gone
     WHERE a.user_id = gone.user_id AND a.record_id = gone.record_id
 ), notes AS (
     UPDATE labels l SET note = ''
     WHERE l.user_id = %(user_id)s AND l.note <> ''
-      AND ((l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone))
-           OR (l.target_kind = 'episode' AND l.target_id IN (SELECT episode_id FROM gone)))
+      AND l.target_kind = 'record' AND l.target_id IN (SELECT record_id FROM gone)
 )
-SELECT device_id, day_local, count(*)::int AS records FROM gone GROUP BY device_id, day_local;
+SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_gone
+FROM gone GROUP BY device_id, day_local;
 
 -- name: delete_episodes_of_device_days --
 -- Deletion: every episode of the device-days the deleted records were on goes now (its
--- title, summary, cues and embedding with it); their other records wait, unassigned,
--- for the rebuild, and count meanwhile through the open tail.
+-- title, summary, cues and embedding with it); the days are marked in the same
+-- transaction, so their other records count through the open tail until the rebuild.
 DELETE FROM episodes e
 USING unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
 WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local;

@@ -11,7 +11,19 @@
 -- title contains the title pattern. Patterns arrive as ILIKE patterns, escaped.
 
 -- name: thing_seconds --
-WITH c AS (
+-- With `unbuilt_only`: the records not built yet (after their device's watermark, or on
+-- a marked day).
+WITH w AS (
+    SELECT d.device_id, COALESCE(e.last_start, '-infinity') AS last_start,
+           COALESCE(e.last_key, '') AS last_key
+    FROM devices d
+    LEFT JOIN LATERAL (
+        SELECT last_start, last_key FROM episodes x
+        WHERE x.user_id = d.user_id AND x.device_id = d.device_id
+        ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+    ) e ON true
+    WHERE d.user_id = %(user_id)s AND %(unbuilt_only)s
+), c AS (
     SELECT r.user_id, r.device_id, r.client_record_id, r.ts_start, r.ts_end, r.day_local,
            r.app, r.domain,
            CASE WHEN r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
@@ -21,7 +33,13 @@ WITH c AS (
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
-      AND (NOT %(unbuilt_only)s OR r.episode_id IS NULL)
+      AND (NOT %(unbuilt_only)s
+           OR EXISTS (SELECT 1 FROM w WHERE w.device_id = r.device_id
+                        AND (r.ts_start, r.client_record_id COLLATE "C")
+                            > (w.last_start, w.last_key COLLATE "C"))
+           OR EXISTS (SELECT 1 FROM build_marks m
+                      WHERE m.user_id = %(user_id)s AND m.device_id = r.device_id
+                        AND m.day_local = r.day_local))
       AND ((%(idle)s AND r.is_idle)
            OR r.category = ANY(%(categories)s::text[])
            OR (NOT r.is_idle AND (
@@ -94,7 +112,9 @@ LIMIT 500;
 
 -- name: latest_matching --
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
-       r.category, r.is_idle, r.episode_id, a.description
+       r.category, r.is_idle,
+       timetrace_episode_of(r.user_id, r.device_id, r.ts_start, r.client_record_id) AS episode_id,
+       a.description
 FROM (
     SELECT * FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
@@ -140,7 +160,9 @@ WITH near AS (
     WHERE d.user_id = %(user_id)s
 )
 SELECT n.record_id, n.device_id, n.ts_start, n.ts_end, n.app, n.window_title, n.domain,
-       n.category, n.is_idle, n.episode_id, a.description,
+       n.category, n.is_idle,
+       timetrace_episode_of(n.user_id, n.device_id, n.ts_start, n.client_record_id) AS episode_id,
+       a.description,
        timetrace_duration_s(n.ts_start, n.ts_end, nx.ts_start) AS duration_s
 FROM near n
 LEFT JOIN LATERAL (

@@ -18,9 +18,24 @@ WHERE user_id = %(user_id)s AND finalized AND NOT stale
   AND period_start < %(ts_to)s AND period_end > %(ts_from)s;
 
 -- name: open_tail_metrics --
--- Records not yet in a closed episode (the open tail), by the duration rule.
-WITH r AS (
-    SELECT r.category, r.app, r.is_idle, r.episode_id, r.day_local, r.ts_start,
+-- Records not yet in a closed episode (the open tail), by the duration rule: those
+-- after their device's watermark, and those of a marked day.
+WITH w AS (
+    SELECT d.device_id, COALESCE(e.last_start, '-infinity') AS last_start,
+           COALESCE(e.last_key, '') AS last_key
+    FROM devices d
+    LEFT JOIN LATERAL (
+        SELECT last_start, last_key FROM episodes x
+        WHERE x.user_id = d.user_id AND x.device_id = d.device_id
+        ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+    ) e ON true
+    WHERE d.user_id = %(user_id)s
+), m AS (
+    SELECT device_id, day_local FROM build_marks
+    WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
+), r AS (
+    SELECT r.category, r.app, r.is_idle, r.device_id, r.client_record_id, r.day_local,
+           r.ts_start,
            timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
                lead(r.ts_start) OVER (PARTITION BY r.device_id
                                       ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
@@ -30,9 +45,12 @@ WITH r AS (
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
 )
-SELECT category, app, is_idle, COALESCE(sum(d), 0) AS seconds, max(ts_start) AS last_ts
-FROM r WHERE episode_id IS NULL AND day_local BETWEEN %(day_from)s AND %(day_to)s
-GROUP BY category, app, is_idle;
+SELECT r.category, r.app, r.is_idle, COALESCE(sum(r.d), 0) AS seconds, max(r.ts_start) AS last_ts
+FROM r JOIN w ON w.device_id = r.device_id
+WHERE r.day_local BETWEEN %(day_from)s AND %(day_to)s
+  AND ((r.ts_start, r.client_record_id COLLATE "C") > (w.last_start, w.last_key COLLATE "C")
+       OR EXISTS (SELECT 1 FROM m WHERE m.device_id = r.device_id AND m.day_local = r.day_local))
+GROUP BY r.category, r.app, r.is_idle;
 
 -- name: device_overlap_seconds --
 -- Seconds of [ts_from, ts_to) during which two or more devices were active at once.
@@ -76,16 +94,37 @@ FROM sweep;
 
 -- name: unbuilt_days --
 -- Days of [day_from, day_to] with live records not (or no longer) in a current closed
--- episode: what a digest over them cannot include yet.
-SELECT day_local AS day, sum(n)::int AS records FROM (
-    SELECT day_local, count(*) AS n FROM records
-    WHERE user_id = %(user_id)s AND episode_id IS NULL AND deleted_at IS NULL
-      AND day_local BETWEEN %(day_from)s AND %(day_to)s
-    GROUP BY day_local
-    UNION ALL
-    SELECT day_local, frame_count FROM episodes
-    WHERE user_id = %(user_id)s AND stale AND day_local BETWEEN %(day_from)s AND %(day_to)s
-) x
+-- episode: what a digest over them cannot include yet. Those are each device's records
+-- after its watermark (the tail: an index range from it) and the records of marked
+-- days (few); never a scan of the period.
+WITH m AS (
+    SELECT device_id, day_local FROM build_marks
+    WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
+), tail AS (
+    SELECT t.day_local FROM devices d
+    LEFT JOIN LATERAL (
+        SELECT last_start, last_key FROM episodes x
+        WHERE x.user_id = d.user_id AND x.device_id = d.device_id
+        ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+    ) w ON true
+    CROSS JOIN LATERAL (
+        SELECT r.day_local FROM records r
+        WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+          AND r.ts_start >= COALESCE(w.last_start, '-infinity')
+          AND (r.ts_start, r.client_record_id COLLATE "C")
+              > (COALESCE(w.last_start, '-infinity'), COALESCE(w.last_key, '') COLLATE "C")
+          AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+          AND NOT EXISTS (SELECT 1 FROM m WHERE m.device_id = r.device_id
+                            AND m.day_local = r.day_local)
+    ) t
+    WHERE d.user_id = %(user_id)s
+), marked AS (
+    SELECT r.day_local FROM m
+    JOIN records r ON r.user_id = %(user_id)s AND r.day_local = m.day_local
+     AND r.device_id = m.device_id AND r.deleted_at IS NULL
+)
+SELECT day_local AS day, count(*)::int AS records
+FROM (SELECT day_local FROM tail UNION ALL SELECT day_local FROM marked) x
 GROUP BY day_local ORDER BY day_local;
 
 -- name: uncategorized_time --
@@ -119,8 +158,11 @@ WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AN
 GROUP BY kind ORDER BY kind;
 
 -- name: latest_records --
+-- A record's episode is the current one whose span holds it (NULL: not built yet).
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
-       r.category, r.is_idle, r.episode_id, a.description
+       r.category, r.is_idle,
+       timetrace_episode_of(r.user_id, r.device_id, r.ts_start, r.client_record_id) AS episode_id,
+       a.description
 FROM (SELECT * FROM records
       WHERE user_id = %(user_id)s AND deleted_at IS NULL AND ts_start <= %(now)s
       ORDER BY ts_start DESC, record_id DESC LIMIT %(limit)s) r
@@ -134,13 +176,25 @@ FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <=
 ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
 
 -- name: open_sitting --
--- What the device has done since its last closed episode (no episode yet).
+-- What the device has done since its last closed episode (no episode yet): its records
+-- after the watermark (an index range from it; a marked day being rebuilt is not a
+-- sitting).
+WITH w AS (
+    SELECT last_start, last_key FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+    ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
+), x AS (
+    SELECT r.app, r.ts_start FROM records r
+    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start <= %(now)s
+      AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
+      AND (r.ts_start, r.client_record_id COLLATE "C")
+          > (COALESCE((SELECT last_start FROM w), '-infinity'),
+             COALESCE((SELECT last_key FROM w), '') COLLATE "C")
+)
 SELECT min(ts_start) AS since, count(*) AS records,
-       (SELECT app FROM records x WHERE x.user_id = %(user_id)s AND x.device_id = %(device_id)s
-          AND x.episode_id IS NULL AND x.deleted_at IS NULL AND x.ts_start <= %(now)s
-        GROUP BY app ORDER BY count(*) DESC, app LIMIT 1) AS main_app
-FROM records WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND episode_id IS NULL
-  AND deleted_at IS NULL AND ts_start <= %(now)s
+       (SELECT app FROM x GROUP BY app ORDER BY count(*) DESC, app LIMIT 1) AS main_app
+FROM x
 HAVING count(*) > 0;
 
 -- name: list_episodes --
@@ -209,7 +263,9 @@ WHERE g.user_id = %(user_id)s AND g.episode_id = ANY(%(ids)s);
 
 -- name: raw_records --
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
-       r.category, r.is_idle, r.episode_id, a.description
+       r.category, r.is_idle,
+       timetrace_episode_of(r.user_id, r.device_id, r.ts_start, r.client_record_id) AS episode_id,
+       a.description
 FROM records r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
@@ -218,27 +274,32 @@ WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
 ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
 
 -- name: relabel_record --
+-- The caller marks the record's day (mark_device_days): its episodes go stale.
 WITH old AS (
     SELECT record_id, category FROM records
     WHERE user_id = %(user_id)s AND record_id = %(record_id)s AND deleted_at IS NULL
 ), upd AS (
     UPDATE records r SET category = %(category)s, category_source = 'label'
     FROM old WHERE r.user_id = %(user_id)s AND r.record_id = old.record_id
-    RETURNING r.device_id, r.day_local, r.episode_id
+    RETURNING r.device_id, r.day_local
 )
-SELECT upd.device_id, upd.day_local, upd.episode_id, old.category AS old_category FROM upd, old;
+SELECT upd.device_id, upd.day_local, old.category AS old_category FROM upd, old;
 
 -- name: relabel_episode --
+-- The episode's members by range on the timeline index; the caller marks their day.
 WITH ep AS (
-    SELECT episode_id, category FROM episodes
+    SELECT device_id, ts_start, first_key, last_start, last_key, category FROM episodes
     WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale
 ), upd AS (
     UPDATE records r SET category = %(category)s, category_source = 'label'
-    FROM ep WHERE r.user_id = %(user_id)s AND r.episode_id = ep.episode_id AND r.deleted_at IS NULL
-      AND NOT r.is_idle
+    FROM ep WHERE r.user_id = %(user_id)s AND r.device_id = ep.device_id
+      AND r.ts_start BETWEEN ep.ts_start AND ep.last_start
+      AND (r.ts_start, r.client_record_id COLLATE "C") >= (ep.ts_start, ep.first_key COLLATE "C")
+      AND (r.ts_start, r.client_record_id COLLATE "C") <= (ep.last_start, ep.last_key COLLATE "C")
+      AND r.deleted_at IS NULL AND NOT r.is_idle
     RETURNING r.device_id, r.day_local
 )
-SELECT DISTINCT upd.device_id, upd.day_local, ep.episode_id, ep.category AS old_category
+SELECT DISTINCT upd.device_id, upd.day_local, ep.category AS old_category
 FROM upd, ep;
 
 -- name: label_target_gone --
@@ -260,8 +321,4 @@ INSERT INTO labels (user_id, target_kind, target_id, field, old_value, new_value
 VALUES (%(user_id)s, %(target_kind)s, %(target_id)s, 'category', %(old_value)s, %(new_value)s,
         %(actor)s, %(note)s)
 RETURNING label_id;
-
--- name: mark_episodes_stale --
-UPDATE episodes SET stale = true, updated_at = now()
-WHERE user_id = %(user_id)s AND episode_id = ANY(%(ids)s);
 

@@ -193,7 +193,7 @@ def test_deleted_text_leaves_every_answer_at_once_and_every_table_after_the_rebu
     # An episode's re-label: its own rebuild replaces the episode at once, so only the
     # records and the time it touched can lead a later deletion to its note.
     episode = conn.execute(
-        "SELECT episode_id FROM records WHERE client_record_id = 's20'"
+        "SELECT episode_id FROM v_record_episodes WHERE client_record_id = 's20'"
     ).fetchone()["episode_id"]
     label = api.post(
         "/api/v1/tools/apply_label",

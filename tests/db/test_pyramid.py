@@ -22,6 +22,8 @@ from tests.helpers import (
     episodes_by_first_record,
     load_golden,
     snapshot,
+    span_violations,
+    unbuilt_keys,
 )
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -168,12 +170,9 @@ def test_invariants_hold_on_the_sample_month(
           USING (day_local)
     """).fetchall()
     assert rows and all(abs(r["records"] - r["episodes"]) < 1e-6 for r in rows)
-    # Every live record belongs to exactly one closed episode.
-    orphans = conn.execute(
-        "SELECT count(*) AS n FROM records r LEFT JOIN episodes e USING (user_id, episode_id) "
-        "WHERE r.deleted_at IS NULL AND (e.episode_id IS NULL OR NOT e.closed)"
-    ).fetchone()["n"]
-    assert orphans == 0
+    # Every live record's start lies in exactly one closed episode span.
+    assert span_violations(conn) == []
+    assert unbuilt_keys(conn) == []
     # Every digest number equals the same GROUP BY computed live over episodes.
     checked = (
         "seconds_by_category",
@@ -313,14 +312,10 @@ def test_a_change_between_a_builds_read_and_its_save_is_not_built_over(
     build_device(racing, user=api.user, device_id="laptop", now=NOW, settings=services.settings)
     assert racing._change is None  # the change landed between a read and a save
     backfill(services.store, now=NOW, settings=services.settings)
-    # Nothing stands on a record as it was before the change; a deleted one is in no episode.
-    assert (
-        conn.execute(
-            "SELECT count(*) AS n FROM records WHERE deleted_at IS NOT NULL "
-            "AND episode_id IS NOT NULL"
-        ).fetchone()["n"]
-        == 0
-    )
+    # Nothing stands on a record as it was before the change: every current span holds
+    # exactly the live records it was built from.
+    assert span_violations(conn) == []
+    assert conn.execute("SELECT count(*) AS n FROM build_marks").fetchone()["n"] == 0
     raced = _numbers(conn)
 
     # The change made before any build, in a database of its own.
@@ -342,10 +337,8 @@ def test_a_late_record_rebuilds_its_day(
     backfill(services.store, now=NOW, settings=services.settings)
     episodes = episodes_by_first_record(conn)
     assert episodes["g11"]["members"] == ["g11", "g12", "g13"]
-    assert (
-        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
-        == 0
-    )
+    assert unbuilt_keys(conn) == []
+    assert span_violations(conn) == []
 
 
 def test_deleting_records_leaves_no_trace_in_any_layer(
@@ -416,21 +409,13 @@ def test_an_open_tail_stays_unassigned_until_time_closes_it(
     )
     # A, B, C are closed; D (11:00-12:00) may still grow: only 3 minutes have passed.
     assert sorted(episodes_by_first_record(conn)) == ["g01", "g02", "g08"]
-    unassigned = [
-        r["client_record_id"]
-        for r in conn.execute(
-            "SELECT client_record_id FROM records WHERE episode_id IS NULL ORDER BY ts_start"
-        )
-    ]
-    assert unassigned == ["g11", "g12", "g13"]
+    assert unbuilt_keys(conn) == ["g11", "g12", "g13"]
     later = now + timedelta(minutes=3)
     build_device(
         services.store, user=api.user, device_id="laptop", now=later, settings=services.settings
     )
-    assert (
-        conn.execute("SELECT count(*) AS n FROM records WHERE episode_id IS NULL").fetchone()["n"]
-        == 0
-    )
+    assert unbuilt_keys(conn) == []
+    assert span_violations(conn) == []
     assert episodes_by_first_record(conn)["g11"]["members"] == ["g11", "g12", "g13"]
 
 

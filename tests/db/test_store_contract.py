@@ -264,10 +264,12 @@ def memory_copy(conn: Any) -> MemoryStore:
                 summary_reason=r["summary_reason"],
                 updated_at=r["updated_at"],
                 keywords=frozenset(r["words"] or ()),
+                last_start=r["last_start"],
             )
         )
     for r in conn.execute(
-        "SELECT d.*, a.description FROM v_record_durations d "
+        "SELECT d.*, v.episode_id, a.description FROM v_record_durations d "
+        "JOIN v_record_episodes v ON v.user_id = d.user_id AND v.record_id = d.record_id "
         "LEFT JOIN record_analyses a ON a.user_id = d.user_id AND a.record_id = d.record_id "
         "ORDER BY d.user_id, d.record_id"
     ):
@@ -772,8 +774,9 @@ def test_a_relabel_answers_and_leaves_both_stores_alike(
     mixed = conn.execute(
         # An episode whose records are not all of its category: the label's old value is
         # the episode's.
-        "SELECT e.episode_id, e.day_local FROM episodes e JOIN records r "
-        "ON r.user_id = e.user_id AND r.episode_id = e.episode_id "
+        "SELECT e.episode_id, e.day_local FROM episodes e JOIN v_record_episodes v "
+        "ON v.user_id = e.user_id AND v.episode_id = e.episode_id "
+        "JOIN records r ON r.user_id = v.user_id AND r.record_id = v.record_id "
         "WHERE e.user_id = %s AND NOT r.is_idle AND e.category <> 'system' "
         "GROUP BY e.episode_id, e.day_local "
         "HAVING count(DISTINCT r.category) > 1 ORDER BY min(r.ts_start) LIMIT 1",

@@ -205,7 +205,7 @@ def test_a_postgres_restart_under_serve_and_worker_loses_nothing_and_needs_no_ha
     def in_episodes(prefix: str) -> int:
         with connect(url, settings=private_db) as conn:
             row = conn.execute(
-                "SELECT count(*) AS n FROM records WHERE client_record_id LIKE %s "
+                "SELECT count(*) AS n FROM v_record_episodes WHERE client_record_id LIKE %s "
                 "AND episode_id IS NOT NULL",
                 [f"{prefix}%"],
             ).fetchone()

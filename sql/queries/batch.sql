@@ -50,14 +50,15 @@ FROM devices d WHERE d.user_id = %(user_id)s
 ORDER BY d.device_id;
 
 -- name: create_episode_staging --
-CREATE TEMP TABLE IF NOT EXISTS episode_staging (
+-- Gone at the commit: a pooled session keeps no table of its own.
+CREATE TEMP TABLE episode_staging (
     episode_key text, device_id text, ts_start timestamptz, first_key text,
     last_start timestamptz, last_key text, ts_end timestamptz,
     day_local date, primary_app text, cluster_key text, category text, title text,
     summary_status text, interruptions jsonb, frame_count integer, duration_s float8,
     active_s float8, category_seconds jsonb, app_seconds jsonb, switch_count integer,
     interruption_s float8, boundary text, fts_text text
-) ON COMMIT DELETE ROWS;
+) ON COMMIT DROP;
 
 -- name: copy_episode_staging --
 COPY episode_staging (

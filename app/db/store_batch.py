@@ -44,7 +44,7 @@ class PostgresBatchStore(PostgresJobStore):
         with self.pool.connection() as conn, conn.transaction():
             # One snapshot for the records and their window's stamp.
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            records = fetch_all(conn, StreamRecord, QUERIES["batch_stream"], params)
+            records = fetch_all(conn, StreamRecord, QUERIES["batch_stream"], params, binary=True)
             stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
         assert stamp is not None  # one row, always
         window = {k: params[k] for k in ("device_id", "day", "ts_from", "ts_to")}

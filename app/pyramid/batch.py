@@ -87,7 +87,9 @@ def segment_chunk(
 
 def member_facts(chunks: Sequence[DeviceChunk]) -> dict[date, list[MemberFacts]]:
     """Per day, the member records of the chunks' episodes that have an id, ordered as
-    `day_member_facts` orders them (device, then timeline)."""
+    `day_member_facts` orders them (device, then timeline). The records themselves are
+    the facts: their episode and device are filled in here, in place (rows this build
+    read, read by nothing else)."""
     out: dict[date, list[MemberFacts]] = {}
     for chunk in sorted(chunks, key=lambda c: c.device_id):
         for draft, segment in zip(chunk.drafts, chunk.segments, strict=True):
@@ -97,16 +99,10 @@ def member_facts(chunks: Sequence[DeviceChunk]) -> dict[date, list[MemberFacts]]
             members = out.setdefault(draft.day_local, [])
             for m in segment.members:
                 assert isinstance(m, StreamRecord)
-                members.append(
-                    MemberFacts.model_construct(
-                        episode_id=episode_id,
-                        device_id=chunk.device_id,
-                        ts_start=m.ts_start,
-                        cluster=m.cluster,
-                        text=m.text,
-                        is_idle=m.is_idle,
-                    )
-                )
+                fields = m.__dict__
+                fields["episode_id"] = episode_id
+                fields["device_id"] = chunk.device_id
+                members.append(m)
     return out
 
 
@@ -121,8 +117,10 @@ def active_intervals(records: Iterable[StreamRecord]) -> list[Interval]:
     for r in records:
         if r.is_idle:
             continue
-        # `make_interval(secs => d)` rounds to the microsecond as round() does.
-        start, end = r.ts_us, r.ts_us + round(r.duration * 1_000_000)
+        # Times are whole microseconds: round() gives them back exactly, and rounds a
+        # duration as `make_interval(secs => d)` does.
+        start = round(r.ts * 1_000_000)
+        end = start + round(r.duration * 1_000_000)
         if end <= start:
             continue
         if out and out[-1][1] >= start:

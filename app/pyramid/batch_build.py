@@ -16,6 +16,7 @@ episodes or records from before this build reach into by `rollup_day`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Protocol
@@ -26,6 +27,7 @@ from app.pyramid.segmenter import SegmentParams
 from app.settings import Settings
 from app.store import (
     AccountStore,
+    BatchRead,
     BatchStore,
     DigestStore,
     EpisodeFacts,
@@ -117,39 +119,57 @@ def build_history(
     rebuilt_later = {day for days in marked_after.values() for day in days}
     timelines: dict[str, _Timeline] = {}
     months = _months([day for days in tail.values() for day in days])
-    for index, (month, days) in enumerate(months):
-        chunks: list[DeviceChunk] = []
-        for device_id in sorted(tail):
-            own = [day for day in tail[device_id] if (day.year, day.month) == month]
-            if not own:
-                continue
-            timeline = timelines.setdefault(device_id, _Timeline())
-            chunk = _build_chunk(
-                store, user=user, device_id=device_id, days=own, now=now,
-                settings=settings, params=params, timeline=timeline,
+    jobs = [
+        (index, device_id, own)
+        for index, (month, _) in enumerate(months)
+        for device_id in sorted(tail)
+        if (own := [day for day in tail[device_id] if (day.year, day.month) == month])
+    ]
+    stopped: set[str] = set()
+    # The next device's chunk is read while this one is segmented (PostgreSQL works on
+    # the other core). Never the same device's next month: this save moves its
+    # watermark, which would void that read.
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        ahead: dict[int, Future[BatchRead]] = {}
+        at = 0
+        for index, (_, days) in enumerate(months):
+            chunks: list[DeviceChunk] = []
+            while at < len(jobs) and jobs[at][0] == index:
+                _, device_id, own = jobs[at]
+                first = ahead.pop(at).result() if at in ahead else None
+                if at + 1 < len(jobs) and jobs[at + 1][1] != device_id:
+                    _, next_device, next_days = jobs[at + 1]
+                    window = _window(user, next_days, settings=settings)
+                    ahead[at + 1] = reader.submit(_read, store, user, next_device, window)
+                at += 1
+                if device_id in stopped:
+                    continue
+                timeline = timelines.setdefault(device_id, _Timeline())
+                chunk = _build_chunk(
+                    store, user=user, device_id=device_id, days=own, now=now,
+                    settings=settings, params=params, timeline=timeline, first=first,
+                )  # fmt: skip
+                if chunk is None:
+                    continue
+                chunks.append(chunk)
+                result.episodes += chunk.new
+                stop = chunk.stopped_at or date.max
+                result.days.update(day for day in own if day <= stop)
+                if chunk.stopped_at is not None:
+                    # Open records below a later episode would fall under the watermark:
+                    # the device's later days wait for the next build (as `build_device`).
+                    stopped.add(device_id)
+                    fresh_until = min(fresh_until, chunk.stopped_at)
+            fresh = [
+                day for day in days if fresh_from <= day < fresh_until and day not in rebuilt_later
+            ]
+            _rollup_fresh(
+                store, user=user, days=fresh, chunks=chunks, timelines=timelines, now=now,
+                settings=settings,
             )  # fmt: skip
-            if chunk is None:
-                continue
-            chunks.append(chunk)
-            result.episodes += chunk.new
-            result.days.update(
-                day for day in own if chunk.stopped_at is None or day <= chunk.stopped_at
-            )
-            if chunk.stopped_at is not None:
-                # Open records below a later episode would fall under the watermark: the
-                # device's later days wait for the next build (as `build_device` does).
-                tail[device_id] = []
-                fresh_until = min(fresh_until, chunk.stopped_at)
-        fresh = [
-            day for day in days if fresh_from <= day < fresh_until and day not in rebuilt_later
-        ]
-        _rollup_fresh(
-            store, user=user, days=fresh, chunks=chunks, timelines=timelines, now=now,
-            settings=settings,
-        )  # fmt: skip
-        result.rolled.update(fresh)
-        if progress:
-            progress(days[-1].isoformat(), index + 1, len(months))
+            result.rolled.update(fresh)
+            if progress:
+                progress(days[-1].isoformat(), index + 1, len(months))
     for device_id, days in sorted(marked_after.items()):
         if days:
             added, changed = live.build_days(device_id, days)
@@ -179,18 +199,17 @@ def _build_chunk(
     settings: Settings,
     params: SegmentParams,
     timeline: _Timeline,
+    first: BatchRead | None = None,
 ) -> DeviceChunk | None:
-    """One device-month: read, segment, save. A record deleted or re-labelled meanwhile
-    voids the read (the save compares the window's stamp): read again. A chunk changed
-    under every try is left to the build its change asked for; nothing is lost."""
-    tz = zone(user.time_zone)
-    start, _ = day_bounds(days[0], tz=tz, cut_hour=user.day_cut_hour)
-    _, end = day_bounds(days[-1], tz=tz, cut_hour=user.day_cut_hour)
-    ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
-    for _ in range(SAVE_ATTEMPTS):
-        read = store.batch_stream(
-            user_id=user.user_id, device_id=device_id, day=days[0], ts_from=ts_from, ts_to=ts_to
-        )
+    """One device-month: read (or take the read made ahead), segment, save. A record
+    inserted, deleted or re-labelled meanwhile voids the read (the save compares the
+    window's stamp): read again. A chunk changed under every try is left to the build
+    its change asked for; nothing is lost."""
+    window = _window(user, days, settings=settings)
+    for attempt in range(SAVE_ATTEMPTS):
+        read = first if attempt == 0 and first is not None else None
+        if read is None:
+            read = _read(store, user, device_id, window)
         chunk = batch.segment_chunk(
             read.records, device_id=device_id, days=set(days), params=params, now=now.timestamp()
         )
@@ -202,13 +221,38 @@ def _build_chunk(
         chunk.ids = {s.episode_key: s.episode_id for s in saved}
         chunk.new = sum(1 for s in saved if s.new)
         # The read window overlaps the last one by a day: take only what is new of it.
-        unseen = [r for r in read.records if r.ts_us >= timeline.read_to]
+        seen_to = timeline.read_to / 1_000_000
+        unseen = [r for r in read.records if r.ts >= seen_to]
         timeline.intervals = batch.join_intervals(
             timeline.intervals, batch.active_intervals(unseen)
         )
-        timeline.read_to = batch.micros(ts_to)
+        timeline.read_to = batch.micros(window[2])
         return chunk
     return None
+
+
+def _window(
+    user: UserContext, days: Sequence[date], *, settings: Settings
+) -> tuple[date, datetime, datetime]:
+    """What a chunk of days reads: its first day (whose mark the stamp sees), and the
+    read window of its days."""
+    tz = zone(user.time_zone)
+    start, _ = day_bounds(days[0], tz=tz, cut_hour=user.day_cut_hour)
+    _, end = day_bounds(days[-1], tz=tz, cut_hour=user.day_cut_hour)
+    ts_from, ts_to = read_window(start, end, idle_gap_s=settings.idle_gap_s)
+    return days[0], ts_from, ts_to
+
+
+def _read(
+    store: HistoryStore,
+    user: UserContext,
+    device_id: str,
+    window: tuple[date, datetime, datetime],
+) -> BatchRead:
+    day, ts_from, ts_to = window
+    return store.batch_stream(
+        user_id=user.user_id, device_id=device_id, day=day, ts_from=ts_from, ts_to=ts_to
+    )
 
 
 def _rollup_fresh(

@@ -8,23 +8,23 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Protocol
 
-from app.store.digests import DigestDraft, EpisodeFacts, SignalDraft
+from app.store.digests import DigestDraft, EpisodeFacts, MemberFacts, SignalDraft
 from app.store.documents import TitleTime
 from app.store.episodes import EpisodeDraft, ReadWindow, SegmentInput
 from app.store.row import Row
 
 
-class StreamRecord(SegmentInput):
-    """A record of a device's timeline as the batch reads it: what the segmenter reads,
-    what the signal detectors read (`cluster`, `text`), its start in microseconds for
-    the device-overlap sweep, and whether it still waits for an episode."""
+class StreamRecord(SegmentInput, MemberFacts):
+    """A record of a device's timeline as the batch reads it: what the segmenter reads
+    (`SegmentInput`), what the signal detectors read of a member (`MemberFacts`: its
+    `episode_id` and `device_id` are filled in once its episode is saved, so that a
+    year's records need no second object each), and whether it still waits for an
+    episode."""
 
     key: str  # client_record_id: ties at one start go by it
-    ts_start: datetime
-    ts_us: int
-    cluster: str  # the domain, or the lowercased app
-    text: str  # the window title, plus the description when there is one
     unbuilt: bool
+    episode_id: int = 0
+    device_id: str = ""
 
 
 class BatchRead(Row):

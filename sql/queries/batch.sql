@@ -14,7 +14,6 @@ WITH w AS (
 )
 SELECT x.record_id, x.client_record_id AS key, x.ts_start,
        extract(epoch FROM x.ts_start)::float8 AS ts,
-       (extract(epoch FROM x.ts_start) * 1000000)::int8 AS ts_us,
        x.duration_s AS duration, x.app, x.window_title AS title, x.domain, x.category,
        x.is_idle, x.day_local AS day, COALESCE(a.confidence, 1.0)::float8 AS confidence,
        COALESCE(x.domain, lower(x.app)) AS cluster,

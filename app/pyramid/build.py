@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
 from app.job_requests import build_job, rollup_day_job, rollup_period_job
@@ -331,13 +331,23 @@ def rollup_day_and_enqueue(
 # -- sweeps and back-fill ------------------------------------------------------------------
 
 
-def pending_jobs(store: PyramidStore) -> list[JobRequest]:
-    """What the periodic sweep enqueues: builds for devices with unassigned records or
-    stale episodes, rollups for days whose digest is missing, old or unfinalized, and
-    for weeks and months behind their days (a chain of jobs a crash cut)."""
+# How far back the periodic sweep looks for episodes and day digests that changed: it
+# runs every minute, so a day covers any pause of the worker short of a day; a longer
+# one is caught up by `timetrace backfill`, which looks at the whole history.
+SWEEP_LOOKBACK = timedelta(days=1)
+
+
+def pending_jobs(store: PyramidStore, *, now: datetime | None = None) -> list[JobRequest]:
+    """What the periodic sweep enqueues: builds for devices with unbuilt records or
+    marked days, rollups for days whose digest is missing, old or unfinalized, and for
+    weeks and months behind their days (a chain of jobs a crash cut). Only what changed
+    in the last `SWEEP_LOOKBACK` is read again, so the sweep does not grow with history."""
+    since = (now or datetime.now(UTC)) - SWEEP_LOOKBACK
     builds = [build_job(w.user_id, w.device_id) for w in store.devices_with_work()]
-    rollups = [rollup_day_job(r.user_id, r.day_local) for r in store.rollups_due()]
-    periods = [rollup_period_job(p.user_id, p.grain, p.scope_key) for p in store.periods_due()]
+    rollups = [rollup_day_job(r.user_id, r.day_local) for r in store.rollups_due(since=since)]
+    periods = [
+        rollup_period_job(p.user_id, p.grain, p.scope_key) for p in store.periods_due(since=since)
+    ]
     return builds + rollups + periods
 
 

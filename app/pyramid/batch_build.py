@@ -59,6 +59,7 @@ class HistoryResult:
     episodes: int = 0  # episodes added
     days: set[date] = field(default_factory=set)  # days whose episodes were built
     rolled: set[date] = field(default_factory=set)  # days whose digest was computed
+    more: bool = False  # stopped early to yield: days are left to build
 
 
 @dataclass(slots=True)
@@ -79,9 +80,16 @@ def build_history(
     params: SegmentParams,
     live: LiveSteps,
     progress: Progress | None = None,
+    roll_up: bool = True,
+    checkpoint: Callable[[str], None] | None = None,
+    step_over: Callable[[], bool] | None = None,
 ) -> HistoryResult:
     """Build these devices' unbuilt days and roll up those days' digests (not weeks
-    and months: the caller rolls those up once for every day it touched)."""
+    and months: the caller rolls those up once for every day it touched). Without
+    `roll_up` no digest is computed: the caller asks for the days' rollups (a build of
+    some of a user's devices cannot know a day whole). `checkpoint` is called before each
+    device-month, and once `step_over` says so the build stops between two of them
+    (`more`: days are left)."""
     result = HistoryResult()
     user_id = user.user_id
     todo: dict[str, list[date]] = {}
@@ -136,6 +144,11 @@ def build_history(
             chunks: list[DeviceChunk] = []
             while at < len(jobs) and jobs[at][0] == index:
                 _, device_id, own = jobs[at]
+                if at and step_over is not None and step_over():
+                    result.more = True
+                    break
+                if checkpoint is not None:
+                    checkpoint(f"building {device_id} {own[0].isoformat()}…")
                 first = ahead.pop(at).result() if at in ahead else None
                 if at + 1 < len(jobs) and jobs[at + 1][1] != device_id:
                     _, next_device, next_days = jobs[at + 1]
@@ -171,12 +184,12 @@ def build_history(
             if progress:
                 progress(days[-1].isoformat(), index + 1, len(months))
     for device_id, days in sorted(marked_after.items()):
-        if days:
+        if days and not result.more:
             added, changed = live.build_days(device_id, days)
             result.episodes += added
             result.days |= changed | set(days)
             result.rolled -= changed  # an earlier day it cut short: roll it up again
-    for day in sorted(result.days - result.rolled):
+    for day in sorted(result.days - result.rolled) if roll_up else ():
         live.rollup_day(day)
         result.rolled.add(day)
     return result

@@ -75,6 +75,9 @@ def segment_params(settings: Settings) -> SegmentParams:
 # -- L2: episodes ------------------------------------------------------------------
 
 SAVE_ATTEMPTS = 3
+# More unbuilt days than this on a device (an import, a long offline spell): the job
+# builds them in bulk (`app/pyramid/batch_build.py`), not a day at a time.
+BATCH_FROM_DAYS = 2
 
 
 @dataclass(slots=True)
@@ -82,6 +85,7 @@ class BuildResult:
     episodes: int = 0
     days: set[date] = field(default_factory=set)  # days whose episodes changed
     more: bool = False  # stopped early to yield (`step_over`): days are left to build
+    rollups: list[JobRequest] = field(default_factory=list)  # for the caller to enqueue
 
 
 def build_device(
@@ -197,7 +201,26 @@ def build_and_enqueue(
     step_over: Callable[[], bool] | None = None,
 ) -> BuildResult:
     """The `build_episodes` job: build, asking for the rollup of each day it changes in
-    the same transaction as the change (a kill in between cannot lose it)."""
+    the same transaction as the change (a kill in between cannot lose it). A long
+    unbuilt span (an import over HTTP) goes through the batch build instead, a
+    device-month per transaction, and leaves its days' rollups to the caller to enqueue
+    (`rollups`: a kill in between leaves them to the sweep, which finds the episodes
+    changed)."""
+    if len(store.days_to_build(user_id=user.user_id, device_id=device_id)) > BATCH_FROM_DAYS:
+        built = build_history(
+            store,
+            user=user,
+            device_ids=[device_id],
+            now=now,
+            settings=settings,
+            params=segment_params(settings),
+            live=_live_steps(store, user=user, now=now, settings=settings),
+            roll_up=False,
+            checkpoint=checkpoint,
+            step_over=step_over,
+        )
+        rollups = [rollup_day_job(user.user_id, day) for day in sorted(built.days)]
+        return BuildResult(built.episodes, built.days, built.more, rollups)
     return build_device(
         store,
         user=user,

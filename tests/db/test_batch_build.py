@@ -145,3 +145,26 @@ def test_batch_build_after_a_per_day_start_equals_it(
     assert_same(pyramid_snapshot(conn), per_day)
     again = backfill(store, now=NOW, settings=services.settings)
     assert again.episodes == 0 and again.day_digests == 0
+
+
+@pytest.mark.preloaded(FORTNIGHT)
+def test_the_build_job_takes_a_long_unbuilt_span_in_bulk(
+    services: Services, conn: Any, per_day: dict[str, Any]
+) -> None:
+    """An import over HTTP leaves weeks unbuilt: the job builds them a device-month at a
+    time, the same episodes, and hands back a rollup for each day it built."""
+    from app.pyramid.build import build_and_enqueue
+
+    store = services.store
+    add_a_tablet(services)
+    user = store.get_user_by_id(user_id=1)
+    assert user is not None
+    built = build_and_enqueue(
+        store, user=user, device_id="laptop", now=NOW, settings=services.settings
+    )
+    laptop = {k: v for k, v in per_day["episodes"].items() if k.startswith("laptop:")}
+    got = pyramid_snapshot(conn)["episodes"]
+    assert built.episodes == len(laptop) == len(got) > 20
+    assert_same(got, laptop)
+    assert [j.args["day"] for j in built.rollups] == sorted(d.isoformat() for d in built.days)
+    assert len(built.rollups) == FORTNIGHT.days

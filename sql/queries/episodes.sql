@@ -73,7 +73,7 @@ WITH w AS (
     SELECT day_local, ts_start FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
       AND day_local = ANY(%(days)s)
-), device_episodes AS (
+), device_episodes AS NOT MATERIALIZED (  -- each join reads its days only
     SELECT day_local, ts_end FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s
 )

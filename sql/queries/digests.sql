@@ -38,17 +38,23 @@ ORDER BY device_id, ts_start;
 
 -- name: day_member_facts --
 -- The day's closed, current episodes drive; each one's members by range on the
--- timeline index.
+-- timeline index. The episodes are read first, by the day (MATERIALIZED): for the
+-- result's order the planner would rather walk every episode of the user in timeline
+-- order and filter by day, which grows with history (55 ms a day at three years).
+WITH e AS MATERIALIZED (
+    SELECT episode_id, user_id, device_id, ts_start, first_key, last_start, last_key
+    FROM episodes
+    WHERE user_id = %(user_id)s AND day_local = %(day)s AND closed AND NOT stale
+)
 SELECT e.episode_id, r.device_id, r.ts_start, COALESCE(r.domain, lower(r.app)) AS cluster,
        r.is_idle, concat_ws(' ', r.window_title, a.description) AS text
-FROM episodes e
+FROM e
 JOIN records r
   ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
  AND r.ts_start BETWEEN e.ts_start AND e.last_start
  AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
  AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
-WHERE e.user_id = %(user_id)s AND e.day_local = %(day)s AND e.closed AND NOT e.stale
 ORDER BY r.device_id, r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: day_is_settled --

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, time, timedelta
@@ -211,9 +212,13 @@ def repeated_files(
     return out
 
 
+_device_then_start = operator.attrgetter("device_id", "ts_start")
+
+
 def switch_storms(members: Sequence[MemberFacts]) -> list[SignalDraft]:
     out: list[SignalDraft] = []
-    ordered = sorted((m for m in members if not m.is_idle), key=lambda m: (m.device_id, m.ts_start))
+    # attrgetter: the same key as a lambda's tuple, built in C (a year has millions).
+    ordered = sorted((m for m in members if not m.is_idle), key=_device_then_start)
     for device, group in itertools.groupby(ordered, key=lambda m: m.device_id):
         items = list(group)
         switches = [b.ts_start for a, b in itertools.pairwise(items) if a.cluster != b.cluster]

@@ -74,11 +74,12 @@ class TextFacts(NamedTuple):
     files: tuple[str, ...]
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=8_192)
 def text_facts(text: str) -> TextFacts:
     """Every pattern of the detectors over one text, once: a day's member titles repeat
     (a title stays on screen for many records), so a year's build meets each text many
-    times. Same answers as the patterns themselves."""
+    times. Same answers as the patterns themselves; a few thousand texts bound the
+    memory."""
     seen = capped(text)
     return TextFacts(
         rollback=ROLLBACK.first(seen),

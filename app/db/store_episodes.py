@@ -32,20 +32,25 @@ class PostgresEpisodeStore(PostgresJobStore):
 
     def _reopen_days(self, params: Params) -> None:
         days = list(params["days"])
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute(QUERIES["delete_device_day_episodes"], params)
-            conn.execute(
-                QUERIES["mark_device_days"],
-                {
-                    "user_id": params["user_id"],
-                    "devices": [params["device_id"]] * len(days),
-                    "days": days,
-                    "first_ts": [None] * len(days),
-                    "first_gone": [None] * len(days),
-                },
-            )
-            conn.execute(QUERIES["mark_digests_stale"], {**params, "keys": params["digest_keys"]})
-            self._defer(conn, params["then"])
+        marks = {
+            "user_id": params["user_id"],
+            "devices": [params["device_id"]] * len(days),
+            "days": days,
+            "first_ts": [None] * len(days),
+            "first_gone": [None] * len(days),
+        }
+
+        def reopen() -> None:
+            # Retried: a late record's insert marks the same day's rows in its own order.
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(QUERIES["delete_device_day_episodes"], params)
+                conn.execute(QUERIES["mark_device_days"], marks)
+                conn.execute(
+                    QUERIES["mark_digests_stale"], {**params, "keys": params["digest_keys"]}
+                )
+                self._defer(conn, params["then"])
+
+        retrying(reopen)
 
     reopen_days = method(EpisodeStore.reopen_days, _reopen_days)
 
@@ -88,11 +93,19 @@ class PostgresEpisodeStore(PostgresJobStore):
                         QUERIES["mark_jumped_days"],
                         {**read, "first_start": first.ts_start, "first_key": first.first_key},
                     )
-                for d in drafts:
-                    row = conn.execute(QUERIES["insert_episode"], _episode(user, d)).fetchone()
-                    if row is None:  # already stored by an earlier run of the same job
-                        continue
-                    ids.append(row["episode_id"])
+                    # One round trip for the day's episodes (psycopg pipelines them).
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            QUERIES["insert_episode"],
+                            [_episode(user, d) for d in drafts],
+                            returning=True,
+                        )
+                        while True:
+                            row = cur.fetchone()
+                            if row is not None:  # None: stored by an earlier run of the job
+                                ids.append(row["episode_id"])
+                            if not cur.nextset():
+                                break
                 if window.marked:
                     conn.execute(QUERIES["clear_day_mark"], read)
                 self._defer(conn, params["then"])

@@ -42,8 +42,9 @@ class PostgresRecordStore(Queries):
         params = {"user_id": user_id, "device_id": device_id, **columns}
 
         def insert() -> int:
-            with self.pool.connection() as conn, conn.transaction():
-                # Shared: not while a build of the device saves (see insert_records).
+            with self.pool.connection() as conn, conn.transaction(), conn.pipeline():
+                # Shared: not while a build of the device saves (see insert_records). One
+                # round trip; the insert's snapshot is still taken once the lock is held.
                 conn.execute(QUERIES["lock_device_build_shared"], params)
                 row = conn.execute(QUERIES["insert_records"], params).fetchone()
             return int(row["new"]) if row else 0

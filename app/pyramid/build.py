@@ -175,7 +175,7 @@ def build_device(
             )
             if saved is not None:
                 result.episodes += len(saved)
-                if drafts:
+                if drafts or read.window.marked:  # its episodes changed
                     result.days.add(day)
                 break
         if open_tail and days is None:
@@ -361,8 +361,8 @@ SWEEP_LOOKBACK = timedelta(days=1)
 
 
 def pending_jobs(store: PyramidStore, *, now: datetime | None = None) -> list[JobRequest]:
-    """What the periodic sweep enqueues: builds for devices with unbuilt records or
-    marked days, rollups for days whose digest is missing, old or unfinalized, and for
+    """What the periodic sweep enqueues: builds for devices with records not built yet
+    or marked days, rollups for days whose digest is missing, old or unfinalized, and for
     weeks and months behind their days (a chain of jobs a crash cut). Only what changed
     in the last `SWEEP_LOOKBACK` is read again, so the sweep does not grow with history."""
     since = (now or datetime.now(UTC)) - SWEEP_LOOKBACK

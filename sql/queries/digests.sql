@@ -59,8 +59,10 @@ ORDER BY r.device_id, r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: day_is_settled --
 -- Every live record of the day is in a closed, current episode: the day is marked on
--- no device, and no device has a live record of the day after its watermark (the
--- tail: an index range from the watermark).
+-- no device, and no device has a live record of the day after its watermark (an index
+-- range from the watermark, within the UTC days that can hold the logical day: UTC
+-- offsets run from -12 to +14 hours and the cut is at most 23:00, so a long tail not
+-- built yet is never read whole).
 SELECT NOT EXISTS (
            SELECT 1 FROM build_marks WHERE user_id = %(user_id)s AND day_local = %(day)s)
        AND NOT EXISTS (
@@ -72,7 +74,9 @@ SELECT NOT EXISTS (
            ) w ON true
            JOIN records r ON r.user_id = d.user_id AND r.device_id = d.device_id
             AND r.deleted_at IS NULL AND r.day_local = %(day)s
-            AND r.ts_start >= COALESCE(w.last_start, '-infinity')
+            AND r.ts_start >= GREATEST(COALESCE(w.last_start, '-infinity'),
+                                       (%(day)s::date - 1)::timestamp AT TIME ZONE 'UTC')
+            AND r.ts_start < (%(day)s::date + 3)::timestamp AT TIME ZONE 'UTC'
             AND (r.ts_start, r.client_record_id COLLATE "C")
                 > (COALESCE(w.last_start, '-infinity'), COALESCE(w.last_key, '') COLLATE "C")
            WHERE d.user_id = %(user_id)s)

@@ -1,9 +1,11 @@
 -- L2 episodes: what the episode builder reads and writes.
 
 -- name: devices_with_work --
--- Devices with days marked for a rebuild, or whose newest live record lies after
--- their watermark (one backward probe each of records and episodes).
+-- Devices with days marked for a rebuild (or stale episodes), or whose newest live
+-- record lies after their watermark (one backward probe each of records and episodes).
 SELECT user_id, device_id FROM build_marks
+UNION
+SELECT user_id, device_id FROM episodes WHERE stale
 UNION
 SELECT d.user_id, d.device_id FROM devices d
 CROSS JOIN LATERAL (
@@ -27,14 +29,17 @@ WHERE user_id = %(user_id)s AND device_id = %(device_id)s
 ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1;
 
 -- name: days_to_build --
--- The marked days, and the days of the live records after the watermark (the tail:
--- an index range from the watermark on).
+-- The marked days (and days with stale episodes), and the days of the live records
+-- after the watermark (the tail: an index range from the watermark on).
 WITH w AS (
     SELECT last_start, last_key FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s
     ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
 )
 SELECT day_local FROM build_marks WHERE user_id = %(user_id)s AND device_id = %(device_id)s
+UNION
+SELECT day_local FROM episodes
+WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
 UNION
 SELECT r.day_local FROM records r
 WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
@@ -46,7 +51,7 @@ ORDER BY day_local;
 
 -- name: days_to_reopen --
 -- Device-days whose closed episodes can no longer stand: a marked one (deleted records,
--- a late record, a re-label); an earlier day whose last record a late record, or the
+-- a late record, a re-label) or one with a stale episode; an earlier day whose last record a late record, or the
 -- first record after the watermark, now cuts short (a record runs at most 24 hours, so
 -- two days back at most); an earlier day whose last episode runs up to a stale one, or
 -- to a record deleted on a marked day: either may have cut that day's last record short.
@@ -73,20 +78,23 @@ WITH w AS (
     SELECT day_local, ts_start FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
       AND day_local = ANY(%(days)s)
-), device_episodes AS NOT MATERIALIZED (  -- each join reads its days only
-    SELECT day_local, ts_end FROM episodes
-    WHERE user_id = %(user_id)s AND device_id = %(device_id)s
 )
+-- The device's episodes of two days back at most, on (user, device, day) each time.
 SELECT day_local FROM marked
 UNION
-SELECT e.day_local FROM late r JOIN device_episodes e
-    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
+SELECT day_local FROM stale
 UNION
-SELECT e.day_local FROM late r JOIN device_episodes e
-    ON e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
+SELECT e.day_local FROM late r JOIN episodes e
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+   AND e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
 UNION
-SELECT e.day_local FROM stale s JOIN device_episodes e
-    ON e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
+SELECT e.day_local FROM late r JOIN episodes e
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+   AND e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
+UNION
+SELECT e.day_local FROM stale s JOIN episodes e
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+   AND e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
 ORDER BY day_local;
 
 -- name: delete_device_day_episodes --

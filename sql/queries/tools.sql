@@ -95,8 +95,9 @@ FROM sweep;
 -- name: unbuilt_days --
 -- Days of [day_from, day_to] with live records not (or no longer) in a current closed
 -- episode: what a digest over them cannot include yet. Those are each device's records
--- after its watermark (the tail: an index range from it) and the records of marked
--- days (few); never a scan of the period.
+-- after its watermark (the tail: an index range from it, within the UTC days that can
+-- hold the period's logical days) and the records of marked days (few); never a scan
+-- of the period.
 WITH m AS (
     SELECT device_id, day_local FROM build_marks
     WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
@@ -110,7 +111,9 @@ WITH m AS (
     CROSS JOIN LATERAL (
         SELECT r.day_local FROM records r
         WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
-          AND r.ts_start >= COALESCE(w.last_start, '-infinity')
+          AND r.ts_start >= GREATEST(COALESCE(w.last_start, '-infinity'),
+                                     (%(day_from)s::date - 1)::timestamp AT TIME ZONE 'UTC')
+          AND r.ts_start < (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC'
           AND (r.ts_start, r.client_record_id COLLATE "C")
               > (COALESCE(w.last_start, '-infinity'), COALESCE(w.last_key, '') COLLATE "C")
           AND r.day_local BETWEEN %(day_from)s AND %(day_to)s

@@ -52,18 +52,22 @@ SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title
 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale;
 
 -- name: episode_records --
--- The episode's members, by range on the timeline index.
+-- The episode's first members in timeline order, by range on the timeline index (the
+-- episode drives: ordered by another index, the planner would walk the user's records).
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
        r.category, r.is_idle, e.episode_id, a.description
 FROM episodes e
-JOIN records r
-  ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
- AND r.ts_start BETWEEN e.ts_start AND e.last_start
- AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
- AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
+CROSS JOIN LATERAL (
+    SELECT * FROM records r
+    WHERE r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
+      AND r.ts_start BETWEEN e.ts_start AND e.last_start
+      AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
+      AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
+    ORDER BY r.ts_start, r.client_record_id COLLATE "C" LIMIT %(limit)s
+) r
 LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s
-ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
+ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: site_seconds --
 -- Active seconds per web site (domain) over logical days, by the duration rule; the

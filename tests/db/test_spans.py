@@ -8,6 +8,12 @@ import threading
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import psycopg
+from psycopg.rows import dict_row
+
+from app.db.connection import drop_database, ensure_database
+from app.db.migrate import list_migrations, migrate
+from app.ingest.records import RecordBatch, store_records
 from app.pyramid.build import backfill, build_device
 from app.runtime.services import Services
 from tests.faults import wait_for
@@ -18,6 +24,7 @@ from tests.helpers import (
     make_api,
     span_violations,
     unbuilt_keys,
+    url_for,
 )
 
 GOLDEN = date(2003, 3, 12)
@@ -176,6 +183,37 @@ def test_a_tail_record_marks_nothing(
     assert unbuilt_keys(conn) == ["n1"]
 
 
+def test_an_import_copies_the_tail_and_marks_a_late_records_day(
+    services: Services, golden_day: dict[str, Any], conn: Any
+) -> None:
+    """An importer's batch goes by COPY only when all of it lies after the watermark; a
+    late record takes the staged insert, which marks its day."""
+    api = load_golden(services, golden_day, skip={"g12"})
+    backfill(services.store, now=NOW, settings=services.settings)
+    late = next(r for r in golden_day["records"]["laptop"] if r["client_record_id"] == "g12")
+    later = datetime(2003, 3, 14, 2, 0, tzinfo=UTC)
+
+    def imported(rows: list[dict[str, Any]]) -> int:
+        batch = RecordBatch.model_validate({"device_id": "laptop", "records": rows})
+        return store_records(
+            services.store,
+            user=api.user,
+            device_id="laptop",
+            records=batch.records,
+            rules=services.rules,
+            source="test",
+        ).new
+
+    assert imported([_record("i1", later, later + timedelta(minutes=5))]) == 1
+    assert _marks(conn) == []
+    assert imported([{**late, "client_record_id": "i0"}]) == 1
+    assert _marks(conn) == [("laptop", GOLDEN)] and _stale_days(conn) == [GOLDEN]
+    build_device(
+        services.store, user=api.user, device_id="laptop", now=NOW, settings=services.settings
+    )
+    assert _marks(conn) == [] and unbuilt_keys(conn) == [] and span_violations(conn) == []
+
+
 def test_a_deletion_marks_its_day_and_the_rebuild_clears_it(
     services: Services, golden_day: dict[str, Any], conn: Any
 ) -> None:
@@ -310,8 +348,107 @@ def test_an_insert_waits_for_a_save_under_the_device_build_lock(
             )
         )
         thread.start()
-        waiting = "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-        assert wait_for(lambda: conn.execute(waiting).fetchone()["n"] == 1, timeout=10)
+        # The insert waits on this very lock (pg_locks is the whole server's: other
+        # databases' tests may wait on theirs).
+        waiting = (
+            "SELECT count(*) AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+            "WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database() "
+            "AND ((l.classid::bigint << 32) | l.objid::bigint) = %s"
+        )
+        assert wait_for(lambda: conn.execute(waiting, [key]).fetchone()["n"] == 1, timeout=10)
         assert not done
     thread.join(10)
     assert done and done[0].json()["new"] == 1
+
+
+def test_the_migration_keeps_todays_links_as_spans_and_marks_what_is_left(
+    admin_url: str, monkeypatch: Any
+) -> None:
+    """0019 on a database built under the link model: each episode's span from its linked
+    members, the days left to rebuild marked (stale episodes, late records below the
+    watermark, an episode with no live member), the tail left alone."""
+    everything = list_migrations()
+    name = "tt_spans_migration"
+    drop_database(admin_url, database=name)
+    ensure_database(admin_url, database=name)
+    try:
+        with psycopg.connect(url_for(admin_url, name), autocommit=True, row_factory=dict_row) as db:
+            monkeypatch.setattr(
+                "app.db.migrate.list_migrations", lambda: [m for m in everything if m.version < 19]
+            )
+            migrate(db, embedding_dim=8)
+            user = db.execute(
+                "INSERT INTO users (name, time_zone) VALUES ('m', 'UTC') RETURNING user_id"
+            ).fetchone()["user_id"]
+            db.execute("INSERT INTO devices (user_id, device_id) VALUES (%s, 'laptop')", [user])
+
+            def episode(key: str, day: str, start: str, end: str, *, stale: bool = False) -> int:
+                return int(
+                    db.execute(
+                        "INSERT INTO episodes (user_id, episode_key, device_id, ts_start, ts_end, "
+                        "day_local, closed, stale) VALUES (%s, %s, 'laptop', %s, %s, %s, true, %s) "
+                        "RETURNING episode_id",
+                        [user, key, start, end, day, stale],
+                    ).fetchone()["episode_id"]
+                )
+
+            def record(key: str, start: str, day: str, episode_id: int | None) -> None:
+                db.execute(
+                    "INSERT INTO records (user_id, device_id, client_record_id, ts_start, "
+                    "day_local, category, category_source, episode_id) "
+                    "VALUES (%s, 'laptop', %s, %s, %s, 'work', 'rule', %s)",
+                    [user, key, start, day, episode_id],
+                )
+
+            gone = episode("laptop:1", "2003-03-11", "2003-03-11T09:00Z", "2003-03-11T09:05Z")
+            record("d1", "2003-03-11T09:00Z", "2003-03-11", gone)
+            db.execute("UPDATE records SET deleted_at = now() WHERE client_record_id = 'd1'")
+            e1 = episode("laptop:2", "2003-03-12", "2003-03-12T09:00Z", "2003-03-12T09:20Z")
+            record("a1", "2003-03-12T09:00Z", "2003-03-12", e1)
+            record("a2", "2003-03-12T09:10Z", "2003-03-12", e1)
+            record("a0", "2003-03-12T09:10Z", "2003-03-12", e1)  # a tie: first by key
+            record("a3", "2003-03-12T09:05Z", "2003-03-12", None)  # late
+            e2 = episode(
+                "laptop:3", "2003-03-13", "2003-03-13T09:00Z", "2003-03-13T09:09Z", stale=True
+            )
+            record("b1", "2003-03-13T09:00Z", "2003-03-13", e2)
+            record("c1", "2003-03-14T09:00Z", "2003-03-14", None)  # the tail
+            monkeypatch.setattr("app.db.migrate.list_migrations", lambda: everything)
+            assert migrate(db, embedding_dim=8) == [m.name for m in everything if m.version >= 19]
+            spans = db.execute(
+                "SELECT episode_id, first_key, last_start, last_key, stale FROM episodes "
+                "ORDER BY ts_start"
+            ).fetchall()
+            assert spans == [
+                {
+                    "episode_id": e1,
+                    "first_key": "a1",
+                    "last_start": datetime(2003, 3, 12, 9, 10, tzinfo=UTC),
+                    "last_key": "a2",
+                    "stale": True,
+                },
+                {
+                    "episode_id": e2,
+                    "first_key": "b1",
+                    "last_start": datetime(2003, 3, 13, 9, 0, tzinfo=UTC),
+                    "last_key": "b1",
+                    "stale": True,
+                },
+            ]
+            marks = db.execute(
+                "SELECT day_local, first_ts FROM build_marks ORDER BY day_local"
+            ).fetchall()
+            assert marks == [
+                {"day_local": date(2003, 3, 11), "first_ts": None},
+                {
+                    "day_local": date(2003, 3, 12),
+                    "first_ts": datetime(2003, 3, 12, 9, 5, tzinfo=UTC),
+                },
+                {"day_local": date(2003, 3, 13), "first_ts": None},
+            ]
+            assert db.execute(
+                "SELECT count(*) AS n FROM information_schema.columns "
+                "WHERE table_name = 'records' AND column_name = 'episode_id'"
+            ).fetchone() == {"n": 0}
+    finally:
+        drop_database(admin_url, database=name)

@@ -170,8 +170,11 @@ _TITLE_NOISE = (
 )
 
 
+@functools.lru_cache(maxsize=8_192)
 def normalize_title(title: str) -> str:
-    """A window title without its live counters and clocks, for grouping and display."""
+    """A window title without its live counters and clocks, for grouping and display.
+    Cached: a title stays on screen for many records (a build meets it again and again);
+    a few thousand entries of at most 4 KiB each bound the memory."""
     out = title[:4_096]  # the most any pattern sees (app.patterns.MAX_PATTERN_CHARS)
     for pattern in _TITLE_NOISE:
         out = pattern.sub(" ", out)

@@ -55,6 +55,22 @@ def bench_database(
             server.cleanup()
 
 
+@contextlib.contextmanager
+def bench_server() -> Iterator[tuple[str, Settings]]:
+    """A server on which a bench may create databases (and copy them as templates):
+    TIMETRACE_DATABASE_URL's when set, else an embedded one. Yields its admin URL."""
+    data_dir = Path(tempfile.mkdtemp(prefix="tt-bench-"))
+    settings = Settings(data_dir=data_dir)
+    if settings.database_url:
+        yield settings.database_url, settings
+        return
+    server = start_embedded(pgdata=data_dir / "pgdata", cleanup_mode="delete")
+    try:
+        yield server.get_uri(database="postgres"), settings
+    finally:
+        server.cleanup()
+
+
 def p50_p95_ms(samples: list[float]) -> tuple[float, float]:
     """The median and the 95th percentile of durations in seconds, in milliseconds."""
     ordered = sorted(samples)

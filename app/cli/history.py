@@ -21,7 +21,7 @@ from app.cli.common import console, edge, settings_from_env
 @click.command("backfill")
 @edge
 def backfill_command() -> None:
-    """Bring every layer up to date, newest day first (after an import, say)."""
+    """Bring every layer up to date, in bulk (after an import, say)."""
     from datetime import UTC, datetime
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -66,7 +66,7 @@ def backfill_command() -> None:
 
 @click.group("import")
 def import_group() -> None:
-    """Bring in history from other trackers (then the pyramid is built, newest day first)."""
+    """Bring in history from other trackers (then the pyramid is built, in bulk)."""
 
 
 _NO_BUILD = click.option(
@@ -207,7 +207,7 @@ def _import(user_name: str, run: Callable[..., Any], *, build: bool) -> None:
             )
     console().print(
         f"pyramid: {built.days} days, {built.episodes:,} episodes, {built.day_digests} day "
-        f"digests, {built.period_digests} week/month digests (newest day first)"
+        f"digests, {built.period_digests} week/month digests"
     )
 
 

@@ -50,10 +50,16 @@ def retrying(transaction: Callable[[], R], *, attempts: int = 4) -> R:
 
 
 def fetch_all(
-    conn: Connection, model: type[RowT], query: LiteralString, params: dict[str, Any]
+    conn: Connection,
+    model: type[RowT],
+    query: LiteralString,
+    params: dict[str, Any],
+    *,
+    binary: bool = False,
 ) -> list[RowT]:
-    """Every row of a query on this connection (in its transaction), as `model`."""
-    with conn.cursor(row_factory=row_factory(model)) as cur:
+    """Every row of a query on this connection (in its transaction), as `model`;
+    `binary` for many rows (numbers and times decode faster)."""
+    with conn.cursor(row_factory=row_factory(model), binary=binary) as cur:
         return cur.execute(query, params).fetchall()
 
 

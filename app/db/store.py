@@ -7,6 +7,7 @@ from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
 from app.db.store_accounts import PostgresAccountStore
+from app.db.store_batch import PostgresBatchStore
 from app.db.store_conversations import PostgresConversationStore
 from app.db.store_digests import PostgresDigestStore
 from app.db.store_episodes import PostgresEpisodeStore
@@ -23,6 +24,7 @@ class PostgresStore(
     PostgresRecordStore,
     PostgresEpisodeStore,
     PostgresDigestStore,
+    PostgresBatchStore,
     PostgresModelStore,
     PostgresToolStore,
     PostgresThingStore,

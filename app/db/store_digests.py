@@ -123,13 +123,18 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _upsert_digest(conn: Connection, user_id: int, digest: DigestDraft) -> int:
-    params = {
+def upsert_digest_params(user_id: int, digest: DigestDraft) -> dict[str, object]:
+    """The parameters of `upsert_digest`."""
+    return {
         **dict(digest),
         "user_id": user_id,
         "metrics": Jsonb(digest.metrics),
         "source_ids": Jsonb(digest.source_ids),
     }
+
+
+def _upsert_digest(conn: Connection, user_id: int, digest: DigestDraft) -> int:
+    params = upsert_digest_params(user_id, digest)
     row = conn.execute(QUERIES["upsert_digest"], params).fetchone()
     if row is None:  # unchanged: the upsert wrote nothing
         row = conn.execute(QUERIES["digest_id"], params).fetchone()

@@ -45,6 +45,8 @@ def build_episodes(context: JobContext, user_id: int, device_id: str) -> int:
             checkpoint=clock.at,
             step_over=clock.step_over,
         )
+    if result.rollups:  # a batch build's days (see build_and_enqueue)
+        services.store.defer(result.rollups)
     if result.more:
         services.store.defer([requests.build_job(user_id, device_id)])
     return result.episodes

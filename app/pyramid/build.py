@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
 from app.job_requests import build_job, rollup_day_job, rollup_period_job
+from app.pyramid.batch_build import LiveSteps, build_history
 from app.pyramid.episodes import draft_episode
 from app.pyramid.metrics import merge_day_metrics
 from app.pyramid.segmenter import SegmentParams, segment_records
@@ -25,6 +26,7 @@ from app.pyramid.signals import detect_day_signals, signal_metrics
 from app.settings import Settings
 from app.store import (
     AccountStore,
+    BatchStore,
     DigestDraft,
     DigestMetrics,
     DigestStore,
@@ -52,9 +54,9 @@ from app.timeutil import (
 Checkpoint = Callable[[str], None]
 
 
-class PyramidStore(AccountStore, EpisodeStore, DigestStore, ToolStore, Protocol):
-    """What the builder uses: users, the episodes it saves, the digests it rolls up, and
-    the period metrics it reads as the tools do."""
+class PyramidStore(AccountStore, EpisodeStore, DigestStore, BatchStore, ToolStore, Protocol):
+    """What the builder uses: users, the episodes it saves (a day at a time or in bulk),
+    the digests it rolls up, and the period metrics it reads as the tools do."""
 
 
 def _no_checkpoint(doing: str) -> None:
@@ -73,6 +75,9 @@ def segment_params(settings: Settings) -> SegmentParams:
 # -- L2: episodes ------------------------------------------------------------------
 
 SAVE_ATTEMPTS = 3
+# More unbuilt days than this on a device (an import, a long offline spell): the job
+# builds them in bulk (`app/pyramid/batch_build.py`), not a day at a time.
+BATCH_FROM_DAYS = 2
 
 
 @dataclass(slots=True)
@@ -80,6 +85,7 @@ class BuildResult:
     episodes: int = 0
     days: set[date] = field(default_factory=set)  # days whose episodes changed
     more: bool = False  # stopped early to yield (`step_over`): days are left to build
+    rollups: list[JobRequest] = field(default_factory=list)  # for the caller to enqueue
 
 
 def build_device(
@@ -195,7 +201,26 @@ def build_and_enqueue(
     step_over: Callable[[], bool] | None = None,
 ) -> BuildResult:
     """The `build_episodes` job: build, asking for the rollup of each day it changes in
-    the same transaction as the change (a kill in between cannot lose it)."""
+    the same transaction as the change (a kill in between cannot lose it). A long
+    unbuilt span (an import over HTTP) goes through the batch build instead, a
+    device-month per transaction, and leaves its days' rollups to the caller to enqueue
+    (`rollups`: a kill in between leaves them to the sweep, which finds the episodes
+    changed)."""
+    if len(store.days_to_build(user_id=user.user_id, device_id=device_id)) > BATCH_FROM_DAYS:
+        built = build_history(
+            store,
+            user=user,
+            device_ids=[device_id],
+            now=now,
+            settings=settings,
+            params=segment_params(settings),
+            live=_live_steps(store, user=user, now=now, settings=settings),
+            roll_up=False,
+            checkpoint=checkpoint,
+            step_over=step_over,
+        )
+        rollups = [rollup_day_job(user.user_id, day) for day in sorted(built.days)]
+        return BuildResult(built.episodes, built.days, built.more, rollups)
     return build_device(
         store,
         user=user,
@@ -329,13 +354,23 @@ def rollup_day_and_enqueue(
 # -- sweeps and back-fill ------------------------------------------------------------------
 
 
-def pending_jobs(store: PyramidStore) -> list[JobRequest]:
-    """What the periodic sweep enqueues: builds for devices with records not built yet or
-    stale episodes, rollups for days whose digest is missing, old or unfinalized, and
-    for weeks and months behind their days (a chain of jobs a crash cut)."""
+# How far back the periodic sweep looks for episodes and day digests that changed: it
+# runs every minute, so a day covers any pause of the worker short of a day; a longer
+# one is caught up by `timetrace backfill`, which looks at the whole history.
+SWEEP_LOOKBACK = timedelta(days=1)
+
+
+def pending_jobs(store: PyramidStore, *, now: datetime | None = None) -> list[JobRequest]:
+    """What the periodic sweep enqueues: builds for devices with records not built yet
+    or marked days, rollups for days whose digest is missing, old or unfinalized, and for
+    weeks and months behind their days (a chain of jobs a crash cut). Only what changed
+    in the last `SWEEP_LOOKBACK` is read again, so the sweep does not grow with history."""
+    since = (now or datetime.now(UTC)) - SWEEP_LOOKBACK
     builds = [build_job(w.user_id, w.device_id) for w in store.devices_with_work()]
-    rollups = [rollup_day_job(r.user_id, r.day_local) for r in store.rollups_due()]
-    periods = [rollup_period_job(p.user_id, p.grain, p.scope_key) for p in store.periods_due()]
+    rollups = [rollup_day_job(r.user_id, r.day_local) for r in store.rollups_due(since=since)]
+    periods = [
+        rollup_period_job(p.user_id, p.grain, p.scope_key) for p in store.periods_due(since=since)
+    ]
     return builds + rollups + periods
 
 
@@ -354,56 +389,74 @@ def backfill(
     settings: Settings,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BackfillSummary:
-    """Bring every layer up to date, oldest day first (a device's watermark only moves
-    forward: a day built before an earlier one would leave the earlier one below it)."""
+    """Bring every layer up to date: each user's unbuilt history by the batch build
+    (`app/pyramid/batch_build.py`, oldest first: a device's watermark only moves
+    forward), then the day digests due for other reasons, then the weeks and months of
+    every day touched."""
     summary = BackfillSummary()
-    work: dict[date, list[tuple[UserContext, str]]] = {}
-    users: dict[int, UserContext] = {}
+    work: dict[int, list[str]] = {}
     for w in store.devices_with_work():
-        user_id, device_id = w.user_id, w.device_id
-        user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
-        if user is None:
-            continue
-        users[user_id] = user
-        for day in store.days_to_build(user_id=user_id, device_id=device_id):
-            work.setdefault(day, []).append((user, device_id))
+        work.setdefault(w.user_id, []).append(w.device_id)
     due = {(r.user_id, r.day_local) for r in store.rollups_due()}
-    days = sorted(set(work) | {day for _, day in due})
     if work:
         store.refresh_statistics()
-    # Weeks and months an earlier run left behind (killed before its period rollups).
-    periods: set[tuple[UserContext, str, str]] = set()
-    for p in store.periods_due():
-        user_id, grain, key = p.user_id, p.grain, p.scope_key
+    users: dict[int, UserContext] = {}
+
+    def user_of(user_id: int) -> UserContext | None:
         user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
         if user is not None:
             users[user_id] = user
-            periods.add((user, grain, key))
-    for index, day in enumerate(days):
-        rolled: set[int] = {user_id for user_id, due_day in due if due_day == day}
-        for user, device_id in work.get(day, []):
-            built = build_device(
-                store, user=user, device_id=device_id, now=now, settings=settings, days=[day]
-            )
-            summary.episodes += built.episodes
-            rolled.add(user.user_id)
-            for earlier in sorted(built.days - {day}):  # its last record cut short by `day`
-                rollup_day(store, user=user, day=earlier, now=now, settings=settings)
-                summary.day_digests += 1
-                periods |= periods_of(user, earlier)
-        for user_id in sorted(rolled):
-            user = users.get(user_id) or store.get_user_by_id(user_id=user_id)
-            if user is None:
-                continue
-            users[user_id] = user
-            rollup_day(store, user=user, day=day, now=now, settings=settings)
-            summary.day_digests += 1
+        return user
+
+    # Weeks and months an earlier run left behind (killed before its period rollups).
+    periods: set[tuple[UserContext, str, str]] = set()
+    for p in store.periods_due():
+        if (user := user_of(p.user_id)) is not None:
+            periods.add((user, p.grain, p.scope_key))
+    touched: set[tuple[int, date]] = set()
+    for user_id, device_ids in sorted(work.items()):
+        if (user := user_of(user_id)) is None:
+            continue
+        built = build_history(
+            store,
+            user=user,
+            device_ids=sorted(device_ids),
+            now=now,
+            settings=settings,
+            params=segment_params(settings),
+            live=_live_steps(store, user=user, now=now, settings=settings),
+            progress=progress,
+        )
+        summary.episodes += built.episodes
+        summary.day_digests += len(built.rolled)
+        touched |= {(user_id, day) for day in built.days | built.rolled}
+        for day in built.rolled:
             periods |= periods_of(user, day)
-        summary.days += 1
-        if progress:
-            progress(day.isoformat(), index + 1, len(days))
+    for user_id, day in sorted(due - touched):
+        if (user := user_of(user_id)) is None:
+            continue
+        rollup_day(store, user=user, day=day, now=now, settings=settings)
+        summary.day_digests += 1
+        touched.add((user_id, day))
+        periods |= periods_of(user, day)
+    summary.days = len({day for _, day in touched})
     summary.period_digests = rollup_periods(store, periods, now=now, settings=settings)
     return summary
+
+
+def _live_steps(
+    store: PyramidStore, *, user: UserContext, now: datetime, settings: Settings
+) -> LiveSteps:
+    def build_days(device_id: str, days: list[date]) -> tuple[int, set[date]]:
+        built = build_device(
+            store, user=user, device_id=device_id, now=now, settings=settings, days=days
+        )
+        return built.episodes, built.days
+
+    def rollup(day: date) -> None:
+        rollup_day(store, user=user, day=day, now=now, settings=settings)
+
+    return LiveSteps(build_days=build_days, rollup_day=rollup)
 
 
 def periods_of(user: UserContext, day: date) -> set[tuple[UserContext, str, str]]:

@@ -232,6 +232,7 @@ class _Growing:
         self.age = 0.0  # active seconds so far
         self.weights: dict[str, float] = {}
         self.first_seen: dict[str, int] = {}
+        self.best: str | None = None  # the majority so far (see `category`)
         self.interruptions: list[tuple[int, int]] = []
         self.interrupt_until = -1  # record index (in the input) where the current one ends
         self.add(first, interruption=False)
@@ -251,14 +252,28 @@ class _Growing:
                 self.interruptions.append((index, index + 1))
             return
         category = of.cat[k]
-        self.weights[category] = self.weights.get(category, 0.0) + max(of.dur[k], 1e-9) * of.conf[k]
-        self.first_seen.setdefault(category, index)
+        added = max(of.dur[k], 1e-9) * of.conf[k]
+        weights, first_seen = self.weights, self.first_seen
+        weights[category] = weights.get(category, 0.0) + added
+        first_seen.setdefault(category, index)
+        # The majority, kept as weights grow (it is asked for at every record): only the
+        # category that grew can overtake it. A weight that shrank (a negative
+        # confidence) is the one case that needs a full look.
+        best = self.best
+        if best is None or (category == best and added < 0):
+            self.best = self._majority()
+        elif category != best and (weights[category], -first_seen[category]) > (
+            weights[best],
+            -first_seen[best],
+        ):
+            self.best = category
+
+    def _majority(self) -> str:
+        return max(self.weights, key=lambda c: (self.weights[c], -self.first_seen[c]))
 
     def category(self) -> str:
         """Confidence-weighted majority by duration; ties go to the category seen first."""
-        if not self.weights:
-            return "system"
-        return max(self.weights, key=lambda c: (self.weights[c], -self.first_seen[c]))
+        return "system" if self.best is None else self.best
 
     def done(self, boundary: str) -> Segment:
         return Segment(self.members, "active", self.category(), boundary, self.interruptions)

@@ -19,10 +19,13 @@ too, so the detectors get better when summaries exist and work without them.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, time, timedelta
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from app.patterns import LinearPattern, capped
@@ -62,6 +65,30 @@ def source_files(text: str) -> list[str]:
     return SOURCE_FILE.findall(capped(text))
 
 
+class TextFacts(NamedTuple):
+    """What the detectors look for in one text (each depends on the text alone)."""
+
+    rollback: str | None  # the first rollback command, as `ROLLBACK.first` finds it
+    undos: tuple[int, ...]
+    failing: bool
+    files: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=8_192)
+def text_facts(text: str) -> TextFacts:
+    """Every pattern of the detectors over one text, once: a day's member titles repeat
+    (a title stays on screen for many records), so a year's build meets each text many
+    times. Same answers as the patterns themselves; a few thousand texts bound the
+    memory."""
+    seen = capped(text)
+    return TextFacts(
+        rollback=ROLLBACK.first(seen),
+        undos=tuple(int(m.group(1)) for m in UNDO.finditer(seen)),
+        failing=FAILURE.matches(seen),
+        files=tuple(SOURCE_FILE.findall(seen)),
+    )
+
+
 def _runs(flags: Iterable[bool]) -> int:
     """Number of runs of consecutive True values."""
     return sum(1 for value, _ in itertools.groupby(flags) if value)
@@ -97,11 +124,11 @@ def rollback_and_rework(
         # A title that stays on screen for many frames is one rollback, not many; cues
         # (from summaries) count only for what the frames themselves do not show.
         rollbacks = max(
-            _runs(ROLLBACK.matches(m.text) for m in own),
-            sum(1 for c in ep.cues if ROLLBACK.matches(c)),
+            _runs(text_facts(m.text).rollback is not None for m in own),
+            sum(1 for c in ep.cues if text_facts(c).rollback is not None),
         )
         if rollbacks:
-            cues = sorted({cue for t in texts if (cue := ROLLBACK.first(t))})
+            cues = sorted({cue for t in texts if (cue := text_facts(t).rollback)})
             out.append(
                 SignalDraft(
                     kind="forced_rollback",
@@ -113,7 +140,7 @@ def rollback_and_rework(
                     evidence={"episode_ids": [ep.episode_id], "cues": cues[:5]},
                 )
             )
-        undos = [int(m.group(1)) for t in texts for m in UNDO.finditer(t)]
+        undos = [n for t in texts for n in text_facts(t).undos]
         if undos and max(undos) >= UNDO_STORM_MIN:
             out.append(
                 SignalDraft(
@@ -126,7 +153,7 @@ def rollback_and_rework(
                     evidence={"episode_ids": [ep.episode_id], "cues": [f"undo ×{max(undos)}"]},
                 )
             )
-        failing = [FAILURE.matches(m.text) for m in own if not m.is_idle]
+        failing = [text_facts(m.text).failing for m in own if not m.is_idle]
         failures = _runs(failing)
         if failures >= 2:
             out.append(
@@ -139,7 +166,7 @@ def rollback_and_rework(
                     metrics={"pattern": "error_retry", "failures": failures},
                     evidence={
                         "episode_ids": [ep.episode_id],
-                        "cues": sorted({m.text for m in own if FAILURE.matches(m.text)})[:5],
+                        "cues": sorted({m.text for m in own if text_facts(m.text).failing})[:5],
                     },
                 )
             )
@@ -164,7 +191,7 @@ def repeated_files(
         for e in ordered:
             checkpoint()
             files_of[e.episode_id] = {
-                f for m in by_episode.get(e.episode_id, []) for f in source_files(m.text)
+                f for m in by_episode.get(e.episode_id, []) for f in text_facts(m.text).files
             }
         for name in sorted(set().union(*files_of.values()) if files_of else set()):
             flags = [name in files_of.get(e.episode_id, set()) for e in ordered]
@@ -186,9 +213,13 @@ def repeated_files(
     return out
 
 
+_device_then_start = operator.attrgetter("device_id", "ts_start")
+
+
 def switch_storms(members: Sequence[MemberFacts]) -> list[SignalDraft]:
     out: list[SignalDraft] = []
-    ordered = sorted((m for m in members if not m.is_idle), key=lambda m: (m.device_id, m.ts_start))
+    # attrgetter: the same key as a lambda's tuple, built in C (a year has millions).
+    ordered = sorted((m for m in members if not m.is_idle), key=_device_then_start)
     for device, group in itertools.groupby(ordered, key=lambda m: m.device_id):
         items = list(group)
         switches = [b.ts_start for a, b in itertools.pairwise(items) if a.cluster != b.cluster]

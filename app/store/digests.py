@@ -147,9 +147,14 @@ class DigestStore(Protocol):
 
     def day_digests(self, *, user_id: int, day_from: date, day_to: date) -> list[DigestRow]: ...
     def active_days(self, *, user_id: int, day_from: date, day_to: date) -> int: ...
-    def rollups_due(self) -> list[DayDue]: ...
+    def rollups_due(self, *, since: datetime | None = None) -> list[DayDue]:
+        """Day digests missing, stale, older than their episodes, or ready to be
+        finalized; of the days whose episodes changed after `since` (None: any day)
+        and of the days not finalized yet."""
+        ...
 
-    def periods_due(self) -> list[PeriodDue]:
-        """Week and month digests missing, stale or older than
-        their days, or ready to be finalized."""
+    def periods_due(self, *, since: datetime | None = None) -> list[PeriodDue]:
+        """Week and month digests missing, stale or older than their days, or ready to
+        be finalized; of the periods whose day digests changed after `since` (None:
+        any period) and of the periods not finalized yet."""
         ...

@@ -74,9 +74,12 @@ SELECT NOT EXISTS (
            ) w ON true
            JOIN records r ON r.user_id = d.user_id AND r.device_id = d.device_id
             AND r.deleted_at IS NULL AND r.day_local = %(day)s
-            AND r.ts_start >= GREATEST(COALESCE(w.last_start, '-infinity'),
-                                       (%(day)s::date - 1)::timestamp AT TIME ZONE 'UTC')
+            -- The constant bounds prune the partitions when planning; the watermark's
+            -- bound only narrows the index range (inside GREATEST it pruned nothing, and
+            -- every month of the history was read).
+            AND r.ts_start >= (%(day)s::date - 1)::timestamp AT TIME ZONE 'UTC'
             AND r.ts_start < (%(day)s::date + 3)::timestamp AT TIME ZONE 'UTC'
+            AND r.ts_start >= COALESCE(w.last_start, '-infinity')
             AND (r.ts_start, r.client_record_id COLLATE "C")
                 > (COALESCE(w.last_start, '-infinity'), COALESCE(w.last_key, '') COLLATE "C")
            WHERE d.user_id = %(user_id)s)

@@ -111,9 +111,11 @@ WITH m AS (
     CROSS JOIN LATERAL (
         SELECT r.day_local FROM records r
         WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
-          AND r.ts_start >= GREATEST(COALESCE(w.last_start, '-infinity'),
-                                     (%(day_from)s::date - 1)::timestamp AT TIME ZONE 'UTC')
+          -- Constant bounds prune the months when planning (a bound inside GREATEST
+          -- with the watermark pruned none); the watermark narrows the index range.
+          AND r.ts_start >= (%(day_from)s::date - 1)::timestamp AT TIME ZONE 'UTC'
           AND r.ts_start < (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC'
+          AND r.ts_start >= COALESCE(w.last_start, '-infinity')
           AND (r.ts_start, r.client_record_id COLLATE "C")
               > (COALESCE(w.last_start, '-infinity'), COALESCE(w.last_key, '') COLLATE "C")
           AND r.day_local BETWEEN %(day_from)s AND %(day_to)s

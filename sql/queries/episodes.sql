@@ -105,29 +105,9 @@ DELETE FROM episodes
 WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s);
 
 -- name: mark_device_days --
--- Marks device-days for a rebuild and sets their episodes stale (a marked day's records
--- are not built). A mark kept from before keeps the earliest late and deleted record.
-WITH d AS (
-    SELECT device_id, day_local, min(first_ts) AS first_ts, min(first_gone) AS first_gone
-    FROM unnest(%(devices)s::text[], %(days)s::date[], %(first_ts)s::timestamptz[],
-                %(first_gone)s::timestamptz[]) AS u(device_id, day_local, first_ts, first_gone)
-    GROUP BY device_id, day_local
-), marked AS (
-    INSERT INTO build_marks (user_id, device_id, day_local, first_ts, first_gone)
-    SELECT %(user_id)s, device_id, day_local, first_ts, first_gone FROM d
-    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
-        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts),
-        first_gone = LEAST(build_marks.first_gone, EXCLUDED.first_gone),
-        marked_at = clock_timestamp()
-    RETURNING 1
-), stale AS (
-    UPDATE episodes e SET stale = true, updated_at = now()
-    FROM d
-    WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local
-      AND NOT e.stale
-    RETURNING 1
-)
-SELECT (SELECT count(*) FROM marked)::int AS marked, (SELECT count(*) FROM stale)::int AS stale;
+-- Marks device-days for a rebuild and sets their episodes stale (timetrace_mark_days).
+SELECT timetrace_mark_days(%(user_id)s, %(devices)s::text[], %(days)s::date[],
+                           %(first_ts)s::timestamptz[], %(first_gone)s::timestamptz[]) AS marked;
 
 -- name: records_to_segment --
 -- One device-day's records not built yet, with their durations (the effective span:
@@ -232,17 +212,11 @@ WITH w AS (
           < (%(first_start)s::timestamptz, %(first_key)s::text COLLATE "C")
     GROUP BY r.day_local
 ), marked AS (
-    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
-    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM jumped
-    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
-        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
-), stale AS (
-    UPDATE episodes e SET stale = true, updated_at = now()
+    SELECT timetrace_mark_days(%(user_id)s, array_agg(%(device_id)s::text), array_agg(day_local),
+                               array_agg(first_ts), NULL) AS n
     FROM jumped
-    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
-      AND e.day_local = jumped.day_local AND NOT e.stale
 )
-SELECT count(*)::int AS days FROM jumped;
+SELECT count(*)::int AS days FROM jumped CROSS JOIN marked;
 
 -- name: insert_episode --
 INSERT INTO episodes (

@@ -75,18 +75,12 @@ RETURNING ts_start, client_record_id, day_local
     SELECT i.day_local, min(i.ts_start) AS first_ts FROM ins i, w
     WHERE (i.ts_start, i.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
     GROUP BY i.day_local
-), marked AS (
-    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
-    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM late
-    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
-        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
-), stale AS (
-    UPDATE episodes e SET stale = true, updated_at = now()
+), marked AS (  -- one row: the final SELECT joins it, so that it runs
+    SELECT timetrace_mark_days(%(user_id)s, array_agg(%(device_id)s::text), array_agg(day_local),
+                               array_agg(first_ts), NULL) AS n
     FROM late
-    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
-      AND e.day_local = late.day_local AND NOT e.stale
 )
-SELECT count(*)::int AS new FROM ins;
+SELECT count(*)::int AS new FROM ins CROSS JOIN marked;
 
 -- name: clipped_seconds --
 -- Seconds the duration rule cuts from records (own end past the next record's start)
@@ -184,16 +178,10 @@ WITH ins AS (
     SELECT i.day_local, min(i.ts_start) AS first_ts FROM ins i, w
     WHERE (i.ts_start, i.client_record_id COLLATE "C") <= (w.last_start, w.last_key COLLATE "C")
     GROUP BY i.day_local
-), marked AS (
-    INSERT INTO build_marks (user_id, device_id, day_local, first_ts)
-    SELECT %(user_id)s, %(device_id)s, day_local, first_ts FROM late
-    ON CONFLICT (user_id, device_id, day_local) DO UPDATE SET
-        first_ts = LEAST(build_marks.first_ts, EXCLUDED.first_ts), marked_at = clock_timestamp()
-), stale AS (
-    UPDATE episodes e SET stale = true, updated_at = now()
+), marked AS (  -- one row: the final SELECT joins it, so that it runs
+    SELECT timetrace_mark_days(%(user_id)s, array_agg(%(device_id)s::text), array_agg(day_local),
+                               array_agg(first_ts), NULL) AS n
     FROM late
-    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
-      AND e.day_local = late.day_local AND NOT e.stale
 ), analyses AS (
     INSERT INTO record_analyses (user_id, record_id, ts_start, description, model, fts)
     SELECT %(user_id)s, ins.record_id, ins.ts_start, s.description, %(model)s,
@@ -201,7 +189,7 @@ WITH ins AS (
     FROM ins JOIN import_staging s USING (client_record_id, ts_start)
     WHERE s.description IS NOT NULL
 )
-SELECT count(*) AS new FROM ins;
+SELECT count(*) AS new FROM ins CROSS JOIN marked;
 
 -- name: tombstone_records --
 -- Deletion, step 1 of one transaction (see `PostgresStore.delete_records`): a record

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 
 from psycopg.types.json import Jsonb
 
-from app.db.base import fetch_all, retrying
+from app.db.base import retrying
 from app.db.named import Params, method, rows
 from app.db.queries import QUERIES
 from app.db.store_digests import upsert_digest_params
+from app.db.store_episodes import stamped_read
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
     BatchRead,
@@ -41,15 +42,10 @@ class PostgresBatchStore(PostgresJobStore):
     batch_episode_facts = rows(BatchStore.batch_episode_facts, DayEpisodeFacts)
 
     def _batch_stream(self, params: Params) -> BatchRead:
-        with self.pool.connection() as conn, conn.transaction():
-            # One snapshot for the records and their window's stamp.
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            records = fetch_all(conn, StreamRecord, QUERIES["batch_stream"], params, binary=True)
-            stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
-        assert stamp is not None  # one row, always
-        window = {k: params[k] for k in ("device_id", "day", "ts_from", "ts_to")}
-        window_row = ReadWindow.model_construct(**window, **stamp)
-        return BatchRead.model_construct(records=records, window=window_row)
+        records, window = stamped_read(
+            self.pool, StreamRecord, QUERIES["batch_stream"], params, binary=True
+        )
+        return BatchRead.model_construct(records=records, window=window)
 
     batch_stream = method(BatchStore.batch_stream, _batch_stream)
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, LiteralString
 
 from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
 
-from app.db.base import fetch_all, retrying
+from app.db.base import RowT, fetch_all, retrying
+from app.db.connection import Connection
 from app.db.named import Params, column, execute, method, rows
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
@@ -21,6 +23,24 @@ from app.store import (
     UserDevice,
 )
 from app.text import fts_document
+
+
+def stamped_read(
+    pool: ConnectionPool[Connection],
+    row: type[RowT],
+    query: LiteralString,
+    params: Params,
+    *,
+    binary: bool = False,
+) -> tuple[list[RowT], ReadWindow]:
+    """A window's records and its stamp, in one snapshot (a save compares the stamp)."""
+    with pool.connection() as conn, conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        records = fetch_all(conn, row, query, params, binary=binary)
+        stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
+    assert stamp is not None  # one row, always
+    window = {k: params[k] for k in ("device_id", "day", "ts_from", "ts_to")}
+    return records, ReadWindow.model_construct(**window, **stamp)
 
 
 class PostgresEpisodeStore(PostgresJobStore):
@@ -55,15 +75,10 @@ class PostgresEpisodeStore(PostgresJobStore):
     reopen_days = method(EpisodeStore.reopen_days, _reopen_days)
 
     def _records_to_segment(self, params: Params) -> SegmentRead:
-        with self.pool.connection() as conn, conn.transaction():
-            # One snapshot for the records and their window's stamp.
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            records = fetch_all(conn, SegmentInput, QUERIES["records_to_segment"], params)
-            stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
-        assert stamp is not None  # one row, always
-        window = {k: params[k] for k in ("device_id", "day", "ts_from", "ts_to")}
-        window_row = ReadWindow.model_construct(**window, **stamp)
-        return SegmentRead.model_construct(records=records, window=window_row)
+        records, window = stamped_read(
+            self.pool, SegmentInput, QUERIES["records_to_segment"], params
+        )
+        return SegmentRead.model_construct(records=records, window=window)
 
     records_to_segment = method(EpisodeStore.records_to_segment, _records_to_segment)
 

@@ -108,14 +108,18 @@ def _record_count(conn: Any) -> int:
 
 
 @contextmanager
-def rust_like_server(export: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
+def rust_like_server(
+    export: dict[str, Any], *, classes: list[Any] | None = None
+) -> Iterator[tuple[str, list[str]]]:
     """A loopback server serving `export` through aw-server's REST API as aw-server-rust
     answers: `GET /api/0/buckets/` lists the buckets, `GET .../events?end=&limit=` the
     events that started by `end`, newest first, clipped to the range asked. Yields its
     URL and the paths it was asked for. A stand-in kept for what no real server here
     can show: aw-server-rust (not installable from PyPI) clips events at `end`, so a
-    page repeats the event starting there with no duration; the real Python aw-server
-    is asked in tests/e2e/test_aw_exact.py."""
+    page repeats the event starting there with no duration; and it keeps aw-webui's
+    categories in its settings (`GET /api/0/settings/classes`), which the Python
+    aw-server 0.12 has no endpoint for. The real Python aw-server is asked in
+    tests/e2e/test_aw_exact.py."""
     buckets = {b["id"]: b for b in export["buckets"].values()}
     asked: list[str] = []
 
@@ -124,8 +128,13 @@ def rust_like_server(export: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
             asked.append(self.path)
             parts = urlsplit(self.path)
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            if parts.path == "/api/0/buckets/":
-                body: Any = {
+            if parts.path.startswith("/api/0/settings"):
+                if classes is None:
+                    self.send_error(404)
+                    return
+                body: Any = classes if parts.path.endswith("/classes") else {"classes": classes}
+            elif parts.path == "/api/0/buckets/":
+                body = {
                     key: {k: v for k, v in b.items() if k != "events"} for key, b in buckets.items()
                 }
             else:
@@ -467,3 +476,50 @@ def test_a_batch_repeating_a_key_stores_it_once(services: Services, conn: Any) -
     assert (writer.summary.new, writer.summary.duplicate) == (2, 1)
     rows = conn.execute("SELECT client_record_id FROM records ORDER BY 1").fetchall()
     assert [r["client_record_id"] for r in rows] == ["x:1", "x:2"]
+
+
+def test_a_servers_categories_are_shown_and_applied_only_when_asked(
+    services: Services, conn: Any, settings: Settings, db_url: str, tmp_path: Path
+) -> None:
+    """The settings' classes as aw-webui keeps them (the stand-in serves them: the real
+    aw-server 0.12 has no settings; tests/e2e/test_aw_exact.py asks it and is told so)."""
+    _user(services)
+    export = json.loads((AW / "python_server.json").read_text())
+    classes = [
+        {"name": ["Comms", "IM"], "rule": {"type": "regex", "regex": "Slack|微信|WeChat"}},
+        {"name": ["Work"], "rule": {"type": "regex", "regex": "timetrace"}},
+        {"name": ["Finance"], "rule": {"type": "regex", "regex": "Bank"}},
+    ]
+    rules_file = tmp_path / "rules.toml"
+    env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(settings.data_dir)}
+    categories = "SELECT app, category, category_source FROM records WHERE app = 'Slack'"
+    with rust_like_server(export, classes=classes) as (url, _):
+        shown = CliRunner().invoke(
+            main, ["import", "activitywatch", "--url", url, "--user", "me", "--no-build"], env=env
+        )
+        assert shown.exit_code == 0, shown.output
+        said = " ".join(shown.output.split())
+        assert "aw:Comms/IM -> social (app ~ (?-i:Slack|微信|WeChat))" in said
+        assert "skipped Finance: names none of TimeTrace's categories" in said
+        assert "not applied: run again with --apply-categories" in said
+        assert not rules_file.exists()
+        before = conn.execute(categories).fetchall()
+        assert before and all(not r["category_source"].startswith("rule:aw:") for r in before)
+
+        conn.execute("DELETE FROM records")
+        command = ["import", "activitywatch", "--url", url, "--user", "me", "--no-build"]
+        refused = CliRunner().invoke(main, [*command, "--apply-categories"], env=env)
+        assert refused.exit_code == 1 and "set TIMETRACE_RULES_FILE" in refused.output
+        applied = CliRunner().invoke(
+            main,
+            [*command, "--apply-categories"],
+            env={**env, "TIMETRACE_RULES_FILE": str(rules_file)},  # made by the first apply
+        )
+        assert applied.exit_code == 0, applied.output
+        assert "applied: 4 rules added to" in " ".join(applied.output.split())
+    assert 'name = "aw:Comms/IM"' in rules_file.read_text(encoding="utf-8")
+    # The import read the rules after they were added: its records are sorted by them.
+    after = conn.execute(categories).fetchall()
+    assert after and {(r["category"], r["category_source"]) for r in after} == {
+        ("social", "rule:aw:Comms/IM")
+    }

@@ -304,7 +304,7 @@ def _covering(spans: list[Span], t: int) -> Span | None:
 # -- the same arithmetic over tuples ------------------------------------------------------------
 # What an import runs: the functions above, over plain tuples held in local variables
 # (no object per event, no property per read), one pass per bucket. A stretch is
-# (start, end, data). `tests/unit/test_timeline_fast.py` holds each equal to its
+# (start, end, data). `tests/unit/test_import_fast_paths.py` holds each equal to its
 # counterpart above.
 
 Stretch = tuple[int, int, str]

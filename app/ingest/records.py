@@ -82,11 +82,11 @@ class RecordIn(BaseModel):
 # Captured text of a record (the boundary's `CapturedText`: NULs dropped).
 _TEXT_FIELDS = ("app", "window_title", "url", "capture_reason", "screenshot_ref")
 # Any instant after this is inside the years kept and after MIN_YEAR in every UTC offset.
-_SURELY_LATE_ENOUGH = datetime(MIN_YEAR, 1, 3, tzinfo=UTC)
+SURELY_LATE_ENOUGH = datetime(MIN_YEAR, 1, 3, tzinfo=UTC)
 
 
 def _time_problem(value: datetime, *, latest: datetime) -> str | None:
-    if _SURELY_LATE_ENOUGH <= value <= latest:
+    if SURELY_LATE_ENOUGH <= value <= latest:
         return None
     if (problem := instant_problem(value)) is not None:
         return problem
@@ -130,7 +130,7 @@ def check_records(records: Sequence[RecordIn], *, now: datetime) -> list[Any]:
     validation errors located at `records[i].field`, as a per-field check would give
     (pydantic-core's `InitErrorDetails`, for `ValidationError.from_exception_data`)."""
     latest = now + timedelta(days=1)
-    floor, span, zero = _SURELY_LATE_ENOUGH, MAX_RECORD_SPAN, timedelta(0)
+    floor, span, zero = SURELY_LATE_ENOUGH, MAX_RECORD_SPAN, timedelta(0)
     problems: list[Any] = []
     for i, rec in enumerate(records):
         # The common record, without a call: times plainly inside the range, and its

@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from psycopg.errors import CheckViolation, DeadlockDetected, UniqueViolation
 from psycopg_pool import ConnectionPool
@@ -73,6 +73,50 @@ def batch_clipped_seconds(
     return clipped
 
 
+def _copies_straight(records: NewRecords, around: dict[str, Any]) -> bool:
+    """Whether a batch may be copied straight into records, with no staging and no
+    `insert_records`: its device has no tombstone (a deleted key must not come back),
+    no live record is stored inside its span (so none of its keys is), and it lies
+    after the device's watermark (nothing in it is late, so no day needs a mark)."""
+    if around["tombstones"] or around["inside"]:
+        return False
+    if around["mark_start"] is None:
+        return True
+    # Positions compare as (ts_start, client_record_id COLLATE "C"): by code point.
+    first = min(zip(records.ts_start, records.client_record_id, strict=True))
+    return first > (around["mark_start"], around["mark_key"])
+
+
+def _copy_records(conn: Connection, params: Params, records: NewRecords) -> int | None:
+    """A batch by binary COPY straight into records, in a savepoint: a fifth of the
+    database's cost of staging it and inserting from there. None, with nothing written,
+    when a key is there after all (the batch repeats one, or a concurrent batch stored
+    it meanwhile): the staged insert then sorts it out."""
+    user_id, device_id = params["user_id"], params["device_id"]
+    columns = [getattr(records, name) for name in _RECORD_COLUMNS]
+    try:
+        with conn.transaction(), conn.cursor().copy(QUERIES["copy_records"]) as copy:
+            copy.set_types(_RECORD_TYPES)
+            for row in zip(*columns, strict=True):
+                copy.write_row((user_id, device_id, *row))
+    except (UniqueViolation, DeadlockDetected):
+        return None
+    return len(records)
+
+
+def _insert_staged(conn: Connection, params: Params, records: NewRecords) -> int:
+    """A batch by binary COPY into a staging table, then `insert_records` from it (what
+    is stored already is skipped; late records mark their day). Returns how many rows
+    were new."""
+    conn.execute(QUERIES["create_ingest_staging"])
+    with conn.cursor().copy(QUERIES["copy_ingest_staging"]) as copy:
+        copy.set_types(_STAGING_TYPES[: len(_RECORD_COLUMNS)])
+        for row in zip(*(getattr(records, n) for n in _RECORD_COLUMNS), strict=True):
+            copy.write_row(row)
+    inserted = conn.execute(QUERIES["insert_records"], params).fetchone()
+    return int(inserted["new"]) if inserted else 0
+
+
 class PostgresRecordStore(PostgresJobStore):
     def store_batch(
         self, *, user_id: int, device_id: str, records: NewRecords, jobs: Sequence[JobRequest]
@@ -93,20 +137,18 @@ class PostgresRecordStore(PostgresJobStore):
 
         def store() -> StoredBatch:
             with self.pool.connection() as conn, conn.transaction():
-                around = conn.execute(QUERIES["batch_neighbours"], params).fetchone()
+                with conn.pipeline():
+                    # Shared: not while a build of the device saves (see insert_records),
+                    # so the watermark read next holds until this commits.
+                    conn.execute(QUERIES["lock_device_build_shared"], params)
+                    around = conn.execute(QUERIES["batch_neighbours"], params).fetchone()
                 if around is None or not around["device_known"]:
                     return StoredBatch(device_known=False)
-                conn.execute(QUERIES["create_ingest_staging"])
-                with conn.cursor().copy(QUERIES["copy_ingest_staging"]) as copy:
-                    copy.set_types(_STAGING_TYPES[: len(_RECORD_COLUMNS)])
-                    for row in zip(*(getattr(records, n) for n in _RECORD_COLUMNS), strict=True):
-                        copy.write_row(row)
-                with conn.pipeline():
-                    # Shared: not while a build of the device saves (see insert_records).
-                    # One round trip; the insert's snapshot is taken once the lock is held.
-                    conn.execute(QUERIES["lock_device_build_shared"], params)
-                    inserted = conn.execute(QUERIES["insert_records"], params).fetchone()
-                new = int(inserted["new"]) if inserted else 0
+                new = None
+                if _copies_straight(records, around):
+                    new = _copy_records(conn, params, records)
+                if new is None:
+                    new = _insert_staged(conn, params, records)
                 if new == len(records) and not around["inside"]:
                     # Only this batch is stored inside its span: its overlaps are
                     # its own and the one with the record before it.

@@ -7,7 +7,8 @@ values, and every body pydantic refuses (so every error answer) goes to pydantic
   and null, edge timestamps, offsets of DST zones) both accept, with equal records,
   and the rules then make equal rows of them for users in DST zones;
 - on bodies made wrong one way at a time, and on random timestamps, the fast path
-  accepts nothing pydantic refuses and reads nothing another way."""
+  accepts nothing pydantic refuses and reads nothing another way;
+- a URL's site read from its plain origin (`site_of`) is the one read from all of it."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ from pydantic import ValidationError
 
 from app.ingest.fast import FastBatch, FastRecord, as_record_batch, decode_batch
 from app.ingest.records import PreparedRecords, RecordBatch, RecordIn, prepare_records
+from app.ingest.ruled import site_of
 from app.rules.categories import Rules, load_rules
 from app.store import NewRecords, UserContext
+from app.text import canonical_domain
 
 RULES = """
 [[exclude]]
@@ -338,3 +341,19 @@ def test_random_timestamps_are_read_the_same_or_left_to_pydantic() -> None:
         _assert_same(body)
         taken += decode_batch(body, now=datetime.now(UTC)) is not None
     assert taken > 600  # the fast path did take many of them
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://www.bilibili.com/video/BV1x3", "http://a.b.c/?q=1", "https://x.com#top",
+        "https://X.com/a", "https://a.com:8080/x", "https://user@a.com/x", "https://a.com /x",
+        "https://a.com\t/x", "https://a.com\n/x", "https://a.com", "https://www./x",
+        "https://.../x", "https://a.com./x", "https://xn--fiqs8s.cn/x", "https://中国.cn/x",
+        "http://[::1]/x", "https://a..com/x", "ftp://a.com/x", " https://a.com/x",
+        "https://a.com/x?to=https://b.com/", "a.com/x", "https:///x", "https://www.www.a.com/x",
+        "HTTPS://A.COM/x", "https://a.com\\x/y", "https://-/x", "",
+    ],
+)  # fmt: skip
+def test_a_urls_site_is_read_from_its_plain_origin_as_from_the_whole(url: str) -> None:
+    assert site_of(url) == canonical_domain(url)

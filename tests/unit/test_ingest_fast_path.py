@@ -8,7 +8,8 @@ values, and every body pydantic refuses (so every error answer) goes to pydantic
   and the rules then make equal rows of them for users in DST zones;
 - on bodies made wrong one way at a time, and on random timestamps, the fast path
   accepts nothing pydantic refuses and reads nothing another way;
-- a URL's site read from its plain origin (`site_of`) is the one read from all of it."""
+- a URL's site read from its plain origin (`site_of`) is the one read from all of it;
+- a batch's clipped seconds (`batch_clipped_seconds`) are the duration rule's cuts."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import msgspec
 import pytest
 from pydantic import ValidationError
 
+from app.db.store_records import batch_clipped_seconds
 from app.ingest.fast import FastBatch, FastRecord, as_record_batch, decode_batch
 from app.ingest.records import PreparedRecords, RecordBatch, RecordIn, prepare_records
 from app.ingest.ruled import site_of
@@ -280,6 +282,12 @@ def test_a_record_wrong_one_way_is_never_taken_otherwise(field: str, value: Any)
         b'"ts_start": "2024-05-01T10:00:00Z", "window_title": "a\tb"}]}',
         b'{"device_id": "laptop", "records": [{"client_record_id": "k", '
         b'"ts_start": "2024-05-01T10:00:00Z"}]} trailing',
+        b'{"device_id": "laptop", "records": [{"client_record_id": "k", '
+        b'"ts_start": "2024-05-01T10:00:00\\u002e1234567Z"}]}',
+        b'{"device_id": "laptop", "records": [{"client_record_id": "k", '
+        b'"ts_start": "2024-05-01T10:00:00.123456\\u0037Z"}]}',
+        b'{"device_id": "laptop", "records": [{"client_record_id": "k\\u0000", '
+        b'"ts_start": "2024-05-01T10:00:00Z", "app": "a\\u0001b"}]}',
         b'["laptop", []]',
         b"null",
     ],
@@ -357,3 +365,41 @@ def test_random_timestamps_are_read_the_same_or_left_to_pydantic() -> None:
 )  # fmt: skip
 def test_a_urls_site_is_read_from_its_plain_origin_as_from_the_whole(url: str) -> None:
     assert site_of(url) == canonical_domain(url)
+
+
+def _clipped_one_by_one(
+    records: list[tuple[datetime, str, datetime | None]], before_end: datetime | None
+) -> float:
+    """The duration rule's cuts, record by record on the sorted timeline."""
+    clipped, end = 0.0, before_end
+    for start, _, own_end in sorted(records, key=lambda r: (r[0], r[1])):
+        if end is not None and end > start:
+            clipped += (end - start).total_seconds()
+        end = own_end
+    return clipped
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_batchs_clipped_seconds_are_the_duration_rules_cuts(seed: int) -> None:
+    rng = random.Random(seed)
+    base = datetime(2024, 3, 10, 6, 59, tzinfo=ZoneInfo("America/New_York"))
+    records = []
+    for i in range(300):
+        start = base + timedelta(seconds=rng.choice([i * 10, i * 10, rng.randint(0, 3_000)]))
+        end = None if rng.random() < 0.2 else start + timedelta(seconds=rng.randint(0, 40))
+        records.append(
+            (start.astimezone(rng.choice([UTC, ZoneInfo("Asia/Shanghai")])), f"k{i}", end)
+        )
+    if seed % 2:  # a batch in timeline order, as clients send it
+        records.sort(key=lambda r: (r[0], r[1]))
+    rows = NewRecords(
+        ts_start=[r[0] for r in records],
+        client_record_id=[r[1] for r in records],
+        ts_end=[r[2] for r in records],
+    )
+    before = base - timedelta(seconds=5), base + timedelta(seconds=rng.choice([0, 30]))
+    got = batch_clipped_seconds(rows, before_start=before[0], before_end=before[1])
+    assert got == pytest.approx(_clipped_one_by_one(records, before[1]), abs=1e-6)
+    assert got > 0
+    alone = batch_clipped_seconds(rows, before_start=None, before_end=None)
+    assert alone == pytest.approx(_clipped_one_by_one(records, None), abs=1e-6)

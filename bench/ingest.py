@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -83,10 +84,12 @@ def main() -> None:
 
                 server, postgres = _processes(settings.data_dir)
                 cpu_before = _cpu_s(server), _cpu_s(postgres)
+                load_before = os.getloadavg()[0]
                 started = time.perf_counter()
                 with ThreadPoolExecutor(max_workers=args.clients) as pool:
                     new = sum(pool.map(post, bodies))
                 seconds = time.perf_counter() - started
+                load_after = os.getloadavg()[0]
                 # Backends opened meanwhile (the pools grow) count whole.
                 known = {p.pid for p in postgres}
                 opened = [p for p in _processes(settings.data_dir)[1] if p.pid not in known]
@@ -119,6 +122,9 @@ def main() -> None:
                 "postgres_cpu_us_per_record": (
                     round(postgres_s / total * 1e6, 1) if postgres else None
                 ),
+                # The machine's 1-minute load before and after: the rate is only
+                # comparable between runs at like loads.
+                "load_1m": [round(load_before, 2), round(load_after, 2)],
             }
         )
     )

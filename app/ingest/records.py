@@ -28,7 +28,7 @@ from pydantic import (
 
 from app.boundary import ParsedInstant, captured_text, identifier_problem, instant_problem
 from app.errors import DatabaseError, UnknownDeviceError
-from app.ingest.ruled import LogicalDays, Ruled, rule_text
+from app.ingest.ruled import LogicalDays, Verdicts, rule_text
 from app.job_requests import build_job, rollup_day_job
 from app.pyramid.build import RebuildDays
 from app.rules.categories import Rules
@@ -82,11 +82,11 @@ class RecordIn(BaseModel):
 # Captured text of a record (the boundary's `CapturedText`: NULs dropped).
 _TEXT_FIELDS = ("app", "window_title", "url", "capture_reason", "screenshot_ref")
 # Any instant after this is inside the years kept and after MIN_YEAR in every UTC offset.
-_SURELY_LATE_ENOUGH = datetime(MIN_YEAR, 1, 3, tzinfo=UTC)
+SURELY_LATE_ENOUGH = datetime(MIN_YEAR, 1, 3, tzinfo=UTC)
 
 
 def _time_problem(value: datetime, *, latest: datetime) -> str | None:
-    if _SURELY_LATE_ENOUGH <= value <= latest:
+    if SURELY_LATE_ENOUGH <= value <= latest:
         return None
     if (problem := instant_problem(value)) is not None:
         return problem
@@ -130,7 +130,7 @@ def check_records(records: Sequence[RecordIn], *, now: datetime) -> list[Any]:
     validation errors located at `records[i].field`, as a per-field check would give
     (pydantic-core's `InitErrorDetails`, for `ValidationError.from_exception_data`)."""
     latest = now + timedelta(days=1)
-    floor, span, zero = _SURELY_LATE_ENOUGH, MAX_RECORD_SPAN, timedelta(0)
+    floor, span, zero = SURELY_LATE_ENOUGH, MAX_RECORD_SPAN, timedelta(0)
     problems: list[Any] = []
     for i, rec in enumerate(records):
         # The common record, without a call: times plainly inside the range, and its
@@ -238,58 +238,68 @@ class PreparedRecords:
     redacted: int
 
 
+# A prepared row: what varies per record, then what its text decided (`_RULED`, the
+# same tuple for every record of one text); made into `NewRecords`' columns at the end.
+_OWN = ("client_record_id", "ts_start", "ts_end", "day_local", "is_idle", "capture_reason",
+        "screenshot_ref", "screenshot_sha256", "description")  # fmt: skip
+_RULED = ("app", "app_raw", "window_title", "url", "domain", "category", "category_source",
+          "redacted")  # fmt: skip
+
+
 def prepare_records(
     records: Sequence[RecordFields], *, rules: Rules, user: UserContext
 ) -> PreparedRecords:
     """Rows ready to insert, and how many records were excluded and redacted. The one
     place privacy and category rules meet a record, for HTTP and the importers alike
-    (`rule_text`: once per distinct text in the batch, as titles repeat)."""
+    (`rule_text`: once per distinct text in the batch, as titles repeat; the rules
+    themselves once per distinct app, title and site)."""
     days = LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
-    seen: dict[tuple[str, str, str | None, bool, bool], Ruled] = {}
-    rows = NewRecords()
-    # The columns' appends bound once: a batch is thousands of records.
-    columns = [getattr(rows, name).append for name in NewRecords.model_fields]
-    (
-        add_key, add_start, add_end, add_day, add_app, add_app_raw, add_title, add_url,
-        add_domain, add_idle, add_reason, add_shot, add_sha, add_category, add_source,
-        add_redacted, add_description,
-    ) = columns  # fmt: skip
+    # Per distinct text: dropped, redacted, and the columns it decides (`_RULED`).
+    seen: dict[tuple[str, str, str | None, bool, bool], tuple[bool, bool, tuple[Any, ...]]] = {}
+    verdicts: Verdicts = {}
+    made: list[tuple[Any, ...]] = []
+    add = made.append
     day_of = days.of
     excluded = redacted = 0
     for rec in records:
         text = (rec.app, rec.window_title, rec.url, rec.is_idle, rec.incognito)
-        ruled = seen.get(text)
-        if ruled is None:
-            ruled = seen[text] = rule_text(
+        found = seen.get(text)
+        if found is None:
+            ruled = rule_text(
                 rules,
                 app=rec.app,
                 title=rec.window_title,
                 url=rec.url,
                 idle=rec.is_idle,
                 incognito=rec.incognito,
+                verdicts=verdicts,
             )
-        if ruled.drop:
+            found = seen[text] = (
+                ruled.drop,
+                ruled.redacted,
+                (ruled.app, ruled.app_raw, ruled.window_title, ruled.url, ruled.domain,
+                 ruled.category, ruled.category_source, ruled.redacted),
+            )  # fmt: skip
+        drop, hide, columns = found
+        if drop:
             excluded += 1
             continue
-        hide = ruled.redacted
-        redacted += hide
-        add_key(rec.client_record_id)
-        add_start(rec.ts_start)
-        add_end(rec.ts_end)
-        add_day(day_of(rec.ts_start))
-        add_app(ruled.app)
-        add_app_raw(ruled.app_raw)
-        add_title(ruled.window_title)
-        add_url(ruled.url)
-        add_domain(ruled.domain)
-        add_idle(rec.is_idle)
-        add_reason(rec.capture_reason)
-        add_shot(None if hide else rec.screenshot_ref)
-        add_sha(None if hide else rec.screenshot_sha256)
-        add_category(ruled.category)
-        add_source(ruled.category_source)
-        add_redacted(hide)
-        add_description(None if hide else rec.description)
+        start = rec.ts_start
+        if hide:
+            redacted += 1
+            own: tuple[Any, ...] = (rec.client_record_id, start, rec.ts_end, day_of(start),
+                                    rec.is_idle, rec.capture_reason, None, None, None)  # fmt: skip
+        else:
+            own = (rec.client_record_id, start, rec.ts_end, day_of(start), rec.is_idle,
+                   rec.capture_reason, rec.screenshot_ref, rec.screenshot_sha256,
+                   rec.description)  # fmt: skip
+        add(own + columns)
+    if made:
+        by_name = dict(zip(_OWN + _RULED, map(list, zip(*made, strict=True)), strict=True))
+        fields: dict[str, Any] = {name: by_name[name] for name in NewRecords.model_fields}
+        rows = NewRecords.model_construct(**fields)
+    else:
+        rows = NewRecords()
     return PreparedRecords(rows, received=len(records), excluded=excluded, redacted=redacted)
 
 

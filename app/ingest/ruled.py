@@ -10,11 +10,12 @@ same over almost every hour).
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from app.rules.categories import Rules
+from app.rules.categories import Rules, Verdict
 from app.text import canonical_domain
 from app.timeutil import logical_day
 
@@ -39,12 +40,46 @@ class Ruled(NamedTuple):
     redacted: bool
 
 
+# The rules' verdicts by what they read: app, title, site, idle and incognito.
+Verdicts = dict[tuple[str, str, str | None, bool, bool], Verdict]
+# A URL whose host is plain (lower-case letters, digits, dots, hyphens; no port, no
+# user), up to the path, query or fragment that follows it: its domain is its origin's.
+_PLAIN_ORIGIN = re.compile(r"https?://[a-z0-9.-]+(?=[/?#])")
+
+
+def site_of(url: str | None) -> str | None:
+    """`canonical_domain(url)`, by its origin when that is plain: the origin's domain is
+    cached, and pages of one site differ only after it."""
+    if url and (origin := _PLAIN_ORIGIN.match(url)) is not None:
+        return canonical_domain(origin.group())
+    return canonical_domain(url)
+
+
 def rule_text(
-    rules: Rules, *, app: str, title: str, url: str | None, idle: bool, incognito: bool
+    rules: Rules,
+    *,
+    app: str,
+    title: str,
+    url: str | None,
+    idle: bool,
+    incognito: bool,
+    verdicts: Verdicts | None = None,
 ) -> Ruled:
-    """What the privacy and category rules make of one record's text."""
-    domain = canonical_domain(url)
-    verdict = rules.classify(app=app, title=title, domain=domain, idle=idle, incognito=incognito)
+    """What the privacy and category rules make of one record's text; with `verdicts`,
+    the rules run once per distinct app, title and site in it (URLs vary more)."""
+    domain = site_of(url)
+    if verdicts is None:
+        verdict = rules.classify(
+            app=app, title=title, domain=domain, idle=idle, incognito=incognito
+        )
+    else:
+        key = (app, title, domain, idle, incognito)
+        found = verdicts.get(key)
+        if found is None:
+            found = verdicts[key] = rules.classify(
+                app=app, title=title, domain=domain, idle=idle, incognito=incognito
+            )
+        verdict = found
     hide = verdict.action == "redact"
     return Ruled(
         drop=verdict.action == "drop",

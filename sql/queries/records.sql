@@ -1,18 +1,29 @@
 -- Records (L0): ingest, import, deletion; and the imports started over HTTP.
 
 -- name: batch_neighbours --
--- A capture client's batch, before it is stored (one transaction, `store_batch`):
--- whether its device is registered, the record stored just before its first start
--- (its successor may cut it short), and whether any live record is stored inside the
+-- A capture client's batch, before it is stored (one transaction, `store_batch`, after
+-- `lock_device_build_shared`, so the watermark read here holds until it commits):
+-- whether its device is registered and has a tombstone, the device's watermark (a
+-- batch at or below it is late), the record stored just before its first start (its
+-- successor may cut it short), and whether any live record is stored inside the
 -- batch's span (then the clipped seconds come from `clipped_seconds`, not Python).
-SELECT EXISTS (SELECT 1 FROM devices d
-               WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s) AS device_known,
+-- A batch on a device with no tombstone, with nothing stored inside its span and after
+-- the watermark, is copied straight into records.
+SELECT d.device_id IS NOT NULL AS device_known, COALESCE(d.has_tombstones, false) AS tombstones,
+       m.last_start AS mark_start, m.last_key AS mark_key,
        p.ts_start AS before_start, p.ts_end AS before_end,
        EXISTS (SELECT 1 FROM records w
                WHERE w.user_id = %(user_id)s AND w.device_id = %(device_id)s
                  AND w.ts_start BETWEEN %(ts_from)s AND %(ts_to)s
                  AND w.deleted_at IS NULL) AS inside
 FROM (SELECT 1) AS one
+LEFT JOIN devices d ON d.user_id = %(user_id)s AND d.device_id = %(device_id)s
+LEFT JOIN LATERAL (
+    SELECT e.last_start, e.last_key FROM episodes e
+    WHERE e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+    ORDER BY e.ts_start DESC, e.first_key COLLATE "C" DESC
+    LIMIT 1
+) AS m ON true
 LEFT JOIN LATERAL (
     SELECT r.ts_start, r.ts_end FROM records r
     WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL

@@ -12,7 +12,7 @@ from app.db.base import retrying
 from app.db.named import Params, method, rows
 from app.db.queries import QUERIES
 from app.db.store_digests import upsert_digest_params
-from app.db.store_episodes import stamped_read
+from app.db.store_episodes import jumped_days_params, stamped_read
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
     BatchRead,
@@ -70,10 +70,8 @@ class PostgresBatchStore(PostgresJobStore):
                     return None
                 if not drafts:
                     return []
-                first = drafts[0]
                 conn.execute(
-                    QUERIES["mark_jumped_days"],
-                    {**read, "first_start": first.ts_start, "first_key": first.first_key},
+                    QUERIES["mark_jumped_days"], jumped_days_params(read, window, drafts[0])
                 )
                 conn.execute(QUERIES["create_episode_staging"])
                 with conn.cursor().copy(QUERIES["copy_episode_staging"]) as copy:

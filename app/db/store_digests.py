@@ -11,6 +11,7 @@ from app.db.base import fetch_all
 from app.db.connection import Connection
 from app.db.named import Params, method, rows, value
 from app.db.queries import QUERIES
+from app.db.store_episodes import GENERIC_PLANS
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
     DayDue,
@@ -56,13 +57,21 @@ class PostgresDigestStore(PostgresJobStore):
 
     def _day_facts(self, params: Params) -> DayFacts:
         with self.pool.connection() as conn:
+            conn.execute(GENERIC_PLANS)  # the members are read from `records`
             return DayFacts.model_construct(
                 episodes=fetch_all(conn, EpisodeFacts, QUERIES["day_episode_facts"], params),
                 members=fetch_all(conn, MemberFacts, QUERIES["day_member_facts"], params),
             )
 
     day_facts = method(DigestStore.day_facts, _day_facts)
-    day_is_settled = value(DigestStore.day_is_settled)
+
+    def _day_is_settled(self, params: Params) -> bool:
+        with self.pool.connection() as conn:
+            conn.execute(GENERIC_PLANS)  # it reads `records` after each watermark
+            row = conn.execute(QUERIES["day_is_settled"], params).fetchone()
+        return row is not None and bool(row["settled"])
+
+    day_is_settled = method(DigestStore.day_is_settled, _day_is_settled)
 
     def save_digest(self, *, user_id: int, digest: DigestDraft) -> int:
         with self.pool.connection() as conn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, LiteralString
 
 from psycopg.types.json import Jsonb
@@ -10,7 +11,7 @@ from psycopg_pool import ConnectionPool
 
 from app.db.base import RowT, fetch_all, retrying
 from app.db.connection import Connection
-from app.db.named import Params, column, execute, method, rows
+from app.db.named import Params, execute, method, rows
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
@@ -24,6 +25,15 @@ from app.store import (
 )
 from app.text import fts_document
 
+# The live build's statements over `records` run on generic plans once psycopg has
+# prepared them: planned once per connection, each month not in the window pruned as the
+# executor starts (the bounds are parameters, never the watermark's subquery alone). Left
+# to choose, PostgreSQL keeps a custom plan for them once `records` has many months (the
+# generic plan's cost counts every month), and plans each call again: at three years of
+# history that cost more than the day's reads themselves.
+GENERIC_PLANS: LiteralString = "SET LOCAL plan_cache_mode = force_generic_plan"
+SNAPSHOT: LiteralString = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
 
 def stamped_read(
     pool: ConnectionPool[Connection],
@@ -32,10 +42,13 @@ def stamped_read(
     params: Params,
     *,
     binary: bool = False,
+    generic: bool = False,
 ) -> tuple[list[RowT], ReadWindow]:
-    """A window's records and its stamp, in one snapshot (a save compares the stamp)."""
+    """A window's records and its stamp, in one snapshot (a save compares the stamp);
+    `generic`: on generic plans (the live build's day, see GENERIC_PLANS)."""
     with pool.connection() as conn, conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        # One round trip: without parameters psycopg sends both statements as one query.
+        conn.execute(SNAPSHOT + "; " + GENERIC_PLANS if generic else SNAPSHOT)
         records = fetch_all(conn, row, query, params, binary=binary)
         stamp = conn.execute(QUERIES["read_window_stamp"], params).fetchone()
     assert stamp is not None  # one row, always
@@ -43,12 +56,52 @@ def stamped_read(
     return records, ReadWindow.model_construct(**window, **stamp)
 
 
+def days_after_watermark(
+    pool: ConnectionPool[Connection], query: LiteralString, params: Params
+) -> list[date]:
+    """The days a query over the device's records after its watermark finds. The
+    watermark is read first, in the same snapshot, and passed as `floor`: a constant
+    the planner prunes the months of `records` with (a bound that comes only from the
+    watermark's subquery plans every month of the history, each time)."""
+    with pool.connection() as conn, conn.transaction():
+        conn.execute(SNAPSHOT + "; " + GENERIC_PLANS)
+        mark = conn.execute(QUERIES["device_watermark"], params).fetchone()
+        floor = mark["last_start"] if mark is not None else None
+        return [row["day_local"] for row in conn.execute(query, {**params, "floor": floor})]
+
+
+def jumped_days_params(read: Params, window: ReadWindow, first: EpisodeDraft) -> Params:
+    """`mark_jumped_days`' parameters for a save whose stamp check just held: `floor` is
+    a second below the watermark the window read (the stamp holds it; epoch seconds, so
+    the second covers their rounding)."""
+    floor = (
+        None
+        if window.after_ts is None
+        else datetime.fromtimestamp(window.after_ts, UTC) - timedelta(seconds=1)
+    )
+    return {**read, "floor": floor, "first_start": first.ts_start, "first_key": first.first_key}
+
+
+def _near_days(params: Params) -> Params:
+    """The days and the two before each: every day `days_to_reopen` may reopen."""
+    days = params["days"]
+    return {"near": sorted({d - timedelta(days=k) for d in days for k in range(3)})}
+
+
 class PostgresEpisodeStore(PostgresJobStore):
     devices_with_work = rows(EpisodeStore.devices_with_work, UserDevice)
     refresh_statistics = execute(EpisodeStore.refresh_statistics)
-    days_to_build = column(EpisodeStore.days_to_build)
-    days_to_reopen = column(EpisodeStore.days_to_reopen)
     episode_counts = rows(EpisodeStore.episode_counts, DayCount, query="episode_counts_by_day")
+
+    def _days_to_build(self, params: Params) -> list[date]:
+        return days_after_watermark(self.pool, QUERIES["days_to_build"], params)
+
+    days_to_build = method(EpisodeStore.days_to_build, _days_to_build)
+
+    def _days_to_reopen(self, params: Params) -> list[date]:
+        return days_after_watermark(self.pool, QUERIES["days_to_reopen"], params)
+
+    days_to_reopen = method(EpisodeStore.days_to_reopen, _days_to_reopen, derive=_near_days)
 
     def _reopen_days(self, params: Params) -> None:
         days = list(params["days"])
@@ -76,7 +129,7 @@ class PostgresEpisodeStore(PostgresJobStore):
 
     def _records_to_segment(self, params: Params) -> SegmentRead:
         records, window = stamped_read(
-            self.pool, SegmentInput, QUERIES["records_to_segment"], params
+            self.pool, SegmentInput, QUERIES["records_to_segment"], params, generic=True
         )
         return SegmentRead.model_construct(records=records, window=window)
 
@@ -97,16 +150,15 @@ class PostgresEpisodeStore(PostgresJobStore):
         def save() -> list[int] | None:
             ids: list[int] = []
             with self.pool.connection() as conn, conn.transaction():
+                conn.execute(GENERIC_PLANS)
                 conn.execute(QUERIES["lock_records_shared"], user)
                 conn.execute(QUERIES["lock_device_build"], read)
                 live = conn.execute(QUERIES["read_window_stamp"], read).fetchone()
                 if live is None or live["stamp"] != window.stamp:
                     return None
                 if drafts:
-                    first = drafts[0]
                     conn.execute(
-                        QUERIES["mark_jumped_days"],
-                        {**read, "first_start": first.ts_start, "first_key": first.first_key},
+                        QUERIES["mark_jumped_days"], jumped_days_params(read, window, drafts[0])
                     )
                     # One round trip for the day's episodes (psycopg pipelines them).
                     with conn.cursor() as cur:

@@ -51,6 +51,10 @@ SELECT e.episode_id, r.device_id, r.ts_start, COALESCE(r.domain, lower(r.app)) A
 FROM e
 JOIN records r
   ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
+ -- The UTC days that can hold the logical day (see day_is_settled): constants the
+ -- planner prunes the months with (the episodes' bounds alone planned every month).
+ AND r.ts_start >= (%(day)s::date - 1)::timestamp AT TIME ZONE 'UTC'
+ AND r.ts_start < (%(day)s::date + 3)::timestamp AT TIME ZONE 'UTC'
  AND r.ts_start BETWEEN e.ts_start AND e.last_start
  AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
  AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")

@@ -31,7 +31,8 @@ ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1;
 
 -- name: days_to_build --
 -- The marked days (and days with stale episodes), and the days of the live records
--- after the watermark (the tail: an index range from the watermark on).
+-- after the watermark (the tail: an index range from the watermark on). `floor`: the
+-- watermark's start (`device_watermark`) read in the same snapshot, NULL without one.
 WITH w AS (
     SELECT last_start, last_key FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s
@@ -44,6 +45,9 @@ WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND stale
 UNION
 SELECT r.day_local FROM records r
 WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+  -- `floor` (the watermark's start, read in this snapshot) prunes the months when
+  -- planning; a bound from the subquery alone would plan every month of the history.
+  AND r.ts_start >= COALESCE(%(floor)s::timestamptz, '-infinity')
   AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
   AND (r.ts_start, r.client_record_id COLLATE "C")
       > (COALESCE((SELECT last_start FROM w), '-infinity'),
@@ -66,6 +70,7 @@ WITH w AS (
 ), tail AS (
     SELECT r.day_local, r.ts_start AS first_ts FROM records r
     WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= COALESCE(%(floor)s::timestamptz, '-infinity')  -- as in days_to_build
       AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
       AND (r.ts_start, r.client_record_id COLLATE "C")
           > (COALESCE((SELECT last_start FROM w), '-infinity'),
@@ -81,20 +86,23 @@ WITH w AS (
       AND day_local = ANY(%(days)s)
 )
 -- The device's episodes of two days back at most, on (user, device, day) each time.
+-- `near` (the days and the two before each, as constants) holds every day joined
+-- below: without it the planner, blind to the ranges' width, read all the device's
+-- episodes of the history (12,000 at three years) instead of a few days' worth.
 SELECT day_local FROM marked
 UNION
 SELECT day_local FROM stale
 UNION
 SELECT e.day_local FROM late r JOIN episodes e
-    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s AND e.day_local = ANY(%(near)s)
    AND e.day_local BETWEEN r.day_local - 2 AND r.day_local AND e.ts_end > r.first_ts
 UNION
 SELECT e.day_local FROM late r JOIN episodes e
-    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s AND e.day_local = ANY(%(near)s)
    AND e.day_local BETWEEN r.day_local - 2 AND r.day_local - 1 AND e.ts_end >= r.first_gone
 UNION
 SELECT e.day_local FROM stale s JOIN episodes e
-    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s
+    ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s AND e.day_local = ANY(%(near)s)
    AND e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
 ORDER BY day_local;
 
@@ -129,7 +137,12 @@ FROM (
            r.domain, r.category, r.is_idle, r.day_local,
            timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
                lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               -- The last record's successor starts at or after ts_to (every live
+               -- record before it is in the window): a probe from a constant, which
+               -- prunes the months when planning (timetrace_next_start planned them all).
+               (SELECT min(n.ts_start) FROM records n
+                WHERE n.user_id = %(user_id)s AND n.device_id = %(device_id)s
+                  AND n.deleted_at IS NULL AND n.ts_start >= %(ts_to)s)))
                AS duration_s
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
@@ -203,6 +216,9 @@ WITH w AS (
 ), jumped AS (
     SELECT r.day_local, min(r.ts_start) AS first_ts FROM records r
     WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
+      -- `floor`: a second below the watermark the save's window read (its stamp, just
+      -- checked, holds it): a constant the planner prunes the months with.
+      AND r.ts_start >= COALESCE(%(floor)s::timestamptz, '-infinity')
       AND r.ts_start >= COALESCE((SELECT last_start FROM w), '-infinity')
       AND r.ts_start <= %(first_start)s
       AND (r.ts_start, r.client_record_id COLLATE "C")

@@ -44,9 +44,18 @@ class PostgresToolStore(Queries):
 
     get_digest = row(ToolStore.get_digest, DigestRow)
     list_signals = rows(ToolStore.list_signals, SignalRow)
-    covering_digests = rows(
+
+    def _covering_digests(self, params: Params) -> list[CoveringDigest]:
+        # One connection for both reads: a round trip fewer each, on the cheapest tool.
+        with self.pool.connection() as conn:
+            unbuilt = [r["day"] for r in conn.execute(QUERIES["unbuilt_days"], params)]
+            return fetch_all(
+                conn, CoveringDigest, QUERIES["covering_digests"], {**params, "unbuilt": unbuilt}
+            )
+
+    covering_digests = method(
         ToolStore.covering_digests,
-        CoveringDigest,
+        _covering_digests,
         derive=lambda params: _period_arrays(params["periods"]),
     )
     open_tail_metrics = rows(ToolStore.open_tail_metrics, TailSeconds)

@@ -166,14 +166,16 @@ class MemoryStore(ToolStore):
         return sorted(rows, key=lambda s: (s.ts_start, s.kind, s.signal_id))
 
     def covering_digests(
-        self, *, user_id: int, periods: Sequence[tuple[str, str]], unbuilt: Sequence[date]
+        self, *, user_id: int, day_from: date, day_to: date, periods: Sequence[tuple[str, str]]
     ) -> list[CoveringDigest]:
         final = {
             (d.grain, d.scope_key): d
             for u, d in self.digests
             if u == user_id and d.finalized and not d.stale
         }
-        covered = set(unbuilt)  # a day of a digest taken, or one no digest may cover
+        # A day of a digest taken, or one no digest may cover.
+        unbuilt = self.unbuilt_days(user_id=user_id, day_from=day_from, day_to=day_to)
+        covered = {d.day for d in unbuilt}
         taken: list[CoveringDigest] = []
         for grain in ("month", "week", "day"):  # largest first
             for key in (k for g, k in periods if g == grain):

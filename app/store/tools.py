@@ -161,12 +161,13 @@ class ToolStore(Protocol):
     def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]: ...
 
     def covering_digests(
-        self, *, user_id: int, periods: Sequence[tuple[str, str]], unbuilt: Sequence[date]
+        self, *, user_id: int, day_from: date, day_to: date, periods: Sequence[tuple[str, str]]
     ) -> list[CoveringDigest]:
-        """The finalized, current digests among `periods` ((grain, scope key) pairs) that
-        cover them largest first, around the `unbuilt` days: each month with no unbuilt
-        day; each week with none that shares no day with a month taken; each day that is
-        not unbuilt and lies in no month or week taken. In no particular order."""
+        """The finalized, current digests among `periods` ((grain, scope key) pairs, each
+        inside [day_from, day_to]) that cover them largest first, around the period's
+        unbuilt days (unbuilt_days): each month with no unbuilt day; each week with none
+        that shares no day with a month taken; each day that is not unbuilt and lies in
+        no month or week taken. In no particular order."""
         ...
 
     def open_tail_metrics(

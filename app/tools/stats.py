@@ -123,16 +123,20 @@ def _open_tail(rows: list[TailSeconds]) -> DigestMetrics:
 
 def _periods_inside(first: date, last: date) -> list[tuple[str, str]]:
     """The months, weeks and days, as (grain, key), whose days all lie in [first, last]."""
-    inside: dict[tuple[str, str], None] = {}
-    for day in _days(first, last):
-        for grain, key in zip(_GRAINS, scope_keys(day), strict=True):
-            try:
-                start, end = period_days(grain, key)
-            except ValueError:  # a week reaching past the days kept: no digest has it
-                continue
-            if first <= start and end <= last:
-                inside[grain, key] = None
-    return list(inside)
+    keys = dict.fromkeys(
+        (grain, key)
+        for day in _days(first, last)
+        for grain, key in zip(_GRAINS, scope_keys(day), strict=True)
+    )
+    inside = []
+    for grain, key in keys:
+        try:
+            start, end = period_days(grain, key)
+        except ValueError:  # a week reaching past the days kept: no digest has it
+            continue
+        if first <= start and end <= last:
+            inside.append((grain, key))
+    return inside
 
 
 def stitched_metrics(
@@ -143,12 +147,13 @@ def stitched_metrics(
     covered: set[date] = set()
     parts: list[DigestMetrics] = []
     watermarks: list[datetime] = []
-    # A digest leaves out records not in episodes yet (a late record): count those days live.
-    unbuilt = [
-        d.day for d in store.unbuilt_days(user_id=user.user_id, day_from=day_from, day_to=day_to)
-    ]
+    # A digest leaves out records not in episodes yet (a late record): the days of those
+    # are counted live, and the digests over them are not taken.
     digests = store.covering_digests(
-        user_id=user.user_id, periods=_periods_inside(day_from, day_to), unbuilt=unbuilt
+        user_id=user.user_id,
+        day_from=day_from,
+        day_to=day_to,
+        periods=_periods_inside(day_from, day_to),
     )
     # Largest first, then by key: the order the parts were always summed in.
     digests.sort(key=lambda d: (_GRAINS_LARGEST_FIRST.index(d.grain), d.scope_key))

@@ -46,9 +46,14 @@ class PostgresToolStore(Queries):
     list_signals = rows(ToolStore.list_signals, SignalRow)
 
     def _covering_digests(self, params: Params) -> list[CoveringDigest]:
-        # One connection for both reads: a round trip fewer each, on the cheapest tool.
+        # One connection for the reads: a round trip fewer each, on the cheapest tool.
         with self.pool.connection() as conn:
-            unbuilt = [r["day"] for r in conn.execute(QUERIES["unbuilt_days"], params)]
+            settled = conn.execute(QUERIES["period_settled"], params).fetchone()
+            unbuilt = (
+                []
+                if settled and settled["settled"]
+                else [r["day"] for r in conn.execute(QUERIES["unbuilt_days"], params)]
+            )
             return fetch_all(
                 conn, CoveringDigest, QUERIES["covering_digests"], {**params, "unbuilt": unbuilt}
             )

@@ -11,6 +11,25 @@ FROM signals
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
 ORDER BY ts_start, kind, signal_id;
 
+-- name: period_settled --
+-- True when no record of [day_from, day_to] can be unbuilt (see unbuilt_days): no day
+-- of it is marked, and every device's watermark lies past the last instant a record of
+-- those days can start at (the bound unbuilt_days reads up to). It reads no record, so
+-- a settled period, most of history, is not planned over the months of `records`.
+SELECT NOT EXISTS (
+           SELECT 1 FROM build_marks
+           WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s)
+       AND NOT EXISTS (
+           SELECT 1 FROM devices d
+           LEFT JOIN LATERAL (
+               SELECT last_start FROM episodes x
+               WHERE x.user_id = d.user_id AND x.device_id = d.device_id
+               ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+           ) w ON true
+           WHERE d.user_id = %(user_id)s
+             AND COALESCE(w.last_start, '-infinity')
+                 < (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC') AS settled;
+
 -- name: covering_digests --
 -- The finalized, current digests that cover the caller's periods largest first (its
 -- months, weeks and days, each with its first and last day), around the unbuilt days:

@@ -4,6 +4,8 @@
     python bench/tools.py --tenants 30 [--tenant-episodes 10000] [--queries 200]
 
 --tenants runs search_episodes at many tenants instead (bench/tenants.py).
+--keep DIR builds the database in DIR once and times it again on later runs (for
+iteration: the build takes minutes, the timing seconds); new migrations are applied.
 
 Loads a year of sample activity through the real ingest code, builds the
 pyramid, then adds synthetic episodes (Chinese and English titles and
@@ -20,12 +22,13 @@ Ends with one JSON line:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,10 +36,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from app.db.connection import connect
+from psycopg.conninfo import make_conninfo
+
+from app.db.connection import connect, drop_database, ensure_database
+from app.db.embedded import start_embedded
 from app.enrich.client import ModelClient
 from app.pyramid.build import backfill
-from app.runtime.services import open_services
+from app.runtime.services import migrate_url, open_services
+from app.settings import Settings
 from app.text import estimate_tokens, fts_document
 from app.tools import ToolContext, dispatch
 from app.tools.registry import output_tokens
@@ -45,6 +52,7 @@ from bench._common import bench_database, load_sample_year, p50_p95_ms
 from tests.fake_openai import FakeOpenAI, fake_embedding
 
 START = date(2001, 1, 1)
+DATABASE = "timetrace_bench_tools"
 TOPICS = [
     ("调试 支付回调超时", "排查支付回调超时，反复运行 pytest，最后回滚了 git reset --hard。"),
     ("Refactor the ingest pipeline", "Split ingest into validation and storage, reran tests."),
@@ -142,6 +150,53 @@ def _embed_all(conn: Any, *, dim: int) -> None:
     conn.execute("VACUUM ANALYZE records")  # what autovacuum does after a big load
 
 
+def _build(
+    services: Any, user: Any, *, url: str, settings: Settings, args: argparse.Namespace
+) -> dict[str, Any]:
+    """Load the sample year, build it, add synthetic episodes and embeddings."""
+    store = services.store
+    raw_month_tokens = 0
+    for chunk in load_sample_year(
+        services, user, start=START, days=args.days, mean_record_s=args.mean_record_s
+    ):
+        if chunk.days[0] <= date(2001, 6, 15) <= chunk.days[-1]:
+            # A raw-frame reader answering "this month" reads every frame's text.
+            raw_month_tokens = sum(
+                estimate_tokens(f"{r.ts_start:%H:%M:%S} {r.app} {r.window_title}")
+                for r in chunk.records
+                if r.ts_start.date().month == 6
+            )
+    backfill(store, now=datetime.now(UTC), settings=settings)
+    with connect(url, settings=settings, autocommit=True) as conn:
+        _add_episodes(conn, user_id=user.user_id, want=args.episodes, days=args.days)
+        _embed_all(conn, dim=settings.embedding_dim)
+        episodes = conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"]
+    return {"episodes": episodes, "raw_month_tokens": raw_month_tokens}
+
+
+@contextlib.contextmanager
+def _database(keep: Path | None) -> Iterator[tuple[str, Settings, dict[str, Any] | None]]:
+    """The bench's database and, when it was built by an earlier run kept in `keep`, what
+    that run recorded of the build (else None: build it)."""
+    if keep is None:
+        with bench_database(DATABASE) as (url, settings):
+            yield url, settings, None
+        return
+    settings = Settings(data_dir=keep)
+    server = start_embedded(pgdata=keep / "pgdata")
+    try:
+        admin = server.get_uri(database="postgres")
+        marker = keep / "built.json"
+        if not marker.exists():  # never built, or a build that was cut short
+            drop_database(admin, database=DATABASE)
+        ensure_database(admin, database=DATABASE)
+        url = make_conninfo(admin, dbname=DATABASE)
+        migrate_url(url, settings=settings)
+        yield url, settings, json.loads(marker.read_text()) if marker.exists() else None
+    finally:
+        server.cleanup()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--days", type=int, default=365)
@@ -151,6 +206,7 @@ def main() -> None:
     parser.add_argument("--tenants", type=int, default=0, help="search at many tenants")
     parser.add_argument("--tenant-episodes", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", type=Path, help="build once in this directory, reuse later")
     args = parser.parse_args()
     if args.tenants:
         from bench.tenants import run
@@ -159,29 +215,18 @@ def main() -> None:
         return
     rng = random.Random(7)
     with (
-        bench_database("timetrace_bench_tools") as (url, settings),
+        _database(args.keep) as (url, settings, built),
         FakeOpenAI(dim=settings.embedding_dim) as fake,
     ):
         settings = settings.model_copy(update={"embedding_base_url": fake.url})
         with open_services(settings, url=url, auto_migrate=False) as services:
             store = services.store
             user = store.ensure_user(name="bench", time_zone="Asia/Shanghai", day_cut_hour=4)
-            raw_month_tokens = 0
-            for chunk in load_sample_year(
-                services, user, start=START, days=args.days, mean_record_s=args.mean_record_s
-            ):
-                if chunk.days[0] <= date(2001, 6, 15) <= chunk.days[-1]:
-                    # A raw-frame reader answering "this month" reads every frame's text.
-                    raw_month_tokens = sum(
-                        estimate_tokens(f"{r.ts_start:%H:%M:%S} {r.app} {r.window_title}")
-                        for r in chunk.records
-                        if r.ts_start.date().month == 6
-                    )
-            backfill(store, now=datetime.now(UTC), settings=settings)
-            with connect(url, settings=settings, autocommit=True) as conn:
-                _add_episodes(conn, user_id=user.user_id, want=args.episodes, days=args.days)
-                _embed_all(conn, dim=settings.embedding_dim)
-                episodes = conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"]
+            if built is None:
+                built = _build(services, user, url=url, settings=settings, args=args)
+                if args.keep is not None:
+                    (args.keep / "built.json").write_text(json.dumps(built))
+            episodes, raw_month_tokens = built["episodes"], built["raw_month_tokens"]
             models = ModelClient(settings)
             now = datetime(2001, 6, 20, 6, tzinfo=UTC)
 

@@ -108,6 +108,7 @@ from app.store.records import (
     StoredBatch,
 )
 from app.store.tools import (
+    CoveringDigest,
     DaySeconds,
     DeviceDay,
     KindCount,
@@ -163,6 +164,7 @@ __all__ = [
     "ChildNarrative",
     "ConversationRow",
     "ConversationStore",
+    "CoveringDigest",
     "DayCount",
     "DayDue",
     "DayEpisodeFacts",

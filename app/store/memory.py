@@ -25,6 +25,7 @@ from datetime import date, datetime, timedelta
 
 from app.errors import ConflictError
 from app.store import (
+    CoveringDigest,
     DaySeconds,
     DeviceDay,
     DigestMetrics,
@@ -50,6 +51,7 @@ from app.store import (
     UncategorizedTime,
 )
 from app.text import tokenize
+from app.timeutil import period_days
 
 RRF_K = 60
 
@@ -163,18 +165,34 @@ class MemoryStore(ToolStore):
         rows = [s for u, s in self.signals if u == user_id and day_from <= s.day_local <= day_to]
         return sorted(rows, key=lambda s: (s.ts_start, s.kind, s.signal_id))
 
-    def final_digests_overlapping(
-        self, *, user_id: int, ts_from: datetime, ts_to: datetime
-    ) -> list[DigestRow]:
-        return [
-            d
+    def covering_digests(
+        self, *, user_id: int, day_from: date, day_to: date, periods: Sequence[tuple[str, str]]
+    ) -> list[CoveringDigest]:
+        final = {
+            (d.grain, d.scope_key): d
             for u, d in self.digests
-            if u == user_id
-            and d.finalized
-            and not d.stale
-            and d.period_start < ts_to
-            and d.period_end > ts_from
-        ]
+            if u == user_id and d.finalized and not d.stale
+        }
+        # A day of a digest taken, or one no digest may cover.
+        unbuilt = self.unbuilt_days(user_id=user_id, day_from=day_from, day_to=day_to)
+        covered = {d.day for d in unbuilt}
+        taken: list[CoveringDigest] = []
+        for grain in ("month", "week", "day"):  # largest first
+            for key in (k for g, k in periods if g == grain):
+                first, last = period_days(grain, key)
+                days = {first + timedelta(days=i) for i in range((last - first).days + 1)}
+                digest = final.get((grain, key))
+                if digest is not None and not days & covered:
+                    covered |= days
+                    taken.append(
+                        CoveringDigest(
+                            grain=grain,
+                            scope_key=key,
+                            metrics=digest.metrics,
+                            computed_through_ts=digest.computed_through_ts,
+                        )
+                    )
+        return taken
 
     def open_tail_metrics(
         self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime

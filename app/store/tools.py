@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import Protocol
 
 from app.store.digests import DigestRow, PeriodMetrics, SignalRow
+from app.store.documents import DigestMetrics
 from app.store.episodes import EpisodeLine
 from app.store.records import RecordLine
 from app.store.row import Row
@@ -114,6 +115,15 @@ class TailSeconds(Row):
     last_ts: datetime | None
 
 
+class CoveringDigest(Row):
+    """A finalized digest that covers a period's days in the stitched numbers."""
+
+    grain: str
+    scope_key: str
+    metrics: DigestMetrics
+    computed_through_ts: datetime | None
+
+
 class UnbuiltDay(Row):
     """A logical day with live records not (or no longer) in a current closed episode."""
 
@@ -150,9 +160,15 @@ class ToolStore(Protocol):
     def get_digest(self, *, user_id: int, grain: str, scope_key: str) -> DigestRow | None: ...
     def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]: ...
 
-    def final_digests_overlapping(
-        self, *, user_id: int, ts_from: datetime, ts_to: datetime
-    ) -> list[DigestRow]: ...
+    def covering_digests(
+        self, *, user_id: int, day_from: date, day_to: date, periods: Sequence[tuple[str, str]]
+    ) -> list[CoveringDigest]:
+        """The finalized, current digests among `periods` ((grain, scope key) pairs, each
+        inside [day_from, day_to]) that cover them largest first, around the period's
+        unbuilt days (unbuilt_days): each month with no unbuilt day; each week with none
+        that shares no day with a month taken; each day that is not unbuilt and lies in
+        no month or week taken. In no particular order."""
+        ...
 
     def open_tail_metrics(
         self, *, user_id: int, day_from: date, day_to: date, ts_from: datetime, ts_to: datetime

@@ -179,7 +179,11 @@ def dump(result: BaseModel) -> dict[str, Any]:
 
 def to_json(result: BaseModel | Mapping[str, Any]) -> str:
     data = dump(result) if isinstance(result, BaseModel) else result
-    return json.dumps(data, ensure_ascii=False, default=_default, separators=(",", ":"))
+    return _json(data)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=_default, separators=(",", ":"))
 
 
 def output_tokens(result: BaseModel | Mapping[str, Any]) -> int:
@@ -203,29 +207,54 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
     """Drop items from the end of the result's list until the output fits; a result
     that cannot fit is a `ToolError`."""
     data = dump(result)
-    if output_tokens(data) <= cap:
-        return result
     name = _cut_list(result)
-    if name is not None:
-        # Binary search on how many items fit, on the JSON (serialized once; its list is
-        # the model's, item for item), then cut the model and say what was cut.
-        items: list[Any] = data[name]
+    if name is None:
+        return result if output_tokens(data) <= cap else _too_large()
+    # The estimate adds up over a JSON list: no word or run of an item's text runs into
+    # its neighbour's (a comma or bracket stands between). So an output costs its frame
+    # (the list emptied) plus each item's tokens and a comma between two, and each item
+    # is counted once, only up to the first that does not fit: a result of thousands of
+    # records is not estimated whole, nor again at each step of a search.
+    items: list[Any] = data[name]
+    prefix = [0]  # prefix[n]: the first n items and their commas
 
-        def keep(n: int) -> dict[str, Any]:
-            return {**data, name: items[:n], "truncated": True, "omitted": len(items) - n}
+    def counted(n: int) -> int:
+        while len(prefix) <= n:
+            k = len(prefix) - 1
+            prefix.append(prefix[k] + estimate_tokens(_json(items[k])) + (1 if k else 0))
+        return prefix[n]
 
-        lo, hi = 0, len(items)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if output_tokens(keep(mid)) <= cap:
-                lo = mid
-            else:
-                hi = mid - 1
-        if output_tokens(keep(lo)) <= cap:
-            kept = getattr(result, name)[:lo]
-            return result.model_copy(
-                update={name: kept, "truncated": True, "omitted": len(items) - lo}
+    whole = output_tokens({**data, name: []})
+    n = 0
+    while n < len(items) and whole + counted(n + 1) <= cap:
+        n += 1
+    if n == len(items):
+        return result
+    # A cut output's frame differs only in the digits of `omitted`.
+    frames: dict[int, int] = {}
+
+    def cut(n: int) -> int:
+        omitted = len(items) - n
+        digits = len(str(omitted))
+        if digits not in frames:
+            frames[digits] = output_tokens(
+                {**data, name: [], "truncated": True, "omitted": omitted}
             )
+        return frames[digits] + counted(n)
+
+    # The cut costs more the more it keeps (an item adds a token at least; a shorter
+    # count of omitted items saves one at most): keep items while the next one fits.
+    kept = 0
+    while kept < len(items) and cut(kept + 1) <= cap:
+        kept += 1
+    if cut(kept) > cap:
+        return _too_large()
+    return result.model_copy(
+        update={name: getattr(result, name)[:kept], "truncated": True, "omitted": len(items) - kept}
+    )
+
+
+def _too_large() -> ToolError:
     return ToolError(
         error="the result is too large for this tool's output cap",
         truncated=True,

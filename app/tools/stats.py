@@ -22,7 +22,7 @@ from app.rules.things import CategoryName, Thing
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
 from app.text import StorableStr
-from app.timeutil import period_days, read_window
+from app.timeutil import period_days, read_window, scope_keys
 from app.tools.coverage import Uncovered, coverage_items
 from app.tools.periods import PeriodArgs, resolve, span
 from app.tools.registry import ToolContext, tool
@@ -47,6 +47,10 @@ Metric = Literal[
 
 
 Source = Literal["digest", "live", "mixed"]
+
+# The grains of scope_keys' keys, and the order digests cover a period in.
+_GRAINS = ("day", "week", "month")
+_GRAINS_LARGEST_FIRST = ("month", "week", "day")
 
 # Titles of browser pages without a URL are grouped by site in Python: read enough rows.
 COVERAGE_ROWS = 2_000
@@ -117,29 +121,48 @@ def _open_tail(rows: list[TailSeconds]) -> DigestMetrics:
     )
 
 
+def _periods_inside(first: date, last: date) -> list[tuple[str, str]]:
+    """The months, weeks and days, as (grain, key), whose days all lie in [first, last]."""
+    keys = dict.fromkeys(
+        (grain, key)
+        for day in _days(first, last)
+        for grain, key in zip(_GRAINS, scope_keys(day), strict=True)
+    )
+    inside = []
+    for grain, key in keys:
+        try:
+            start, end = period_days(grain, key)
+        except ValueError:  # a week reaching past the days kept: no digest has it
+            continue
+        if first <= start and end <= last:
+            inside.append((grain, key))
+    return inside
+
+
 def stitched_metrics(
     store: ToolStore, *, user: UserContext, day_from: date, day_to: date, settings: Settings
 ) -> tuple[DigestMetrics, Source, datetime | None]:
     """Additive metrics of [day_from, day_to]; the source; the watermark."""
-    ts_from, ts_to = span(day_from, day_to, user=user)
-    wanted = set(_days(day_from, day_to))
+    wanted = _days(day_from, day_to)
     covered: set[date] = set()
     parts: list[DigestMetrics] = []
     watermarks: list[datetime] = []
-    digests = store.final_digests_overlapping(user_id=user.user_id, ts_from=ts_from, ts_to=ts_to)
-    # A digest leaves out records not in episodes yet (a late record): count those days live.
-    unbuilt = {
-        d.day for d in store.unbuilt_days(user_id=user.user_id, day_from=day_from, day_to=day_to)
-    }
-    for grain in ("month", "week", "day"):
-        for digest in sorted((d for d in digests if d.grain == grain), key=lambda d: d.scope_key):
-            days = set(_days(*period_days(grain, digest.scope_key)))
-            if days <= wanted and not days & (covered | unbuilt):
-                covered |= days
-                parts.append(digest.metrics)
-                if digest.computed_through_ts:
-                    watermarks.append(digest.computed_through_ts)
-    live_days = sorted(wanted - covered)
+    # A digest leaves out records not in episodes yet (a late record): the days of those
+    # are counted live, and the digests over them are not taken.
+    digests = store.covering_digests(
+        user_id=user.user_id,
+        day_from=day_from,
+        day_to=day_to,
+        periods=_periods_inside(day_from, day_to),
+    )
+    # Largest first, then by key: the order the parts were always summed in.
+    digests.sort(key=lambda d: (_GRAINS_LARGEST_FIRST.index(d.grain), d.scope_key))
+    for digest in digests:
+        covered |= set(_days(*period_days(digest.grain, digest.scope_key)))
+        parts.append(digest.metrics)
+        if digest.computed_through_ts:
+            watermarks.append(digest.computed_through_ts)
+    live_days = sorted(set(wanted) - covered)
     for first, last in _runs(live_days):
         live = store.period_metrics(user_id=user.user_id, day_from=first, day_to=last)
         parts.append(live.metrics)

@@ -11,11 +11,56 @@ FROM signals
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
 ORDER BY ts_start, kind, signal_id;
 
--- name: final_digests_overlapping --
-SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
-       source_ids, computed_through_ts, finalized, stale FROM digests
-WHERE user_id = %(user_id)s AND finalized AND NOT stale
-  AND period_start < %(ts_to)s AND period_end > %(ts_from)s;
+-- name: period_settled --
+-- True when no record of [day_from, day_to] can be unbuilt (see unbuilt_days): no day
+-- of it is marked, and every device's watermark lies past the last instant a record of
+-- those days can start at (the bound unbuilt_days reads up to). It reads no record, so
+-- a settled period, most of history, is not planned over the months of `records`.
+SELECT NOT EXISTS (
+           SELECT 1 FROM build_marks
+           WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s)
+       AND NOT EXISTS (
+           SELECT 1 FROM devices d
+           LEFT JOIN LATERAL (
+               SELECT last_start FROM episodes x
+               WHERE x.user_id = d.user_id AND x.device_id = d.device_id
+               ORDER BY x.ts_start DESC, x.first_key COLLATE "C" DESC LIMIT 1
+           ) w ON true
+           WHERE d.user_id = %(user_id)s
+             AND COALESCE(w.last_start, '-infinity')
+                 < (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC') AS settled;
+
+-- name: covering_digests --
+-- The finalized, current digests that cover the caller's periods largest first (its
+-- months, weeks and days, each with its first and last day), around the unbuilt days:
+-- a month with no unbuilt day; a week with none that shares no day with a month taken;
+-- a day not unbuilt and in no month or week taken. Only the digests taken carry their
+-- metrics back (a month's answer is one document, not every digest inside it).
+WITH c AS (
+    SELECT c.* FROM unnest(%(grains)s::text[], %(keys)s::text[], %(firsts)s::date[],
+                           %(lasts)s::date[]) AS c(grain, scope_key, first_day, last_day)
+    WHERE NOT EXISTS (SELECT 1 FROM unnest(%(unbuilt)s::date[]) AS u(day)
+                      WHERE u.day BETWEEN c.first_day AND c.last_day)
+), d AS (
+    SELECT c.grain, c.first_day, c.last_day, g.digest_id
+    FROM c JOIN digests g ON g.user_id = %(user_id)s AND g.grain = c.grain
+     AND g.scope_key = c.scope_key
+    WHERE g.finalized AND NOT g.stale
+), months AS (
+    SELECT * FROM d WHERE grain = 'month'
+), weeks AS (
+    SELECT * FROM d w WHERE grain = 'week' AND NOT EXISTS (
+        SELECT 1 FROM months m WHERE m.first_day <= w.last_day AND w.first_day <= m.last_day)
+), days AS (
+    SELECT * FROM d x WHERE grain = 'day' AND NOT EXISTS (
+        SELECT 1 FROM (SELECT first_day, last_day FROM months
+                       UNION ALL SELECT first_day, last_day FROM weeks) t
+        WHERE x.first_day BETWEEN t.first_day AND t.last_day)
+)
+SELECT g.grain, g.scope_key, g.metrics, g.computed_through_ts
+FROM (SELECT digest_id FROM months UNION ALL SELECT digest_id FROM weeks
+      UNION ALL SELECT digest_id FROM days) t
+JOIN digests g ON g.user_id = %(user_id)s AND g.digest_id = t.digest_id;
 
 -- name: open_tail_metrics --
 -- Records not yet in a closed episode (the open tail), by the duration rule: those
@@ -128,6 +173,10 @@ WITH m AS (
     JOIN records r ON r.user_id = %(user_id)s AND r.day_local = m.day_local
      AND r.device_id = m.device_id AND r.deleted_at IS NULL
      AND r.ts_start >= m.day_local - 3 AND r.ts_start < m.day_local + 4  -- the day's range
+     -- and the period's, in constants: the months are pruned when planning, not each
+     -- month's partition planned for a join that reads none of them
+     AND r.ts_start >= (%(day_from)s::date - 1)::timestamp AT TIME ZONE 'UTC'
+     AND r.ts_start < (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC'
 )
 SELECT day_local AS day, count(*)::int AS records
 FROM (SELECT day_local FROM tail UNION ALL SELECT day_local FROM marked) x
@@ -312,22 +361,56 @@ CROSS JOIN LATERAL (
 WHERE g.user_id = %(user_id)s AND g.episode_id = ANY(%(ids)s);
 
 -- name: raw_records --
+-- Records per device on the timeline index, then merged (no index by user and time).
+-- A record's episode is the current one whose span holds it (NULL: not built yet),
+-- found by one join against the window's episodes, not a probe per record: per device,
+-- the last episode starting before the window and those starting in it, each paired
+-- with its successor; a record falls to the one whose start it is at or after and
+-- whose successor's start it is before (what timetrace_episode_of's probe finds).
+WITH r AS (
+    SELECT x.*, a.description
+    FROM devices d
+    CROSS JOIN LATERAL (
+        SELECT * FROM records x
+        WHERE x.user_id = d.user_id AND x.device_id = d.device_id AND x.deleted_at IS NULL
+          AND x.ts_start >= %(ts_from)s AND x.ts_start < %(ts_to)s
+        ORDER BY x.ts_start, x.record_id LIMIT %(limit)s
+    ) x
+    LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_id
+    WHERE d.user_id = %(user_id)s
+      AND (%(device_id)s::text IS NULL OR d.device_id = %(device_id)s::text)
+    ORDER BY x.ts_start, x.record_id LIMIT %(limit)s
+), w AS (
+    SELECT e.*, lead(e.ts_start) OVER s AS next_start, lead(e.first_key) OVER s AS next_key
+    FROM devices d
+    CROSS JOIN LATERAL (
+        (SELECT p.device_id, p.episode_id, p.stale, p.ts_start, p.first_key, p.last_start,
+                p.last_key
+         FROM episodes p
+         WHERE p.user_id = d.user_id AND p.device_id = d.device_id AND p.ts_start < %(ts_from)s
+         ORDER BY p.ts_start DESC, p.first_key COLLATE "C" DESC LIMIT 1)
+        UNION ALL
+        SELECT p.device_id, p.episode_id, p.stale, p.ts_start, p.first_key, p.last_start,
+               p.last_key
+        FROM episodes p
+        WHERE p.user_id = d.user_id AND p.device_id = d.device_id
+          AND p.ts_start >= %(ts_from)s AND p.ts_start < %(ts_to)s
+    ) e
+    WHERE d.user_id = %(user_id)s
+      AND (%(device_id)s::text IS NULL OR d.device_id = %(device_id)s::text)
+    WINDOW s AS (PARTITION BY e.device_id ORDER BY e.ts_start, e.first_key COLLATE "C")
+)
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,
        r.category, r.is_idle,
-       timetrace_episode_of(r.user_id, r.device_id, r.ts_start, r.client_record_id) AS episode_id,
-       a.description
-FROM devices d
--- Per device on the timeline index, then merged (no index by user and time).
-CROSS JOIN LATERAL (
-    SELECT * FROM records x
-    WHERE x.user_id = d.user_id AND x.device_id = d.device_id AND x.deleted_at IS NULL
-      AND x.ts_start >= %(ts_from)s AND x.ts_start < %(ts_to)s
-    ORDER BY x.ts_start, x.record_id LIMIT %(limit)s
-) r
-LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
-WHERE d.user_id = %(user_id)s
-  AND (%(device_id)s::text IS NULL OR d.device_id = %(device_id)s::text)
-ORDER BY r.ts_start, r.record_id LIMIT %(limit)s;
+       CASE WHEN NOT w.stale AND (r.ts_start, r.client_record_id COLLATE "C")
+                                 <= (w.last_start, w.last_key COLLATE "C")
+            THEN w.episode_id END AS episode_id,
+       r.description
+FROM r LEFT JOIN w ON w.device_id = r.device_id
+ AND (w.ts_start, w.first_key COLLATE "C") <= (r.ts_start, r.client_record_id COLLATE "C")
+ AND (w.next_start IS NULL
+      OR (r.ts_start, r.client_record_id COLLATE "C") < (w.next_start, w.next_key COLLATE "C"))
+ORDER BY r.ts_start, r.record_id;
 
 -- name: relabel_record --
 -- The caller marks the record's day (mark_device_days): its episodes go stale.

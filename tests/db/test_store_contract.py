@@ -41,7 +41,7 @@ from app.settings import Settings
 from app.store import DigestRow, EpisodeLine, RecordLine, SignalRow, ToolStore, UserContext
 from app.store.memory import MemoryEpisode, MemoryRecord, MemoryStore
 from app.text import fts_document, keyword_terms
-from app.timeutil import day_bounds, read_window, zone
+from app.timeutil import day_bounds, period_days, read_window, scope_keys, zone
 from tests.helpers import NOW, SAMPLE_MONTH, TemplateDatabases, isolated_env, url_for
 
 BROWSERS = ("Google Chrome", "Firefox", "Safari")
@@ -384,6 +384,15 @@ def _span(p: Pair, first: str, last: str, *, user: UserContext | None = None) ->
     return {"ts_from": start, "ts_to": end}
 
 
+def _periods_of(first: str, last: str) -> list[tuple[str, str]]:
+    """The days, weeks and months (grain, key) whose days all lie in [first, last]."""
+    start, end = date.fromisoformat(first), date.fromisoformat(last)
+    keys = (scope_keys(start + timedelta(days=i)) for i in range((end - start).days + 1))
+    pairs = (p for d, w, m in keys for p in (("day", d), ("week", w), ("month", m)))
+    inside = (p for p in dict.fromkeys(pairs) if start <= period_days(*p)[0])
+    return [p for p in inside if period_days(*p)[1] <= end]
+
+
 DAY, WEEK, MONTH = ("2003-03-05",) * 2, ("2003-03-03", "2003-03-09"), ("2003-03-01", "2003-03-31")
 TAIL, EMPTY = ("2003-03-30", "2003-04-01"), ("2002-06-01", "2002-06-07")
 PERIODS = {"day": DAY, "week": WEEK, "month": MONTH, "tail": TAIL, "empty": EMPTY}
@@ -466,10 +475,10 @@ def _cases() -> dict[str, Case]:
             ),
         )
     for name in ("week", "month", "tail", "empty"):
-        cases[f"final_digests_overlapping-{name}"] = Case(
-            "final_digests_overlapping",
-            lambda s, p, d=PERIODS[name]: s.final_digests_overlapping(
-                user_id=p.user.user_id, **_span(p, *d)
+        cases[f"covering_digests-{name}"] = Case(
+            "covering_digests",
+            lambda s, p, d=PERIODS[name]: s.covering_digests(
+                user_id=p.user.user_id, **_days(*d), periods=_periods_of(*d)
             ),
             ordered=False,
         )
@@ -594,7 +603,7 @@ NOTHING = frozenset(
         "get_digest-day-2002-01-01",
         "list_signals-empty",
         "period_signal_counts-empty",
-        "final_digests_overlapping-empty",
+        "covering_digests-empty",
         "open_tail_metrics-empty",
         "unbuilt_days-empty",
         "uncategorized_time-empty",
@@ -699,7 +708,13 @@ def _shorter_record(m: MemoryStore, p: Pair) -> None:
 
 
 def _lost_digest(m: MemoryStore, p: Pair) -> None:
-    m.digests.remove(next(d for d in m.digests if d[0] == p.user.user_id and d[1].finalized))
+    m.digests.remove(
+        next(
+            d
+            for d in m.digests
+            if d[0] == p.user.user_id and d[1].finalized and d[1].scope_key == "2003-W10"
+        )
+    )
 
 
 def _unindexed_word(m: MemoryStore, p: Pair) -> None:
@@ -720,7 +735,7 @@ def _other_reasons(m: MemoryStore, p: Pair) -> None:
 ALTERATIONS: dict[str, tuple[Callable[[MemoryStore, Pair], None], str]] = {
     "an episode's category seconds": (_more_work_seconds, "period_metrics-month"),
     "a record's duration": (_shorter_record, "uncategorized_time-tail"),
-    "a digest left out": (_lost_digest, "final_digests_overlapping-month"),
+    "a digest left out": (_lost_digest, "covering_digests-week"),
     "a word left out of an episode's keyword index": (
         _unindexed_word,
         "search_episodes-keyword-en",

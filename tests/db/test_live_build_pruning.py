@@ -22,9 +22,6 @@ from tests.helpers import NOW, make_api
 LAST_DAY = date(2003, 7, 15)  # mid-month: the day's read window lies in July
 # Six months, the last days in July: the watermark (the last episode's end) is in July too.
 HISTORY = [date(2003, m, d) for m in range(1, 7) for d in (3, 17)] + [date(2003, 7, 10)]
-# Its statement over `records` is bounded by a subquery, owned by the tools' queries:
-# planned over every month until that bound gets a constant beside it.
-NOT_PRUNED_YET = {"device_overlap_seconds"}
 OVER_RECORDS = re.compile(r"\b(?:FROM|JOIN)\s+records\b", re.IGNORECASE)
 
 
@@ -106,6 +103,6 @@ def test_a_live_day_plans_only_its_months(
     unpruned = {
         name: sorted(parts)
         for name, parts in planned.items()
-        if parts - {"records_2003_07"} and name not in NOT_PRUNED_YET
+        if parts - {"records_2003_07"}
     }
     assert unpruned == {}

@@ -101,8 +101,6 @@ def test_a_live_day_plans_only_its_months(
         "day_is_settled",
     } <= set(planned)
     unpruned = {
-        name: sorted(parts)
-        for name, parts in planned.items()
-        if parts - {"records_2003_07"}
+        name: sorted(parts) for name, parts in planned.items() if parts - {"records_2003_07"}
     }
     assert unpruned == {}

@@ -1,0 +1,145 @@
+"""The ActivityWatch door over HTTP (in process): aw-server's answers, heartbeats merged
+as aw-server merges them, export and import, the loopback guard, and the live
+conversion of a host's buckets into records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from app.awdoor.api import door_app
+from app.awdoor.guard import check_loopback
+from app.awdoor.live import LiveConversion
+from app.errors import ConfigError
+from app.runtime.services import Services
+from app.store import UserContext
+
+T0 = datetime(2003, 3, 4, 9, 0, tzinfo=UTC)  # sentinel: far from today
+WINDOW = "aw-watcher-window_laptop"
+AFK = "aw-watcher-afk_laptop"
+
+
+def _at(seconds: float) -> str:
+    return (T0 + timedelta(seconds=seconds)).isoformat()
+
+
+@pytest.fixture
+def user(services: Services) -> UserContext:
+    return services.store.ensure_user(name="me", time_zone="UTC", day_cut_hour=4)
+
+
+@pytest.fixture
+def door(services: Services, user: UserContext) -> Iterator[TestClient]:
+    app = door_app(store=services.store, user=user, port=5600, hostname="laptop")
+    with TestClient(app, base_url="http://127.0.0.1:5600") as client:
+        yield client
+
+
+def _bucket(door: TestClient, bucket_id: str, kind: str) -> None:
+    answer = door.post(
+        f"/api/0/buckets/{bucket_id}",
+        json={"client": "aw-watcher", "type": kind, "hostname": "laptop"},
+    )
+    assert answer.status_code == 200
+
+
+def _beat(door: TestClient, bucket_id: str, at: float, data: dict[str, Any], pulse: float) -> Any:
+    answer = door.post(
+        f"/api/0/buckets/{bucket_id}/heartbeat?pulsetime={pulse}",
+        json={"timestamp": _at(at), "duration": 0, "data": data},
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+CODE = {"app": "Code", "title": "main.py"}
+SLACK = {"app": "Slack", "title": "general"}
+
+
+def test_heartbeats_merge_within_pulsetime_and_start_anew_otherwise(door: TestClient) -> None:
+    _bucket(door, WINDOW, "currentwindow")
+    assert door.post(
+        f"/api/0/buckets/{WINDOW}", json={"client": "x", "type": "currentwindow", "hostname": "h"}
+    ).status_code == 304
+    for second in range(0, 10):
+        merged = _beat(door, WINDOW, second, CODE, 2.0)
+    assert merged["duration"] == 9.0
+    _beat(door, WINDOW, 10.5, SLACK, 2.0)  # other data: a new event
+    _beat(door, WINDOW, 11.5, SLACK, 2.0)
+    _beat(door, WINDOW, 20.0, SLACK, 2.0)  # past the pulse: a new event
+    events = door.get(f"/api/0/buckets/{WINDOW}/events").json()
+    assert [(e["timestamp"], e["duration"], e["data"]) for e in events] == [
+        (_at(20), 0.0, SLACK),
+        (_at(10.5), 1.0, SLACK),
+        (_at(0), 9.0, CODE),
+    ]
+    assert door.get(f"/api/0/buckets/{WINDOW}/events/count").json() == 3
+    assert len(door.get(f"/api/0/buckets/{WINDOW}/events?limit=2").json()) == 2
+    # A range is trimmed to what was asked, as aw-server's SQLite store trims it.
+    cut = door.get(
+        f"/api/0/buckets/{WINDOW}/events", params={"start": _at(5), "end": _at(11)}
+    ).json()
+    assert [(e["timestamp"], e["duration"]) for e in cut] == [(_at(10.5), 0.501), (_at(5), 4.0)]
+    listing = door.get("/api/0/buckets/").json()
+    assert listing[WINDOW]["last_updated"] == _at(20)
+    assert listing[WINDOW]["type"] == "currentwindow"
+
+
+def test_missing_bucket_and_pulsetime_are_aw_server_errors(door: TestClient) -> None:
+    assert door.post(
+        "/api/0/buckets/nope/heartbeat?pulsetime=1", json={"timestamp": _at(0)}
+    ).status_code == 404
+    _bucket(door, WINDOW, "currentwindow")
+    assert door.post(
+        f"/api/0/buckets/{WINDOW}/heartbeat", json={"timestamp": _at(0)}
+    ).status_code == 400
+    assert door.post(
+        f"/api/0/buckets/{WINDOW}/heartbeat?pulsetime=1", json={"data": {}}
+    ).status_code == 400
+
+
+def test_export_then_import_gives_back_what_was_sent(door: TestClient) -> None:
+    _bucket(door, WINDOW, "currentwindow")
+    _beat(door, WINDOW, 0, CODE, 2.0)
+    _beat(door, WINDOW, 1.25, CODE, 2.0)
+    _beat(door, WINDOW, 3, {"app": "微信", "title": "群聊 · 周报", "n": 1.5}, 2.0)
+    exported = door.get("/api/0/export").json()
+    bucket = exported["buckets"][WINDOW]
+    assert [e["data"] for e in bucket["events"]][0] == {"app": "微信", "title": "群聊 · 周报", "n": 1.5}
+    assert door.delete(f"/api/0/buckets/{WINDOW}").status_code == 401
+    assert door.delete(f"/api/0/buckets/{WINDOW}?force=1").status_code == 200
+    assert door.get(f"/api/0/buckets/{WINDOW}").status_code == 404
+    assert door.post("/api/0/import", json=exported).status_code == 200
+    assert door.get("/api/0/export").json() == exported
+    assert door.post("/api/0/import", json=exported).status_code == 409
+
+
+def test_settings_are_kept_as_aw_webui_writes_them(door: TestClient) -> None:
+    classes = [{"name": ["Work", "编程"], "rule": {"type": "regex", "regex": "Code|vim"}}]
+    assert door.post("/api/0/settings/classes", json=classes).json() == classes
+    assert door.get("/api/0/settings/classes").json() == classes
+    assert door.get("/api/0/settings").json() == {"classes": classes}
+    assert door.get("/api/0/settings/startOfDay").json() is None
+
+
+def test_a_foreign_host_or_a_web_origin_is_refused(door: TestClient) -> None:
+    assert door.get("/api/0/info").status_code == 200
+    assert door.get("/api/0/info", headers={"Host": "evil.example"}).status_code == 403
+    assert door.get("/api/0/info", headers={"Host": "evil.example:5600"}).status_code == 403
+    page = door.get("/api/0/info", headers={"Origin": "https://evil.example"})
+    assert page.status_code == 403
+    extension = door.get("/api/0/info", headers={"Origin": "moz-extension://abc"})
+    assert extension.status_code == 200
+    assert extension.headers["access-control-allow-origin"] == "moz-extension://abc"
+    assert door.get("/api/0/info", headers={"Origin": "http://127.0.0.1:5600"}).status_code == 200
+    assert door.get("/api/0/info", headers={"Host": "[::1]:5600"}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::", "example.com"])
+def test_the_door_refuses_to_listen_beyond_loopback(host: str) -> None:
+    with pytest.raises(ConfigError, match="loopback only"):
+        check_loopback(host)

@@ -62,9 +62,13 @@ SLACK = {"app": "Slack", "title": "general"}
 
 def test_heartbeats_merge_within_pulsetime_and_start_anew_otherwise(door: TestClient) -> None:
     _bucket(door, WINDOW, "currentwindow")
-    assert door.post(
-        f"/api/0/buckets/{WINDOW}", json={"client": "x", "type": "currentwindow", "hostname": "h"}
-    ).status_code == 304
+    assert (
+        door.post(
+            f"/api/0/buckets/{WINDOW}",
+            json={"client": "x", "type": "currentwindow", "hostname": "h"},
+        ).status_code
+        == 304
+    )
     for second in range(0, 10):
         merged = _beat(door, WINDOW, second, CODE, 2.0)
     assert merged["duration"] == 9.0
@@ -90,16 +94,21 @@ def test_heartbeats_merge_within_pulsetime_and_start_anew_otherwise(door: TestCl
 
 
 def test_missing_bucket_and_pulsetime_are_aw_server_errors(door: TestClient) -> None:
-    assert door.post(
-        "/api/0/buckets/nope/heartbeat?pulsetime=1", json={"timestamp": _at(0)}
-    ).status_code == 404
+    assert (
+        door.post(
+            "/api/0/buckets/nope/heartbeat?pulsetime=1", json={"timestamp": _at(0)}
+        ).status_code
+        == 404
+    )
     _bucket(door, WINDOW, "currentwindow")
-    assert door.post(
-        f"/api/0/buckets/{WINDOW}/heartbeat", json={"timestamp": _at(0)}
-    ).status_code == 400
-    assert door.post(
-        f"/api/0/buckets/{WINDOW}/heartbeat?pulsetime=1", json={"data": {}}
-    ).status_code == 400
+    assert (
+        door.post(f"/api/0/buckets/{WINDOW}/heartbeat", json={"timestamp": _at(0)}).status_code
+        == 400
+    )
+    assert (
+        door.post(f"/api/0/buckets/{WINDOW}/heartbeat?pulsetime=1", json={"data": {}}).status_code
+        == 400
+    )
 
 
 def test_export_then_import_gives_back_what_was_sent(door: TestClient) -> None:
@@ -109,7 +118,11 @@ def test_export_then_import_gives_back_what_was_sent(door: TestClient) -> None:
     _beat(door, WINDOW, 3, {"app": "微信", "title": "群聊 · 周报", "n": 1.5}, 2.0)
     exported = door.get("/api/0/export").json()
     bucket = exported["buckets"][WINDOW]
-    assert [e["data"] for e in bucket["events"]][0] == {"app": "微信", "title": "群聊 · 周报", "n": 1.5}
+    assert [e["data"] for e in bucket["events"]][0] == {
+        "app": "微信",
+        "title": "群聊 · 周报",
+        "n": 1.5,
+    }
     assert door.delete(f"/api/0/buckets/{WINDOW}").status_code == 401
     assert door.delete(f"/api/0/buckets/{WINDOW}?force=1").status_code == 200
     assert door.get(f"/api/0/buckets/{WINDOW}").status_code == 404
@@ -143,3 +156,61 @@ def test_a_foreign_host_or_a_web_origin_is_refused(door: TestClient) -> None:
 def test_the_door_refuses_to_listen_beyond_loopback(host: str) -> None:
     with pytest.raises(ConfigError, match="loopback only"):
         check_loopback(host)
+
+
+def _records(conn: Any) -> list[tuple[str, str, float, bool]]:
+    rows = conn.execute(
+        "SELECT client_record_id, app, EXTRACT(EPOCH FROM ts_end - ts_start)::float AS s, "
+        "is_idle FROM records ORDER BY ts_start"
+    ).fetchall()
+    return [(r["client_record_id"], r["app"], r["s"], r["is_idle"]) for r in rows]
+
+
+def test_the_live_conversion_extends_a_record_in_place_and_follows_afk(
+    door: TestClient, services: Services, user: UserContext, conn: Any
+) -> None:
+    live = LiveConversion(services.store, user=user, rules=services.rules)
+    now = T0 + timedelta(hours=1)
+    _bucket(door, WINDOW, "currentwindow")
+    _bucket(door, AFK, "afkstatus")
+    for second in range(0, 31):
+        _beat(door, WINDOW, second, CODE, 2.0)
+    _beat(door, AFK, 0, {"status": "not-afk"}, 6.0)
+    _beat(door, AFK, 30, {"status": "not-afk"}, 31.0)
+    first = live.run_once(now=now)
+    assert (first.hosts, first.inserted) == (1, 1)
+    start = int(T0.timestamp() * 1_000_000)
+    assert _records(conn) == [(f"aw:{start}", "Visual Studio Code", 30.0, False)]
+    (record_id,) = [r["record_id"] for r in conn.execute("SELECT record_id FROM records")]
+    # Nothing written: nothing to do.
+    assert live.run_once(now=now).hosts == 0
+    # The heartbeat extends the event: the same record, longer.
+    for second in range(31, 61):
+        _beat(door, WINDOW, second, CODE, 2.0)
+    _beat(door, AFK, 60, {"status": "not-afk"}, 31.0)
+    again = live.run_once(now=now)
+    assert (again.inserted, again.updated, again.removed) == (0, 1, 0)
+    assert _records(conn) == [(f"aw:{start}", "Visual Studio Code", 60.0, False)]
+    assert [r["record_id"] for r in conn.execute("SELECT record_id FROM records")] == [record_id]
+    # Slack, then the user goes away at 90 s: the tail past the last not-afk is idle.
+    for second in range(60, 121):
+        _beat(door, WINDOW, second, SLACK, 2.0)
+    _beat(door, AFK, 75, {"status": "not-afk"}, 31.0)
+    _beat(door, AFK, 90, {"status": "not-afk"}, 31.0)
+    _beat(door, AFK, 90, {"status": "afk"}, 31.0)
+    _beat(door, AFK, 120, {"status": "afk"}, 31.0)
+    live.run_once(now=now)
+    assert _records(conn) == [
+        (f"aw:{start}", "Visual Studio Code", 60.0, False),
+        (f"aw:{start + 60_000_000}", "Slack", 30.0, False),
+        (f"aw:{start + 90_000_000}", "Slack", 30.0, True),
+    ]
+    # The same history converted whole (a new conversion's first pass) agrees.
+    conn.execute("DELETE FROM records")
+    conn.execute("UPDATE aw_buckets SET dirty_from = '2003-03-04 09:00+00'")
+    LiveConversion(services.store, user=user, rules=services.rules).run_once(now=now)
+    assert [r[1:] for r in _records(conn)] == [
+        ("Visual Studio Code", 60.0, False),
+        ("Slack", 30.0, False),
+        ("Slack", 30.0, True),
+    ]

@@ -8,6 +8,11 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # Runtime pins and the package (editable) for `demo`; the test tools on top for the rest.
 STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# The real aw-server that tests compare TimeTrace with, in a virtualenv of its own (it
+# needs Flask < 2.3); aw-client and aw-core go into .venv without their dependencies
+# (requirements-aw.lock says why).
+AW_VENV    := .aw-venv
+AW_STAMP   := $(AW_VENV)/.installed
 
 .PHONY: install demo test test-fast lint typecheck pytest bench clean
 
@@ -18,11 +23,17 @@ $(STAMP): pyproject.toml setup.py requirements.lock
 	$(PIP) --no-deps -e .
 	touch $(STAMP)
 
-$(TEST_STAMP): $(STAMP) requirements-test.lock
+$(TEST_STAMP): $(STAMP) requirements-test.lock requirements-aw.lock
 	$(PIP) -r requirements-test.lock
+	$(PIP) --no-deps -r requirements-aw.lock
 	touch $(TEST_STAMP)
 
-install: $(TEST_STAMP)
+$(AW_STAMP): requirements-aw-server.lock
+	test -x $(AW_VENV)/bin/python || $(PYTHON) -m venv $(AW_VENV)
+	$(AW_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-aw-server.lock
+	touch $(AW_STAMP)
+
+install: $(TEST_STAMP) $(AW_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/timetrace demo
@@ -44,7 +55,7 @@ typecheck: $(TEST_STAMP)
 # end long after the other.
 PYTEST_WORKERS ?= 2
 
-pytest: $(TEST_STAMP)
+pytest: $(TEST_STAMP) $(AW_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 # The pure tier (tests/unit: no database, no process, no socket) in one process, for the
@@ -59,4 +70,4 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/ingest.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AW_VENV) .pytest_cache .mypy_cache .ruff_cache

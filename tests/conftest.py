@@ -51,7 +51,10 @@ from tests.helpers import (
 )
 
 if TYPE_CHECKING:  # loaded by the fixtures that use them: the pure tier needs neither
+    from aw_client import ActivityWatchClient
+
     from app.runtime.services import Services
+    from tests.aw_real import AwServer
 
 _counter = itertools.count()
 
@@ -265,3 +268,25 @@ def api(services: Services) -> Api:
 @pytest.fixture(scope="session")
 def golden_day() -> dict[str, Any]:
     return read_golden_day()
+
+
+@pytest.fixture
+def aw_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AwServer]:
+    """A real aw-server (tests/aw_real.py) of this test alone, in memory (starts in
+    about a second); ActivityWatch's files of the test's process go under it too."""
+    from tests.aw_real import aw_dirs, aw_server
+
+    home = tmp_path / "activitywatch"
+    for name, value in aw_dirs(home).items():
+        monkeypatch.setenv(name, value)
+    with aw_server(home) as server:
+        yield server
+
+
+@pytest.fixture
+def aw_client(aw_server: AwServer) -> Iterator[ActivityWatchClient]:
+    """The real aw-client, pointed at `aw_server`."""
+    from tests.aw_real import aw_client_for
+
+    with aw_client_for(aw_server) as client:
+        yield client

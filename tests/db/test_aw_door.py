@@ -118,7 +118,7 @@ def test_export_then_import_gives_back_what_was_sent(door: TestClient) -> None:
     _beat(door, WINDOW, 3, {"app": "微信", "title": "群聊 · 周报", "n": 1.5}, 2.0)
     exported = door.get("/api/0/export").json()
     bucket = exported["buckets"][WINDOW]
-    assert [e["data"] for e in bucket["events"]][0] == {
+    assert bucket["events"][0]["data"] == {
         "app": "微信",
         "title": "群聊 · 周报",
         "n": 1.5,

@@ -34,6 +34,7 @@ def _save_events(store: PostgresAwDoorStore, params: Params) -> None:
 
     def save() -> None:
         with store.pool.connection() as conn, conn.transaction(), conn.pipeline():
+            conn.execute(QUERIES["aw_relaxed_commit"])
             conn.execute(QUERIES["aw_save_events"], args)
             conn.execute(QUERIES["aw_mark_dirty"], args)
 

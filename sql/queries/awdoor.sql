@@ -48,6 +48,13 @@ JOIN LATERAL (
 -- global: ids from the door's sequence, unique across users as aw-server's are per server
 SELECT nextval('aw_event_ids') AS event_id FROM generate_series(1, %(n)s);
 
+-- name: aw_relaxed_commit --
+-- global: a setting of this transaction alone
+-- Heartbeats commit without waiting for the WAL to reach the disk: a database crash
+-- may lose the last fraction of a second of them (the next heartbeat carries the same
+-- state again), and a commit costs no disk flush, which is what bounds the door.
+SET LOCAL synchronous_commit TO off;
+
 -- name: aw_save_events --
 -- A group of heartbeats and inserts: new events and replaced ones, in one statement.
 INSERT INTO aw_events (user_id, bucket_id, event_id, ts, duration_us, data)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -192,12 +193,17 @@ def main() -> None:
                     ).raise_for_status()
                     buckets.append(name)
             watchers = Watchers(port, buckets)
+            door = psutil.Process(proc.pid)
+            cpu_before = sum(door.cpu_times()[:2])
             # Afk buckets get window-like data too: the door stores what it is sent.
             sent, elapsed, lat, failed = asyncio.run(
                 _run(port, watchers, rate=args.rate, seconds=args.seconds,
                      connections=args.connections)
             )  # fmt: skip
             p50, p95 = p50_p95_ms(lat)
+            # The door's own CPU per heartbeat (its conversion passes included): what a
+            # core gives, whatever else the machine runs.
+            cpu_ms = (sum(door.cpu_times()[:2]) - cpu_before) * 1000 / max(1, len(lat))
             top_sent, top_elapsed, top_lat, top_failed = asyncio.run(
                 _run(port, watchers, rate=None, seconds=min(args.seconds, 10),
                      connections=args.connections)
@@ -217,6 +223,7 @@ def main() -> None:
                 "heartbeat_p50_ms": p50,
                 "heartbeat_p95_ms": p95,
                 "offered_per_s": args.rate,
+                "door_cpu_ms_per_heartbeat": round(cpu_ms, 3),
                 "failed": failed + top_failed,
                 "buckets": args.buckets,
                 "hosts": args.hosts,

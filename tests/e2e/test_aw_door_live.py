@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from app.runtime.services import Services
 from app.settings import Settings
@@ -111,3 +112,45 @@ def _answers(client: httpx.Client) -> bool:
         return client.get("/api/0/info").status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def _primary_address() -> str | None:
+    """This machine's address on its default route, if it has one (no packet is sent)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address: str = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_the_door_listens_on_loopback_only_and_refuses_any_other_address(
+    db_url: str, tmp_path: Path
+) -> None:
+    from app.awdoor.server import door_sockets
+
+    env = timetrace_env(db_url, tmp_path / "data")
+    log = tmp_path / "door.log"
+    for host in ("0.0.0.0", "::"):
+        refused = spawn(["aw-door", "--host", host, "--port", str(_free_port())], env, log)
+        with reaped([refused]):
+            assert refused.wait(60) == 1
+    assert log.read_text().count("listens on loopback only") == 2
+    sockets = door_sockets("127.0.0.1", 0)
+    try:
+        assert {s.getsockname()[0] for s in sockets} <= {"127.0.0.1", "::1"}
+        port = sockets[0].getsockname()[1]
+        sockets[0].listen()
+        address = _primary_address()
+        if address is not None:  # the machine's own address does not reach the door
+            import socket
+
+            with socket.socket() as outside, pytest.raises(OSError):
+                outside.settimeout(2)
+                outside.connect((address, port))
+    finally:
+        for sock in sockets:
+            sock.close()

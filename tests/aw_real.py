@@ -27,7 +27,8 @@ from typing import Any
 
 import httpx
 from aw_client import ActivityWatchClient
-from aw_client.queries import DesktopQueryParams, canonicalEvents
+from aw_client.queries import AndroidQueryParams, DesktopQueryParams, canonicalEvents
+from aw_core.models import Event
 
 from tests.aw_day import Beat, BucketSpec
 from tests.faults import wait_for
@@ -181,6 +182,57 @@ def canonical_app_seconds(
     for event in result:
         app = event["data"].get("app", "")
         seconds[app] = seconds.get(app, 0.0) + float(event["duration"])
+    return seconds
+
+
+def canonical_app_seconds_in_process(
+    buckets: dict[str, dict[str, Any]],
+    *,
+    window: str,
+    afk: str | None,
+    browsers: Sequence[str],
+    start: datetime,
+    end: datetime,
+    classes: Classes | None = None,
+    audible: bool = True,
+) -> dict[str, float]:
+    """`canonical_app_seconds`, run by aw-core's own query engine (`aw_query`, over the
+    in-memory `aw_datastore` aw-server uses with `--storage memory`) in this process:
+    the very code behind aw-server's `/api/0/query/`, with no server to start, for
+    tests of many generated histories. `buckets` is an export's `buckets` object. With
+    no afk bucket (`afk=None`), the query aw-webui runs for a phone."""
+    from aw_datastore import Datastore
+    from aw_datastore.storages import MemoryStorage
+    from aw_query.query2 import query
+
+    store = Datastore(storage_strategy=MemoryStorage, testing=True)
+    for bucket_id, bucket in buckets.items():
+        made = store.create_bucket(
+            bucket_id, type=bucket["type"], client="test", hostname=bucket["hostname"]
+        )
+        made.insert(
+            [
+                Event(timestamp=e["timestamp"], duration=e["duration"], data=e["data"])
+                for e in bucket["events"]
+            ]
+        )
+    chosen = list(CLASSES if classes is None else classes)
+    params: DesktopQueryParams | AndroidQueryParams
+    if afk is None:
+        params = AndroidQueryParams(bid_android=window, classes=chosen)
+    else:
+        params = DesktopQueryParams(
+            bid_window=window,
+            bid_afk=afk,
+            bid_browsers=list(browsers),
+            classes=chosen,
+            include_audible=audible,
+        )
+    text = canonicalEvents(params) + '\nRETURN = merge_events_by_keys(events, ["app"]);'
+    seconds: dict[str, float] = {}
+    for event in query("canonical", text, start, end, store):
+        app = event.data.get("app", "")
+        seconds[app] = seconds.get(app, 0.0) + event.duration.total_seconds()
     return seconds
 
 

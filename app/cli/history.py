@@ -86,19 +86,45 @@ _NO_BUILD = click.option(
     show_default=True,
     help="Count a focused browser tab playing sound as active, as ActivityWatch's UI does.",
 )
+@click.option(
+    "--categories-file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="aw-webui's exported categories, instead of the server's settings.",
+)
+@click.option(
+    "--apply-categories",
+    is_flag=True,
+    help="Add ActivityWatch's categories (shown first) to your rules file before importing.",
+)
 @_NO_BUILD
 @edge
 def import_activitywatch(
-    export: Path | None, url: str | None, user_name: str, audible_is_active: bool, no_build: bool
+    export: Path | None,
+    url: str | None,
+    user_name: str,
+    audible_is_active: bool,
+    categories_file: Path | None,
+    apply_categories: bool,
+    no_build: bool,
 ) -> None:
-    """Import an ActivityWatch export (EXPORT.json) or a running aw-server (--url)."""
+    """Import an ActivityWatch export (EXPORT.json) or a running aw-server (--url); with
+    --url (or --categories-file), ActivityWatch's categories are shown as TimeTrace rules."""
     from app.importers.activitywatch import (
         import_activitywatch_file,
         import_activitywatch_server,
     )
+    from app.importers.aw_categories import offer
 
     if (export is None) == (url is None):
         raise click.UsageError("give an EXPORT file or --url of a running aw-server, not both")
+    said = offer(
+        url=url,
+        categories_file=categories_file,
+        apply_them=apply_categories,
+        rules_file=settings_from_env().rules_file,
+    )
+    if said:
+        console().print(said, markup=False, highlight=False)
 
     def run(services: Any, user: Any, progress: Any) -> Any:
         common = {"user": user, "rules": services.rules, "progress": progress}

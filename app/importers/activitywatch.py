@@ -41,6 +41,7 @@ from app.importers.jsonstream import JsonStream, NoRun
 from app.importers.spill import EventSpill, canonical
 from app.importers.timeline import (
     Cursor,
+    Event,
     Piece,
     PieceRow,
     Span,
@@ -80,13 +81,37 @@ _MAX_SPAN_US = MAX_RECORD_SPAN // _US
 _NOT_DEVICE = re.compile(r"[^A-Za-z0-9._:-]+")
 _NAME_MAX = 200  # a bucket's id, type, hostname or client
 # The canonical apps of each browser ActivityWatch's web watcher reports (its bucket
-# is aw-watcher-web-<name>); other names go through the app aliases.
+# is aw-watcher-web-<name>); other names go through the app aliases. A window of one
+# of them shows its browser's tab.
 _BROWSERS = {
     "chrome": ("Google Chrome", "Chromium"),
     "chromium": ("Chromium", "Google Chrome"),
     "edge": ("Microsoft Edge",),
     "firefox": ("Firefox",),
 }
+# aw-webui's own pairing (aw-client's `browser_appnames`, in its order): a browser bucket
+# is the first name its id contains, and that browser's audible tabs count as active
+# time only in windows whose app is exactly one of these.
+AW_BROWSER_APPS: dict[str, frozenset[str]] = {
+    "chrome": frozenset(
+        {
+            "Google Chrome", "Google-chrome", "chrome.exe", "google-chrome-stable",
+            "Chromium", "Chromium-browser", "Chromium-browser-chromium", "chromium.exe",
+            "Google-chrome-beta", "Google-chrome-unstable", "Brave-browser",
+        }
+    ),
+    "firefox": frozenset(
+        {
+            "Firefox", "Firefox.exe", "firefox", "firefox.exe", "Firefox Developer Edition",
+            "firefoxdeveloperedition", "Firefox-esr", "Firefox Beta", "Nightly",
+            "org.mozilla.firefox",
+        }
+    ),
+    "opera": frozenset({"opera.exe", "Opera"}),
+    "brave": frozenset({"brave.exe"}),
+    "edge": frozenset({"msedge.exe", "Microsoft Edge"}),
+    "vivaldi": frozenset({"Vivaldi-stable", "Vivaldi-snapshot", "vivaldi.exe"}),
+}  # fmt: skip
 
 
 class ActivityWatchError(InvalidInputError):
@@ -433,8 +458,18 @@ def _browser_name(bucket: Bucket) -> str:
     return name.lower()
 
 
-def _is_one_of(canonical: Callable[[str], str], apps: frozenset[str], app: str) -> bool:
-    return canonical(app) in apps
+def _is_one_of(
+    canonical: Callable[[str], str], apps: frozenset[str], raw: frozenset[str], app: str
+) -> bool:
+    return app in raw or canonical(app) in apps
+
+
+def aw_browser_apps(bucket_id: str) -> frozenset[str]:
+    """The window apps whose audible tabs of this browser bucket aw-webui counts."""
+    for name, apps in AW_BROWSER_APPS.items():
+        if name in bucket_id:
+            return apps
+    return frozenset()
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -498,26 +533,29 @@ def host_records(
     for bucket in host.web:
         name = _browser_name(bucket)
         apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
+        aw_apps = aw_browser_apps(bucket.id)
         web.append(
             WebStream(
                 spans=Cursor(
-                    Span(e.start, e.end, e.data)
-                    for e in clip(flood(spill.events(bucket=bucket.index)))
+                    Span(e.start, e.end, e.data) for e in flood(spill.events(bucket=bucket.index))
                 ),
-                is_this_browser=functools.partial(_is_one_of, canonical, apps),
+                is_this_browser=functools.partial(_is_one_of, canonical, apps, aw_apps),
+                counts_audible=aw_apps.__contains__,
             )
         )
     not_afk = None
     if host.afk:
-        not_afk = active_spans(e for b in host.afk for e in flood(spill.events(bucket=b.index)))
+        afk = [flood(spill.events(bucket=b.index)) for b in host.afk]
+        not_afk = active_spans(afk[0] if len(afk) == 1 else heapq.merge(*afk, key=_start))
     # Several window buckets on one host (a second watcher) make one timeline.
-    window_events = heapq.merge(
-        *(flood(spill.events(bucket=b.index)) for b in host.windows), key=lambda e: e.start
-    )
-    pieces = host_pieces(
-        clip(window_events), not_afk=not_afk, web=web, audible_is_active=audible_is_active
-    )
+    floods = [flood(spill.events(bucket=b.index)) for b in host.windows]
+    windows = floods[0] if len(floods) == 1 else clip(heapq.merge(*floods, key=_start))
+    pieces = host_pieces(windows, not_afk=not_afk, web=web, audible_is_active=audible_is_active)
     return _records(host, pieces, now)
+
+
+def _start(event: Event) -> int:
+    return event.start
 
 
 def _host_streams(
@@ -533,22 +571,25 @@ def _host_streams(
     for bucket in host.web:
         name = _browser_name(bucket)
         apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
+        aw_apps = aw_browser_apps(bucket.id)
         web.append(
             WebStretches(
-                spans=StretchCursor(clip_stretches(flood_rows(spill.rows(bucket=bucket.index)))),
-                is_this_browser=functools.partial(_is_one_of, canonical, apps),
+                spans=StretchCursor(flood_rows(spill.rows(bucket=bucket.index))),
+                is_this_browser=functools.partial(_is_one_of, canonical, apps, aw_apps),
+                counts_audible=aw_apps.__contains__,
             )
         )
     not_afk = None
     if host.afk:
+        afk = [flood_rows(spill.rows(bucket=b.index)) for b in host.afk]
         not_afk = active_stretches(
-            s for b in host.afk for s in flood_rows(spill.rows(bucket=b.index))
+            afk[0] if len(afk) == 1 else heapq.merge(*afk, key=itemgetter(0))
         )
     floods = [flood_rows(spill.rows(bucket=b.index)) for b in host.windows]
-    windows = floods[0] if len(floods) == 1 else heapq.merge(*floods, key=itemgetter(0))
-    return piece_rows(
-        clip_stretches(windows), not_afk=not_afk, web=web, audible_is_active=audible_is_active
+    windows = (
+        floods[0] if len(floods) == 1 else clip_stretches(heapq.merge(*floods, key=itemgetter(0)))
     )
+    return piece_rows(windows, not_afk=not_afk, web=web, audible_is_active=audible_is_active)
 
 
 @dataclass(slots=True)

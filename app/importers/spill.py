@@ -33,7 +33,7 @@ _RUN = 50_000  # events sorted in memory at a time (~12 MB)
 _BLOCK = 4_096  # events read back at a time, per run being merged
 _json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
-Pending = tuple[int, int, int, str]  # start, order added, duration, data
+Pending = tuple[int, int, int, str]  # start, duration, order added, data
 
 
 def canonical(data: dict[str, Any]) -> str:
@@ -46,8 +46,8 @@ def canonical(data: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Run:
-    first: tuple[int, int]  # (start, order added) of its first and last event
-    last: tuple[int, int]
+    first: tuple[int, int, int]  # (start, duration, order added) of its first and last event
+    last: tuple[int, int, int]
     blocks: list[tuple[int, int]]  # (offset, length) in the file
 
 
@@ -76,7 +76,7 @@ class EventSpill:
 
     def add(self, *, bucket: int, start: int, duration: int, data: dict[str, Any]) -> None:
         pending = self._pending.setdefault(bucket, [])
-        pending.append((start, self.count, duration, canonical(data)))
+        pending.append((start, duration, self.count, canonical(data)))
         self.count += 1
         if len(pending) >= self._run:
             self._write_run(bucket)
@@ -86,7 +86,7 @@ class EventSpill:
         pending = self._pending.setdefault(bucket, [])
         count = self.count
         for start, duration, data in rows:
-            pending.append((start, count, duration, data))
+            pending.append((start, duration, count, data))
             count += 1
             if len(pending) >= self._run:
                 self.count = count
@@ -98,14 +98,16 @@ class EventSpill:
         pending = self._pending.pop(bucket, None)
         if not pending:
             return
-        pending.sort()  # by (start, order added): the two never tie
+        # By (start, duration) as aw-core's flood sorts them, ties in the order added
+        # (the server's own order): the three never tie.
+        pending.sort()
         self._file.seek(0, 2)
         blocks = []
         for at in range(0, len(pending), _BLOCK):
             block = marshal.dumps(pending[at : at + _BLOCK])
             blocks.append((self._file.tell(), len(block)))
             self._file.write(block)
-        run = _Run(first=pending[0][:2], last=pending[-1][:2], blocks=blocks)
+        run = _Run(first=pending[0][:3], last=pending[-1][:3], blocks=blocks)
         self._runs.setdefault(bucket, []).append(run)
 
     def _read(self, run: _Run) -> Iterator[Pending]:
@@ -115,8 +117,8 @@ class EventSpill:
             yield from block
 
     def rows(self, *, bucket: int) -> Iterator[Pending]:
-        """The bucket's events by start time (ties in the order they were added), as
-        (start, order added, duration, data) tuples."""
+        """The bucket's events by start time, then duration (ties in the order they were
+        added), as (start, duration, order added, data) tuples."""
         self._write_run(bucket)
         runs = sorted(self._runs.get(bucket, []), key=lambda r: r.first)
         if all(a.last < b.first for a, b in pairwise(runs)):
@@ -126,6 +128,6 @@ class EventSpill:
             yield from heapq.merge(*(self._read(run) for run in runs))
 
     def events(self, *, bucket: int) -> Iterator[Event]:
-        """The bucket's events by start time (ties in the order they were added)."""
-        for start, _, duration, data in self.rows(bucket=bucket):
+        """The bucket's events by start time, then duration (ties in the order added)."""
+        for start, duration, _, data in self.rows(bucket=bucket):
             yield Event(start, duration, data)

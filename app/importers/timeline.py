@@ -1,13 +1,15 @@
 """ActivityWatch's event arithmetic, streamed: flooding, clipping, and one host's
 timeline cut into pieces of one state (pure, no I/O).
 
-ActivityWatch's own UI counts a window event as active only where a not-afk event
-covers it, after flooding both buckets (gaps of up to 5 s closed by stretching a
-neighbour). `host_pieces` cuts each window event where that, or the focused
-browser tab, changes, so the records it yields sum to the same seconds per app.
-Times are integer microseconds since the epoch, so every sum is exact.
+Exactly what aw-webui shows (aw-client's `canonicalEvents`, run by aw-core 0.5.18):
+each bucket is flooded (`flood`: a gap of up to 5 s between differing events split at
+its midpoint, equal-data neighbours merged, a later overlapping event taking
+precedence), and a window event counts as active where a not-afk event or an audible
+tab of the focused browser covers it. `host_pieces` cuts each window event where that,
+or the focused browser tab, changes, so the records it yields sum to the same seconds
+per app. Times are integer microseconds since the epoch, so every sum is exact.
 
-    windows = clip(flood(window_events))
+    windows = flood(window_events)
     for piece in host_pieces(windows, not_afk=active_spans(flood(afk_events)), web=[...]):
         ...
 """
@@ -15,6 +17,7 @@ Times are integer microseconds since the epoch, so every sum is exact.
 from __future__ import annotations
 
 import functools
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -22,8 +25,8 @@ from typing import Any
 
 import orjson
 
-PULSETIME_US = 5_000_000  # ActivityWatch's flood: gaps up to 5 s belong to a neighbour
-_TRIM_US = 100_000  # overlaps shorter than 0.1 s between different events are trimmed
+PULSETIME_US = 5_000_000  # ActivityWatch's flood: gaps up to 5 s are filled
+_TRIM_US = 100_000  # overlaps shorter than 0.1 s are flooded as gaps are
 
 
 @dataclass(slots=True)
@@ -40,47 +43,96 @@ class Event:
         return self.start + self.duration
 
 
+def half(gap: int) -> int:
+    """`gap / 2` as aw-core's `timedelta` division rounds it: to the nearest microsecond,
+    a half to the even one."""
+    quotient, odd = divmod(gap, 2)
+    return quotient + (odd & quotient)
+
+
+def to_ms(moment: int) -> int:
+    """A start as aw-core's `Event` keeps it: cut down to the millisecond (each time a
+    start is set; a duration keeps its microseconds)."""
+    return moment - moment % 1_000
+
+
 def flood(events: Iterable[Event], *, pulsetime: int = PULSETIME_US) -> Iterator[Event]:
-    """ActivityWatch's `flood` over events sorted by start: a gap of up to `pulsetime`
-    goes to the longer neighbour (the two merge when their data is equal), equal
-    events that overlap merge, and events left with no duration are dropped. The
-    events are changed in place (a spill's, made for this one pass)."""
+    """aw-core 0.5.18's `flood`, streamed, over events sorted by (start, duration) (ties
+    in the order the server lists them): neighbour by neighbour, a gap of at most
+    `pulsetime` (or an overlap under 0.1 s) between equal data goes to the longer one
+    and the two merge, between differing data each extends to the gap's midpoint, and
+    overlapping equal data merges; then `_Normal` makes the stream non-overlapping, a
+    later event taking precedence. Each start it sets is cut to the millisecond as
+    aw-core's `Event` cuts it (what aw-server stores already is). The events are
+    changed in place (a spill's, made for this one pass)."""
+    normal = _Normal()
     held: Event | None = None
     for e2 in events:
-        e1 = held
-        held = e2
+        e1, held, held_start = held, e2, e2.start
         if e1 is None:
             continue
         gap = e2.start - e1.end
         if gap < 0 and e1.data == e2.data:
             start, end = min(e1.start, e2.start), max(e1.end, e2.end)
-            e1.start, e1.duration = start, end - start
-            e2.start, e2.duration = end, 0
+            e1.start, e1.duration = to_ms(start), end - start
+            e2.start, e2.duration = to_ms(end), 0
         elif -_TRIM_US < gap <= pulsetime and gap != 0:
             e2_end = e2.end
-            if e1.duration >= e2.duration:
-                if e1.data == e2.data:
+            if e1.data == e2.data:
+                if e1.duration >= e2.duration:
                     e1.duration = e2_end - e1.start
-                    e2.start, e2.duration = e2_end, 0
+                    e2.start, e2.duration = to_ms(e2_end), 0
                 else:
-                    e1.duration = e2.start - e1.start
-            elif e1.data == e2.data:
-                e2.start, e2.duration = e1.start, e2_end - e1.start
-                e1.duration = 0
+                    e2.start = to_ms(e1.start)
+                    e2.duration = e2_end - e2.start
+                    e1.duration = 0
             else:
-                e2.start = e1.end
-                e2.duration = e2_end - e2.start
-        # e1 is final now: later pairs only change e2 and the events after it.
-        if e1.duration > 0:
-            yield e1
-    if held is not None and held.duration > 0:
-        yield held
+                midpoint = e1.end + half(gap)
+                e1.duration = midpoint - e1.start
+                e2.start, e2.duration = to_ms(midpoint), e2_end - midpoint
+        # e1 is final now. No later event will start before this bound (the next one's
+        # start or its start as read, whichever is earlier: it may yet merge back).
+        yield from normal.add(e1, bound=to_ms(min(e2.start, held_start)))
+    if held is not None:
+        yield from normal.add(held, bound=None)
+
+
+class _Normal:
+    """aw-core's final pass of `flood`, streamed: events in flooding's order, each
+    cutting short the ones before it that it overlaps (dropping those left with no
+    time), or merging into the last when its data is equal. An event is let go once
+    no later one can reach it: it ends by the bound, or the event after it starts
+    before the bound (and so can no longer be dropped)."""
+
+    def __init__(self) -> None:
+        self._held: deque[Event] = deque()
+
+    def add(self, event: Event, *, bound: int | None) -> Iterator[Event]:
+        held = self._held
+        if event.duration > 0:
+            while held and held[-1].end > event.start:
+                previous = held[-1]
+                if previous.data == event.data:
+                    previous.duration = max(previous.end, event.end) - previous.start
+                    break
+                previous.duration = event.start - previous.start
+                if previous.duration <= 0:
+                    held.pop()
+                    continue
+                held.append(event)
+                break
+            else:
+                held.append(event)
+        while held and (
+            bound is None or held[0].end <= bound or (len(held) > 1 and held[1].start < bound)
+        ):
+            yield held.popleft()
 
 
 def clip(events: Iterable[Event]) -> Iterator[Event]:
-    """End each event at the next one's start: overlapping events of one bucket (which
-    flooding leaves alone when their data differs) are never counted twice. Changes
-    the events in place, as `flood` does."""
+    """End each event at the next one's start: the flooded events of several buckets of
+    one kind (two window watchers on one host), merged by start, never count twice.
+    Changes the events in place, as `flood` does."""
     held: Event | None = None
     for event in events:
         if held is not None:
@@ -148,10 +200,13 @@ class Cursor:
 
 @dataclass(slots=True)
 class WebStream:
-    """One browser's tab events (flooded and clipped) and which windows are that browser."""
+    """One browser's tab events (flooded), which windows are that browser (their tab
+    is shown), and for which of them an audible tab counts as active time (aw-webui's
+    own pairing of browser buckets and window apps, `counts_audible`)."""
 
     spans: Cursor
     is_this_browser: Callable[[str], bool]  # from the window's app
+    counts_audible: Callable[[str], bool] = lambda _app: False
 
 
 @dataclass(slots=True)
@@ -189,13 +244,17 @@ def host_pieces(
         start, end, data = window.start, window.end, window.data
         active = afk.overlapping(start, end) if afk is not None else [Span(start, end)]
         tabs: list[Span] = []
+        loud: list[Span] = []  # audible tabs that make the window active
         private = data in private_windows
         if web:
             app = window_app(data)
             near: list[Span] = []
             for stream in web:
                 if stream.is_this_browser(app):
-                    near += stream.spans.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+                    found = stream.spans.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+                    near += found
+                    if audible_is_active and stream.counts_audible(app):
+                        loud += [s for s in found if AUDIBLE in s.data]
             tabs = [s for s in near if s.end > start and s.start < end]
             private = private or any(INCOGNITO in s.data for s in (tabs or near))
         if private:
@@ -209,9 +268,7 @@ def host_pieces(
         held: Piece | None = None
         for t0, t1 in pairwise(sorted(cuts)):
             tab = _covering(tabs, t0)
-            is_active = _covering(active, t0) is not None or (
-                audible_is_active and tab is not None and AUDIBLE in tab.data
-            )
+            is_active = _covering(active, t0) is not None or _covering(loud, t0) is not None
             tab_data = tab.data if tab is not None else None
             if held is not None and held.active == is_active and held.tab == tab_data:
                 held.end = t1
@@ -257,38 +314,83 @@ PieceRow = tuple[int, int, str, bool, str | None, bool]  # start, end, window, a
 def flood_rows(
     rows: Iterable[tuple[int, int, int, str]], *, pulsetime: int = PULSETIME_US
 ) -> Iterator[Stretch]:
-    """`flood` over a spill's rows (start, order added, duration, data), as stretches."""
+    """`flood` over a spill's rows (start, duration, order added, data), as stretches."""
     it = iter(rows)
     first = next(it, None)
     if first is None:
         return
-    s1, _, d1, x1 = first
-    for s2, _, d2, x2 in it:
+    s1, d1, _, x1 = first
+    held: deque[list[Any]] = deque()  # `_Normal`'s: [start, end, data]
+    append, pop, popleft = held.append, held.pop, held.popleft
+    for s2, d2, _, x2 in it:
+        o2 = s2
         gap = s2 - s1 - d1
         if gap < 0 and x1 == x2:
             end = max(s1 + d1, s2 + d2)
-            s1 = min(s1, s2)
-            d1 = end - s1
-            s2, d2 = end, 0
+            start = min(s1, s2)
+            s1, d1 = start - start % 1_000, end - start  # `to_ms`, inline
+            s2, d2 = end - end % 1_000, 0
         elif -_TRIM_US < gap <= pulsetime and gap != 0:
             e2_end = s2 + d2
-            if d1 >= d2:
-                if x1 == x2:
+            if x1 == x2:
+                if d1 >= d2:
                     d1 = e2_end - s1
-                    s2, d2 = e2_end, 0
+                    s2, d2 = e2_end - e2_end % 1_000, 0
                 else:
-                    d1 = s2 - s1
-            elif x1 == x2:
-                s2, d2 = s1, e2_end - s1
-                d1 = 0
+                    s2 = s1 - s1 % 1_000
+                    d2 = e2_end - s2
+                    d1 = 0
             else:
-                s2 = s1 + d1  # e1's end
-                d2 = e2_end - s2
+                quotient, odd = divmod(gap, 2)
+                midpoint = s1 + d1 + quotient + (odd & quotient)  # `half`
+                d1 = midpoint - s1
+                s2, d2 = midpoint - midpoint % 1_000, e2_end - midpoint
         if d1 > 0:
-            yield s1, s1 + d1, x1
+            e1_end = s1 + d1
+            while held:
+                last = held[-1]
+                if last[1] <= s1:
+                    append([s1, e1_end, x1])
+                    break
+                if last[2] == x1:
+                    if e1_end > last[1]:
+                        last[1] = e1_end
+                    break
+                last[1] = s1
+                if s1 <= last[0]:
+                    pop()
+                    continue
+                append([s1, e1_end, x1])
+                break
+            else:
+                append([s1, e1_end, x1])
+        bound = s2 if s2 < o2 else o2
+        bound -= bound % 1_000
+        while held and (held[0][1] <= bound or (len(held) > 1 and held[1][0] < bound)):
+            first_held = popleft()
+            yield first_held[0], first_held[1], first_held[2]
         s1, d1, x1 = s2, d2, x2
     if d1 > 0:
-        yield s1, s1 + d1, x1
+        e1_end = s1 + d1
+        while held:
+            last = held[-1]
+            if last[1] <= s1:
+                append([s1, e1_end, x1])
+                break
+            if last[2] == x1:
+                if e1_end > last[1]:
+                    last[1] = e1_end
+                break
+            last[1] = s1
+            if s1 <= last[0]:
+                pop()
+                continue
+            append([s1, e1_end, x1])
+            break
+        else:
+            append([s1, e1_end, x1])
+    for start, end, data in held:
+        yield start, end, data
 
 
 def clip_stretches(stretches: Iterable[Stretch]) -> Iterator[Stretch]:
@@ -354,6 +456,7 @@ class WebStretches:
 
     spans: StretchCursor
     is_this_browser: Callable[[str], bool]
+    counts_audible: Callable[[str], bool] = lambda _app: False
 
 
 _BROWSERS_SEEN_MAX = 16_384
@@ -370,11 +473,13 @@ def piece_rows(
     private)."""
     afk = StretchCursor(not_afk) if not_afk is not None else None
     private_windows: set[str] = set()
-    # Per window data, the tab cursors of the browsers it is (none for most windows).
-    browsers: dict[str, list[StretchCursor]] = {}
+    # Per window data, the tab cursors of the browsers it is (none for most windows),
+    # each with whether its audible tabs make the window active.
+    browsers: dict[str, list[tuple[StretchCursor, bool]]] = {}
     for start, end, data in windows:
         active = afk.overlapping(start, end) if afk is not None else [(start, end, "")]
         tabs: list[Stretch] = []
+        loud: list[Stretch] = []
         private = data in private_windows
         if web:
             cursors = browsers.get(data)
@@ -382,11 +487,18 @@ def piece_rows(
                 if len(browsers) >= _BROWSERS_SEEN_MAX:
                     browsers.clear()
                 app = window_app(data)
-                cursors = browsers[data] = [s.spans for s in web if s.is_this_browser(app)]
+                cursors = browsers[data] = [
+                    (s.spans, audible_is_active and s.counts_audible(app))
+                    for s in web
+                    if s.is_this_browser(app)
+                ]
             if cursors:
                 near: list[Stretch] = []
-                for cursor in cursors:
-                    near += cursor.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+                for cursor, counts in cursors:
+                    found = cursor.overlapping(start - PULSETIME_US, end + PULSETIME_US)
+                    near += found
+                    if counts:
+                        loud += [s for s in found if AUDIBLE in s[2]]
                 tabs = [s for s in near if s[1] > start and s[0] < end]
                 private = private or any(INCOGNITO in s[2] for s in (tabs or near))
         if private:
@@ -403,8 +515,8 @@ def piece_rows(
         held: list[Any] | None = None  # [start, end, active, tab]
         for t0, t1 in pairwise(sorted(cuts)):
             tab = _covering_stretch(tabs, t0)
-            is_active = _covering_stretch(active, t0) is not None or (
-                audible_is_active and tab is not None and AUDIBLE in tab[2]
+            is_active = (
+                _covering_stretch(active, t0) is not None or _covering_stretch(loud, t0) is not None
             )
             tab_data = tab[2] if tab is not None else None
             if held is not None and held[2] == is_active and held[3] == tab_data:

@@ -90,16 +90,20 @@ def test_window_time_beside_an_incognito_tab_is_redacted_everywhere(
         "SELECT app, window_title, url, redacted, extract(epoch FROM ts_end - ts_start)::float "
         "AS s FROM records WHERE app = 'Google Chrome' ORDER BY ts_start"
     ).fetchall()
-    # Every second of the private window is redacted: the 5 s before its tab's first
-    # event, the tab, the 2 s gap flooded after it, and its later stretch with no tab.
-    # (Flooding: a gap goes to the longer neighbour; its two events merge, 64 s.)
+    # Every second of the private window is redacted: the 6 s before its tab's first
+    # event, the tab, the 1 s after it, and its later stretch with no tab. (Flooding, as
+    # aw-core: a 2 s gap between differing windows is split at its midpoint, and the
+    # private window's two events merge: 31 s to 95 s.) The public window gets 1 s of
+    # each gap beside it, with no tab.
     shown = [(r["window_title"], r["url"], r["redacted"], r["s"]) for r in rows]
     assert shown == [
-        ("", None, True, 5.0),
+        ("", None, True, 6.0),
         ("", None, True, 57.0),
-        ("", None, True, 2.0),
+        ("", None, True, 1.0),
+        ("acme/timetrace - Google Chrome", None, False, 1.0),
         ("acme/timetrace", "https://github.com/acme/timetrace", False, 30.0),
-        ("", None, True, 12.0),
+        ("acme/timetrace - Google Chrome", None, False, 1.0),
+        ("", None, True, 13.0),
     ]
     assert summary.redacted == 4
     backfill(services.store, now=NOW, settings=services.settings)

@@ -293,10 +293,12 @@ def _random_events(rng: random.Random, count: int) -> list[tuple[int, int, str]]
 @pytest.mark.parametrize("seed", range(20))
 def test_flood_clip_and_not_afk_over_tuples_equal_them_over_events(seed: int) -> None:
     events = _random_events(random.Random(seed), 400)
-    rows = [(start, order, duration, data) for order, (start, duration, data) in enumerate(events)]
+    rows = sorted(
+        (start, duration, order, data) for order, (start, duration, data) in enumerate(events)
+    )
 
     def objects() -> list[Event]:
-        return [Event(start, duration, data) for start, duration, data in events]
+        return [Event(start, duration, data) for start, duration, _, data in rows]
 
     def spans(found: Any) -> list[tuple[int, int, str]]:
         return [(e.start, e.end, e.data) for e in found]

@@ -1,6 +1,6 @@
-"""The importers' spill gives each bucket's events back by start time, ties in the
-order they came, whether they arrived newest first (an export), shuffled across many
-runs, or with buckets interleaved."""
+"""The importers' spill gives each bucket's events back by start time and duration (as
+aw-core's flood sorts them), ties in the order they came, whether they arrived newest
+first (an export), shuffled across many runs, or with buckets interleaved."""
 
 from __future__ import annotations
 
@@ -13,15 +13,16 @@ from app.importers.spill import EventSpill, canonical
 
 def _events(count: int, *, seed: int) -> list[tuple[int, int, dict[str, object]]]:
     rng = random.Random(seed)
-    # Few distinct starts, so that many events tie and their order added must hold.
+    # Few distinct starts and durations, so that many events tie and their order added
+    # must hold.
     return [
-        (rng.randrange(0, count // 3) * 1_000_000, rng.randrange(1, 9_000), {"n": i, "t": "标题"})
+        (rng.randrange(0, count // 3) * 1_000_000, rng.randrange(1, 4), {"n": i, "t": "标题"})
         for i in range(count)
     ]
 
 
 @pytest.mark.parametrize("order", ["newest first", "shuffled", "oldest first"])
-def test_events_come_back_by_start_with_ties_in_the_order_added(order: str) -> None:
+def test_events_come_back_by_start_and_duration_with_ties_in_the_order_added(order: str) -> None:
     events = _events(5_000, seed=3)
     if order == "newest first":
         events.sort(key=lambda e: -e[0])
@@ -37,7 +38,7 @@ def test_events_come_back_by_start_with_ties_in_the_order_added(order: str) -> N
         got = [(e.start, e.duration, e.data) for e in spill.events(bucket=1)]
         assert [e.start for e in spill.events(bucket=2)] == sorted(s for s, _, _ in other)
         assert list(spill.events(bucket=3)) == []
-    expected = sorted(enumerate(events), key=lambda pair: (pair[1][0], pair[0]))
+    expected = sorted(enumerate(events), key=lambda pair: (pair[1][0], pair[1][1], pair[0]))
     assert got == [(start, duration, canonical(data)) for _, (start, duration, data) in expected]
 
 

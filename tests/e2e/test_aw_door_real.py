@@ -124,10 +124,6 @@ def test_aw_client_reads_back_what_it_sent_and_the_door_converts_as_the_importer
     assert _records(conn, "me") == _records(conn, "batch")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the importer's flood is not yet aw-core 0.5.18's (the midpoint); awexact's part",
-)
 def test_timetrace_counts_the_door_s_day_as_aw_server_does(
     aw_client: ActivityWatchClient,
     door_client: ActivityWatchClient,

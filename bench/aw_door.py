@@ -151,13 +151,27 @@ def main() -> None:
     parser.add_argument("--buckets", type=int, default=1_000)
     parser.add_argument("--hosts", type=int, default=20)
     parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument(
+        "--convert-every", type=float, default=2.0, help="the door's conversion passes (s)"
+    )
     args = parser.parse_args()
 
     with bench_database("timetrace_bench_aw_door") as (url, _settings):
         port = free_port()
         env = {**os.environ, "TIMETRACE_DATABASE_URL": url}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "aw-door", "--port", str(port), "--user", "bench"],
+            [
+                sys.executable,
+                "-m",
+                "app.cli",
+                "aw-door",
+                "--port",
+                str(port),
+                "--user",
+                "bench",
+                "--convert-every",
+                str(args.convert_every),
+            ],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -228,6 +242,7 @@ def main() -> None:
                 "buckets": args.buckets,
                 "hosts": args.hosts,
                 "connections": args.connections,
+                "convert_every_s": args.convert_every,
                 "seconds": round(elapsed, 1),
                 "max_heartbeats_per_s": round(len(top_lat) / top_elapsed),
                 "max_p50_ms": top_p50,

@@ -105,8 +105,15 @@ def serve(
     help="aw-server's port, where watchers look by default.",
 )
 @click.option("--user", "user_name", default="me", show_default=True, envvar="TIMETRACE_AW_USER")
+@click.option(
+    "--convert-every",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds between passes that turn the watchers' events into records.",
+)
 @edge
-def aw_door(host: str, port: int, user_name: str) -> None:
+def aw_door(host: str, port: int, user_name: str, convert_every: float) -> None:
     """Answer ActivityWatch's watchers (aw-server's REST API) on loopback, for one user;
     their buckets become records as they arrive (run `timetrace worker` for the rest)."""
     from app.awdoor.server import door_sockets, serve_door
@@ -119,7 +126,7 @@ def aw_door(host: str, port: int, user_name: str) -> None:
             name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
         )
         click.echo(f"ActivityWatch door for {user_name} on http://{host}:{port}", err=True)
-        serve_door(services, user=user, sockets=sockets)
+        serve_door(services, user=user, sockets=sockets, convert_every_s=convert_every)
 
 
 @click.command()

@@ -214,3 +214,39 @@ def test_the_live_conversion_extends_a_record_in_place_and_follows_afk(
         ("Slack", 30.0, False),
         ("Slack", 30.0, True),
     ]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the importer to take the host's private windows across calls "
+    "(host_records(private_windows=...)): asked of the importer's owner",
+)
+def test_a_private_window_stays_redacted_in_a_later_pass_that_no_longer_reads_its_tab(
+    door: TestClient, services: Services, user: UserContext, conn: Any
+) -> None:
+    live = LiveConversion(services.store, user=user, rules=services.rules)
+    now = T0 + timedelta(hours=1)
+    web = "aw-watcher-web-chrome"
+    _bucket(door, WINDOW, "currentwindow")
+    _bucket(door, AFK, "afkstatus")
+    _bucket(door, web, "web.tab.current")
+    private = {"app": "chrome.exe", "title": "secret page - Google Chrome"}
+    tab = {"url": "https://example.org/secret", "title": "secret page", "incognito": True}
+    for second in range(0, 21):
+        _beat(door, WINDOW, second, private, 2.0)
+        _beat(door, web, second, tab, 2.0)
+    # Five other windows, then the private window again, with no tab event near it.
+    for k in range(5):
+        for second in range(30 + 60 * k, 30 + 60 * k + 60):
+            _beat(door, WINDOW, second, CODE if k % 2 else SLACK, 2.0)
+    for second in range(0, 1021, 30):
+        _beat(door, AFK, second, {"status": "not-afk"}, 31.0)
+    live.run_once(now=now)
+    for second in range(1000, 1021):
+        _beat(door, WINDOW, second, private, 2.0)
+    live.run_once(now=now)
+    rows = conn.execute(
+        "SELECT window_title, redacted FROM records WHERE app_raw = 'chrome.exe' ORDER BY ts_start"
+    ).fetchall()
+    assert rows and all(r["redacted"] for r in rows)
+    assert not any("secret" in r["window_title"] for r in rows)

@@ -150,6 +150,24 @@ def test_a_foreign_host_or_a_web_origin_is_refused(door: TestClient) -> None:
     assert extension.headers["access-control-allow-origin"] == "moz-extension://abc"
     assert door.get("/api/0/info", headers={"Origin": "http://127.0.0.1:5600"}).status_code == 200
     assert door.get("/api/0/info", headers={"Host": "[::1]:5600"}).status_code == 200
+    preflight = door.options(
+        "/api/0/buckets/x/heartbeat", headers={"Origin": "chrome-extension://abc"}
+    )
+    assert preflight.status_code == 200
+    assert "POST" in preflight.headers["access-control-allow-methods"]
+    assert (
+        door.options("/api/0/info", headers={"Origin": "https://evil.example"}).status_code == 403
+    )
+
+
+def test_bodies_are_bounded_as_the_api_s(door: TestClient) -> None:
+    from app.api.limits import MAX_BODY_BYTES
+
+    _bucket(door, WINDOW, "currentwindow")
+    huge = {"timestamp": _at(0), "data": {"title": "x" * MAX_BODY_BYTES}}
+    assert door.post(f"/api/0/buckets/{WINDOW}/heartbeat?pulsetime=1", json=huge).status_code == 413
+    assert door.post(f"/api/0/buckets/{WINDOW}/events", json=huge).status_code == 413
+    assert door.post("/api/0/import", json={"buckets": {"b": huge}}).status_code == 413
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::", "example.com"])

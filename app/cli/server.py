@@ -2,6 +2,8 @@
 
 timetrace migrate
 timetrace serve --worker
+timetrace serve --aw-port 5600 --aw-user me
+timetrace aw-door --user me
 timetrace status
 timetrace psql --database timetrace_demo
 """
@@ -37,17 +39,94 @@ def migrate() -> None:
     envvar="TIMETRACE_PROCESSES",
     help="Processes serving requests (each uses up to one core).",
 )
+@click.option(
+    "--aw-port",
+    type=click.IntRange(1, 65535),
+    envvar="TIMETRACE_AW_PORT",
+    help="Also answer ActivityWatch's watchers on this loopback port (aw-server's: 5600).",
+)
+@click.option(
+    "--aw-user",
+    default="me",
+    show_default=True,
+    envvar="TIMETRACE_AW_USER",
+    help="The user the ActivityWatch door records for.",
+)
 @edge
-def serve(host: str | None, port: int | None, worker: bool, processes: int) -> None:
-    """Serve the HTTP API."""
+def serve(
+    host: str | None,
+    port: int | None,
+    worker: bool,
+    processes: int,
+    aw_port: int | None,
+    aw_user: str,
+) -> None:
+    """Serve the HTTP API (and, with --aw-port, the ActivityWatch door beside it)."""
+    import contextlib
+
     from app.api.server import bind
     from app.api.server import serve as run
     from app.runtime.services import open_services
 
     settings = settings_from_env(host=host, port=port)
     sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
-    with sock, open_services(settings) as services:
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(sock)
+        aw_sockets = None
+        if aw_port is not None:
+            from app.awdoor.server import door_sockets
+
+            aw_sockets = door_sockets("127.0.0.1", aw_port)
+        services = stack.enter_context(open_services(settings))
+        if aw_sockets is not None:
+            from app.awdoor.server import door_in_thread
+
+            user = services.store.ensure_user(
+                name=aw_user, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
+            )
+            stack.enter_context(door_in_thread(services, user=user, sockets=aw_sockets))
         run(services, sock=sock, host=settings.host, with_worker=worker, processes=processes)
+
+
+@click.command("aw-door")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="TIMETRACE_AW_HOST",
+    help="A loopback address (127.0.0.1 or ::1); any other is refused.",
+)
+@click.option(
+    "--port",
+    default=5600,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    envvar="TIMETRACE_AW_PORT",
+    help="aw-server's port, where watchers look by default.",
+)
+@click.option("--user", "user_name", default="me", show_default=True, envvar="TIMETRACE_AW_USER")
+@click.option(
+    "--convert-every",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds between passes that turn the watchers' events into records.",
+)
+@edge
+def aw_door(host: str, port: int, user_name: str, convert_every: float) -> None:
+    """Answer ActivityWatch's watchers (aw-server's REST API) on loopback, for one user;
+    their buckets become records as they arrive (run `timetrace worker` for the rest)."""
+    from app.awdoor.server import door_sockets, serve_door
+    from app.runtime.services import open_services
+
+    settings = settings_from_env()
+    sockets = door_sockets(host, port)  # a bad address or a taken port fails first
+    with open_services(settings) as services:
+        user = services.store.ensure_user(
+            name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
+        )
+        click.echo(f"ActivityWatch door for {user_name} on http://{host}:{port}", err=True)
+        serve_door(services, user=user, sockets=sockets, convert_every_s=convert_every)
 
 
 @click.command()
@@ -162,4 +241,4 @@ def queue_age(max_s: float | None) -> None:
         raise click.ClickException(f"the oldest job has waited more than {max_s:.0f} s")
 
 
-COMMANDS = (migrate, serve, worker, status, compact, psql_command, queue_age)
+COMMANDS = (migrate, serve, aw_door, worker, status, compact, psql_command, queue_age)

@@ -69,6 +69,9 @@ CLASSES = Classes(
     tenant=frozenset(
         {
             "devices",
+            "aw_buckets",
+            "aw_events",
+            "aw_settings",
             "records",  # and its monthly partitions
             "record_analyses",
             "episodes",

@@ -7,6 +7,7 @@ from psycopg_pool import ConnectionPool
 
 from app.db.connection import Connection
 from app.db.store_accounts import PostgresAccountStore
+from app.db.store_awdoor import PostgresAwDoorStore
 from app.db.store_batch import PostgresBatchStore
 from app.db.store_conversations import PostgresConversationStore
 from app.db.store_digests import PostgresDigestStore
@@ -21,6 +22,7 @@ from app.store import Store
 
 class PostgresStore(
     PostgresAccountStore,
+    PostgresAwDoorStore,
     PostgresRecordStore,
     PostgresEpisodeStore,
     PostgresDigestStore,

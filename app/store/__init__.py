@@ -26,6 +26,18 @@ from app.store.accounts import (
     DeviceRow,
     UserContext,
 )
+from app.store.awdoor import (
+    AwBucketRow,
+    AwDirtyRow,
+    AwDoorStore,
+    AwEventRow,
+    AwEventWrite,
+    AwLastEvent,
+    AwReconciled,
+    AwSettingRow,
+    AwSpanIdRow,
+    AwSpanRow,
+)
 from app.store.batch import (
     BatchRead,
     BatchStore,
@@ -138,6 +150,7 @@ from app.store.web import (
 
 class Store(
     AccountStore,
+    AwDoorStore,
     RecordStore,
     JobStore,
     EpisodeStore,
@@ -158,6 +171,16 @@ __all__ = [
     "DEVICE_KINDS",
     "ID_MAX",
     "AccountStore",
+    "AwBucketRow",
+    "AwDirtyRow",
+    "AwDoorStore",
+    "AwEventRow",
+    "AwEventWrite",
+    "AwLastEvent",
+    "AwReconciled",
+    "AwSettingRow",
+    "AwSpanIdRow",
+    "AwSpanRow",
     "BatchRead",
     "BatchStore",
     "CategorySeconds",

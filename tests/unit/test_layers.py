@@ -42,6 +42,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     # The API's app mounts both: MCP at /mcp, the web pages at /.
     ("MCP bridge and web pages", frozenset({"app.mcp", "app.web"})),
     ("doors", frozenset({"app.api"})),
+    # aw-server's API on loopback: the API's body limits and socket binding.
+    ("ActivityWatch door", frozenset({"app.awdoor"})),
     ("demo", frozenset({"app.demo"})),
     ("command", frozenset({"app.cli"})),
 )

@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 FIRST_PARTY = {"app", "tests", "bench"}
 # Declared but never imported, each with the reason it is needed.
-RUNTIME_UNIMPORTED = {"tzdata": "zoneinfo's data where the OS has none"}
+RUNTIME_UNIMPORTED = {
+    "tzdata": "zoneinfo's data where the OS has none",
+    "httptools": "uvicorn's C HTTP parser, which uvicorn loads when it is installed",
+}
 TEST_UNIMPORTED = {
     "mypy": "make typecheck",
     "pytest-xdist": "a pytest plugin: make test runs the suite with -n",

@@ -1,0 +1,218 @@
+"""The door's events into records, continuously: each host's window, afk and web
+buckets go through the importer's own pipeline (`host_records`: flood, not-afk,
+focused tabs, privacy, canonical apps) and the ingest rules, and the host's door
+records are made equal to what comes out.
+
+    live = LiveConversion(store, user=user, rules=rules)
+    live.run_once(now=datetime.now(UTC))      # every few seconds, beside the door
+
+Only the recent part of a host's timeline is converted again: from a window event
+that starts at least 10 s before the earliest event written since the last pass
+(and before any earlier event of the same data it may flood into), so every record
+that starts there or later is made from all the events that decide it, and no
+record before it can change. A record is keyed by its start (`aw:<µs>`, as the
+importer keys it), so a heartbeat that extends an event updates that event's record
+in place; a record no longer made (the tail's idle stretch that a late not-afk
+heartbeat covered) is removed; changes at or below the device's watermark mark
+their day for a rebuild, as late records do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+import orjson
+
+from app.awdoor.events import micros_of
+from app.importers.activitywatch import Bucket, Host, group_hosts, host_records
+from app.importers.spill import EventSpill, canonical
+from app.ingest.records import prepare_records
+from app.job_requests import build_job
+from app.rules.categories import Rules
+from app.store import AccountStore, AwDoorStore, AwSpanRow, UserContext
+
+log = logging.getLogger("timetrace.awdoor")
+
+_MARGIN = timedelta(seconds=10)  # before the earliest change: the window event there
+_FLOOD = timedelta(seconds=5)  # how far flooding may move a start (ActivityWatch's 5 s)
+_LOOK_BACK = 64  # window events read back while looking for where to start
+
+
+class LiveStore(AwDoorStore, AccountStore, Protocol):
+    """What the conversion uses: the door's events, the records, the device."""
+
+
+@dataclass(slots=True)
+class Converted:
+    hosts: int = 0
+    inserted: int = 0
+    updated: int = 0
+    removed: int = 0
+
+
+def _start(rows: list[AwSpanRow]) -> datetime | None:
+    """Where a host's conversion may start: the newest window event of `rows` (newest
+    first), moved back over earlier events of the same data within the flood, which
+    flooding would merge with it. None when that reaches past what was read."""
+    if not rows:
+        return None
+    at = 0
+    while at + 1 < len(rows):
+        this, before = rows[at], rows[at + 1]
+        reach = before.ts + timedelta(microseconds=before.duration_us)
+        if reach < this.ts - _FLOOD or orjson.loads(before.data) != orjson.loads(this.data):
+            return this.ts
+        at += 1
+    return None if len(rows) >= _LOOK_BACK else rows[-1].ts
+
+
+class LiveConversion:
+    def __init__(
+        self,
+        store: LiveStore,
+        *,
+        user: UserContext,
+        rules: Rules,
+        audible_is_active: bool = True,
+    ) -> None:
+        self.store = store
+        self.user = user
+        self.rules = rules
+        self.audible_is_active = audible_is_active
+        self._devices: set[str] = set()
+        # Per device, the windows (app, title) seen private: as the importer redacts every
+        # later event of a window once it showed an incognito tab, while a pass reads only
+        # the recent events (kept for as long as the door runs).
+        self._private: dict[str, set[tuple[str, str]]] = {}
+
+    def run_once(self, *, now: datetime) -> Converted:
+        """Convert every host with events written since the last pass."""
+        uid = self.user.user_id
+        marks = self.store.aw_dirty(user_id=uid)
+        dirty = {m.bucket_id: m for m in marks if m.dirty_from is not None}
+        done = Converted()
+        if not dirty:
+            return done
+        buckets = [
+            Bucket(index=i, id=m.bucket_id, type=m.type, hostname=m.hostname, client=m.client)
+            for i, m in enumerate(marks)
+        ]
+        for host in group_hosts(buckets):
+            members = [*host.windows, *host.afk, *host.web]
+            starts = [dirty[b.id].dirty_from for b in members if b.id in dirty]
+            changed = [t for t in starts if t is not None]
+            if not changed:
+                continue
+            result = self.convert_host(host, members, since=min(changed), now=now)
+            done.hosts += 1
+            done.inserted += result.inserted
+            done.updated += result.updated
+            done.removed += result.removed
+        # Every mark seen is cleared (a bucket of no host's has nothing to convert),
+        # unless its bucket was written again meanwhile.
+        self.store.aw_clear_dirty(
+            user_id=uid,
+            bucket_ids=list(dirty),
+            changes=[m.changes for m in dirty.values()],
+        )
+        return done
+
+    def convert_host(
+        self, host: Host, members: list[Bucket], *, since: datetime, now: datetime
+    ) -> Converted:
+        uid = self.user.user_id
+        windows = [b.id for b in host.windows]
+        anchor = _start(
+            self.store.aw_events_before(
+                user_id=uid, bucket_ids=windows, before_at=since - _MARGIN, n=_LOOK_BACK
+            )
+        )
+        ids = [b.id for b in members]
+        if anchor is None:  # the host's first pass, or a change far back: all its events
+            first = self.store.aw_first_event(user_id=uid, bucket_ids=ids)
+            keep_from = None if first is None else first - _FLOOD
+            read_from = None
+        else:
+            keep_from = anchor - _FLOOD
+            read_from = keep_from - _MARGIN
+        rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_at=read_from)
+        index = {b.id: b.index for b in members}
+        with EventSpill() as spill:
+            texts: dict[str, str] = {}
+            for r in rows:
+                text = texts.get(r.data)
+                if text is None:
+                    text = texts[r.data] = canonical(orjson.loads(r.data))
+                spill.add_rows(
+                    bucket=index[r.bucket_id], rows=[(micros_of(r.ts), r.duration_us, text)]
+                )
+            floor = None if keep_from is None else micros_of(keep_from)
+            records = [
+                rec
+                for rec in host_records(
+                    host,
+                    spill,
+                    rules=self.rules,
+                    now=now,
+                    audible_is_active=self.audible_is_active,
+                )
+                if floor is None or micros_of(rec.ts_start) >= floor
+            ]
+        private = self._private.setdefault(host.device_id, set())
+        for at, rec in enumerate(records):
+            window = (rec.app, rec.window_title)
+            if rec.incognito:
+                private.add(window)
+            elif window in private:
+                records[at] = rec._replace(incognito=True)
+        prepared = prepare_records(records, rules=self.rules, user=self.user)
+        if host.device_id not in self._devices:
+            self.store.add_device(
+                user_id=uid,
+                device_id=host.device_id,
+                name=host.name,
+                kind="phone" if host.is_phone else "desktop",
+            )
+            self._devices.add(host.device_id)
+        result = self.store.aw_reconcile(
+            user_id=uid,
+            device_id=host.device_id,
+            since_at=keep_from,
+            records=prepared.rows,
+            jobs=[build_job(uid, host.device_id)],
+        )
+        return Converted(1, result.inserted, result.updated, result.removed)
+
+
+def converting(
+    live: LiveConversion, *, every_s: float, clock: Callable[[], datetime]
+) -> Callable[[object], AsyncIterator[None]]:
+    """The conversion as a door's background: a pass every `every_s` seconds while the
+    door serves (a failed pass is logged and the next one tries again)."""
+
+    async def background(_: object) -> AsyncIterator[None]:
+        stop = asyncio.Event()
+
+        async def passes() -> None:
+            while not stop.is_set():
+                try:
+                    await asyncio.to_thread(live.run_once, now=clock())
+                except Exception as exc:  # the next pass tries again
+                    log.warning("the door's conversion failed: %s", type(exc).__name__)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=every_s)
+
+        task = asyncio.create_task(passes())
+        try:
+            yield
+        finally:
+            stop.set()
+            await task
+
+    return background

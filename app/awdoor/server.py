@@ -1,0 +1,108 @@
+"""Running the door: on loopback only, for one user, with the live conversion beside it.
+
+sockets = door_sockets("127.0.0.1", 5600)     # ConfigError for a non-loopback address
+serve_door(services, user=user, sockets=sockets)
+
+with door_in_thread(services, user=user) as base_url:   # tests and benchmarks
+    httpx.post(f"{base_url}/api/0/buckets/…/heartbeat?pulsetime=2", json=…)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import uvicorn
+
+from app.api.server import bind
+from app.awdoor.api import door_app
+from app.awdoor.guard import check_loopback
+from app.awdoor.live import LiveConversion, converting
+from app.runtime.services import Services
+from app.store import UserContext
+
+DEFAULT_PORT = 5600  # aw-server's: watchers find the door where they look for it
+CONVERT_EVERY_S = 2.0
+
+
+def door_sockets(host: str, port: int) -> list[socket.socket]:
+    """The door's listening sockets: `host` (loopback only), and for 127.0.0.1 also ::1
+    where this machine has IPv6 (a watcher told `localhost` may try either)."""
+    check_loopback(host)
+    sockets = [bind(host.strip("[]"), port)]
+    if host in ("127.0.0.1", "localhost") and socket.has_ipv6:
+        with contextlib.suppress(Exception):
+            sockets.append(bind("::1", sockets[0].getsockname()[1]))
+    return sockets
+
+
+def _app(services: Services, *, user: UserContext, port: int, convert_every_s: float) -> Any:
+    live = LiveConversion(services.store, user=user, rules=services.rules)
+    return door_app(
+        store=services.store,
+        user=user,
+        port=port,
+        background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
+    )
+
+
+def serve_door(
+    services: Services,
+    *,
+    user: UserContext,
+    sockets: list[socket.socket],
+    convert_every_s: float = CONVERT_EVERY_S,
+) -> None:
+    """Serve until stopped."""
+    port = sockets[0].getsockname()[1]
+    config = uvicorn.Config(
+        _app(services, user=user, port=port, convert_every_s=convert_every_s),
+        log_level="warning",
+        access_log=False,
+        proxy_headers=False,
+        lifespan="on",
+    )
+    uvicorn.Server(config).run(sockets=sockets)
+
+
+@contextlib.contextmanager
+def door_in_thread(
+    services: Services,
+    *,
+    user: UserContext,
+    sockets: list[socket.socket] | None = None,
+    convert_every_s: float = CONVERT_EVERY_S,
+) -> Iterator[str]:
+    """Serve the door in a background thread (on a free loopback port unless given
+    sockets); yield its base URL."""
+    sockets = sockets or [bind("127.0.0.1", 0)]
+    port = sockets[0].getsockname()[1]
+    config = uvicorn.Config(
+        _app(services, user=user, port=port, convert_every_s=convert_every_s),
+        log_level="warning",
+        access_log=False,
+        proxy_headers=False,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": sockets}, name="timetrace-aw-door", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the ActivityWatch door did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        for sock in sockets:
+            sock.close()

@@ -1,0 +1,88 @@
+"""The ActivityWatch door's storage: buckets, events, settings, and the conversion's
+one write (`aw_reconcile`: a host's door records made equal to what its events make)."""
+
+from __future__ import annotations
+
+from app.db.base import retrying
+from app.db.named import Params, column, execute, found, method, row, rows, value
+from app.db.queries import QUERIES
+from app.db.store_records import PostgresRecordStore
+from app.store import (
+    AwBucketRow,
+    AwDirtyRow,
+    AwDoorStore,
+    AwEventRow,
+    AwLastEvent,
+    AwReconciled,
+    AwSettingRow,
+    AwSpanIdRow,
+    AwSpanRow,
+    NewRecords,
+)
+
+# The columns of `aw_staging`, by binary COPY: a NewRecords row without its description.
+_COLUMNS = [name for name in NewRecords.model_fields if name != "description"]
+_TYPES = [
+    "text", "timestamptz", "timestamptz", "date", "text", "text", "text", "text", "text",
+    "bool", "text", "text", "text", "text", "text", "bool",
+]  # fmt: skip
+
+
+def _save_events(store: PostgresAwDoorStore, params: Params) -> None:
+    events = params["events"]
+    args = {"user_id": params["user_id"], **events.model_dump()}
+
+    def save() -> None:
+        with store.pool.connection() as conn, conn.transaction(), conn.pipeline():
+            conn.execute(QUERIES["aw_relaxed_commit"])
+            conn.execute(QUERIES["aw_save_events"], args)
+            conn.execute(QUERIES["aw_mark_dirty"], args)
+
+    retrying(save)
+
+
+def _reconcile(store: PostgresAwDoorStore, params: Params) -> AwReconciled:
+    records: NewRecords = params["records"]
+
+    def write() -> AwReconciled:
+        with store.pool.connection() as conn, conn.transaction():
+            # Shared: not while a build of the device saves (as ingest).
+            conn.execute(QUERIES["lock_device_build_shared"], params)
+            conn.execute(QUERIES["create_aw_staging"])
+            with conn.cursor().copy(QUERIES["copy_aw_staging"]) as copy:
+                copy.set_types(_TYPES)
+                for line in zip(*(getattr(records, n) for n in _COLUMNS), strict=True):
+                    copy.write_row(line)
+            found_row = conn.execute(QUERIES["aw_reconcile"], params).fetchone()
+            assert found_row is not None, "the query always yields one row"
+            done = AwReconciled.model_construct(**found_row)
+            if done.inserted or done.updated or done.removed:
+                store._defer(conn, params["jobs"])
+            return done
+
+    if len(records):
+        return store._with_months(records.ts_start, lambda: retrying(write))
+    return retrying(write)
+
+
+class PostgresAwDoorStore(PostgresRecordStore):
+    aw_buckets = rows(AwDoorStore.aw_buckets, AwBucketRow)
+    aw_create_bucket = found(AwDoorStore.aw_create_bucket)
+    aw_update_bucket = found(AwDoorStore.aw_update_bucket)
+    aw_delete_bucket = found(AwDoorStore.aw_delete_bucket)
+    aw_last_events = rows(AwDoorStore.aw_last_events, AwLastEvent)
+    aw_new_event_ids = column(AwDoorStore.aw_new_event_ids)
+    aw_save_events = method(AwDoorStore.aw_save_events, _save_events)
+    aw_events = rows(AwDoorStore.aw_events, AwEventRow)
+    aw_event = row(AwDoorStore.aw_event, AwEventRow)
+    aw_count_events = value(AwDoorStore.aw_count_events)
+    aw_delete_event = value(AwDoorStore.aw_delete_event)
+    aw_settings = rows(AwDoorStore.aw_settings, AwSettingRow)
+    aw_set_setting = execute(AwDoorStore.aw_set_setting)
+    aw_drop_setting = execute(AwDoorStore.aw_drop_setting)
+    aw_dirty = rows(AwDoorStore.aw_dirty, AwDirtyRow)
+    aw_clear_dirty = execute(AwDoorStore.aw_clear_dirty)
+    aw_events_before = rows(AwDoorStore.aw_events_before, AwSpanRow)
+    aw_events_from = rows(AwDoorStore.aw_events_from, AwSpanIdRow)
+    aw_first_event = value(AwDoorStore.aw_first_event)
+    aw_reconcile = method(AwDoorStore.aw_reconcile, _reconcile)

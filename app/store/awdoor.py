@@ -1,0 +1,167 @@
+"""The ActivityWatch door's storage: `AwDoorStore` and its rows (buckets, events and
+settings kept as aw-server keeps them; the conversion's reads and its one write)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from app.store.jobs import JobRequest
+from app.store.records import NewRecords
+from app.store.row import Row
+
+
+class AwBucketRow(Row):
+    bucket_id: str
+    name: str | None
+    type: str
+    client: str
+    hostname: str
+    created: datetime
+    data: str  # JSON as stored
+    last_updated: datetime | None
+
+
+class AwEventRow(Row):
+    event_id: int
+    ts: datetime
+    duration_us: int
+    data: str  # JSON as sent
+
+
+class AwLastEvent(Row):
+    bucket_id: str
+    event_id: int
+    ts: datetime
+    duration_us: int
+    data: str
+
+
+class AwSettingRow(Row):
+    key: str
+    value: str  # JSON
+
+
+class AwDirtyRow(Row):
+    """A bucket, and whether events were written to it since its host's last conversion."""
+
+    bucket_id: str
+    type: str
+    client: str
+    hostname: str
+    dirty_from: datetime | None
+    changes: int
+
+
+class AwSpanRow(Row):
+    """An event as the conversion reads it."""
+
+    bucket_id: str
+    ts: datetime
+    duration_us: int
+    data: str
+
+
+class AwSpanIdRow(Row):
+    bucket_id: str
+    ts: datetime
+    duration_us: int
+    data: str
+    event_id: int
+
+
+class AwEventWrite(Row):
+    """Events to insert or replace, as columns (a group of heartbeats)."""
+
+    bucket_ids: list[str]
+    event_ids: list[int]
+    starts: list[datetime]
+    durations: list[int]
+    datas: list[str]
+
+
+class AwReconciled(Row):
+    inserted: int
+    updated: int
+    removed: int
+    late_days: int
+
+
+class AwDoorStore(Protocol):
+    def aw_buckets(self, *, user_id: int) -> list[AwBucketRow]: ...
+    def aw_create_bucket(
+        self,
+        *,
+        user_id: int,
+        bucket_id: str,
+        name: str | None,
+        type: str,
+        client: str,
+        hostname: str,
+        created: datetime,
+        data: str,
+    ) -> bool:
+        """False when the bucket exists already (nothing changes)."""
+        ...
+
+    def aw_update_bucket(
+        self,
+        *,
+        user_id: int,
+        bucket_id: str,
+        type: str | None,
+        client: str | None,
+        hostname: str | None,
+        data: str | None,
+    ) -> bool: ...
+    def aw_delete_bucket(self, *, user_id: int, bucket_id: str) -> bool: ...
+    def aw_last_events(self, *, user_id: int, bucket_ids: Sequence[str]) -> list[AwLastEvent]: ...
+    def aw_new_event_ids(self, *, n: int) -> list[int]: ...
+    def aw_save_events(self, *, user_id: int, events: AwEventWrite) -> None:
+        """Insert or replace events by id, and mark their buckets for the conversion, in
+        one transaction."""
+        ...
+
+    def aw_events(
+        self,
+        *,
+        user_id: int,
+        bucket_id: str,
+        start_at: datetime | None,
+        end_at: datetime | None,
+        lim: int | None,
+    ) -> list[AwEventRow]: ...
+    def aw_event(self, *, user_id: int, bucket_id: str, event_id: int) -> AwEventRow | None: ...
+    def aw_count_events(
+        self, *, user_id: int, bucket_id: str, start_at: datetime | None, end_at: datetime | None
+    ) -> int: ...
+    def aw_delete_event(self, *, user_id: int, bucket_id: str, event_id: int) -> int: ...
+    def aw_settings(self, *, user_id: int) -> list[AwSettingRow]: ...
+    def aw_set_setting(self, *, user_id: int, key: str, value: str) -> None: ...
+    def aw_drop_setting(self, *, user_id: int, key: str) -> None: ...
+    def aw_dirty(self, *, user_id: int) -> list[AwDirtyRow]: ...
+    def aw_clear_dirty(
+        self, *, user_id: int, bucket_ids: Sequence[str], changes: Sequence[int]
+    ) -> None: ...
+    def aw_events_before(
+        self, *, user_id: int, bucket_ids: Sequence[str], before_at: datetime, n: int
+    ) -> list[AwSpanRow]: ...
+    def aw_events_from(
+        self, *, user_id: int, bucket_ids: Sequence[str], from_at: datetime | None
+    ) -> list[AwSpanIdRow]: ...
+    def aw_first_event(self, *, user_id: int, bucket_ids: Sequence[str]) -> datetime | None: ...
+    def aw_reconcile(
+        self,
+        *,
+        user_id: int,
+        device_id: str,
+        since_at: datetime | None,
+        records: NewRecords,
+        jobs: Sequence[JobRequest],
+    ) -> AwReconciled:
+        """Make a device's door records from `since_at` on (all when None) equal to
+        `records`, in one transaction: insert, update in place, remove; mark the days
+        of changes at or below the device's watermark; defer `jobs` when anything
+        changed."""
+        ...

@@ -86,10 +86,10 @@ class LiveConversion:
         self.rules = rules
         self.audible_is_active = audible_is_active
         self._devices: set[str] = set()
-        # Per device, the windows (app, title) seen private: as the importer redacts every
-        # later event of a window once it showed an incognito tab, while a pass reads only
-        # the recent events (kept for as long as the door runs).
-        self._private: dict[str, set[tuple[str, str]]] = {}
+        # Per device, the window data seen private: the importer redacts every later
+        # event of a window once it showed an incognito tab, while a pass reads only the
+        # recent events (kept for as long as the door runs).
+        self._private: dict[str, set[str]] = {}
 
     def run_once(self, *, now: datetime) -> Converted:
         """Convert every host with events written since the last pass."""
@@ -161,16 +161,10 @@ class LiveConversion:
                     rules=self.rules,
                     now=now,
                     audible_is_active=self.audible_is_active,
+                    private_windows=self._private.setdefault(host.device_id, set()),
                 )
                 if floor is None or micros_of(rec.ts_start) >= floor
             ]
-        private = self._private.setdefault(host.device_id, set())
-        for at, rec in enumerate(records):
-            window = (rec.app, rec.window_title)
-            if rec.incognito:
-                private.add(window)
-            elif window in private:
-                records[at] = rec._replace(incognito=True)
         prepared = prepare_records(records, rules=self.rules, user=self.user)
         if host.device_id not in self._devices:
             self.store.add_device(

@@ -338,6 +338,7 @@ class PostgresRecordStore(PostgresJobStore):
                 # conversation turns that read their time.
                 conn.execute(QUERIES["blank_notes_touching_deleted"], user)
                 conn.execute(QUERIES["drop_turns_reaching_deleted"], user)
+                conn.execute(QUERIES["drop_aw_events_reaching_deleted"], user)
                 return [
                     DeviceDayRecords(
                         device_id=h.device_id, day_local=h.day_local, records=h.records

@@ -521,9 +521,17 @@ def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[Imp
 
 
 def host_records(
-    host: Host, spill: EventSpill, *, rules: Rules, now: datetime, audible_is_active: bool
+    host: Host,
+    spill: EventSpill,
+    *,
+    rules: Rules,
+    now: datetime,
+    audible_is_active: bool,
+    private_windows: set[str] | None = None,
 ) -> Iterator[ImportedRecord]:
-    """A host's window events as records, in time order."""
+    """A host's window events as records, in time order. `private_windows`: the window
+    data already seen private, kept across calls by a caller that reads a host's
+    events a part at a time (see `timeline.host_pieces`)."""
 
     @functools.lru_cache(maxsize=4_096)
     def canonical(app: str) -> str:
@@ -550,7 +558,13 @@ def host_records(
     # Several window buckets on one host (a second watcher) make one timeline.
     floods = [flood(spill.events(bucket=b.index)) for b in host.windows]
     windows = floods[0] if len(floods) == 1 else clip(heapq.merge(*floods, key=_start))
-    pieces = host_pieces(windows, not_afk=not_afk, web=web, audible_is_active=audible_is_active)
+    pieces = host_pieces(
+        windows,
+        not_afk=not_afk,
+        web=web,
+        audible_is_active=audible_is_active,
+        private_windows=private_windows,
+    )
     return _records(host, pieces, now)
 
 

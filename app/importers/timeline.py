@@ -228,6 +228,7 @@ def host_pieces(
     not_afk: Iterable[Span] | None,
     web: Sequence[WebStream] = (),
     audible_is_active: bool = True,
+    private_windows: set[str] | None = None,
 ) -> Iterator[Piece]:
     """One host's window events (flooded, clipped) cut where activity or the focused tab
     changes. With no afk bucket (a phone) every window is active. As in ActivityWatch's
@@ -237,9 +238,11 @@ def host_pieces(
     tab is private in every piece (the seconds flooded before the tab's first event
     included), and so is one that shows no tab at all but starts or ends within
     `pulsetime` of an incognito one, and any later event of the same window data (its
-    title names the private page)."""
+    title names the private page). `private_windows` carries the private window data
+    across calls (the live door's passes each read only recent events); it grows here."""
     afk = Cursor(not_afk) if not_afk is not None else None
-    private_windows: set[str] = set()
+    if private_windows is None:
+        private_windows = set()
     for window in windows:
         start, end, data = window.start, window.end, window.data
         active = afk.overlapping(start, end) if afk is not None else [Span(start, end)]
@@ -468,11 +471,13 @@ def piece_rows(
     not_afk: Iterable[Stretch] | None,
     web: Sequence[WebStretches] = (),
     audible_is_active: bool = True,
+    private_windows: set[str] | None = None,
 ) -> Iterator[PieceRow]:
     """`host_pieces` over stretches, each piece as (start, end, window, active, tab,
     private)."""
     afk = StretchCursor(not_afk) if not_afk is not None else None
-    private_windows: set[str] = set()
+    if private_windows is None:
+        private_windows = set()
     # Per window data, the tab cursors of the browsers it is (none for most windows),
     # each with whether its audible tabs make the window active.
     browsers: dict[str, list[tuple[StretchCursor, bool]]] = {}

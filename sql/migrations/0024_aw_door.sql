@@ -8,6 +8,11 @@ CREATE TABLE aw_buckets (
     type        text NOT NULL,
     client      text NOT NULL,
     hostname    text NOT NULL,
+    -- The TimeTrace device its host's records go to: the importer's `device_id_for`,
+    -- kept here so that deleting records can reach the events they came from.
+    device_id   text NOT NULL GENERATED ALWAYS AS (COALESCE(NULLIF(
+        left(btrim(regexp_replace(hostname, '[^A-Za-z0-9._:-]+', '-', 'g'), '-._:'), 64),
+        ''), 'activitywatch')) STORED,
     created     timestamptz NOT NULL,
     data        json NOT NULL DEFAULT '{}',
     -- The earliest event start written since the last conversion (NULL: converted), and

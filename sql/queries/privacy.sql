@@ -47,3 +47,20 @@ WITH gone AS (
     RETURNING c.conversation_id
 )
 SELECT (SELECT count(*) FROM turns)::int AS turns, (SELECT count(*) FROM emptied)::int AS conversations;
+
+-- name: drop_aw_events_reaching_deleted --
+-- Deletion: the ActivityWatch door's own events (window, afk, web: titles and URLs)
+-- that overlap a record deleted now on their host's device go too, whole, so neither an
+-- aw-client read nor a later conversion brings the deleted time back. Events are looked
+-- for from a day before each record (the index's bound): window and web events are
+-- short, and only an afk event (a status, no text) can be longer.
+WITH gone AS (
+    SELECT device_id, ts_start, ts_end FROM records
+    WHERE user_id = %(user_id)s AND deleted_at = now()
+)
+DELETE FROM aw_events e
+USING aw_buckets b, gone g
+WHERE b.user_id = %(user_id)s AND b.device_id = g.device_id
+  AND e.user_id = b.user_id AND e.bucket_id = b.bucket_id
+  AND e.ts < g.ts_end AND e.ts >= g.ts_start - interval '1 day'
+  AND e.ts + GREATEST(e.duration_us, 1) * interval '1 microsecond' > g.ts_start;

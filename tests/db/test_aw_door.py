@@ -15,6 +15,7 @@ from app.awdoor.api import door_app
 from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion
 from app.errors import ConfigError
+from app.importers.activitywatch import device_id_for
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -234,11 +235,6 @@ def test_the_live_conversion_extends_a_record_in_place_and_follows_afk(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the importer to take the host's private windows across calls "
-    "(host_records(private_windows=...)): asked of the importer's owner",
-)
 def test_a_private_window_stays_redacted_in_a_later_pass_that_no_longer_reads_its_tab(
     door: TestClient, services: Services, user: UserContext, conn: Any
 ) -> None:
@@ -268,3 +264,72 @@ def test_a_private_window_stays_redacted_in_a_later_pass_that_no_longer_reads_it
     ).fetchall()
     assert rows and all(r["redacted"] for r in rows)
     assert not any("secret" in r["window_title"] for r in rows)
+
+
+def test_deleting_records_deletes_the_door_events_they_came_from(
+    door: TestClient, services: Services, user: UserContext, conn: Any
+) -> None:
+    """Deletion really deletes: the door's own events under the deleted time go, on that
+    host's device only, and a later pass does not bring the time back."""
+    live = LiveConversion(services.store, user=user, rules=services.rules)
+    now = T0 + timedelta(hours=1)
+    web = "aw-watcher-web-chrome"
+    other = "aw-watcher-window_desk"
+    _bucket(door, WINDOW, "currentwindow")
+    _bucket(door, web, "web.tab.current")
+    answer = door.post(
+        f"/api/0/buckets/{other}",
+        json={"client": "aw-watcher", "type": "currentwindow", "hostname": "desk"},
+    )
+    assert answer.status_code == 200
+    chrome = {"app": "chrome.exe", "title": "银行 账户 - Google Chrome"}
+    tab = {"url": "https://bank.example/account", "title": "银行 账户", "audible": False}
+    for second in range(0, 30):
+        _beat(door, WINDOW, second, CODE, 2.0)
+        _beat(door, other, second, CODE, 2.0)
+    for second in range(31, 61):
+        _beat(door, WINDOW, second, chrome, 2.0)
+        _beat(door, web, second, tab, 2.0)
+        _beat(door, other, second, SLACK, 2.0)
+    live.run_once(now=now)
+    devices = {
+        r["bucket_id"]: r["device_id"]
+        for r in conn.execute("SELECT bucket_id, device_id FROM aw_buckets")
+    }
+    assert devices[WINDOW] == devices[web] == "laptop" and devices[other] == "desk"
+    gone = services.store.delete_records(
+        user_id=user.user_id,
+        device_id="laptop",
+        ts_from=T0 + timedelta(seconds=31),
+        ts_to=T0 + timedelta(seconds=61),
+    )
+    assert gone
+    left = conn.execute(
+        "SELECT bucket_id, data::text AS data FROM aw_events ORDER BY bucket_id, ts"
+    ).fetchall()
+    assert not any("bank" in r["data"] or "银行" in r["data"] for r in left)
+    assert {r["bucket_id"] for r in left} == {WINDOW, other}  # the code before, the desk
+    assert sum(r["bucket_id"] == other for r in left) == 2
+    for second in range(61, 70):  # the watcher goes on; the pass re-reads recent time
+        _beat(door, WINDOW, second, SLACK, 2.0)
+    live.run_once(now=now)
+    titles = [
+        r["window_title"]
+        for r in conn.execute("SELECT window_title FROM records WHERE deleted_at IS NULL")
+    ]
+    assert not any("银行" in t for t in titles)
+
+
+def test_a_bucket_s_device_is_the_one_the_importer_names(door: TestClient, conn: Any) -> None:
+    names = ["laptop", "DESKTOP-7Q2 (Work)", "我的电脑", "--x--", "a" * 80 + "!", "héllo.local"]
+    for at, name in enumerate(names):
+        answer = door.post(
+            f"/api/0/buckets/w{at}",
+            json={"client": "aw-watcher", "type": "currentwindow", "hostname": name},
+        )
+        assert answer.status_code == 200
+    got = {
+        r["hostname"]: r["device_id"]
+        for r in conn.execute("SELECT hostname, device_id FROM aw_buckets")
+    }
+    assert got == {name: device_id_for(name) for name in names}

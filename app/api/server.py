@@ -181,7 +181,6 @@ def _serve_processes(
 def serve_in_thread(services: Services) -> Iterator[str]:
     """Serve the API on 127.0.0.1 on a free port; yield its base URL."""
     sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(services=services),
         log_level="warning",
@@ -189,17 +188,28 @@ def serve_in_thread(services: Services) -> Iterator[str]:
         lifespan="on",
         proxy_headers=False,
     )
+    with running_in_thread(config, sockets=[sock], what="the API server"):
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@contextlib.contextmanager
+def running_in_thread(
+    config: uvicorn.Config, *, sockets: list[socket.socket], what: str
+) -> Iterator[None]:
+    """Run a uvicorn server on a background thread while the block runs (tests and
+    benchmarks); the sockets are closed after it stops."""
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": sockets}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the API server did not start")
+            raise RuntimeError(f"{what} did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-        sock.close()
+        for sock in sockets:
+            sock.close()

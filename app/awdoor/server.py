@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 import uvicorn
 
-from app.api.server import bind
+from app.api.server import bind, running_in_thread
 from app.awdoor.api import door_app
 from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion, converting
@@ -41,13 +38,18 @@ def door_sockets(host: str, port: int) -> list[socket.socket]:
     return sockets
 
 
-def _app(services: Services, *, user: UserContext, port: int, convert_every_s: float) -> Any:
+def _config(
+    services: Services, *, user: UserContext, port: int, convert_every_s: float
+) -> uvicorn.Config:
     live = LiveConversion(services.store, user=user, rules=services.rules)
-    return door_app(
+    app = door_app(
         store=services.store,
         user=user,
         port=port,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
+    )
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, proxy_headers=False, lifespan="on"
     )
 
 
@@ -60,13 +62,7 @@ def serve_door(
 ) -> None:
     """Serve until stopped."""
     port = sockets[0].getsockname()[1]
-    config = uvicorn.Config(
-        _app(services, user=user, port=port, convert_every_s=convert_every_s),
-        log_level="warning",
-        access_log=False,
-        proxy_headers=False,
-        lifespan="on",
-    )
+    config = _config(services, user=user, port=port, convert_every_s=convert_every_s)
     uvicorn.Server(config).run(sockets=sockets)
 
 
@@ -82,27 +78,6 @@ def door_in_thread(
     sockets); yield its base URL."""
     sockets = sockets or [bind("127.0.0.1", 0)]
     port = sockets[0].getsockname()[1]
-    config = uvicorn.Config(
-        _app(services, user=user, port=port, convert_every_s=convert_every_s),
-        log_level="warning",
-        access_log=False,
-        proxy_headers=False,
-        lifespan="on",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": sockets}, name="timetrace-aw-door", daemon=True
-    )
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the ActivityWatch door did not start")
-        time.sleep(0.01)
-    try:
+    config = _config(services, user=user, port=port, convert_every_s=convert_every_s)
+    with running_in_thread(config, sockets=sockets, what="the ActivityWatch door"):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        for sock in sockets:
-            sock.close()

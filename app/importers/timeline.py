@@ -325,6 +325,25 @@ def flood_rows(
     s1, d1, _, x1 = first
     held: deque[list[Any]] = deque()  # `_Normal`'s: [start, end, data]
     append, pop, popleft = held.append, held.pop, held.popleft
+
+    def settle(s1: int, e1_end: int, x1: str) -> None:
+        """Hold [s1, e1_end) of x1: a later event takes precedence over the held ones it
+        overlaps (cut short, or dropped when it covers them), equal data merges."""
+        while held:
+            last = held[-1]
+            if last[1] <= s1:
+                break
+            if last[2] == x1:
+                if e1_end > last[1]:
+                    last[1] = e1_end
+                return
+            last[1] = s1
+            if s1 <= last[0]:
+                pop()
+                continue
+            break
+        append([s1, e1_end, x1])
+
     for s2, d2, _, x2 in it:
         o2 = s2
         gap = s2 - s1 - d1
@@ -349,24 +368,7 @@ def flood_rows(
                 d1 = midpoint - s1
                 s2, d2 = midpoint - midpoint % 1_000, e2_end - midpoint
         if d1 > 0:
-            e1_end = s1 + d1
-            while held:
-                last = held[-1]
-                if last[1] <= s1:
-                    append([s1, e1_end, x1])
-                    break
-                if last[2] == x1:
-                    if e1_end > last[1]:
-                        last[1] = e1_end
-                    break
-                last[1] = s1
-                if s1 <= last[0]:
-                    pop()
-                    continue
-                append([s1, e1_end, x1])
-                break
-            else:
-                append([s1, e1_end, x1])
+            settle(s1, s1 + d1, x1)
         bound = s2 if s2 < o2 else o2
         bound -= bound % 1_000
         while held and (held[0][1] <= bound or (len(held) > 1 and held[1][0] < bound)):
@@ -374,24 +376,7 @@ def flood_rows(
             yield first_held[0], first_held[1], first_held[2]
         s1, d1, x1 = s2, d2, x2
     if d1 > 0:
-        e1_end = s1 + d1
-        while held:
-            last = held[-1]
-            if last[1] <= s1:
-                append([s1, e1_end, x1])
-                break
-            if last[2] == x1:
-                if e1_end > last[1]:
-                    last[1] = e1_end
-                break
-            last[1] = s1
-            if s1 <= last[0]:
-                pop()
-                continue
-            append([s1, e1_end, x1])
-            break
-        else:
-            append([s1, e1_end, x1])
+        settle(s1, s1 + d1, x1)
     for start, end, data in held:
         yield start, end, data
 

@@ -92,33 +92,54 @@ def api_process(
     production); `wrap` runs it under another command (a profiler:
     `["py-spy", "record", …, "--"]`)."""
     port = free_port()
-    env = {**os.environ, "TIMETRACE_DATABASE_URL": url, "TIMETRACE_PORT": str(port)}
+    with cli_process(
+        url, ["serve", *args], port=port, ready="/healthz", wrap=wrap,
+        env={"TIMETRACE_PORT": str(port)},
+    ):  # fmt: skip
+        yield f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def cli_process(
+    url: str,
+    command: list[str],
+    *,
+    port: int,
+    ready: str,
+    wrap: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[subprocess.Popen[str]]:
+    """`timetrace COMMAND` in its own process, on `url`'s database, once `ready` (a
+    path) answers 200 on `port`; stopped by SIGTERM (SIGINT under `wrap`: a profiler
+    writes its output then)."""
     proc = subprocess.Popen(
-        [*(wrap or []), sys.executable, "-m", "app.cli", "serve", *args],
-        env=env,
+        [*(wrap or []), sys.executable, "-m", "app.cli", *command],
+        env={**os.environ, "TIMETRACE_DATABASE_URL": url, **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"http://127.0.0.1:{port}{ready}", timeout=1).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(
-                    f"the API did not start: {proc.stderr.read() if proc.stderr else ''}"
+                    f"`timetrace {command[0]}` did not start: "
+                    f"{proc.stderr.read() if proc.stderr and proc.poll() is not None else ''}"
                 )
             time.sleep(0.1)
-        yield base
+        yield proc
     finally:
-        # A profiler wrapping the server writes its output on SIGINT.
         proc.send_signal(signal.SIGINT if wrap else signal.SIGTERM)
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
         if proc.stderr:
             proc.stderr.close()
 

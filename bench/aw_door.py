@@ -19,8 +19,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -32,7 +30,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import bench_database, free_port, p50_p95_ms
+from bench._common import bench_database, cli_process, free_port, p50_p95_ms
 
 T0 = datetime(2004, 2, 3, 8, 0, tzinfo=UTC)  # a sentinel day: nothing else is there
 
@@ -158,37 +156,10 @@ def main() -> None:
 
     with bench_database("timetrace_bench_aw_door") as (url, _settings):
         port = free_port()
-        env = {**os.environ, "TIMETRACE_DATABASE_URL": url}
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "app.cli",
-                "aw-door",
-                "--port",
-                str(port),
-                "--user",
-                "bench",
-                "--convert-every",
-                str(args.convert_every),
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{base}/api/0/info", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the door did not start: {proc.stderr}")
-                time.sleep(0.1)
+        command = ["aw-door", "--port", str(port), "--user", "bench"]
+        command += ["--convert-every", str(args.convert_every)]
+        with cli_process(url, command, port=port, ready="/api/0/info") as proc:
+            base = f"http://127.0.0.1:{port}"
             buckets = []
             with httpx.Client(base_url=base, timeout=30) as client:
                 per_host = max(2, args.buckets // args.hosts)
@@ -223,12 +194,6 @@ def main() -> None:
                      connections=args.connections)
             )  # fmt: skip
             top_p50, top_p95 = p50_p95_ms(top_lat)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
     load = os.getloadavg()
     print(
         json.dumps(

@@ -12,7 +12,12 @@ from app.db.base import retrying
 from app.db.named import Params, method, rows
 from app.db.queries import QUERIES
 from app.db.store_digests import upsert_digest_params
-from app.db.store_episodes import jumped_days_params, stamped_read
+from app.db.store_episodes import (
+    jumped_days_params,
+    stamped_read,
+    window_params,
+    window_unchanged,
+)
 from app.db.store_jobs import PostgresJobStore
 from app.store import (
     BatchRead,
@@ -53,20 +58,11 @@ class PostgresBatchStore(PostgresJobStore):
         user = {"user_id": params["user_id"]}
         window: ReadWindow = params["window"]
         drafts: Sequence[EpisodeDraft] = params["drafts"]
-        read = {
-            **user,
-            "device_id": window.device_id,
-            "day": window.day,
-            "ts_from": window.ts_from,
-            "ts_to": window.ts_to,
-        }
+        read = window_params(params["user_id"], window)
 
         def save() -> list[SavedEpisode] | None:
             with self.pool.connection() as conn, conn.transaction():
-                conn.execute(QUERIES["lock_records_shared"], user)
-                conn.execute(QUERIES["lock_device_build"], read)
-                live = conn.execute(QUERIES["read_window_stamp"], read).fetchone()
-                if live is None or live["stamp"] != window.stamp:
+                if not window_unchanged(conn, read, window):
                     return None
                 if not drafts:
                     return []

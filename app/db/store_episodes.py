@@ -56,6 +56,31 @@ def stamped_read(
     return records, ReadWindow.model_construct(**window, **stamp)
 
 
+def window_params(user_id: int, window: ReadWindow) -> Params:
+    """The parameters that name a read window (its device, day and bounds)."""
+    return {
+        "user_id": user_id,
+        "device_id": window.device_id,
+        "day": window.day,
+        "ts_from": window.ts_from,
+        "ts_to": window.ts_to,
+    }
+
+
+def window_unchanged(
+    conn: Connection, read: Params, window: ReadWindow, *, generic: bool = False
+) -> bool:
+    """Take a save's locks (records shared, the device's build exclusive) and say whether
+    the window's records are still as they were read (its stamp); `generic`: the rest of
+    the transaction on generic plans."""
+    if generic:
+        conn.execute(GENERIC_PLANS)
+    conn.execute(QUERIES["lock_records_shared"], read)
+    conn.execute(QUERIES["lock_device_build"], read)
+    live = conn.execute(QUERIES["read_window_stamp"], read).fetchone()
+    return live is not None and live["stamp"] == window.stamp
+
+
 def days_after_watermark(
     pool: ConnectionPool[Connection], query: LiteralString, params: Params
 ) -> list[date]:
@@ -139,22 +164,12 @@ class PostgresEpisodeStore(PostgresJobStore):
         user = {"user_id": params["user_id"]}
         window: ReadWindow = params["window"]
         drafts: Sequence[EpisodeDraft] = params["drafts"]
-        read = {
-            **user,
-            "device_id": window.device_id,
-            "day": window.day,
-            "ts_from": window.ts_from,
-            "ts_to": window.ts_to,
-        }
+        read = window_params(params["user_id"], window)
 
         def save() -> list[int] | None:
             ids: list[int] = []
             with self.pool.connection() as conn, conn.transaction():
-                conn.execute(GENERIC_PLANS)
-                conn.execute(QUERIES["lock_records_shared"], user)
-                conn.execute(QUERIES["lock_device_build"], read)
-                live = conn.execute(QUERIES["read_window_stamp"], read).fetchone()
-                if live is None or live["stamp"] != window.stamp:
+                if not window_unchanged(conn, read, window, generic=True):
                     return None
                 if drafts:
                     conn.execute(

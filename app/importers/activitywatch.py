@@ -520,6 +520,27 @@ def _records(host: Host, pieces: Iterator[Piece], now: datetime) -> Iterator[Imp
             start = end
 
 
+def _browsers(
+    host: Host, rules: Rules
+) -> list[tuple[Bucket, Callable[[str], bool], Callable[[str], bool]]]:
+    """Each web bucket of a host, with whether a window's app is this browser (by our
+    names and by aw-webui's) and whether an app's audible tab counts as active (aw-webui
+    counts only the browser it pairs with the bucket)."""
+
+    @functools.lru_cache(maxsize=4_096)
+    def canonical(app: str) -> str:
+        return rules.apps.canonical(app)
+
+    found: list[tuple[Bucket, Callable[[str], bool], Callable[[str], bool]]] = []
+    for bucket in host.web:
+        name = _browser_name(bucket)
+        apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
+        aw_apps = aw_browser_apps(bucket.id)
+        is_this_browser = functools.partial(_is_one_of, canonical, apps, aw_apps)
+        found.append((bucket, is_this_browser, aw_apps.__contains__))
+    return found
+
+
 def host_records(
     host: Host,
     spill: EventSpill,
@@ -533,24 +554,16 @@ def host_records(
     data already seen private, kept across calls by a caller that reads a host's
     events a part at a time (see `timeline.host_pieces`)."""
 
-    @functools.lru_cache(maxsize=4_096)
-    def canonical(app: str) -> str:
-        return rules.apps.canonical(app)
-
-    web = []
-    for bucket in host.web:
-        name = _browser_name(bucket)
-        apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
-        aw_apps = aw_browser_apps(bucket.id)
-        web.append(
-            WebStream(
-                spans=Cursor(
-                    Span(e.start, e.end, e.data) for e in flood(spill.events(bucket=bucket.index))
-                ),
-                is_this_browser=functools.partial(_is_one_of, canonical, apps, aw_apps),
-                counts_audible=aw_apps.__contains__,
-            )
+    web = [
+        WebStream(
+            spans=Cursor(
+                Span(e.start, e.end, e.data) for e in flood(spill.events(bucket=bucket.index))
+            ),
+            is_this_browser=is_this_browser,
+            counts_audible=counts_audible,
         )
+        for bucket, is_this_browser, counts_audible in _browsers(host, rules)
+    ]
     not_afk = None
     if host.afk:
         afk = [flood(spill.events(bucket=b.index)) for b in host.afk]
@@ -577,22 +590,14 @@ def _host_streams(
 ) -> Iterator[PieceRow]:
     """`host_records`' pieces, over tuples (`timeline.piece_rows`)."""
 
-    @functools.lru_cache(maxsize=4_096)
-    def canonical(app: str) -> str:
-        return rules.apps.canonical(app)
-
-    web = []
-    for bucket in host.web:
-        name = _browser_name(bucket)
-        apps = frozenset(_BROWSERS.get(name, (canonical(name),)))
-        aw_apps = aw_browser_apps(bucket.id)
-        web.append(
-            WebStretches(
-                spans=StretchCursor(flood_rows(spill.rows(bucket=bucket.index))),
-                is_this_browser=functools.partial(_is_one_of, canonical, apps, aw_apps),
-                counts_audible=aw_apps.__contains__,
-            )
+    web = [
+        WebStretches(
+            spans=StretchCursor(flood_rows(spill.rows(bucket=bucket.index))),
+            is_this_browser=is_this_browser,
+            counts_audible=counts_audible,
         )
+        for bucket, is_this_browser, counts_audible in _browsers(host, rules)
+    ]
     not_afk = None
     if host.afk:
         afk = [flood_rows(spill.rows(bucket=b.index)) for b in host.afk]

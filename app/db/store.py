@@ -16,6 +16,7 @@ from app.db.store_model import PostgresModelStore
 from app.db.store_records import PostgresRecordStore
 from app.db.store_things import PostgresThingStore
 from app.db.store_tools import PostgresToolStore
+from app.db.store_user_rules import PostgresUserRuleStore
 from app.db.store_web import PostgresWebStore
 from app.store import Store
 
@@ -32,6 +33,7 @@ class PostgresStore(
     PostgresThingStore,
     PostgresConversationStore,
     PostgresWebStore,
+    PostgresUserRuleStore,
     Store,
 ):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:

@@ -70,6 +70,7 @@ from app.ingest.records import (
 )
 from app.ingest.ruled import LogicalDays, Ruled, rule_text
 from app.rules.categories import Rules
+from app.rules.user import rules_for_user
 from app.store import NewRecords, UserContext
 from app.timeutil import zone
 
@@ -804,6 +805,7 @@ def import_buckets(
         )
     now = datetime.now(UTC)
     days = LogicalDays(tz=zone(user.time_zone), cut_hour=user.day_cut_hour)
+    rules = rules_for_user(store, rules, user_id=user.user_id)  # as they stand at the start
     with RecordWriter(store, user=user, rules=rules, source=SOURCE, progress=progress) as writer:
         for host in hosts:
             writer.ensure_device(

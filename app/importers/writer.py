@@ -28,6 +28,7 @@ from app.ingest.records import (
     store_prepared,
 )
 from app.rules.categories import Rules
+from app.rules.user import rules_for_user
 from app.store import UserContext
 
 BATCH = 20_000
@@ -84,7 +85,9 @@ class RecordWriter:
     ) -> None:
         self._store = store
         self._user = user
-        self._rules = rules
+        # The user's own rules as they stand when the import starts (the same object when
+        # the caller already added them).
+        self._rules = rules_for_user(store, rules, user_id=user.user_id)
         self._progress = progress
         self.summary = ImportSummary(source=source)
         self._device: str | None = None

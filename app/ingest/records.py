@@ -32,6 +32,7 @@ from app.ingest.ruled import LogicalDays, Verdicts, rule_text
 from app.job_requests import build_job, rollup_day_job
 from app.pyramid.build import RebuildDays
 from app.rules.categories import Rules
+from app.rules.user import rules_for_user
 from app.store import (
     DEVICE_ID_PATTERN,
     AccountStore,
@@ -39,6 +40,7 @@ from app.store import (
     NewRecords,
     RecordStore,
     UserContext,
+    UserRuleStore,
 )
 from app.timeutil import zone
 
@@ -49,9 +51,9 @@ MIN_YEAR = 1990
 APP_MAX, TITLE_MAX, URL_MAX = 256, 4_096, 4_096  # the most each text field may hold
 
 
-class IngestStore(AccountStore, RecordStore, JobStore, Protocol):
-    """What ingest and deletion use: the device check, the records, and the jobs they
-    ask for."""
+class IngestStore(AccountStore, RecordStore, JobStore, UserRuleStore, Protocol):
+    """What ingest and deletion use: the device check, the records, the jobs they ask
+    for, and the user's own category rules."""
 
 
 class RecordIn(BaseModel):
@@ -315,6 +317,7 @@ def store_records(
     """Apply the rules and store a device's records idempotently (a replayed record is a
     duplicate and changes nothing), then ask for the device's episodes. `source` names
     an importer: its batches go by COPY, with each record's description."""
+    rules = rules_for_user(store, rules, user_id=user.user_id)
     prepared = prepare_records(records, rules=rules, user=user)
     return store_prepared(store, user=user, device_id=device_id, prepared=prepared, source=source)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar, get_args
 from app.errors import ConfigError
 from app.patterns import LinearPattern, PatternSyntaxError, encoded
 from app.rules.apps import AppIdentities, load_app_identities
+from app.rules.user_match import UserRule, first_match
 
 Category = Literal["work", "study", "social", "entertainment", "system", "uncategorized"]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
@@ -129,6 +130,7 @@ R = TypeVar("R", bound=_Rule)
 # Rules whose app and domain patterns matched, each with its title pattern (if any).
 Shortlist = tuple[tuple[R, LinearPattern | None], ...]
 _SHORTLISTS_MAX = 100_000
+_FOR_USER_MAX = 256  # users' rule sets kept specialised (each with its own verdict cache)
 
 
 class Rules:
@@ -147,6 +149,53 @@ class Rules:
         ] = {}
         # Window titles repeat frame after frame: most lookups are cache hits.
         self.classify = lru_cache(maxsize=65_536)(self._classify)
+        self.user: tuple[UserRule, ...] = ()
+        self._for_user: dict[tuple[UserRule, ...], Rules] = {}
+
+    def for_user(self, rules: Sequence[UserRule]) -> Rules:
+        """These rules with a user's own rules (`app/rules/user.py`) tried first: the
+        same verdicts but for the category of a record one of them names. Privacy rules
+        still come first, idle time stays `system`, and a redacted record is named by
+        its app alone (its title and URL were hidden)."""
+        key = tuple(rules)
+        if not key:
+            return self
+        found = self._for_user.get(key)
+        if found is None:
+            if len(self._for_user) >= _FOR_USER_MAX:
+                self._for_user.clear()
+            found = Rules(categories=self.categories, excludes=self.excludes, apps=self.apps)
+            found._shortlists = self._shortlists  # the file rules' work is shared
+            found.user = key
+            found.classify = lru_cache(maxsize=16_384)(found._classify_for_user)
+            self._for_user[key] = found
+        return found
+
+    def _classify_for_user(
+        self,
+        *,
+        app: str,
+        title: str,
+        domain: str | None,
+        idle: bool = False,
+        incognito: bool = False,
+    ) -> Verdict:
+        verdict = self._classify(
+            app=app, title=title, domain=domain, idle=idle, incognito=incognito
+        )
+        if idle or verdict.action == "drop":
+            return verdict
+        hidden = verdict.action == "redact"
+        rule = first_match(
+            self.user,
+            app=verdict.app,
+            domain=None if hidden else domain,
+            title="" if hidden else title,
+        )
+        if rule is None:
+            return verdict
+        category: Category = rule.category  # type: ignore[assignment]  # checked on write
+        return replace(verdict, category=category, source=rule.source)
 
     def _classify(
         self,

@@ -138,6 +138,16 @@ from app.store.tools import (
     UnbuiltDay,
     UncategorizedTime,
 )
+from app.store.user_rules import (
+    OrphanText,
+    OrphanVerdict,
+    RuleDraft,
+    RuleEffect,
+    RulePreview,
+    RulesWritten,
+    UserRuleRow,
+    UserRuleStore,
+)
 from app.store.web import (
     EpisodeDetail,
     RangeCount,
@@ -161,6 +171,7 @@ class Store(
     ToolStore,
     ConversationStore,
     WebStore,
+    UserRuleStore,
     Protocol,
 ):
     """Everything the domain needs from storage."""
@@ -235,6 +246,8 @@ __all__ = [
     "NewRecords",
     "NewTurn",
     "OpenSitting",
+    "OrphanText",
+    "OrphanVerdict",
     "PendingDescription",
     "PendingEpisode",
     "PendingNarrative",
@@ -247,6 +260,10 @@ __all__ = [
     "RecordStore",
     "RecordToDescribe",
     "Relabelled",
+    "RuleDraft",
+    "RuleEffect",
+    "RulePreview",
+    "RulesWritten",
     "SavedEpisode",
     "SearchHit",
     "SegmentInput",
@@ -271,6 +288,8 @@ __all__ = [
     "UncategorizedTime",
     "UserContext",
     "UserDevice",
+    "UserRuleRow",
+    "UserRuleStore",
     "WebSessionRow",
     "WebStore",
 ]

@@ -1,0 +1,155 @@
+"""Each user's category rules and their effect on the history (mixed into PostgresStore)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from psycopg import errors
+
+from app.db.base import Queries, fetch_all
+from app.db.connection import Connection
+from app.db.named import Params, method, rows, value
+from app.db.queries import QUERIES
+from app.errors import InvalidInputError
+from app.store import DeviceDay
+from app.store.user_rules import (
+    OrphanText,
+    OrphanVerdict,
+    RuleDraft,
+    RuleEffect,
+    RulePreview,
+    RulesWritten,
+    UserRuleRow,
+    UserRuleStore,
+)
+
+# New rules are added above every position in use, then the list is numbered 1..n.
+_ABOVE = 1_000_000
+
+
+class _Rollback(Exception):
+    """Leaves a preview's transaction without keeping anything."""
+
+
+def _replace_rules(conn: Connection, user_id: int, rules: Sequence[RuleDraft]) -> None:
+    current = {
+        r.rule_id
+        for r in fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], {"user_id": user_id})
+    }
+    named = [r.rule_id for r in rules if r.rule_id is not None]
+    unknown = sorted(set(named) - current)
+    if unknown:
+        raise InvalidInputError(f"no rule {unknown[0]} of yours")
+    if len(set(named)) != len(named):
+        raise InvalidInputError("a rule is listed twice")
+    if len({(r.kind, r.pattern) for r in rules}) != len(rules):
+        raise InvalidInputError("two rules name the same thing: keep one")
+    for rule_id in sorted(current - set(named)):
+        conn.execute(QUERIES["delete_user_rule"], {"user_id": user_id, "rule_id": rule_id})
+    ids: list[int] = []
+    try:
+        with conn.transaction():
+            # Each kept rule moves out of the way of the others' kinds and patterns first.
+            for rule in rules:
+                if rule.rule_id is not None:
+                    conn.execute(
+                        QUERIES["edit_user_rule"],
+                        {"user_id": user_id, "rule_id": rule.rule_id, "kind": rule.kind,
+                         "pattern": f"\x01{rule.rule_id}", "category": rule.category},
+                    )  # fmt: skip
+            for n, rule in enumerate(rules):
+                params = {"user_id": user_id, "kind": rule.kind, "pattern": rule.pattern,
+                          "category": rule.category}  # fmt: skip
+                if rule.rule_id is None:
+                    found = conn.execute(
+                        QUERIES["insert_user_rule"], {**params, "position": _ABOVE + n}
+                    ).fetchone()
+                    assert found is not None
+                    ids.append(int(found["rule_id"]))
+                else:
+                    conn.execute(QUERIES["edit_user_rule"], {**params, "rule_id": rule.rule_id})
+                    ids.append(rule.rule_id)
+    except errors.CheckViolation as exc:
+        raise InvalidInputError("a rule's pattern is empty or too long") from exc
+    conn.execute(QUERIES["order_user_rules"], {"user_id": user_id, "rule_ids": ids})
+
+
+def _orphans(conn: Connection, user_id: int) -> list[OrphanText]:
+    return fetch_all(conn, OrphanText, QUERIES["user_rule_orphans"], {"user_id": user_id})
+
+
+def _mark(conn: Connection, user_id: int, days: list[DeviceDay]) -> None:
+    if days:
+        conn.execute(
+            QUERIES["mark_device_days"],
+            {
+                "user_id": user_id,
+                "devices": [d.device_id for d in days],
+                "days": [d.day_local for d in days],
+                "first_ts": [None] * len(days),
+                "first_gone": [None] * len(days),
+            },
+        )
+
+
+class PostgresUserRuleStore(Queries):
+    list_user_rules = rows(UserRuleStore.list_user_rules, UserRuleRow)
+
+    def _preview(self, params: Params) -> RulePreview:
+        user_id = params["user_id"]
+        found: RulePreview | None = None
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                _replace_rules(conn, user_id, params["rules"])
+                effect = fetch_all(
+                    conn, RuleEffect, QUERIES["user_rule_effects"], {"user_id": user_id}
+                )[0]
+                found = RulePreview(effect=effect, orphans=_orphans(conn, user_id))
+                raise _Rollback
+        except _Rollback:
+            pass
+        assert found is not None
+        return found
+
+    preview_user_rules = method(UserRuleStore.preview_user_rules, _preview)
+
+    def _write(self, params: Params) -> RulesWritten:
+        user_id = params["user_id"]
+        user = {"user_id": user_id}
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["lock_records"], user)
+            _replace_rules(conn, user_id, params["rules"])
+            days = fetch_all(conn, DeviceDay, QUERIES["apply_user_rules"], user)
+            _mark(conn, user_id, days)
+            return RulesWritten(
+                rules=fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], user),
+                device_days=days,
+                orphans=_orphans(conn, user_id),
+            )
+
+    write_user_rules = method(UserRuleStore.write_user_rules, _write)
+
+    def _recategorize(self, params: Params) -> list[DeviceDay]:
+        user_id = params["user_id"]
+        verdicts: Sequence[OrphanVerdict] = params["verdicts"]
+        if not verdicts:
+            return []
+        columns = {
+            "apps_raw": [v.app_raw for v in verdicts],
+            "titles": [v.window_title for v in verdicts],
+            "domains": [v.domain for v in verdicts],
+            "redacted": [v.redacted for v in verdicts],
+            "from_categories": [v.from_category for v in verdicts],
+            "categories": [v.category for v in verdicts],
+            "sources": [v.source for v in verdicts],
+        }
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["lock_records"], {"user_id": user_id})
+            days = fetch_all(
+                conn, DeviceDay, QUERIES["recategorize_orphans"], {"user_id": user_id, **columns}
+            )
+            _mark(conn, user_id, days)
+        return days
+
+    recategorize_orphans = method(UserRuleStore.recategorize_orphans, _recategorize)
+    marked_days_count = value(UserRuleStore.marked_days_count)

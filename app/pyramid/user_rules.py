@@ -1,0 +1,206 @@
+"""Editing a user's own category rules, for every door (web, HTTP API, CLI): the list
+after an edit, a preview of the history it moves, and the save that re-categorises
+the history and rebuilds the days whose categories moved.
+
+    drafts = with_added(store.list_user_rules(user_id=1), kind="app", pattern="Slack",
+                        category="work")
+    preview_rules(store, rules=rules, user_id=1, drafts=drafts).hours   # 12.5
+    save_rules(store, rules=rules, settings=settings, user=user, drafts=drafts, now=now)
+
+A save writes the rules and re-categorises every record they name in one transaction
+(the database reads a rule as `app/rules/user.py` does), marks the device-days whose
+categories moved, and gives the records of a removed rule back to the file and default
+rules. The marked days are rebuilt through the usual path: at once when they are few,
+else by the worker's build jobs (their count left is the progress).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from app.errors import NotFoundError
+from app.job_requests import build_job
+from app.pyramid.build import PyramidStore, rebuild_days
+from app.rules.categories import Rules
+from app.rules.things import vocabulary_for
+from app.rules.user import check_category, check_kind, normalize_pattern
+from app.settings import Settings
+from app.store import (
+    DeviceDay,
+    JobStore,
+    OrphanText,
+    OrphanVerdict,
+    RuleDraft,
+    UserContext,
+    UserRuleRow,
+    UserRuleStore,
+)
+
+# A save rebuilds this many device-days in the request at most; more go to the worker.
+INLINE_DEVICE_DAYS = 40
+
+
+class RulesStore(PyramidStore, UserRuleStore, JobStore, Protocol):
+    """What editing rules uses: the rules, the records they move, and the rebuild."""
+
+
+def drafts_of(rows: Sequence[UserRuleRow]) -> list[RuleDraft]:
+    return [
+        RuleDraft(rule_id=r.rule_id, kind=r.kind, pattern=r.pattern, category=r.category)
+        for r in rows
+    ]
+
+
+def draft(*, rules: Rules, kind: str, pattern: str, category: str) -> RuleDraft:
+    """A new rule as a person typed it: its kind and category checked, its app or site
+    named as the rules name it ("code.exe" and "VS Code" are Visual Studio Code)."""
+    checked = check_kind(kind)
+    return RuleDraft(
+        rule_id=None,
+        kind=checked,
+        pattern=normalize_pattern(
+            kind=checked, text=pattern, vocabulary=vocabulary_for(rules.apps)
+        ),
+        category=check_category(category),
+    )
+
+
+def _index(rows: Sequence[UserRuleRow], rule_id: int) -> int:
+    for i, row in enumerate(rows):
+        if row.rule_id == rule_id:
+            return i
+    raise NotFoundError(f"no rule {rule_id} of yours")
+
+
+def _placed(drafts: list[RuleDraft], rule: RuleDraft, position: int | None) -> list[RuleDraft]:
+    """`rule` put at `position` (1 is tried first; None or past the end: last)."""
+    at = len(drafts) if position is None else max(0, min(position - 1, len(drafts)))
+    return [*drafts[:at], rule, *drafts[at:]]
+
+
+def with_added(
+    rows: Sequence[UserRuleRow], new: RuleDraft, *, position: int | None = None
+) -> list[RuleDraft]:
+    """The list with `new` added; a rule of the same kind and pattern takes its category
+    instead (and moves when a position is given)."""
+    drafts = drafts_of(rows)
+    same = next(
+        (i for i, d in enumerate(drafts) if (d.kind, d.pattern) == (new.kind, new.pattern)), None
+    )
+    if same is None:
+        return _placed(drafts, new, position)
+    kept = drafts.pop(same).model_copy(update={"category": new.category})
+    return _placed(drafts, kept, same + 1 if position is None else position)
+
+
+def with_edited(rows: Sequence[UserRuleRow], rule_id: int, edited: RuleDraft) -> list[RuleDraft]:
+    drafts = drafts_of(rows)
+    at = _index(rows, rule_id)
+    drafts[at] = edited.model_copy(update={"rule_id": rule_id})
+    return drafts
+
+
+def with_moved(rows: Sequence[UserRuleRow], rule_id: int, *, position: int) -> list[RuleDraft]:
+    drafts = drafts_of(rows)
+    moved = drafts.pop(_index(rows, rule_id))
+    return _placed(drafts, moved, position)
+
+
+def without(rows: Sequence[UserRuleRow], rule_id: int) -> list[RuleDraft]:
+    drafts = drafts_of(rows)
+    drafts.pop(_index(rows, rule_id))
+    return drafts
+
+
+def _verdicts(rules: Rules, orphans: Sequence[OrphanText]) -> list[OrphanVerdict]:
+    """What the file and default rules give texts no user rule names any more."""
+    out = []
+    for o in orphans:
+        verdict = (
+            rules.classify(app=o.app_raw, title="", domain=None)
+            if o.redacted
+            else rules.classify(app=o.app_raw, title=o.window_title, domain=o.domain)
+        )
+        out.append(
+            OrphanVerdict(
+                app_raw=o.app_raw,
+                window_title=o.window_title,
+                domain=o.domain,
+                redacted=o.redacted,
+                from_category=o.category,
+                category=verdict.category,
+                source=verdict.source,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RulesPreview:
+    """The history a list of rules would move: seconds (by the duration rule) whose
+    category changes, the records and device-days they are in."""
+
+    seconds: float
+    records: int
+    device_days: int
+
+    @property
+    def hours(self) -> float:
+        return round(self.seconds / 3600, 2)
+
+
+def preview_rules(
+    store: UserRuleStore, *, rules: Rules, user_id: int, drafts: Sequence[RuleDraft]
+) -> RulesPreview:
+    """How much of the history `drafts` (the whole ordered list) would re-categorise."""
+    found = store.preview_user_rules(user_id=user_id, rules=drafts)
+    back = [
+        o
+        for o, v in zip(found.orphans, _verdicts(rules, found.orphans), strict=True)
+        if v.category != o.category
+    ]
+    return RulesPreview(
+        seconds=found.effect.seconds + sum(o.seconds for o in back),
+        records=found.effect.records,
+        device_days=found.effect.device_days,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RulesSaved:
+    rules: list[UserRuleRow]
+    device_days: list[DeviceDay]  # whose categories moved
+    rebuilt: bool  # rebuilt in this call; else the worker's build jobs rebuild them
+
+
+def save_rules(
+    store: RulesStore,
+    *,
+    rules: Rules,
+    settings: Settings,
+    user: UserContext,
+    drafts: Sequence[RuleDraft],
+    now: datetime,
+    inline_device_days: int = INLINE_DEVICE_DAYS,
+) -> RulesSaved:
+    """Put `drafts` in place of the user's rules, re-categorise the history, and rebuild
+    the device-days whose categories moved (at once when at most `inline_device_days`,
+    else through build jobs)."""
+    written = store.write_user_rules(user_id=user.user_id, rules=drafts)
+    days = {(d.device_id, d.day_local) for d in written.device_days}
+    if written.orphans:
+        back = store.recategorize_orphans(
+            user_id=user.user_id, verdicts=_verdicts(rules, written.orphans)
+        )
+        days |= {(d.device_id, d.day_local) for d in back}
+    device_days = [DeviceDay(device_id=d, day_local=day) for d, day in sorted(days)]
+    if not days:
+        return RulesSaved(rules=written.rules, device_days=[], rebuilt=True)
+    if len(days) <= inline_device_days:
+        rebuild_days(store, user=user, device_days=sorted(days), now=now, settings=settings)
+        return RulesSaved(rules=written.rules, device_days=device_days, rebuilt=True)
+    store.defer([build_job(user.user_id, device) for device in sorted({d for d, _ in days})])
+    return RulesSaved(rules=written.rules, device_days=device_days, rebuilt=False)

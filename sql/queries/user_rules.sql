@@ -1,0 +1,134 @@
+-- Each user's own category rules (migration 0027), and what they do to the history.
+-- A record a user rule may re-categorise: live, not idle, not re-labelled by hand.
+
+-- name: list_user_rules --
+SELECT rule_id, position, kind, pattern, category, created, updated
+FROM user_rules
+WHERE user_id = %(user_id)s
+ORDER BY position, rule_id;
+
+-- name: insert_user_rule --
+INSERT INTO user_rules (user_id, position, kind, pattern, category)
+VALUES (%(user_id)s, %(position)s, %(kind)s, %(pattern)s, %(category)s)
+RETURNING rule_id;
+
+-- name: edit_user_rule --
+UPDATE user_rules
+SET kind = %(kind)s, pattern = %(pattern)s, category = %(category)s, updated = now()
+WHERE user_id = %(user_id)s AND rule_id = %(rule_id)s
+RETURNING rule_id;
+
+-- name: delete_user_rule --
+DELETE FROM user_rules WHERE user_id = %(user_id)s AND rule_id = %(rule_id)s
+RETURNING rule_id;
+
+-- name: order_user_rules --
+-- Positions 1..n in the order given (one statement: the unique position is checked at
+-- its end).
+UPDATE user_rules u SET position = o.n, updated = now()
+FROM unnest(%(rule_ids)s::bigint[]) WITH ORDINALITY AS o(rule_id, n)
+WHERE u.user_id = %(user_id)s AND u.rule_id = o.rule_id AND u.position <> o.n;
+
+-- name: user_rule_effects --
+-- What the user's rules, as they stand in this transaction, would change: the seconds
+-- (by the duration rule), records and device-days whose category moves.
+WITH r AS (
+    SELECT r.device_id, r.day_local, r.app, r.domain, r.window_title, r.category,
+           r.category_source, r.is_idle,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+), moved AS (
+    SELECT r.device_id, r.day_local, r.d
+    FROM r CROSS JOIN LATERAL (
+        SELECT u.category FROM user_rules u
+        WHERE u.user_id = %(user_id)s
+          AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title)
+        ORDER BY u.position, u.rule_id LIMIT 1
+    ) w
+    WHERE NOT r.is_idle AND r.category_source <> 'label' AND w.category <> r.category
+)
+SELECT COALESCE(sum(d), 0)::float8 AS seconds, count(*)::int AS records,
+       count(DISTINCT (device_id, day_local))::int AS device_days
+FROM moved;
+
+-- name: user_rule_orphans --
+-- Records a user rule categorised that no rule matches any more, by their text: the
+-- file and default rules decide them again (in Python), with their seconds.
+WITH r AS (
+    SELECT r.app, r.app_raw, r.domain, r.window_title, r.redacted, r.category,
+           r.category_source, r.is_idle,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+)
+SELECT r.app_raw, r.window_title, r.domain, r.redacted, r.category,
+       COALESCE(sum(r.d), 0)::float8 AS seconds
+FROM r
+WHERE NOT r.is_idle AND starts_with(r.category_source, 'user:')
+  AND NOT EXISTS (
+      SELECT 1 FROM user_rules u
+      WHERE u.user_id = %(user_id)s
+        AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title))
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5;
+
+-- name: apply_user_rules --
+-- Each record the user's rules match takes the first one's category (its source names
+-- the rule); the device-days whose categories moved come back, to be rebuilt.
+WITH hit AS (
+    SELECT r.record_id, r.ts_start, r.category, w.category AS to_category, w.rule_id
+    FROM records r CROSS JOIN LATERAL (
+        SELECT u.category, u.rule_id FROM user_rules u
+        WHERE u.user_id = %(user_id)s
+          AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title)
+        ORDER BY u.position, u.rule_id LIMIT 1
+    ) w
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+      AND r.category_source <> 'label'
+      AND (r.category <> w.category OR r.category_source <> 'user:' || w.rule_id)
+), upd AS (
+    UPDATE records r SET category = hit.to_category, category_source = 'user:' || hit.rule_id
+    FROM hit
+    WHERE r.user_id = %(user_id)s AND r.record_id = hit.record_id AND r.ts_start = hit.ts_start
+    RETURNING r.device_id, r.day_local, hit.category <> hit.to_category AS moved
+)
+SELECT device_id, day_local FROM upd WHERE moved
+GROUP BY device_id, day_local ORDER BY device_id, day_local;
+
+-- name: recategorize_orphans --
+-- The orphans' new categories, by text (as user_rule_orphans grouped them); the
+-- device-days whose categories moved come back.
+WITH t AS (
+    SELECT * FROM unnest(%(apps_raw)s::text[], %(titles)s::text[], %(domains)s::text[],
+                         %(redacted)s::boolean[], %(from_categories)s::text[],
+                         %(categories)s::text[], %(sources)s::text[])
+        AS t(app_raw, window_title, domain, redacted, from_category, category, source)
+), upd AS (
+    UPDATE records r SET category = t.category, category_source = t.source
+    FROM t
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+      AND starts_with(r.category_source, 'user:')
+      AND r.app_raw = t.app_raw AND r.window_title = t.window_title
+      AND r.domain IS NOT DISTINCT FROM t.domain AND r.redacted = t.redacted
+      AND r.category = t.from_category
+      AND NOT EXISTS (
+          SELECT 1 FROM user_rules u
+          WHERE u.user_id = %(user_id)s
+            AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title))
+    RETURNING r.device_id, r.day_local, t.from_category <> t.category AS moved
+)
+SELECT device_id, day_local FROM upd WHERE moved
+GROUP BY device_id, day_local ORDER BY device_id, day_local;
+
+-- name: marked_days_count --
+-- Device-days marked for a rebuild and not rebuilt yet: how far re-categorising is.
+SELECT count(*)::int AS n FROM build_marks WHERE user_id = %(user_id)s;

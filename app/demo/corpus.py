@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Literal, cast
 
-from app.rules.categories import CATEGORIES, Category
+from app.rules.categories import CATEGORIES, Category, Rules
 
 Platform = Literal["windows", "macos", "linux", "android"]
 Privacy = Literal["keep", "redact", "drop"]
@@ -56,3 +57,33 @@ def load_corpus() -> tuple[CorpusEntry, ...]:
             )
         )
     return tuple(entries)
+
+
+@dataclass(frozen=True, slots=True)
+class WindowSpan:
+    """Focus on one window for some seconds, as a Windows capture tool reports it."""
+
+    app: str
+    title: str
+    seconds: int
+
+
+@cache
+def load_windows_day() -> tuple[WindowSpan, ...]:
+    """A working day on a Windows PC (`demo/windows_day.tsv`): executables, no URLs."""
+    text = resources.files("app").joinpath("demo/windows_day.tsv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    rows = csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    return tuple(WindowSpan(r["app"], r["title"], int(r["seconds"])) for r in rows)
+
+
+def uncategorized_share(rules: Rules, spans: Sequence[WindowSpan]) -> float:
+    """The share of active (not idle or system) seconds the rules leave uncategorized."""
+    active = uncategorized = 0
+    for span in spans:
+        category = rules.classify(app=span.app, title=span.title, domain=None).category
+        if category == "system":
+            continue
+        active += span.seconds
+        uncategorized += span.seconds if category == "uncategorized" else 0
+    return uncategorized / active if active else 0.0

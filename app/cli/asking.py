@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 import click
 
+from app.cli import user_rules
 from app.cli.common import DATABASE_HELP, LazyChoice, database_url_for, edge, settings_from_env
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def rules() -> None:
 @edge
 def rules_check(user_name: str, period: str, top: int) -> None:
     """The apps and sites with the most uncategorized time, and a rule for each."""
-    from app.tools.coverage import Uncovered, rules_snippet
+    from app.tools.coverage import Uncovered, rule_add_command, rules_snippet
     from app.tools.results import ToolError
     from app.tools.stats import StatsResult
 
@@ -108,10 +109,14 @@ def rules_check(user_name: str, period: str, top: int) -> None:
         where = f"{item.app} · {item.site}" if item.site else item.app
         note = "" if item.rule else "  (private or untitled windows: no rule to suggest)"
         click.echo(f"{item.hours:>8.2f} h  {where}{note}")
+    commands = [c for c in (rule_add_command(i) for i in items) if c]
+    if commands:
+        click.echo("\nCount each as a category from now on and in the history (pick one):\n")
+        click.echo("\n".join(f"  {c}" for c in commands))
     snippet = rules_snippet(items)
     if snippet:
         click.echo(
-            "\nAdd these to your rules file (TIMETRACE_RULES_FILE), each with its category:\n"
+            "\nOr add these to your rules file (TIMETRACE_RULES_FILE), each with its category:\n"
         )
         click.echo(snippet)
 
@@ -270,5 +275,7 @@ def mcp_command(user_name: str | None, token: str | None, database: str | None) 
             user = found
         asyncio.run(serve_stdio(services=services, user=user))
 
+
+user_rules.register(rules)  # list, add, edit, move, delete, preview: the user's own rules
 
 COMMANDS = (report_command, rules, tool_command, ask_command, mcp_command)

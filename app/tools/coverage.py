@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Sequence
 
 from app.rules.apps import AppIdentities
@@ -91,3 +92,24 @@ def rules_snippet(items: Sequence[Uncovered]) -> str:
             f"{item.rule}\n"
         )
     return "\n".join(blocks)
+
+
+def user_rule_for(item: Uncovered) -> tuple[str, str] | None:
+    """(kind, pattern) of a user rule (`timetrace rules add`, the Rules page) that would
+    categorise the item: its site by domain, its site's name in titles, or its app."""
+    if item.rule is None:
+        return None
+    if item.rule.startswith("domain") and item.site:
+        return "site", item.site
+    if item.rule.startswith("title") and item.site:
+        return "title", item.site
+    return "app", item.app
+
+
+def rule_add_command(item: Uncovered) -> str | None:
+    """The `timetrace rules add` line for an item (its category left to choose)."""
+    found = user_rule_for(item)
+    if found is None:
+        return None
+    kind, pattern = found
+    return f"timetrace rules add {kind} {shlex.quote(pattern)} CATEGORY"

@@ -104,9 +104,15 @@ def with_edited(rows: Sequence[UserRuleRow], rule_id: int, edited: RuleDraft) ->
 
 
 def with_moved(rows: Sequence[UserRuleRow], rule_id: int, *, position: int) -> list[RuleDraft]:
-    drafts = drafts_of(rows)
-    moved = drafts.pop(_index(rows, rule_id))
-    return _placed(drafts, moved, position)
+    return moved(drafts_of(rows), rule_id, position=position)
+
+
+def moved(drafts: Sequence[RuleDraft], rule_id: int, *, position: int) -> list[RuleDraft]:
+    """A list of drafts with one rule put at `position` (1: first)."""
+    rest = [d for d in drafts if d.rule_id != rule_id]
+    if len(rest) == len(drafts):
+        raise NotFoundError(f"no rule {rule_id} of yours")
+    return _placed(rest, next(d for d in drafts if d.rule_id == rule_id), position)
 
 
 def without(rows: Sequence[UserRuleRow], rule_id: int) -> list[RuleDraft]:

@@ -15,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.web import account, ask, pages
+from app.web import account, ask, pages, rules
 from app.web.auth import PageError, SignInRequired, current_session
 from app.web.i18n import Translator
 from app.web.render import lang_of, page
@@ -52,3 +52,4 @@ def mount(app: FastAPI) -> None:
     app.include_router(account.router)
     app.include_router(pages.router)
     app.include_router(ask.router)
+    app.include_router(rules.router)

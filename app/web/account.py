@@ -15,7 +15,7 @@ from app.ingest.records import delete_records
 from app.store import DEVICE_ID_PATTERN, WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
-from app.tools.coverage import Uncovered, rules_snippet
+from app.tools.coverage import Uncovered, rules_snippet, user_rule_for
 from app.tools.stats import StatsResult
 from app.web.auth import (
     Form,
@@ -114,6 +114,8 @@ def _coverage(request: Request, session: WebSessionRow) -> dict[str, Any]:
     return {
         "result": result,
         "snippet": rules_snippet([i for i in items if isinstance(i, Uncovered)]),
+        # Each item's "Always count … as …" link to the Rules page (None: nothing to name).
+        "user_rules": [user_rule_for(i) if isinstance(i, Uncovered) else None for i in items],
     }
 
 

@@ -14,7 +14,7 @@ they are few, else the worker does, and the list says how many are left.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 
@@ -125,6 +125,14 @@ def _change_page(
     error = ""
     if change.op == "delete" or change.category:
         try:
+            if change.op != "delete":  # shown as it will be saved ("code.exe": the app's name)
+                named = draft(
+                    rules=services.rules,
+                    kind=change.kind,
+                    pattern=change.pattern,
+                    category=change.category,
+                )
+                change = replace(change, pattern=named.pattern)
             drafts = change.drafts(services, rows)
             preview = preview_rules(
                 services.store, rules=services.rules, user_id=session.user_id, drafts=drafts

@@ -32,6 +32,7 @@ DESCRIBE_TASK = "describe_record"
 SUMMARY_TASK = "summarize_episode"
 EMBED_TASK = "embed_episode"
 NARRATIVE_TASK = "write_narrative"
+RECATEGORIZE_TASK = "recategorize_history"  # after a user's rules changed (app/jobs/user_rules.py)
 # Periodic sweeps: each is its own queueing lock (one waiting tick at most).
 SWEEP_PYRAMID_TASK = "sweep_pyramid"
 SWEEP_MODELS_TASK = "sweep_models"
@@ -128,4 +129,17 @@ def narrative_job(user_id: int, grain: str, key: str) -> JobRequest:
         args={"user_id": user_id, "grain": grain, "key": key},
         queueing_lock=f"narrative:{user_id}:{key}",
         priority=NARRATIVE_PRIORITY,
+    )
+
+
+def recategorize_job(user_id: int) -> JobRequest:
+    """Re-categorise a user's history by their rules as they stand when it runs: one
+    waiting per user (a second change is seen by it), one running per user."""
+    return JobRequest(
+        task_name=RECATEGORIZE_TASK,
+        queue=EPISODE_QUEUE,
+        args={"user_id": user_id},
+        queueing_lock=f"recategorize:{user_id}",
+        lock=f"rules:{user_id}",
+        priority=EPISODE_PRIORITY,
     )

@@ -22,6 +22,7 @@ from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.errors import NotFoundError
 from app.pyramid.user_rules import (
+    BACKGROUND_RECORDS,
     RulesPreview,
     draft,
     moved,
@@ -76,6 +77,9 @@ class SavedOut(BaseModel):
     changed: PreviewOut = Field(description="what the save re-categorised, as previewed")
     days: list[DeviceDay] = Field(description="device-days whose categories moved")
     rebuilt: bool = Field(description="false: the worker rebuilds `days` in the background")
+    queued: bool = Field(
+        description="true: a long history is re-categorised by the worker (`days` empty)"
+    )
 
 
 def _out(preview: RulesPreview) -> PreviewOut:
@@ -97,12 +101,14 @@ def _save(services: Services, user: UserContext, drafts: list[RuleDraft]) -> Sav
         user=user,
         drafts=drafts,
         now=datetime.now(UTC),
+        background=preview.records > BACKGROUND_RECORDS,
     )
     return SavedOut(
         rules=[RulePublic.model_validate(r, from_attributes=True) for r in saved.rules],
         changed=_out(preview),
         days=saved.device_days,
         rebuilt=saved.rebuilt,
+        queued=saved.queued,
     )
 
 

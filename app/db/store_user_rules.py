@@ -92,6 +92,17 @@ def _mark(conn: Connection, user_id: int, days: list[DeviceDay]) -> None:
         )
 
 
+def _apply(conn: Connection, user_id: int) -> RulesWritten:
+    user = {"user_id": user_id}
+    days = fetch_all(conn, DeviceDay, QUERIES["apply_user_rules"], user)
+    _mark(conn, user_id, days)
+    return RulesWritten(
+        rules=fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], user),
+        device_days=days,
+        orphans=_orphans(conn, user_id),
+    )
+
+
 class PostgresUserRuleStore(Queries):
     list_user_rules = rows(UserRuleStore.list_user_rules, UserRuleRow)
 
@@ -119,15 +130,20 @@ class PostgresUserRuleStore(Queries):
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(QUERIES["lock_records"], user)
             _replace_rules(conn, user_id, params["rules"])
-            days = fetch_all(conn, DeviceDay, QUERIES["apply_user_rules"], user)
-            _mark(conn, user_id, days)
-            return RulesWritten(
-                rules=fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], user),
-                device_days=days,
-                orphans=_orphans(conn, user_id),
-            )
+            if params["apply"]:
+                return _apply(conn, user_id)
+            rules = fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], user)
+            return RulesWritten(rules=rules, device_days=[], orphans=[])
 
     write_user_rules = method(UserRuleStore.write_user_rules, _write)
+
+    def _apply_now(self, params: Params) -> RulesWritten:
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(QUERIES["lock_records"], {"user_id": params["user_id"]})
+            return _apply(conn, params["user_id"])
+
+    apply_user_rules = method(UserRuleStore.apply_user_rules, _apply_now)
+    recategorizing = value(UserRuleStore.recategorizing)
 
     def _recategorize(self, params: Params) -> list[DeviceDay]:
         user_id = params["user_id"]

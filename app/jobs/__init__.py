@@ -51,6 +51,7 @@ jobs_app = App(
         "app.jobs.pyramid",
         "app.jobs.enrich",
         "app.jobs.imports",
+        "app.jobs.user_rules",
     ],
 )
 jobs_app.job_manager = RequeueingJobManager(connector=jobs_app.connector)

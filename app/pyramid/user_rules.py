@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol
 
 from app.errors import NotFoundError
-from app.job_requests import build_job
+from app.job_requests import build_job, recategorize_job
 from app.pyramid.build import PyramidStore, rebuild_days
 from app.rules.categories import Rules
 from app.rules.things import vocabulary_for
@@ -34,6 +34,7 @@ from app.store import (
     OrphanText,
     OrphanVerdict,
     RuleDraft,
+    RulesWritten,
     UserContext,
     UserRuleRow,
     UserRuleStore,
@@ -41,6 +42,9 @@ from app.store import (
 
 # A save rebuilds this many device-days in the request at most; more go to the worker.
 INLINE_DEVICE_DAYS = 40
+# A change that moves more records than this is re-categorised by a job, not in the
+# request (about a second of SQL per 50,000 records on a small machine).
+BACKGROUND_RECORDS = 20_000
 
 
 class RulesStore(PyramidStore, UserRuleStore, JobStore, Protocol):
@@ -178,8 +182,21 @@ def preview_rules(
 @dataclass(frozen=True, slots=True)
 class RulesSaved:
     rules: list[UserRuleRow]
-    device_days: list[DeviceDay]  # whose categories moved
+    device_days: list[DeviceDay]  # whose categories moved (none yet when `queued`)
     rebuilt: bool  # rebuilt in this call; else the worker's build jobs rebuild them
+    queued: bool = False  # the history is re-categorised by a job (`recategorize_job`)
+
+
+def _moved_days(
+    store: RulesStore, rules: Rules, user_id: int, written: RulesWritten
+) -> set[tuple[str, date]]:
+    days = {(d.device_id, d.day_local) for d in written.device_days}
+    if written.orphans:
+        back = store.recategorize_orphans(
+            user_id=user_id, verdicts=_verdicts(rules, written.orphans)
+        )
+        days |= {(d.device_id, d.day_local) for d in back}
+    return days
 
 
 def save_rules(
@@ -191,17 +208,18 @@ def save_rules(
     drafts: Sequence[RuleDraft],
     now: datetime,
     inline_device_days: int = INLINE_DEVICE_DAYS,
+    background: bool = False,
 ) -> RulesSaved:
-    """Put `drafts` in place of the user's rules, re-categorise the history, and rebuild
-    the device-days whose categories moved (at once when at most `inline_device_days`,
-    else through build jobs)."""
+    """Put `drafts` in place of the user's rules and re-categorise the history: here, and
+    the device-days whose categories moved rebuilt at once when at most
+    `inline_device_days` (else through build jobs); or, with `background` (a long
+    history to go through: see `BACKGROUND_RECORDS`), all of it by a job."""
+    if background:
+        written = store.write_user_rules(user_id=user.user_id, rules=drafts, apply=False)
+        store.defer([recategorize_job(user.user_id)])
+        return RulesSaved(rules=written.rules, device_days=[], rebuilt=False, queued=True)
     written = store.write_user_rules(user_id=user.user_id, rules=drafts)
-    days = {(d.device_id, d.day_local) for d in written.device_days}
-    if written.orphans:
-        back = store.recategorize_orphans(
-            user_id=user.user_id, verdicts=_verdicts(rules, written.orphans)
-        )
-        days |= {(d.device_id, d.day_local) for d in back}
+    days = _moved_days(store, rules, user.user_id, written)
     device_days = [DeviceDay(device_id=d, day_local=day) for d, day in sorted(days)]
     if not days:
         return RulesSaved(rules=written.rules, device_days=[], rebuilt=True)
@@ -210,3 +228,11 @@ def save_rules(
         return RulesSaved(rules=written.rules, device_days=device_days, rebuilt=True)
     store.defer([build_job(user.user_id, device) for device in sorted({d for d, _ in days})])
     return RulesSaved(rules=written.rules, device_days=device_days, rebuilt=False)
+
+
+def recategorize_history(store: RulesStore, *, rules: Rules, user_id: int) -> int:
+    """The job's work: re-categorise the history by the user's rules as they stand and
+    ask for the moved device-days' rebuilds. Returns how many device-days moved."""
+    days = _moved_days(store, rules, user_id, store.apply_user_rules(user_id=user_id))
+    store.defer([build_job(user_id, device) for device in sorted({d for d, _ in days})])
+    return len(days)

@@ -85,12 +85,23 @@ class UserRuleStore(Protocol):
         of the user's: computed in a transaction that is rolled back."""
         ...
 
-    def write_user_rules(self, *, user_id: int, rules: Sequence[RuleDraft]) -> RulesWritten:
+    def write_user_rules(
+        self, *, user_id: int, rules: Sequence[RuleDraft], apply: bool = True
+    ) -> RulesWritten:
         """Put `rules` (the whole ordered list) in place of the user's: rules named by id
-        are changed, the others added, the missing ones deleted. In the same transaction
-        every record they name takes its first rule's category and the device-days whose
-        categories moved are marked for a rebuild. InvalidInputError when an id is not
-        the user's rule or one kind and pattern comes twice."""
+        are changed, the others added, the missing ones deleted. With `apply`, in the same
+        transaction, `apply_user_rules`. InvalidInputError when an id is not the user's
+        rule or one kind and pattern comes twice."""
+        ...
+
+    def apply_user_rules(self, *, user_id: int) -> RulesWritten:
+        """Every record the user's rules name takes its first rule's category; the
+        device-days whose categories moved are marked for a rebuild. Returns them, and
+        the orphans (records of a removed rule) for the file rules to decide."""
+        ...
+
+    def recategorizing(self, *, user_id: int) -> bool:
+        """Whether a re-categorising job of the user waits or runs."""
         ...
 
     def recategorize_orphans(

@@ -221,6 +221,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "always_title_title": "Always count titles matching “{name}” as a category",
         "coverage_to_rules": "Count an app or site as a category for good: your rules",
         "always_short": "+ rule",
+        "rule_recategorizing": "Your history is being re-categorised in the background; "
+        "reload to see how far it is.",
     },
     "zh": {
         "skip": "跳到正文",
@@ -401,6 +403,7 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "always_title_title": "总是把标题包含“{name}”的窗口算作某个类别",
         "coverage_to_rules": "让某个应用或网站长期算作某类：我的规则",
         "always_short": "+ 规则",
+        "rule_recategorizing": "正在后台重新归类历史记录；刷新页面查看进度。",
     },
 }
 

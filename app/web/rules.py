@@ -23,7 +23,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.errors import InvalidInputError, NotFoundError
 from app.pyramid.user_rules import (
+    BACKGROUND_RECORDS,
     RulesPreview,
+    RulesSaved,
     draft,
     preview_rules,
     save_rules,
@@ -106,6 +108,7 @@ def rules_page(request: Request, session: SessionDep) -> HTMLResponse:
         rules=_rows(services, session.user),
         kinds=RULE_KINDS,
         pending=services.store.marked_days_count(user_id=session.user_id),
+        recategorizing=services.store.recategorizing(user_id=session.user_id),
         saved_days=int(params["days"]) if params.get("days", "").isdigit() else None,
         rebuilt=params.get("rebuilt") == "1",
     )
@@ -170,6 +173,7 @@ def save_change(
         drafts = change.drafts(services, _rows(services, session.user))
     except (InvalidInputError, NotFoundError):
         return _change_page(request, session, change, status=422)
+    records = form.get("records", "")  # what the preview counted: a long history waits
     saved = save_rules(
         services.store,
         rules=services.rules,
@@ -177,9 +181,15 @@ def save_change(
         user=session.user,
         drafts=drafts,
         now=datetime.now(UTC),
+        background=records.isdigit() and int(records) > BACKGROUND_RECORDS,
     )
-    done = urlencode({"days": len(saved.device_days), "rebuilt": int(saved.rebuilt)})
-    return RedirectResponse(f"/rules?{done}", status_code=303)
+    return RedirectResponse(_done(saved), status_code=303)
+
+
+def _done(saved: RulesSaved) -> str:
+    if saved.queued:
+        return "/rules?queued=1"
+    return "/rules?" + urlencode({"days": len(saved.device_days), "rebuilt": int(saved.rebuilt)})
 
 
 @router.post("/rules/{rule_id}/move")
@@ -202,5 +212,4 @@ def move_rule(rule_id: int, request: Request, session: SessionDep, form: Form) -
         drafts=drafts,
         now=datetime.now(UTC),
     )
-    done = urlencode({"days": len(saved.device_days), "rebuilt": int(saved.rebuilt)})
-    return RedirectResponse(f"/rules?{done}", status_code=303)
+    return RedirectResponse(_done(saved), status_code=303)

@@ -132,3 +132,10 @@ GROUP BY device_id, day_local ORDER BY device_id, day_local;
 -- name: marked_days_count --
 -- Device-days marked for a rebuild and not rebuilt yet: how far re-categorising is.
 SELECT count(*)::int AS n FROM build_marks WHERE user_id = %(user_id)s;
+
+-- name: recategorizing --
+-- global: the job queue is the coordinator's; the lock names the user (job_requests.py).
+SELECT EXISTS (
+    SELECT 1 FROM procrastinate_jobs
+    WHERE queueing_lock = 'recategorize:' || %(user_id)s AND status IN ('todo', 'doing')
+) AS busy;

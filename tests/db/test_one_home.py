@@ -54,6 +54,7 @@ def _every_request() -> list[JobRequest]:
         job_requests.summary_job(1, 3),
         job_requests.embed_job(1, 3),
         job_requests.narrative_job(1, "day", "2003-03-12"),
+        job_requests.recategorize_job(1),
     ]
 
 

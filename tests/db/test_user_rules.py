@@ -15,6 +15,7 @@ from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.user_rules import (
     draft,
     preview_rules,
+    recategorize_history,
     save_rules,
     with_added,
     with_edited,
@@ -257,3 +258,44 @@ def test_the_database_reads_a_rule_as_python_does(conn: Any) -> None:
         matches(UserRule(1, k, p, "work"), app=a, domain=d, title=t)  # type: ignore[arg-type]
         for k, p, a, d, t in CASES
     ] == expected
+
+
+def test_a_long_history_is_re_categorised_by_a_job(
+    services: Services, preloaded: Preloaded, conn: Any
+) -> None:
+    store, user = services.store, preloaded.user
+    drafts = with_added(
+        [], draft(rules=services.rules, kind="app", pattern="Slack", category="study")
+    )
+    outside = {"user": user.user_id, "app": "Slack", "category": "study"}
+    before = conn.execute(APP_OUTSIDE, outside).fetchone()["s"]
+    saved = save_rules(
+        store,
+        rules=services.rules,
+        settings=services.settings,
+        user=user,
+        drafts=drafts,
+        now=NOW,
+        background=True,
+    )
+    assert saved.queued and not saved.rebuilt and saved.device_days == []
+    assert [r.pattern for r in saved.rules] == ["Slack"]
+    # Saved, not applied yet: the job waits (one per user), the records are as they were.
+    assert conn.execute(APP_OUTSIDE, outside).fetchone()["s"] == before > 0
+    assert store.recategorizing(user_id=user.user_id)
+    jobs = conn.execute(
+        "SELECT task_name, args FROM procrastinate_jobs WHERE status = 'todo'"
+        " AND queueing_lock = %(lock)s",
+        {"lock": f"recategorize:{user.user_id}"},
+    ).fetchall()
+    assert jobs == [{"task_name": "recategorize_history", "args": {"user_id": user.user_id}}]
+
+    moved = recategorize_history(store, rules=services.rules, user_id=user.user_id)
+    assert moved > 0 and conn.execute(APP_OUTSIDE, outside).fetchone()["s"] == 0
+    assert store.marked_days_count(user_id=user.user_id) == moved
+    builds = conn.execute(
+        "SELECT count(*) AS n FROM procrastinate_jobs WHERE status = 'todo'"
+        " AND task_name = 'build_episodes'"
+    ).fetchone()["n"]
+    assert builds >= 1
+    assert recategorize_history(store, rules=services.rules, user_id=user.user_id) == 0

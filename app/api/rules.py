@@ -22,7 +22,6 @@ from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.errors import NotFoundError
 from app.pyramid.user_rules import (
-    BACKGROUND_RECORDS,
     RulesPreview,
     draft,
     moved,
@@ -101,7 +100,7 @@ def _save(services: Services, user: UserContext, drafts: list[RuleDraft]) -> Sav
         user=user,
         drafts=drafts,
         now=datetime.now(UTC),
-        background=preview.records > BACKGROUND_RECORDS,
+        background=preview.long,
     )
     return SavedOut(
         rules=[RulePublic.model_validate(r, from_attributes=True) for r in saved.rules],

@@ -42,9 +42,11 @@ from app.store import (
 
 # A save rebuilds this many device-days in the request at most; more go to the worker.
 INLINE_DEVICE_DAYS = 40
-# A change that moves more records than this is re-categorised by a job, not in the
-# request (about a second of SQL per 50,000 records on a small machine).
+# A change that moves more records than this, or whose user has more live records than
+# BACKGROUND_SCANNED (every change reads them all), is re-categorised by a job, not in
+# the request: about a second of SQL per 50,000 records on a small machine.
 BACKGROUND_RECORDS = 20_000
+BACKGROUND_SCANNED = 100_000
 
 
 class RulesStore(PyramidStore, UserRuleStore, JobStore, Protocol):
@@ -156,10 +158,16 @@ class RulesPreview:
     seconds: float
     records: int
     device_days: int
+    scanned: int = 0
 
     @property
     def hours(self) -> float:
         return round(self.seconds / 3600, 2)
+
+    @property
+    def long(self) -> bool:
+        """Too much to re-categorise in a request: a job does it (`save_rules`)."""
+        return self.records > BACKGROUND_RECORDS or self.scanned > BACKGROUND_SCANNED
 
 
 def preview_rules(
@@ -176,6 +184,7 @@ def preview_rules(
         seconds=found.effect.seconds + sum(o.seconds for o in back),
         records=found.effect.records,
         device_days=found.effect.device_days,
+        scanned=found.effect.scanned,
     )
 
 

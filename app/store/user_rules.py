@@ -38,6 +38,7 @@ class RuleEffect(Row):
     seconds: float
     records: int
     device_days: int
+    scanned: int = 0  # the user's live records read to find them
 
 
 class OrphanText(Row):

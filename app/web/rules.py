@@ -23,7 +23,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.errors import InvalidInputError, NotFoundError
 from app.pyramid.user_rules import (
-    BACKGROUND_RECORDS,
     RulesPreview,
     RulesSaved,
     draft,
@@ -173,7 +172,6 @@ def save_change(
         drafts = change.drafts(services, _rows(services, session.user))
     except (InvalidInputError, NotFoundError):
         return _change_page(request, session, change, status=422)
-    records = form.get("records", "")  # what the preview counted: a long history waits
     saved = save_rules(
         services.store,
         rules=services.rules,
@@ -181,7 +179,7 @@ def save_change(
         user=session.user,
         drafts=drafts,
         now=datetime.now(UTC),
-        background=records.isdigit() and int(records) > BACKGROUND_RECORDS,
+        background=form.get("long") == "1",  # as the preview found it: a long history waits
     )
     return RedirectResponse(_done(saved), status_code=303)
 

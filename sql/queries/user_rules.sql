@@ -53,7 +53,8 @@ WITH r AS (
     WHERE NOT r.is_idle AND r.category_source <> 'label' AND w.category <> r.category
 )
 SELECT COALESCE(sum(d), 0)::float8 AS seconds, count(*)::int AS records,
-       count(DISTINCT (device_id, day_local))::int AS device_days
+       count(DISTINCT (device_id, day_local))::int AS device_days,
+       (SELECT count(*) FROM r)::int AS scanned
 FROM moved;
 
 -- name: user_rule_orphans --

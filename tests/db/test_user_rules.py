@@ -64,6 +64,11 @@ def test_an_app_rule_previews_the_sql_hours_and_saving_moves_them(
     preview = preview_rules(store, rules=services.rules, user_id=user.user_id, drafts=drafts)
     assert preview.seconds == pytest.approx(before["s"], abs=1e-6)
     assert preview.records == before["n"]
+    live = conn.execute(
+        "SELECT count(*) AS n FROM records WHERE user_id = %(user)s AND deleted_at IS NULL",
+        {"user": user.user_id},
+    ).fetchone()["n"]
+    assert preview.scanned == live and not preview.long  # a month: done in the request
     assert store.list_user_rules(user_id=user.user_id) == []  # a preview keeps nothing
 
     totals = _by_category(services, user)

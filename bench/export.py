@@ -51,7 +51,11 @@ def child(url: str, user_name: str, fmt: str, out: Path) -> None:
                     size += len(chunk)
             seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    rows = sum(1 for _ in out.open("rb")) if fmt == "jsonl" else None
+    rows = None
+    if fmt == "jsonl":  # the trailer's count, read from the end of the file
+        with out.open("rb") as f:
+            f.seek(max(0, size - 65536))
+            rows = json.loads(f.read().splitlines()[-1])["rows"]
     print(
         json.dumps(
             {"records": records, "rows": rows, "seconds": seconds, "bytes": size}

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from app.cli import main
 from app.db.connection import connect
 from app.db.distribution import CLASSES
-from app.db.export import KINDS, NOT_EXPORTED, ExportRequest, export_chunks
+from app.db.export import KINDS, NOT_EXPORTED, ExportRequest, export_chunks, table_columns
 from app.db.restore import ImportFileError, ImportTargetError, restore_file
 from app.runtime.services import Services
 from app.settings import Settings
@@ -332,3 +332,12 @@ def test_the_cli_exports_to_a_file_and_imports_it(
     assert n == sum(1 for line in path.read_bytes().splitlines() if b'"kind":"records"' in line)
     wrong = CliRunner().invoke(main, ["export", "--user", "nobody"], env=env)
     assert wrong.exit_code != 0 and "nobody" in wrong.output
+
+
+def test_docs_describe_every_kind_and_every_field(conn: Any) -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "export.md").read_text("utf-8")
+    headings = " ".join(line for line in docs.splitlines() if line.startswith("#### "))
+    for kind in KINDS:
+        assert kind.name in headings, kind.name
+        for column in table_columns(conn, kind.name):
+            assert f"`{column}`" in docs, f"{kind.name}.{column} is not in docs/export.md"

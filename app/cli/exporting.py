@@ -113,7 +113,6 @@ def import_timetrace(export: Path, user_name: str) -> None:
     as exported, ids kept; importing the same file again adds nothing."""
     from rich.progress import BarColumn, Progress, TextColumn
 
-    from app.db.connection import connect
     from app.db.restore import restore_file
     from app.runtime.services import open_services
 
@@ -121,7 +120,6 @@ def import_timetrace(export: Path, user_name: str) -> None:
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[done]}"))
     with (
         open_services(settings) as services,
-        connect(services.url, settings=settings, autocommit=True) as conn,
         Progress(*columns, console=console(), transient=True) as bar,
     ):
         task = bar.add_task("reading", total=None, done="")
@@ -129,7 +127,13 @@ def import_timetrace(export: Path, user_name: str) -> None:
         def progress(kind: str, done: int) -> None:
             bar.update(task, description=kind, done=f"{done:,}")
 
-        summary = restore_file(conn, path=export, user_name=user_name, progress=progress)
+        summary = restore_file(
+            url=services.url,
+            settings=settings,
+            path=export,
+            user_name=user_name,
+            progress=progress,
+        )
     added = ", ".join(f"{n:,} {kind}" for kind, n in summary.by_kind.items() if n) or "nothing"
     console().print(
         f"{summary.rows:,} rows read into user {summary.user_name!r}: added {added}",

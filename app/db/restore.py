@@ -5,15 +5,21 @@ layers are restored rather than rebuilt).
 Each row goes back into its table with its ids kept (the ids are the user's: every key
 starts with user_id), so that what points at them — digests' source ids, signals'
 evidence, labels' targets, conversation turns' episode ids, a record's analysis — still
-points at the same row. Ids sequences then move past the kept ids, so later rows of any
-user take new ones. Idempotent: a row already there is skipped (ON CONFLICT on its
-primary key), and a second import of the same file adds nothing.
+points at the same row. Id sequences then move past the kept ids, so later rows of any
+user take new ones.
 
-It goes only into a user that holds nothing yet, or holds a previous import of the same
-file (its mark in `imports`): mixing two histories' pyramids would be neither of them.
+One transaction: nobody (the worker's sweep included) sees a half-restored user, and an
+import cut short leaves nothing, so it can simply be run again. Only the records' monthly
+partitions are made apart, each in a short transaction on a second connection, as ingest
+makes them (a partition made inside a long transaction would hold up everyone's ingest
+into that month until it ends).
 
-    with pool.connection() as conn:
-        summary = restore_file(conn, path=path, user_name="me", progress=print)
+It goes only into a user that holds nothing yet; a user marked with this very file
+(`imports`, source `timetrace:<export id>`) gets nothing more (the second import adds
+nothing, even after the worker has rebuilt days since); any other user is refused:
+mixing two histories' pyramids would be neither of them.
+
+    summary = restore_file(url=url, settings=settings, path=path, user_name="me")
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import IO, Any
 import msgspec
 from psycopg import sql
 
-from app.db.connection import Connection
+from app.db.connection import Connection, connect
 from app.db.export import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -40,6 +46,7 @@ from app.db.export import (
 )
 from app.db.queries import QUERIES
 from app.errors import ConflictError, InvalidInputError
+from app.settings import Settings
 
 BATCH_ROWS = 2_000  # rows of one kind written by one statement
 
@@ -111,10 +118,21 @@ def _months(rows: list[dict[str, Any]]) -> list[date]:
 
 
 class _Writer:
-    """Batches of one kind's rows into the user, in one transaction per batch."""
+    """Batches of one kind's rows into the user, in the import's transaction (none when
+    the user holds this file already: `skip`)."""
 
-    def __init__(self, conn: Connection, *, user_id: int, exported: dict[str, list[str]]) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        *,
+        ddl: Connection,
+        user_id: int,
+        exported: dict[str, list[str]],
+        skip: bool,
+    ) -> None:
         self.conn = conn
+        self.ddl = ddl
+        self.skip = skip
         self.user_id = user_id
         self.exported = exported
         self.queries: dict[str, sql.Composed] = {}
@@ -139,21 +157,21 @@ class _Writer:
         return self.queries[kind.name]
 
     def write(self, kind: Kind, rows: list[dict[str, Any]]) -> None:
-        if not rows:
+        if not rows or self.skip:
             return
         if kind.name == "records":
-            # Made in a short transaction of their own, as ingest makes them.
-            with self.conn.transaction():
-                self.conn.execute(QUERIES["ensure_months"], {"months": _months(rows)})
-        with self.conn.transaction():
-            cur = self.conn.execute(
-                self._query(kind),
-                {"user_id": self.user_id, "rows": _encode.encode(rows).decode()},
-            )
+            # Committed at once on the other connection; the import's next statement sees it.
+            with self.ddl.transaction():
+                self.ddl.execute(QUERIES["ensure_months"], {"months": _months(rows)})
+        cur = self.conn.execute(
+            self._query(kind), {"user_id": self.user_id, "rows": _encode.encode(rows).decode()}
+        )
         self.added[kind.name] = self.added.get(kind.name, 0) + max(cur.rowcount, 0)
 
     def advance_sequences(self) -> None:
         """Move each id sequence past the ids kept."""
+        if self.skip:
+            return
         for kind in KINDS:
             if kind.id is None:
                 continue
@@ -173,9 +191,9 @@ class _Writer:
                 )
 
 
-def _user_for(conn: Connection, *, name: str, header: dict[str, Any]) -> int:
-    """The user to import into: made with the file's clock if missing; one that holds
-    data only when it came from this very file."""
+def _user_for(conn: Connection, *, name: str, header: dict[str, Any]) -> tuple[int, bool]:
+    """The user to import into (made with the file's clock if missing), and whether it
+    holds this very file already."""
     clock = header.get("user") or {}
     time_zone = str(clock.get("time_zone") or "UTC")
     cut = int(clock.get("day_cut_hour") or 0)
@@ -187,7 +205,7 @@ def _user_for(conn: Connection, *, name: str, header: dict[str, Any]) -> int:
     source = _source(header)
     seen = conn.execute(QUERIES["import_seen"], {"user_id": user_id, "source": source}).fetchone()
     if seen and seen["seen"]:
-        return user_id
+        return user_id, True
     for kind in KINDS:
         query = template(QUERIES["import_user_holds"], table=sql.Identifier(kind.name))
         holds = conn.execute(query, {"user_id": user_id}).fetchone()
@@ -201,9 +219,7 @@ def _user_for(conn: Connection, *, name: str, header: dict[str, Any]) -> int:
         QUERIES["import_user_clock"],
         {"user_id": user_id, "time_zone": time_zone, "day_cut_hour": cut},
     )
-    # Marked first: an import cut short (a crash) may be run again into the same user.
-    conn.execute(QUERIES["import_mark"], {"user_id": user_id, "source": source})
-    return user_id
+    return user_id, False
 
 
 def _source(header: dict[str, Any]) -> str:
@@ -212,23 +228,49 @@ def _source(header: dict[str, Any]) -> str:
 
 
 def restore_stream(
-    conn: Connection, *, stream: IO[bytes], user_name: str, progress: Progress = _quiet
+    conn: Connection,
+    *,
+    ddl: Connection,
+    stream: IO[bytes],
+    user_name: str,
+    progress: Progress = _quiet,
 ) -> RestoreSummary:
-    """Restore a jsonl export read from `stream` into the user `user_name` (on an
-    autocommit connection: each batch is its own transaction)."""
+    """Restore a jsonl export read from `stream` into the user `user_name`, in one
+    transaction on `conn`; `ddl` (autocommit) makes the records' partitions."""
     lines = _lines(stream)
     first = next(lines, None)
     if first is None:
         raise ImportFileError("the file is empty")
     header = first[1]
-    _check_header(header, conn)
-    exported: dict[str, list[str]] = header.get("columns") or {}
     with conn.transaction():
-        user_id = _user_for(conn, name=user_name, header=header)
-    summary = RestoreSummary(
-        user_id=user_id, user_name=user_name, export_id=str(header.get("export_id"))
-    )
-    writer = _Writer(conn, user_id=user_id, exported=exported)
+        _check_header(header, conn)
+        user_id, seen = _user_for(conn, name=user_name, header=header)
+        exported: dict[str, list[str]] = header.get("columns") or {}
+        writer = _Writer(conn, ddl=ddl, user_id=user_id, exported=exported, skip=seen)
+        read = _restore_rows(lines, writer, progress)
+        writer.advance_sequences()
+        summary = RestoreSummary(
+            user_id=user_id,
+            user_name=user_name,
+            export_id=str(header.get("export_id")),
+            rows=sum(read.values()),
+            new=sum(writer.added.values()),
+            by_kind=dict(writer.added),
+        )
+        if not seen:
+            conn.execute(
+                QUERIES["import_mark"],
+                {"user_id": user_id, "source": _source(header)}
+                | {"rows": summary.rows, "new": summary.new},
+            )
+    return summary
+
+
+def _restore_rows(
+    lines: Iterator[tuple[int, dict[str, Any]]], writer: _Writer, progress: Progress
+) -> dict[str, int]:
+    """Each kind's rows written in batches; the rows read per kind, checked against the
+    trailer."""
     batch: list[dict[str, Any]] = []
     current: Kind | None = None
     trailer: dict[str, Any] | None = None
@@ -262,26 +304,17 @@ def restore_stream(
     counts = trailer.get("counts") or {}
     if {k: v for k, v in counts.items() if v} != read:
         raise ImportFileError(f"the trailer counts {counts}, the file holds {read}")
-    writer.advance_sequences()
-    summary.rows = sum(read.values())
-    summary.by_kind = dict(writer.added)
-    summary.new = sum(writer.added.values())
-    with conn.transaction():
-        conn.execute(
-            QUERIES["import_done"],
-            {
-                "user_id": user_id,
-                "source": _source(header),
-                "rows": summary.rows,
-                "new": summary.new,
-            },
-        )
-    return summary
+    return read
 
 
 def restore_file(
-    conn: Connection, *, path: Path, user_name: str, progress: Progress = _quiet
+    *, url: str, settings: Settings, path: Path, user_name: str, progress: Progress = _quiet
 ) -> RestoreSummary:
-    """Restore the jsonl export at `path` into the user `user_name`."""
-    with path.open("rb") as stream:
-        return restore_stream(conn, stream=stream, user_name=user_name, progress=progress)
+    """Restore the jsonl export at `path` into the user `user_name` of the database at
+    `url`."""
+    with (
+        path.open("rb") as stream,
+        connect(url, settings=settings) as conn,
+        connect(url, settings=settings, autocommit=True) as ddl,
+    ):
+        return restore_stream(conn, ddl=ddl, stream=stream, user_name=user_name, progress=progress)

@@ -121,17 +121,11 @@ SELECT EXISTS (SELECT 1 FROM imports WHERE user_id = %(user_id)s AND source = %(
     AS seen;
 
 -- name: import_mark --
--- The import's own mark, made before its first row: the file's export id.
-INSERT INTO imports (user_id, source, status, stage)
-VALUES (%(user_id)s, %(source)s, 'running', 'restoring');
-
--- name: import_done --
--- The mark of the first import of a file that ran to its end, with what it added; a
--- later import of the same file adds nothing and changes nothing.
-UPDATE imports SET status = 'done', stage = 'restored', done = %(rows)s, total = %(rows)s,
-                   events = %(rows)s, new = %(new)s, duplicate = %(rows)s - %(new)s,
-                   updated_at = now()
-WHERE user_id = %(user_id)s AND source = %(source)s AND status <> 'done';
+-- The import's mark on the user, in its transaction: the file's export id and what it
+-- added (a later import of the same file adds nothing).
+INSERT INTO imports (user_id, source, status, stage, done, total, events, new, duplicate)
+VALUES (%(user_id)s, %(source)s, 'done', 'restored', %(rows)s, %(rows)s, %(rows)s,
+        %(new)s, %(rows)s - %(new)s);
 
 -- name: import_user_clock --
 -- The user's time zone and cut hour, as the file's: logical days depend on them.

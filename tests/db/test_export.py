@@ -153,7 +153,7 @@ def test_export_then_import_into_a_fresh_database_gives_every_layer_back(
     everything = _everything(conn, user.user_id)
 
     with other_db() as (fresh, fresh_conn):
-        summary = restore_file(fresh_conn, path=path, user_name="moved")
+        summary = restore_file(url=fresh.url, settings=fresh.settings, path=path, user_name="moved")
         assert summary.new == summary.rows == trailer["rows"]
         moved = fresh.store.get_user(name="moved")
         assert moved is not None and moved.time_zone == user.time_zone
@@ -167,13 +167,24 @@ def test_export_then_import_into_a_fresh_database_gives_every_layer_back(
             t: fresh_conn.execute(tables.format(t), [moved.user_id]).fetchone()["n"]
             for t in [*TABLES, "imports"]
         }
-        again = restore_file(fresh_conn, path=path, user_name="moved")
+        again = restore_file(url=fresh.url, settings=fresh.settings, path=path, user_name="moved")
         assert again.new == 0 and again.rows == summary.rows
         assert {
             t: fresh_conn.execute(tables.format(t), [moved.user_id]).fetchone()["n"]
             for t in [*TABLES, "imports"]
         } == counts
         assert _everything(fresh_conn, moved.user_id) == everything
+        # Nor after the new server rebuilt a day (its old episodes gone): what the file
+        # held is not brought back over what the server made since.
+        gone = everything["episodes"][0]["episode_id"]
+        fresh_conn.execute(
+            "DELETE FROM episodes WHERE user_id = %s AND episode_id = %s", [moved.user_id, gone]
+        )
+        third = restore_file(url=fresh.url, settings=fresh.settings, path=path, user_name="moved")
+        assert third.new == 0
+        assert not fresh_conn.execute(
+            "SELECT 1 FROM episodes WHERE user_id = %s AND episode_id = %s", [moved.user_id, gone]
+        ).fetchone()
 
         # Ids kept: later rows take ids past them.
         added = fresh.store.ensure_user(name="later", time_zone="UTC", day_cut_hour=4)
@@ -195,23 +206,25 @@ def test_import_into_another_user_of_the_same_database_and_refusals(
     user = preloaded.user
     path = _export(conn, user, tmp_path / "me.jsonl")
     before = _stats_by_day(services, user)
-    restore_file(conn, path=path, user_name="twin")
+    restore_file(url=services.url, settings=services.settings, path=path, user_name="twin")
     twin = services.store.get_user(name="twin")
     assert twin is not None
     assert _stats_by_day(services, twin) == before
     assert _everything(conn, twin.user_id) == _everything(conn, user.user_id)
     # The source user holds another history: refused, and nothing is written.
     with pytest.raises(ImportTargetError, match="already holds"):
-        restore_file(conn, path=path, user_name=user.name)
+        restore_file(url=services.url, settings=services.settings, path=path, user_name=user.name)
     # A file cut short, or not an export.
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-1]))
     with pytest.raises(ImportFileError, match="cut short"):
-        restore_file(conn, path=cut, user_name="cut")
+        restore_file(url=services.url, settings=services.settings, path=cut, user_name="cut")
+    # One transaction: a refused import leaves nothing, not even its user.
+    assert services.store.get_user(name="cut") is None
     junk = tmp_path / "junk.jsonl"
     junk.write_text('{"kind": "header", "format": "other"}\n')
     with pytest.raises(ImportFileError, match="header"):
-        restore_file(conn, path=junk, user_name="junk")
+        restore_file(url=services.url, settings=services.settings, path=junk, user_name="junk")
 
 
 def test_a_window_carries_its_days_and_the_whole_of_what_has_no_day(

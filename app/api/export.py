@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
@@ -49,8 +50,15 @@ def get_export(
     return StreamingResponse(
         _stream(services, request),
         media_type=request.media_type(),
-        headers={"Content-Disposition": f'attachment; filename="{request.file_name()}"'},
+        headers={"Content-Disposition": _attachment(request.file_name())},
     )
+
+
+def _attachment(name: str) -> str:
+    """A download's file name: ASCII for every client, UTF-8 (RFC 6266) for the rest, so
+    a user called 小明 gets a header that can be sent."""
+    plain = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in name)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 def _stream(services: Services, request: ExportRequest) -> Iterator[bytes]:

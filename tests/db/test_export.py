@@ -318,6 +318,15 @@ def test_the_http_export_streams_and_refuses_bad_parameters(sample_api: Any) -> 
     assert api.client.get("/api/v1/export").status_code == 401
 
 
+def test_a_user_named_in_chinese_gets_a_download_name(services: Services) -> None:
+    api = make_api(services, user_name="小明")
+    got = api.client.get("/api/v1/export?format=csv", headers=api.auth)
+    assert got.status_code == 200, got.text
+    disposition = got.headers["content-disposition"]
+    assert "filename*=UTF-8''timetrace-%E5%B0%8F%E6%98%8E-records.csv" in disposition
+    assert got.content.decode("utf-8-sig").startswith("record_id,device,day,start,end")
+
+
 def test_the_cli_exports_to_a_file_and_imports_it(
     preloaded: Preloaded, settings: Settings, db_url: str, tmp_path: Path
 ) -> None:
@@ -343,6 +352,25 @@ def test_the_cli_exports_to_a_file_and_imports_it(
             "SELECT count(*) AS n FROM records r JOIN users u USING (user_id) WHERE u.name = 'copy'"
         ).fetchone()["n"]
     assert n == sum(1 for line in path.read_bytes().splitlines() if b'"kind":"records"' in line)
+    out = CliRunner().invoke(
+        main,
+        [
+            "export",
+            "--user",
+            preloaded.user.name,
+            "--format",
+            "csv",
+            "--table",
+            "episodes",
+            "--from",
+            "2003-03-03",
+            "--to",
+            "2003-03-03",
+        ],
+        env=env,
+    )
+    assert out.exit_code == 0, out.output
+    assert out.output.lstrip("\ufeff").startswith("episode_id,device,day,start,end,seconds")
     wrong = CliRunner().invoke(main, ["export", "--user", "nobody"], env=env)
     assert wrong.exit_code != 0 and "nobody" in wrong.output
 

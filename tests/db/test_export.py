@@ -64,6 +64,22 @@ def _enrich_by_hand(services: Services, conn: Any, user: UserContext) -> None:
         " '3 小时', 'done', 'offline', '[1, 2]' FROM conversations WHERE user_id = %s",
         [user.user_id],
     )
+    # A vision model's descriptions and embeddings (vectors and full-text go through JSON).
+    dim = "(SELECT value::int FROM schema_meta WHERE key = 'embedding_dim')"
+    conn.execute(
+        "INSERT INTO record_analyses (user_id, record_id, ts_start, description, category,"
+        " confidence, cues, model, embedding, fts)"
+        " SELECT user_id, record_id, ts_start, '在 VS Code 里写 Python\\n\"引号\"', 'work', 0.9,"
+        " '[\"git reset --hard\"]', 'test-vlm',"
+        f" array_fill(0.1::real, ARRAY[{dim}])::vector, to_tsvector('simple', 'vs code 写代码')"
+        " FROM records WHERE user_id = %s ORDER BY record_id LIMIT 3",
+        [user.user_id],
+    )
+    conn.execute(
+        f"UPDATE episodes SET summary_embedding = array_fill(-0.3::real, ARRAY[{dim}])::vector,"
+        " embedding_status = 'done' WHERE user_id = %s AND episode_id %% 5 = 0",
+        [user.user_id],
+    )
     conn.execute(
         "INSERT INTO user_rules (user_id, position, kind, pattern, category)"
         " VALUES (%s, 1, 'app', 'Slack', 'work')",

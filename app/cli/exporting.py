@@ -134,6 +134,12 @@ def import_timetrace(export: Path, user_name: str) -> None:
             user_name=user_name,
             progress=progress,
         )
+        if summary.new:
+            # What the old server still had to build (an open tail, marked days) is built
+            # here: a build job per device, as after any import.
+            from app.job_requests import build_job
+
+            services.store.defer([build_job(summary.user_id, d) for d in summary.devices])
     added = ", ".join(f"{n:,} {kind}" for kind, n in summary.by_kind.items() if n) or "nothing"
     console().print(
         f"{summary.rows:,} rows read into user {summary.user_name!r}: added {added}",

@@ -70,6 +70,7 @@ class RestoreSummary:
     rows: int = 0  # rows read from the file
     new: int = 0  # rows added (0 on a second import of the same file)
     by_kind: dict[str, int] = field(default_factory=dict)  # rows added per kind
+    devices: list[str] = field(default_factory=list)  # the devices in the file
 
 
 Progress = Callable[[str, int], None]  # the kind being read, rows read so far
@@ -137,6 +138,7 @@ class _Writer:
         self.exported = exported
         self.queries: dict[str, sql.Composed] = {}
         self.added: dict[str, int] = {}
+        self.devices: set[str] = set()
 
     def _query(self, kind: Kind) -> sql.Composed:
         if kind.name not in self.queries:
@@ -157,6 +159,8 @@ class _Writer:
         return self.queries[kind.name]
 
     def write(self, kind: Kind, rows: list[dict[str, Any]]) -> None:
+        if kind.name == "devices":
+            self.devices.update(str(row.get("device_id")) for row in rows)
         if not rows or self.skip:
             return
         if kind.name == "records":
@@ -256,6 +260,7 @@ def restore_stream(
             rows=sum(read.values()),
             new=sum(writer.added.values()),
             by_kind=dict(writer.added),
+            devices=sorted(writer.devices),
         )
         if not seen:
             conn.execute(

@@ -367,7 +367,14 @@ def test_the_cli_exports_to_a_file_and_imports_it(
         n = c.execute(
             "SELECT count(*) AS n FROM records r JOIN users u USING (user_id) WHERE u.name = 'copy'"
         ).fetchone()["n"]
+        queued = c.execute(
+            "SELECT count(*) AS n FROM procrastinate_jobs j JOIN users u"
+            " ON u.user_id = (j.args ->> 'user_id')::bigint"
+            " WHERE u.name = 'copy' AND j.task_name LIKE %s AND j.status = 'todo'",
+            ["%build%"],
+        ).fetchone()["n"]
     assert n == sum(1 for line in path.read_bytes().splitlines() if b'"kind":"records"' in line)
+    assert queued == 3  # a build per device: what the old server still had to build
     out = CliRunner().invoke(
         main,
         [

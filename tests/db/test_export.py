@@ -22,11 +22,13 @@ from app.db.connection import connect
 from app.db.distribution import CLASSES
 from app.db.export import KINDS, NOT_EXPORTED, ExportRequest, export_chunks, table_columns
 from app.db.restore import ImportFileError, ImportTargetError, restore_file
+from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.settings import Settings
 from app.store import UserContext
+from app.timeutil import period_days
 from app.tools import dispatch_json
-from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api, new_token_for
+from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api, new_token_for, span_violations
 
 pytestmark = pytest.mark.preloaded(SAMPLE_MONTH)
 DAYS = [date(2003, 3, 1) + timedelta(days=i) for i in range(31)]
@@ -175,6 +177,20 @@ def test_export_then_import_into_a_fresh_database_gives_every_layer_back(
         assert moved is not None and moved.time_zone == user.time_zone
         assert _stats_by_day(fresh, moved) == before
         assert _spans(fresh_conn, moved.user_id) == _spans(conn, user.user_id)
+        assert _everything(fresh_conn, moved.user_id) == everything
+        # The data rules hold there: spans, and digests equal to the live GROUP BY.
+        assert span_violations(fresh_conn) == []
+        for grain, key in [("day", str(d)) for d in DAYS] + [("month", "2003-03")]:
+            first, last = period_days(grain, key)
+            live = fresh.store.period_metrics(user_id=moved.user_id, day_from=first, day_to=last)
+            stored = fresh_conn.execute(
+                "SELECT metrics FROM digests WHERE user_id = %s AND grain = %s AND scope_key = %s",
+                [moved.user_id, grain, key],
+            ).fetchone()["metrics"]
+            for metric in ("seconds_by_category", "seconds_by_app", "episode_count"):
+                assert stored[metric] == live.metrics.get(metric), (key, metric)
+        # Nothing is left to build: the pyramid came back current.
+        assert backfill(fresh.store, now=NOW, settings=fresh.settings).episodes == 0
         assert _everything(fresh_conn, moved.user_id) == everything
 
         # Again: nothing added, nothing changed.

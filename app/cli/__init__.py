@@ -11,6 +11,8 @@ timetrace status
 timetrace rules check --period last_week
 timetrace import activitywatch aw-export.json --user me
 timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
+timetrace export --user me --format jsonl -o me.jsonl
+timetrace import timetrace me.jsonl --user me
 timetrace mcp --user me
 timetrace demo
 timetrace psql --database timetrace_demo
@@ -22,7 +24,7 @@ import logging
 
 import click
 
-from app.cli import accounts, asking, history, server
+from app.cli import accounts, asking, exporting, history, server
 
 
 @click.group()
@@ -37,5 +39,11 @@ def main() -> None:
     logging.getLogger("timetrace").setLevel(logging.INFO)
 
 
-for _command in (*server.COMMANDS, *accounts.COMMANDS, *history.COMMANDS, *asking.COMMANDS):
+for _command in (
+    *server.COMMANDS,
+    *accounts.COMMANDS,
+    *history.COMMANDS,
+    *asking.COMMANDS,
+    *exporting.COMMANDS,
+):
     main.add_command(_command)

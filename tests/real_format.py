@@ -12,6 +12,10 @@ URL, CJK titles, an Android phone):
   aw-server merges them (aw-core's own `heartbeat_merge`), then exported;
 - `windows_day`: app/demo/windows_day.tsv (a window watcher with no browser extension),
   its windows laid end to end, not-afk except on the lock screen.
+And, not an ActivityWatch history but real names of a Mac, a desktop and a phone sent
+to the HTTP ingest: `golden_day` (tests/fixtures/golden_day.json), whose seconds per
+category were worked out by hand and are held to the product by
+tests/db/test_golden_and_sample.py (`golden_day_share`).
 
 Each goes through the importer's own conversion (`read_export`, `group_hosts`,
 `host_batches`: flooding, afk, tabs over focused browser windows, the app aliases and
@@ -41,6 +45,7 @@ from app.store import UserContext
 from tests.aw_day import ScriptedDay, scripted_day
 
 FIXTURES = Path(__file__).parent / "fixtures" / "activitywatch"
+GOLDEN_DAY = Path(__file__).parent / "fixtures" / "golden_day.json"
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 USER = UserContext(user_id=1, name="me", time_zone="Asia/Shanghai", day_cut_hour=4)
 WINDOWS_DAY_START = datetime(2026, 11, 23, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai
@@ -155,6 +160,18 @@ def category_share(export: bytes, rules: Rules) -> Share:
         seconds=dict(seconds),
         left=sorted(((*k, s) for k, s in left.items()), key=lambda x: -x[3]),
     )
+
+
+def golden_day_share() -> Share:
+    """The golden day's active seconds by category, from its hand-checked seconds: all
+    of them but its idle time (which the rules call `system`)."""
+    golden = json.loads(GOLDEN_DAY.read_text(encoding="utf-8"))
+    seconds: dict[str, float] = defaultdict(float)
+    for by_category in golden["expected_seconds"].values():
+        for category, spent in by_category.items():
+            seconds[category] += spent
+    seconds["system"] -= golden["expected_day_metrics"]["idle_seconds"]
+    return Share(seconds={k: v for k, v in seconds.items() if v})
 
 
 def fixture_shares(rules: Rules) -> dict[str, Share]:

@@ -14,6 +14,7 @@ timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
 timetrace mcp --user me
 timetrace demo
 timetrace psql --database timetrace_demo
+timetrace retention set --user me --raw-days 30
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import logging
 
 import click
 
-from app.cli import accounts, asking, history, server
+from app.cli import accounts, asking, history, retention, server
 
 
 @click.group()
@@ -37,5 +38,11 @@ def main() -> None:
     logging.getLogger("timetrace").setLevel(logging.INFO)
 
 
-for _command in (*server.COMMANDS, *accounts.COMMANDS, *history.COMMANDS, *asking.COMMANDS):
+for _command in (
+    *server.COMMANDS,
+    *accounts.COMMANDS,
+    *history.COMMANDS,
+    *asking.COMMANDS,
+    *retention.COMMANDS,
+):
     main.add_command(_command)

@@ -82,6 +82,7 @@ CLASSES = Classes(
             "imports",
             "conversations",
             "conversation_turns",
+            "retention",
         }
     ),
     # Small, read on every request (sign-in) or by every node: copied everywhere.

@@ -77,8 +77,12 @@ def _copies_straight(records: NewRecords, around: dict[str, Any]) -> bool:
     """Whether a batch may be copied straight into records, with no staging and no
     `insert_records`: its device has no tombstone (a deleted key must not come back),
     no live record is stored inside its span (so none of its keys is), and it lies
-    after the device's watermark (nothing in it is late, so no day needs a mark)."""
+    after the device's watermark (nothing in it is late, so no day needs a mark), and
+    none of it lies before the user's raw expiry (retention: that span stays gone)."""
     if around["tombstones"] or around["inside"]:
+        return False
+    expired = around["expired_before"]
+    if expired is not None and min(records.ts_start) < expired:
         return False
     if around["mark_start"] is None:
         return True

@@ -119,6 +119,14 @@ from app.store.records import (
     RecordStore,
     StoredBatch,
 )
+from app.store.retention import (
+    ExpiryCounts,
+    LayerBytes,
+    MonthRows,
+    RetentionRow,
+    RetentionStore,
+    RetentionUser,
+)
 from app.store.tools import (
     CoveringDigest,
     DaySeconds,
@@ -161,6 +169,7 @@ class Store(
     ToolStore,
     ConversationStore,
     WebStore,
+    RetentionStore,
     Protocol,
 ):
     """Everything the domain needs from storage."""
@@ -213,6 +222,7 @@ __all__ = [
     "EpisodeLine",
     "EpisodeStore",
     "Evidence",
+    "ExpiryCounts",
     "ImportProgress",
     "ImportRow",
     "ImportStore",
@@ -225,12 +235,14 @@ __all__ = [
     "JobStore",
     "KindCount",
     "KnownName",
+    "LayerBytes",
     "MemberFacts",
     "ModelBacklog",
     "ModelFailure",
     "ModelStore",
     "ModelWorkCounts",
     "MomentRecord",
+    "MonthRows",
     "Neighbor",
     "NewRecords",
     "NewTurn",
@@ -247,6 +259,9 @@ __all__ = [
     "RecordStore",
     "RecordToDescribe",
     "Relabelled",
+    "RetentionRow",
+    "RetentionStore",
+    "RetentionUser",
     "SavedEpisode",
     "SearchHit",
     "SegmentInput",

@@ -1,0 +1,311 @@
+"""Retention tiers (docs/retention.md): raw records age out and take their text with them
+from every table, the numbers built from them stay exact, a replay adds nothing, and
+the dry run counts exactly what the job removes. On a generated span of eleven weeks
+across three months, with a second user who keeps a record in the middle month."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+from psycopg.types.json import Jsonb
+
+from app.importers.writer import ImportedRecord
+from app.ingest.records import RecordBatch, ingest_batch, store_records
+from app.pyramid.build import backfill
+from app.pyramid.retention import apply_retention, check_tiers
+from app.runtime.services import Services
+from app.store import UserContext
+from app.tools import dispatch_json
+from tests.helpers import NOW, Preloaded, SampleRecipe
+
+SPAN = SampleRecipe(start=date(2003, 1, 10), days=80, seed=13, mean_record_s=300, built=False)
+JOB_NOW = datetime(2003, 4, 1, 12, tzinfo=UTC)  # the job's clock: the span's last day + 2
+MARK = "旧标题SENTINELX"  # in every expired title, URL and quote: found by substring
+KEEP = "新标题KEEPMARK"  # the same, in the days the tier keeps
+MONTHS = [("2003-01-01", "2003-01-31"), ("2003-02-01", "2003-02-28"), ("2003-03-01", "2003-03-31")]
+METRICS = ("seconds_by_category", "seconds_by_app", "active_seconds", "episode_count")
+
+
+def _sentinel(key: str, at: datetime, mark: str) -> ImportedRecord:
+    return ImportedRecord(
+        client_record_id=key,
+        ts_start=at,
+        ts_end=at + timedelta(minutes=12),
+        app="Google Chrome",
+        window_title=f"{mark} {key} — Google Chrome",
+        url=f"https://{mark.lower()}.example/{key}?q={mark}",
+        description=f"reading {mark} {key}",
+    )
+
+
+def _load(services: Services, conn: Any, user: UserContext) -> dict[str, Any]:
+    """Sentinels in the expiring span (and one kept), in every place raw text reaches:
+    records with analyses, the door's events, a re-label note, a conversation turn;
+    a second user with one record in February; then the pyramid, built."""
+    store = services.store
+    device = next(r["device_id"] for r in conn.execute("SELECT device_id FROM devices"))
+    old = [
+        _sentinel(f"s{i}", datetime(2003, 1, 20, 3, 0, tzinfo=UTC) + timedelta(days=9 * i), MARK)
+        for i in range(4)
+    ]
+    kept = [_sentinel("k0", datetime(2003, 3, 25, 3, 0, tzinfo=UTC), KEEP)]
+    result = store_records(
+        store, user=user, device_id=device, records=[*old, *kept], rules=services.rules,
+        source="test",
+    )  # fmt: skip
+    assert result.new == 5
+    keeper = store.ensure_user(name="keeper", time_zone="UTC", day_cut_hour=4)
+    store.add_device(user_id=keeper.user_id, device_id="pc", name="", kind="desktop")
+    feb = datetime(2003, 2, 14, 9, tzinfo=UTC)
+    batch = RecordBatch.model_validate(
+        {
+            "device_id": "pc",
+            "records": [
+                {
+                    "client_record_id": "kp1",
+                    "ts_start": feb.isoformat(),
+                    "ts_end": (feb + timedelta(minutes=5)).isoformat(),
+                    "app": "Code",
+                    "window_title": "keeper.py",
+                }
+            ],
+        }
+    )
+    assert ingest_batch(store, user=keeper, batch=batch, rules=services.rules).new == 1
+    conn.execute(
+        "INSERT INTO aw_buckets (user_id, bucket_id, type, client, hostname, created) "
+        "VALUES (%s, 'aw-watcher-window_h', 'currentwindow', 'aw', 'h', %s)",
+        [user.user_id, old[0].ts_start],
+    )
+    for at, mark in ((old[0].ts_start, MARK), (kept[0].ts_start, KEEP)):
+        conn.execute(
+            "INSERT INTO aw_events (user_id, bucket_id, event_id, ts, duration_us, data) "
+            "VALUES (%s, 'aw-watcher-window_h', nextval('aw_event_ids'), %s, 60000000, %s)",
+            [user.user_id, at, Jsonb({"app": "Chrome", "title": mark, "url": f"https://{mark}"})],
+        )
+    conn.execute(
+        "INSERT INTO labels (user_id, target_kind, target_id, new_value, note, touched) "
+        "VALUES (%s, 'record', 0, 'work', %s, tstzrange(%s, %s, '[]'))",
+        [user.user_id, f"about {MARK}", old[1].ts_start, old[1].ts_start],
+    )
+    conn.execute("INSERT INTO conversations (user_id, title) VALUES (%s, %s)", [user.user_id, MARK])
+    conn.execute(
+        "INSERT INTO conversation_turns (user_id, conversation_id, turn_no, question, answer,"
+        " status, mode, reach) SELECT %s, conversation_id, 1, 'what did I read?', %s, 'done',"
+        " 'offline', tstzrange(%s, %s) FROM conversations WHERE user_id = %s",
+        [user.user_id, f"you read {MARK}", old[2].ts_start, old[2].ts_end, user.user_id],
+    )
+    backfill(store, now=NOW, settings=services.settings)
+    return {"keeper": keeper}
+
+
+def _stats(services: Services, user: UserContext) -> dict[str, Any]:
+    ctx = services.tool_context(user=user, now=NOW)
+    return {
+        (first, metric): dispatch_json(
+            ctx,
+            "query_stats",
+            {"period": "custom", "date_from": first, "date_to": last, "metric": metric},
+        )
+        for first, last in MONTHS
+        for metric in METRICS
+    }
+
+
+def _digests(conn: Any) -> list[dict[str, Any]]:
+    return conn.execute("SELECT * FROM digests ORDER BY user_id, grain, scope_key").fetchall()
+
+
+def _episode_numbers(conn: Any) -> list[tuple[Any, ...]]:
+    rows = conn.execute(
+        "SELECT episode_id, day_local, ts_start, ts_end, category, category_seconds, "
+        "app_seconds, duration_s, active_s, frame_count, switch_count, interruption_s, stale "
+        "FROM episodes ORDER BY episode_id"
+    ).fetchall()
+    return [tuple(r.values()) for r in rows]
+
+
+def _counts(conn: Any, user_id: int) -> dict[str, int]:
+    one = "SELECT count(*) AS n FROM {} WHERE user_id = %s"
+    return {
+        table: int(conn.execute(one.format(table), [user_id]).fetchone()["n"])
+        for table in ("records", "record_analyses", "aw_events", "conversation_turns")
+    }
+
+
+def _tables_holding(conn: Any, text: str) -> dict[str, int]:
+    """Every table of the schema (each month of records on its own; the job queue too),
+    by the text of its rows: where `text` still appears, and how often."""
+    tables = conn.execute(
+        "SELECT c.oid::regclass::text AS name FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE c.relkind = 'r' AND n.nspname = 'public'"
+    ).fetchall()
+    found = {}
+    for t in tables:
+        n = conn.execute(
+            f"SELECT count(*) AS n FROM {t['name']} x WHERE x::text LIKE %s",
+            [f"%{text}%"],
+        ).fetchone()["n"]
+        if n:
+            found[t["name"]] = int(n)
+    return found
+
+
+def _months(conn: Any) -> list[str]:
+    rows = conn.execute(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+        "WHERE i.inhparent = 'records'::regclass ORDER BY c.relname"
+    ).fetchall()
+    return [r["relname"] for r in rows]
+
+
+@pytest.mark.preloaded(SPAN)
+def test_a_30_day_raw_tier_keeps_every_number_and_no_expired_text(
+    services: Services, preloaded: Preloaded, conn: Any
+) -> None:
+    user = preloaded.user
+    store = services.store
+    extra = _load(services, conn, user)
+    store.set_retention(user_id=user.user_id, raw_days=30, episode_days=30)
+    assert _tables_holding(conn, MARK), "the sentinels are stored before the job"
+    stats, digests, numbers = _stats(services, user), _digests(conn), _episode_numbers(conn)
+    assert all(d["finalized"] and not d["stale"] for d in digests)
+    before = _counts(conn, user.user_id)
+
+    preview = apply_retention(store, now=JOB_NOW, dry_run=True)
+    assert _counts(conn, user.user_id) == before  # the dry run removes nothing
+    report = apply_retention(store, now=JOB_NOW)
+    after = _counts(conn, user.user_id)
+
+    # The dry run's counts are what the job removed, and what the tables lost.
+    assert preview.removed.records == report.removed.records
+    assert report.removed.records == before["records"] - after["records"] > 1_000
+    assert preview.removed.analyses == report.removed.analyses == 4
+    assert before["record_analyses"] - after["record_analyses"] == 4
+    assert preview.removed.aw_events == report.removed.aw_events == 1
+    assert before["aw_events"] - after["aw_events"] == 1
+    assert preview.removed.turns == report.removed.turns == 1
+    assert before["conversation_turns"] - after["conversation_turns"] == 1
+    assert preview.removed.episodes == report.removed.episodes > 100
+    assert preview.removed.record_bytes > 0 and preview.removed.episode_bytes > 0
+    assert [m.month for m in preview.months] == [m.month for m in report.months]
+
+    # January went whole; February stays for the keeper's record, the user's rows gone.
+    assert [m.month.isoformat() for m in report.months] == ["2003-01-01"]
+    assert _months(conn)[:2] == ["records_2003_02", "records_2003_03"]
+    expiry = store.get_retention(user_id=user.user_id)
+    assert expiry is not None and expiry.raw_expired_before is not None
+    assert JOB_NOW - timedelta(days=30) <= expiry.raw_expired_before <= JOB_NOW
+    left = conn.execute(
+        "SELECT count(*) AS n FROM records WHERE user_id = %s AND ts_start < %s",
+        [user.user_id, expiry.raw_expired_before],
+    ).fetchone()
+    assert left["n"] == 0
+    assert _counts(conn, extra["keeper"].user_id)["records"] == 1
+
+    # Every number stands: each digest as it was, each episode's numbers, query_stats.
+    assert _digests(conn) == digests
+    assert _episode_numbers(conn) == numbers
+    assert _stats(services, user) == stats
+
+    # No expired title or URL is left in any table's rows, except the digests' top
+    # titles (digest metrics, kept by design: docs/retention.md); kept text stays.
+    holding = _tables_holding(conn, MARK)
+    assert set(holding) <= {"digests"}, holding
+    for d in conn.execute("SELECT metrics, narrative FROM digests").fetchall():
+        text = str({k: v for k, v in d["metrics"].items() if k != "top_titles"})
+        assert MARK not in text and MARK not in (d["narrative"] or "")
+    assert MARK.lower() not in str(_tables_holding(conn, f"https://{MARK.lower()}"))
+    assert {"records_2003_03", "record_analyses", "aw_events"} <= set(_tables_holding(conn, KEEP))
+
+
+@pytest.mark.preloaded(SPAN)
+def test_a_replayed_or_late_old_batch_adds_nothing_and_rebuilds_nothing(
+    services: Services, preloaded: Preloaded, conn: Any
+) -> None:
+    user = preloaded.user
+    store = services.store
+    backfill(store, now=NOW, settings=services.settings)
+    store.set_retention(user_id=user.user_id, raw_days=30, episode_days=None)
+    apply_retention(store, now=JOB_NOW)
+    expiry = store.get_retention(user_id=user.user_id)
+    assert expiry is not None and expiry.raw_expired_before is not None
+    digests, numbers = _digests(conn), _episode_numbers(conn)
+    count = _counts(conn, user.user_id)["records"]
+    replayed = 0
+    for body in preloaded.data.batches(size=500):
+        old = [
+            r
+            for r in body["records"]
+            if datetime.fromisoformat(r["ts_start"]) < expiry.raw_expired_before
+        ]
+        if not old:
+            continue
+        # The capture client's path, the importer's path, and a late record on an
+        # expired day (a new key): none stores anything.
+        batch = RecordBatch.model_validate({**body, "records": old})
+        assert ingest_batch(store, user=user, batch=batch, rules=services.rules).new == 0
+        again = store_records(
+            store, user=user, device_id=body["device_id"], records=batch.records,
+            rules=services.rules, source="replay",
+        )  # fmt: skip
+        assert again.new == 0
+        replayed += len(old)
+    late = RecordBatch.model_validate(
+        {
+            "device_id": preloaded.data.devices[0][0],
+            "records": [
+                {
+                    "client_record_id": "late-1",
+                    "ts_start": datetime(2003, 2, 3, 10, tzinfo=UTC).isoformat(),
+                    "app": "Code",
+                    "window_title": "late.py",
+                }
+            ],
+        }
+    )
+    assert ingest_batch(store, user=user, batch=late, rules=services.rules).new == 0
+    assert replayed > 1_000 and _counts(conn, user.user_id)["records"] == count
+    # A mark on an expired day is refused, and a build rebuilds nothing there.
+    marked = conn.execute(
+        "SELECT timetrace_mark_days(%s, ARRAY[%s], ARRAY['2003-02-03'::date], NULL, NULL) AS n",
+        [user.user_id, preloaded.data.devices[0][0]],
+    ).fetchone()
+    assert marked["n"] == 0
+    backfill(store, now=NOW, settings=services.settings)
+    assert (_digests(conn), _episode_numbers(conn)) == (digests, numbers)
+    # A second run the same day finds nothing to do.
+    assert apply_retention(store, now=JOB_NOW).removed.records == 0
+
+
+@pytest.mark.preloaded(SPAN)
+def test_raw_tools_answer_expired_before_instead_of_nothing(
+    services: Services, preloaded: Preloaded
+) -> None:
+    user = preloaded.user
+    store = services.store
+    backfill(store, now=NOW, settings=services.settings)
+    store.set_retention(user_id=user.user_id, raw_days=30, episode_days=None)
+    apply_retention(store, now=JOB_NOW)
+    expiry = store.get_retention(user_id=user.user_id)
+    assert expiry is not None and expiry.raw_expired_before is not None
+    ctx = services.tool_context(user=user, now=JOB_NOW)
+    window = {"ts_from": "2003-02-03T10:00:00+00:00", "ts_to": "2003-02-03T11:00:00+00:00"}
+    raw = dispatch_json(ctx, "get_raw", window)
+    assert raw["items"] == []
+    assert raw["raw_expired_before"] == expiry.raw_expired_before.isoformat()
+    scan = dispatch_json(ctx, "deep_scan", {**window, "question": "what did I read?"})
+    assert scan["records_scanned"] == 0 and "expired before" in scan["note"]
+    assert scan["raw_expired_before"] == expiry.raw_expired_before.isoformat()
+    kept = {"ts_from": "2003-03-25T02:00:00+00:00", "ts_to": "2003-03-25T04:00:00+00:00"}
+    assert "raw_expired_before" not in dispatch_json(ctx, "get_raw", kept)
+
+
+def test_tiers_refuse_episode_text_shorter_than_raw() -> None:
+    check_tiers(raw_days=30, episode_days=365)
+    for raw, episodes in ((None, 30), (30, 7), (0, None)):
+        with pytest.raises(Exception, match="at least"):
+            check_tiers(raw_days=raw, episode_days=episodes)

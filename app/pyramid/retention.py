@@ -343,3 +343,37 @@ def storage_report(store: RetentionStore, *, now: datetime) -> StorageReport:
     return StorageReport(
         layers=store.storage_bytes(), frees=apply_retention(store, now=now, dry_run=True)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class UserStorage:
+    """One user's tiers, rows and bytes per layer, and what the next run frees of theirs
+    (the privacy page)."""
+
+    tiers: dict[str, Any]
+    layers: list[LayerBytes]
+    frees: ExpiryCounts | None  # None: no tier, or nothing to expire yet
+
+    def tier_bytes(self) -> dict[str, int]:
+        size = {layer.layer: layer.bytes for layer in self.layers}
+        return {tier: sum(size.get(n, 0) for n in names) for tier, names in TIER_LAYERS.items()}
+
+
+def user_storage(store: RetentionStore, *, user_id: int, now: datetime) -> UserStorage:
+    """A user's storage and the next run's dry run for them alone."""
+    frees = None
+    user = next((u for u in store.retention_users() if u.user_id == user_id), None)
+    step = _step(store, user, now=now) if user is not None else None
+    if step is not None:
+        frees = store.expiry_counts(
+            user_id=user_id,
+            raw_before=step.raw_before,
+            turns_from=step.turns_from,
+            episode_from=step.episode_from,
+            episode_to=step.episode_to,
+        )
+    return UserStorage(
+        tiers=describe_tiers(store.get_retention(user_id=user_id)),
+        layers=store.user_storage(user_id=user_id),
+        frees=frees,
+    )

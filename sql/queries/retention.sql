@@ -252,8 +252,8 @@ WITH layer(layer, tables) AS (VALUES
     FROM layer l, unnest(l.tables) AS t(name), pg_partition_tree(t.name::regclass) AS p
     WHERE p.isleaf
 )
-SELECT p.layer, sum(pg_total_relation_size(p.relid))::bigint AS bytes,
-       sum(GREATEST(c.reltuples, 0))::bigint AS rows
+SELECT p.layer, COALESCE(sum(pg_total_relation_size(p.relid)), 0)::bigint AS bytes,
+       COALESCE(sum(GREATEST(c.reltuples, 0)), 0)::bigint AS rows
 FROM parts p JOIN pg_class c ON c.oid = p.relid
 GROUP BY p.layer
 ORDER BY min(array_position(ARRAY['records', 'record_analyses', 'episodes', 'digests',
@@ -291,7 +291,7 @@ WITH counts(layer, tbl, rows) AS (VALUES
     FROM counts c
 )
 SELECT layer,
-       CASE WHEN rows = 0 THEN 0
-            ELSE round(rows * table_bytes / GREATEST(table_rows, rows))::bigint END AS bytes,
+       COALESCE(round(rows * COALESCE(table_bytes, 0)
+                      / NULLIF(GREATEST(table_rows, rows), 0)), 0)::bigint AS bytes,
        rows::bigint AS rows
 FROM sizes;

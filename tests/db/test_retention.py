@@ -5,12 +5,18 @@ across three months, with a second user who keeps a record in the middle month."
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
 from psycopg.types.json import Jsonb
 
+from app.api import create_app
+from app.cli import main
 from app.importers.writer import ImportedRecord
 from app.ingest.records import RecordBatch, ingest_batch, store_records
 from app.pyramid.build import backfill
@@ -18,7 +24,7 @@ from app.pyramid.retention import apply_retention, check_tiers
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import dispatch_json
-from tests.helpers import NOW, Preloaded, SampleRecipe
+from tests.helpers import NOW, Preloaded, SampleRecipe, new_token_for
 
 SPAN = SampleRecipe(start=date(2003, 1, 10), days=80, seed=13, mean_record_s=300, built=False)
 JOB_NOW = datetime(2003, 4, 1, 12, tzinfo=UTC)  # the job's clock: the span's last day + 2
@@ -309,3 +315,49 @@ def test_tiers_refuse_episode_text_shorter_than_raw() -> None:
     for raw, episodes in ((None, 30), (30, 7), (0, None)):
         with pytest.raises(Exception, match="at least"):
             check_tiers(raw_days=raw, episode_days=episodes)
+
+
+@pytest.mark.preloaded(SPAN)
+def test_the_command_sets_shows_previews_and_applies_and_status_shows_bytes(
+    services: Services, preloaded: Preloaded, db_url: str, tmp_path: Path
+) -> None:
+    backfill(services.store, now=NOW, settings=services.settings)
+    runner = CliRunner()
+    env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+
+    def run(*args: str) -> Any:
+        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
+
+    assert run("retention", "set", "--user", "sample", "--episode-days", "7").exit_code == 1
+    shown = json.loads(run("retention", "set", "--user", "sample", "--raw-days", "30").output)
+    assert (shown["raw_days"], shown["episode_days"], shown["raw_expired_before"]) == (
+        30,
+        None,
+        None,
+    )
+    assert json.loads(run("retention", "show", "--user", "sample").output)["layers"]["records"][
+        "rows"
+    ] == _count_records(services, preloaded.user)
+    status = run("status")
+    assert "storage" in status.output and "retention frees raw" in status.output
+    preview = json.loads(run("retention", "--dry-run", "--json").output)
+    assert preview["dry_run"] and preview["tiers"]["raw"]["records"] > 1_000
+    done = json.loads(run("retention", "apply", "--json").output)
+    assert done["tiers"]["raw"]["records"] == preview["tiers"]["raw"]["records"]
+    assert done["months_dropped"] == preview["months_dropped"] == ["2003-01", "2003-02", "2003-03"]
+    assert _count_records(services, preloaded.user) == 0  # 2026: the whole span is older
+    again = json.loads(run("retention", "show", "--user", "sample").output)
+    assert again["raw_expired_day"] is not None
+    # The privacy page shows the tiers, the layers and their sizes.
+    client = TestClient(create_app(services=services), follow_redirects=False)
+    token = new_token_for(services, preloaded.user, name="web")
+    assert client.post("/signin", data={"token": token, "next": "/day"}).status_code == 303
+    page = client.get("/privacy").text
+    assert "Retention and storage" in page and "tier: raw" in page
+    assert f"before {again['raw_expired_day']} have expired" in page
+
+
+def _count_records(services: Services, user: UserContext) -> int:
+    with services.store.pool.connection() as conn:
+        row = conn.execute("SELECT count(*) AS n FROM records WHERE user_id = %s", [user.user_id])
+        return int(row.fetchone()["n"])

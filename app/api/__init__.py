@@ -18,7 +18,7 @@ from starlette.routing import Match, Route
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__, web
-from app.api import agent, devices, docs, imports, openai_compat, records, reports, tools
+from app.api import agent, devices, docs, imports, openai_compat, records, reports, retention, tools
 from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.api.doors import HostCheck
 from app.api.errors import AUTHED
@@ -182,6 +182,7 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(imports.progress_router)
     _mount_mcp(app, services)
     app.include_router(reports.router)
+    app.include_router(retention.router)
     web.mount(app)  # the pages at /, behind their own sign-in
 
     @app.get("/openapi.json", include_in_schema=False)

@@ -24,7 +24,7 @@ from app.pyramid.retention import apply_retention, check_tiers
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import dispatch_json
-from tests.helpers import NOW, Preloaded, SampleRecipe, new_token_for
+from tests.helpers import NOW, Preloaded, SampleRecipe, make_api, new_token_for
 
 SPAN = SampleRecipe(start=date(2003, 1, 10), days=80, seed=13, mean_record_s=300, built=False)
 JOB_NOW = datetime(2003, 4, 1, 12, tzinfo=UTC)  # the job's clock: the span's last day + 2
@@ -361,3 +361,19 @@ def _count_records(services: Services, user: UserContext) -> int:
     with services.store.pool.connection() as conn:
         row = conn.execute("SELECT count(*) AS n FROM records WHERE user_id = %s", [user.user_id])
         return int(row.fetchone()["n"])
+
+
+def test_the_api_sets_and_reads_the_tiers_and_refuses_short_episode_text(
+    services: Services,
+) -> None:
+    api = make_api(services)
+    path, auth = "/api/v1/retention", api.auth
+    assert api.client.get(path, headers=auth).json()["raw_days"] is None
+    bad = api.client.put(path, json={"raw_days": 30, "episode_days": 7}, headers=auth)
+    assert bad.status_code == 422 and "at least as long" in bad.text
+    assert api.client.put(path, json={"raw_days": 0}, headers=auth).status_code == 422
+    ok = api.client.put(path, json={"raw_days": 30, "episode_days": 90}, headers=auth)
+    assert ok.status_code == 200, ok.text
+    got = api.client.get(path, headers=auth).json()
+    assert (got["raw_days"], got["episode_days"], got["raw_expired_before"]) == (30, 90, None)
+    assert TestClient(create_app(services=services)).get("/api/v1/retention").status_code == 401

@@ -275,7 +275,16 @@ def describe_tiers(row: RetentionRow | None) -> dict[str, Any]:
     """A user's tiers and expiries as JSON (what `retention show`, the API and the
     privacy page say)."""
     if row is None:
-        return {"raw_days": None, "episode_days": None, "raw_expired_before": None}
+        return dict.fromkeys(
+            (
+                "raw_days",
+                "episode_days",
+                "raw_expired_before",
+                "raw_expired_day",
+                "episodes_expired_day",
+                "applied_at",
+            )
+        )
     return {
         "raw_days": row.raw_days,
         "episode_days": row.episode_days,

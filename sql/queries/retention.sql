@@ -295,3 +295,19 @@ SELECT layer,
                       / NULLIF(GREATEST(table_rows, rows), 0)), 0)::bigint AS bytes,
        rows::bigint AS rows
 FROM sizes;
+
+-- name: erase_expired_episodes --
+-- Deletion of a span whose raw has expired (retention): no record is left to tombstone,
+-- so the episodes over the span go (every one it overlaps, whole: nothing can rebuild
+-- them), and the device-days they were on come back for their digests and signals.
+WITH bound AS (
+    SELECT raw_expired_before AS before FROM retention WHERE user_id = %(user_id)s
+), gone AS (
+    DELETE FROM episodes e USING bound
+    WHERE e.user_id = %(user_id)s AND %(record_ids)s::bigint[] IS NULL
+      AND e.ts_start < LEAST(COALESCE(%(ts_to)s::timestamptz, 'infinity'), bound.before)
+      AND e.ts_end >= COALESCE(%(ts_from)s::timestamptz, '-infinity')
+      AND (%(device_id)s::text IS NULL OR e.device_id = %(device_id)s::text)
+    RETURNING e.device_id, e.day_local
+)
+SELECT DISTINCT device_id, day_local, 0 AS records FROM gone ORDER BY device_id, day_local;

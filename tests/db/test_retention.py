@@ -18,7 +18,7 @@ from psycopg.types.json import Jsonb
 from app.api import create_app
 from app.cli import main
 from app.importers.writer import ImportedRecord
-from app.ingest.records import RecordBatch, ingest_batch, store_records
+from app.ingest.records import RecordBatch, delete_records, ingest_batch, store_records
 from app.pyramid.build import backfill
 from app.pyramid.retention import apply_retention, check_tiers
 from app.runtime.services import Services
@@ -243,7 +243,7 @@ def test_a_replayed_or_late_old_batch_adds_nothing_and_rebuilds_nothing(
 ) -> None:
     user = preloaded.user
     store = services.store
-    backfill(store, now=NOW, settings=services.settings)
+    _load(services, conn, user)
     store.set_retention(user_id=user.user_id, raw_days=30, episode_days=None)
     every = (*METRICS, "top_titles", "signal_counts")
     stats = _stats(services, user, every)
@@ -299,6 +299,20 @@ def test_a_replayed_or_late_old_batch_adds_nothing_and_rebuilds_nothing(
     assert (_digests(conn), _episode_numbers(conn)) == (digests, numbers)
     # A second run the same day finds nothing to do.
     assert apply_retention(store, now=JOB_NOW).removed.records == 0
+    # Deleting an expired span erases what was built from it (no record is left to
+    # tombstone): its episodes, and its digests rolled up again without them.
+    assert set(_tables_holding(conn, MARK)) == {"episodes", "digests"}
+    erased = delete_records(
+        store,
+        user=user,
+        ts_from=datetime(2003, 1, 1, tzinfo=UTC),
+        ts_to=datetime(2003, 3, 1, tzinfo=UTC),
+    )
+    assert erased == 0 and _tables_holding(conn, MARK) == {}
+    backfill(store, now=NOW, settings=services.settings)
+    assert _tables_holding(conn, MARK) == {}
+    jan = _stats(services, user, ("active_seconds",))[("2003-01-01", "active_seconds")]
+    assert jan["value"] == 0 and jan["source"] != "stale"
 
 
 @pytest.mark.preloaded(SPAN)

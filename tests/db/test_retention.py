@@ -20,7 +20,7 @@ from app.cli import main
 from app.importers.writer import ImportedRecord
 from app.ingest.records import RecordBatch, delete_records, ingest_batch, store_records
 from app.pyramid.build import backfill
-from app.pyramid.retention import apply_retention, check_tiers
+from app.pyramid.retention import apply_retention
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import dispatch_json
@@ -336,13 +336,6 @@ def test_raw_tools_answer_expired_before_instead_of_nothing(
     assert scan["raw_expired_before"] == expiry.raw_expired_before.isoformat()
     kept = {"ts_from": "2003-03-25T02:00:00+00:00", "ts_to": "2003-03-25T04:00:00+00:00"}
     assert "raw_expired_before" not in dispatch_json(ctx, "get_raw", kept)
-
-
-def test_tiers_refuse_episode_text_shorter_than_raw() -> None:
-    check_tiers(raw_days=30, episode_days=365)
-    for raw, episodes in ((None, 30), (30, 7), (0, None)):
-        with pytest.raises(Exception, match="at least"):
-            check_tiers(raw_days=raw, episode_days=episodes)
 
 
 @pytest.mark.preloaded(SPAN)

@@ -363,7 +363,9 @@ def test_the_command_sets_shows_previews_and_applies_and_status_shows_bytes(
     assert "storage" in status.output and "retention frees raw" in status.output
     preview = json.loads(run("retention", "--dry-run", "--json").output)
     assert preview["dry_run"] and preview["tiers"]["raw"]["records"] > 1_000
-    done = json.loads(run("retention", "apply", "--json").output)
+    applied = run("retention", "apply", "--json", "--compact").output.splitlines()
+    done = json.loads(applied[0])
+    assert applied[1].startswith("compacted: records, record_analyses, episodes")
     assert done["tiers"]["raw"]["records"] == preview["tiers"]["raw"]["records"]
     assert done["months_dropped"] == preview["months_dropped"] == ["2003-01", "2003-02", "2003-03"]
     assert _count_records(services, preloaded.user) == 0  # 2026: the whole span is older

@@ -79,50 +79,48 @@ SELECT min(day_local) AS day FROM days WHERE day_local >= %(day_from)s;
 
 -- name: expiry_counts --
 -- What expiring one user up to these bounds removes (the dry run), counted and sized
--- (bytes of the rows' data, as stored): records and analyses starting before
--- `raw_before`, the door's events before it, episodes of [episode_from, episode_to) whose
--- text goes, and the conversation turns that go (see drop_expired_turns).
-SELECT
-    (SELECT count(*) FROM records r
-     WHERE r.user_id = %(user_id)s AND r.ts_start < %(raw_before)s)::bigint AS records,
-    (SELECT COALESCE(sum(pg_column_size(r.*)), 0) FROM records r
-     WHERE r.user_id = %(user_id)s AND r.ts_start < %(raw_before)s)::bigint AS record_bytes,
-    (SELECT count(*) FROM record_analyses a
-     WHERE a.user_id = %(user_id)s AND a.ts_start < %(raw_before)s)::bigint AS analyses,
-    (SELECT COALESCE(sum(pg_column_size(a.*)), 0) FROM record_analyses a
-     WHERE a.user_id = %(user_id)s AND a.ts_start < %(raw_before)s)::bigint AS analysis_bytes,
-    (SELECT count(*) FROM aw_events v
-     WHERE v.user_id = %(user_id)s AND v.ts < %(raw_before)s)::bigint AS aw_events,
-    (SELECT COALESCE(sum(pg_column_size(v.*)), 0) FROM aw_events v
-     WHERE v.user_id = %(user_id)s AND v.ts < %(raw_before)s)::bigint AS aw_event_bytes,
-    (SELECT count(*) FROM episodes e
-     WHERE e.user_id = %(user_id)s AND e.day_local < COALESCE(%(episode_to)s::date, '-infinity')
-       AND e.day_local >= COALESCE(%(episode_from)s::date, '-infinity'))::bigint AS episodes,
-    (SELECT COALESCE(sum(COALESCE(pg_column_size(e.title), 0)
-                         + COALESCE(pg_column_size(e.auto_title), 0)
-                         + COALESCE(pg_column_size(e.summary), 0)
-                         + COALESCE(pg_column_size(e.summary_raw), 0)
-                         + COALESCE(pg_column_size(e.cues), 0)
-                         + COALESCE(pg_column_size(e.tags), 0)
-                         + COALESCE(pg_column_size(e.interruptions), 0)
-                         + COALESCE(pg_column_size(e.summary_embedding), 0)
-                         + COALESCE(pg_column_size(e.fts), 0)), 0)
-     FROM episodes e
-     WHERE e.user_id = %(user_id)s AND e.day_local < COALESCE(%(episode_to)s::date, '-infinity')
-       AND e.day_local >= COALESCE(%(episode_from)s::date, '-infinity'))::bigint
-       AS episode_bytes,
-    (SELECT count(*) FROM conversation_turns t
-     WHERE t.user_id = %(user_id)s
-       AND t.conversation_id IN (
-           SELECT c.conversation_id FROM conversation_turns c
-           WHERE c.user_id = %(user_id)s
-             AND ((c.reach IS NULL AND c.created_at < %(raw_before)s)
-                  OR c.reach && tstzrange(%(turns_from)s, %(raw_before)s)))
-       AND t.turn_no >= (
-           SELECT min(c.turn_no) FROM conversation_turns c
-           WHERE c.user_id = %(user_id)s AND c.conversation_id = t.conversation_id
-             AND ((c.reach IS NULL AND c.created_at < %(raw_before)s)
-                  OR c.reach && tstzrange(%(turns_from)s, %(raw_before)s))))::bigint AS turns;
+-- (bytes of the rows' data, as stored), one scan each: records and analyses starting
+-- before `raw_before`, the door's events before it, episodes of [episode_from,
+-- episode_to) whose text goes, and the conversation turns that go (drop_expired_turns).
+WITH r AS (
+    SELECT count(*) AS n, COALESCE(sum(pg_column_size(r.*)), 0) AS b FROM records r
+    WHERE r.user_id = %(user_id)s AND r.ts_start < %(raw_before)s
+), a AS (
+    SELECT count(*) AS n, COALESCE(sum(pg_column_size(a.*)), 0) AS b FROM record_analyses a
+    WHERE a.user_id = %(user_id)s AND a.ts_start < %(raw_before)s
+), v AS (
+    SELECT count(*) AS n, COALESCE(sum(pg_column_size(v.*)), 0) AS b FROM aw_events v
+    WHERE v.user_id = %(user_id)s AND v.ts < %(raw_before)s
+), e AS (
+    SELECT count(*) AS n,
+           COALESCE(sum(COALESCE(pg_column_size(e.title), 0)
+                        + COALESCE(pg_column_size(e.auto_title), 0)
+                        + COALESCE(pg_column_size(e.summary), 0)
+                        + COALESCE(pg_column_size(e.summary_raw), 0)
+                        + COALESCE(pg_column_size(e.cues), 0)
+                        + COALESCE(pg_column_size(e.tags), 0)
+                        + COALESCE(pg_column_size(e.interruptions), 0)
+                        + COALESCE(pg_column_size(e.summary_embedding), 0)
+                        + COALESCE(pg_column_size(e.fts), 0)), 0) AS b
+    FROM episodes e
+    WHERE e.user_id = %(user_id)s
+      AND e.day_local < COALESCE(%(episode_to)s::date, '-infinity')
+      AND e.day_local >= COALESCE(%(episode_from)s::date, '-infinity')
+), hit AS (  -- as drop_expired_turns
+    SELECT c.conversation_id, min(c.turn_no) AS first_turn FROM conversation_turns c
+    WHERE c.user_id = %(user_id)s
+      AND ((c.reach IS NULL AND c.created_at < %(raw_before)s)
+           OR c.reach && tstzrange(%(turns_from)s, %(raw_before)s))
+    GROUP BY c.conversation_id
+), t AS (
+    SELECT count(*) AS n FROM conversation_turns x JOIN hit USING (conversation_id)
+    WHERE x.user_id = %(user_id)s AND x.turn_no >= hit.first_turn
+)
+SELECT r.n::bigint AS records, r.b::bigint AS record_bytes,
+       a.n::bigint AS analyses, a.b::bigint AS analysis_bytes,
+       v.n::bigint AS aw_events, v.b::bigint AS aw_event_bytes,
+       e.n::bigint AS episodes, e.b::bigint AS episode_bytes, t.n::bigint AS turns
+FROM r, a, v, e, t;
 
 -- name: advance_retention --
 -- The job's first step for a user: the new expiry, from which ingest drops older records.
@@ -141,17 +139,20 @@ ORDER BY 1;
 -- name: month_keeps_rows --
 -- global: the retention job: whether a month of records holds a row any user keeps
 -- Whether a month of records still holds a row that some user keeps: one of a user with
--- no tier, or at or after the user's (new) expiry. One index probe per user.
+-- no tier, or at or after the user's (new) expiry. One index probe per user, in the one
+-- partition the month's bounds (constants) leave to the planner.
 WITH cut AS (
     SELECT * FROM unnest(%(users)s::bigint[], %(cutoffs)s::timestamptz[]) AS c(user_id, before)
 )
 SELECT EXISTS (
     SELECT 1 FROM users u
     LEFT JOIN cut ON cut.user_id = u.user_id
-    WHERE EXISTS (
+    WHERE COALESCE(cut.before, '-infinity') < %(month_to)s
+      AND EXISTS (
         SELECT 1 FROM records r
-        WHERE r.user_id = u.user_id AND r.ts_start < %(month_to)s
-          AND r.ts_start >= GREATEST(%(month_from)s, COALESCE(cut.before, '-infinity')))
+        WHERE r.user_id = u.user_id
+          AND r.ts_start >= %(month_from)s AND r.ts_start < %(month_to)s
+          AND r.ts_start >= COALESCE(cut.before, '-infinity'))
 ) AS keeps;
 
 -- name: month_rows --

@@ -19,11 +19,14 @@ from app.api import create_app
 from app.cli import main
 from app.importers.writer import ImportedRecord
 from app.ingest.records import RecordBatch, delete_records, ingest_batch, store_records
+from app.jobs.retention import apply_retention_tiers
 from app.pyramid.build import backfill
 from app.pyramid.retention import apply_retention
 from app.runtime.services import Services
+from app.settings import Settings
 from app.store import UserContext
 from app.tools import dispatch_json
+from tests.db.test_jobs import run_worker_once, with_app
 from tests.helpers import NOW, Preloaded, SampleRecipe, make_api, new_token_for
 
 SPAN = SampleRecipe(start=date(2003, 1, 10), days=80, seed=13, mean_record_s=300, built=False)
@@ -400,3 +403,33 @@ def test_the_api_sets_and_reads_the_tiers_and_refuses_short_episode_text(
     got = api.client.get(path, headers=auth).json()
     assert (got["raw_days"], got["episode_days"], got["raw_expired_before"]) == (30, 90, None)
     assert TestClient(create_app(services=services)).get("/api/v1/retention").status_code == 401
+
+
+def test_the_daily_job_runs_on_the_worker(
+    services: Services, db_url: str, settings: Settings, tmp_path: Path, conn: Any
+) -> None:
+    api = make_api(services, time_zone="UTC")
+    start = datetime(2003, 5, 6, 9, tzinfo=UTC)
+    rows = [
+        {
+            "client_record_id": f"r{i}",
+            "ts_start": (start + timedelta(minutes=i)).isoformat(),
+            "ts_end": (start + timedelta(minutes=i + 1)).isoformat(),
+            "app": "Code",
+            "window_title": f"{MARK} {i}",
+        }
+        for i in range(30)
+    ]
+    assert api.ingest("laptop", rows).status_code == 200
+    run_worker_once(db_url, tmp_path)  # the pyramid first: raw waits for it
+    services.store.set_retention(user_id=api.user.user_id, raw_days=30, episode_days=None)
+    with_app(db_url, settings, lambda: apply_retention_tiers.defer_async(timestamp=0))
+    run_worker_once(db_url, tmp_path)
+    job = conn.execute(
+        "SELECT status FROM procrastinate_jobs WHERE task_name = %s",
+        [apply_retention_tiers.name],
+    ).fetchone()
+    assert job["status"] == "succeeded"
+    assert _counts(conn, api.user.user_id)["records"] == 0
+    assert set(_tables_holding(conn, MARK)) == {"episodes", "digests"}  # no episode tier
+    assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0

@@ -23,6 +23,7 @@ class RetentionPublic(BaseModel):
 
     raw_days: int | None = None
     episode_days: int | None = None
+    keep_digest_titles: bool = True
     raw_expired_before: datetime | None = None
     raw_expired_day: date | None = None
     episodes_expired_day: date | None = None
@@ -33,6 +34,9 @@ class RetentionUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     raw_days: Days | None = None
     episode_days: Days | None = None
+    keep_digest_titles: bool = Field(
+        True, description="false: digests over expired raw lose their top titles and narratives"
+    )
 
 
 def _public(row: RetentionRow | None) -> RetentionPublic:
@@ -54,6 +58,9 @@ def set_retention(body: RetentionUpdate, services: ServicesDep, user: UserDep) -
     check_tiers(raw_days=body.raw_days, episode_days=body.episode_days)
     return _public(
         services.store.set_retention(
-            user_id=user.user_id, raw_days=body.raw_days, episode_days=body.episode_days
+            user_id=user.user_id,
+            raw_days=body.raw_days,
+            episode_days=body.episode_days,
+            keep_digest_titles=body.keep_digest_titles,
         )
     )

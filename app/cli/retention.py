@@ -69,8 +69,15 @@ def retention(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     "--raw-days", help="Keep raw records this many logical days (today included), or off."
 )
 @click.option("--episode-days", help="Keep episode text this many days (≥ raw days), or off.")
+@click.option(
+    "--digest-titles",
+    type=click.Choice(["keep", "drop"]),
+    help="Whether digests over expired raw keep their top titles and narratives (keep).",
+)
 @edge
-def retention_set(user_name: str, raw_days: str | None, episode_days: str | None) -> None:
+def retention_set(
+    user_name: str, raw_days: str | None, episode_days: str | None, digest_titles: str | None
+) -> None:
     """Set a user's tiers; what is not given stays as it is. The daily job applies them."""
     import json
 
@@ -89,7 +96,13 @@ def retention_set(user_name: str, raw_days: str | None, episode_days: str | None
         new_episodes = (now.episode_days if now else None) if episodes is False else episodes
         assert not isinstance(new_raw, bool) and not isinstance(new_episodes, bool)
         check_tiers(raw_days=new_raw, episode_days=new_episodes)
-        row = store.set_retention(user_id=user.user_id, raw_days=new_raw, episode_days=new_episodes)
+        keep = now.keep_digest_titles if now else True
+        row = store.set_retention(
+            user_id=user.user_id,
+            raw_days=new_raw,
+            episode_days=new_episodes,
+            keep_digest_titles=keep if digest_titles is None else digest_titles == "keep",
+        )
     click.echo(json.dumps(describe_tiers(row)))
 
 

@@ -68,7 +68,9 @@ class PostgresRetentionStore(Queries):
                 conn.execute(QUERIES["blank_expired_notes"], params)
                 turns = conn.execute(QUERIES["drop_expired_turns"], params).fetchone()
                 stripped = conn.execute(QUERIES["strip_episode_text"], params).fetchone()
+                titles = conn.execute(QUERIES["strip_digest_titles"], params).fetchone()
             return ExpiryCounts(
+                digests=int(titles["digests"]) if titles else 0,
                 records=records,
                 analyses=analyses,
                 aw_events=events,

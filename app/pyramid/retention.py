@@ -63,6 +63,7 @@ class UserExpiry:
     turns_from: datetime | None  # the previous expiry (None: none yet)
     episode_from: date | None
     episode_to: date | None
+    keep_digest_titles: bool = True
     counts: ExpiryCounts = field(default_factory=ExpiryCounts)
 
 
@@ -93,7 +94,8 @@ class RetentionReport:
                 "bytes": r.record_bytes + r.analysis_bytes + r.aw_event_bytes,
             },
             "episode_text": {"episodes": r.episodes, "bytes": r.episode_bytes},
-            "digests": {"rows": 0, "bytes": 0},  # kept: no tier expires them
+            # Kept; only asked for, their top titles and narratives over expired raw.
+            "digests": {"titles_stripped": r.digests},
         }
 
     def document(self) -> dict[str, Any]:
@@ -124,7 +126,8 @@ class RetentionReport:
             + (f" ({_size(raw['bytes'])})" if self.dry_run else ""),
             f"episode text   {verb} the text of {text['episodes']} episodes"
             + (f" ({_size(text['bytes'])})" if self.dry_run else ""),
-            "digests        kept",
+            "digests        kept"
+            + (f" ({verb} the titles of {n})" if (n := self.removed.digests) else ""),
         ]
         if self.months:
             months = ", ".join(m.month.strftime("%Y-%m") for m in self.months)
@@ -175,6 +178,7 @@ def _step(store: RetentionStore, user: RetentionUser, *, now: datetime) -> UserE
         turns_from=user.raw_expired_before,
         episode_from=episode_from,
         episode_to=episode_to,
+        keep_digest_titles=user.keep_digest_titles,
     )
 
 
@@ -219,6 +223,7 @@ def apply_retention(
                 turns_from=s.turns_from,
                 episode_from=s.episode_from,
                 episode_to=s.episode_to,
+                keep_digest_titles=s.keep_digest_titles,
             )
             report.users.append(_with_counts(s, counts))
             report.removed = add_counts(report.removed, counts)
@@ -246,6 +251,7 @@ def apply_retention(
             turns_from=s.turns_from,
             episode_from=s.episode_from,
             episode_to=s.episode_to,
+            keep_digest_titles=s.keep_digest_titles,
         )
         report.users.append(_with_counts(s, done))
         report.removed = add_counts(report.removed, done)
@@ -268,6 +274,7 @@ def _with_counts(step: UserExpiry, counts: ExpiryCounts) -> UserExpiry:
         turns_from=step.turns_from,
         episode_from=step.episode_from,
         episode_to=step.episode_to,
+        keep_digest_titles=step.keep_digest_titles,
         counts=counts,
     )
 
@@ -276,7 +283,7 @@ def describe_tiers(row: RetentionRow | None) -> dict[str, Any]:
     """A user's tiers and expiries as JSON (what `retention show`, the API and the
     privacy page say)."""
     if row is None:
-        return dict.fromkeys(
+        return {"keep_digest_titles": True} | dict.fromkeys(
             (
                 "raw_days",
                 "episode_days",
@@ -289,6 +296,7 @@ def describe_tiers(row: RetentionRow | None) -> dict[str, Any]:
     return {
         "raw_days": row.raw_days,
         "episode_days": row.episode_days,
+        "keep_digest_titles": row.keep_digest_titles,
         "raw_expired_before": row.raw_expired_before.isoformat()
         if row.raw_expired_before
         else None,
@@ -381,6 +389,7 @@ def user_storage(store: RetentionStore, *, user_id: int, now: datetime) -> UserS
             turns_from=step.turns_from,
             episode_from=step.episode_from,
             episode_to=step.episode_to,
+            keep_digest_titles=step.keep_digest_titles,
         )
     return UserStorage(
         tiers=describe_tiers(store.get_retention(user_id=user_id)),

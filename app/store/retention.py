@@ -17,6 +17,7 @@ class RetentionRow(Row):
     user_id: int
     raw_days: int | None
     episode_days: int | None
+    keep_digest_titles: bool
     raw_expired_before: datetime | None
     raw_expired_day: date | None
     episodes_expired_day: date | None
@@ -44,6 +45,7 @@ class ExpiryCounts(Row):
     episodes: int = 0
     episode_bytes: int = 0
     turns: int = 0
+    digests: int = 0  # whose top titles and narrative went (asked for)
 
 
 class MonthRows(Row):
@@ -65,7 +67,12 @@ class RetentionStore(Protocol):
     def get_retention(self, *, user_id: int) -> RetentionRow | None: ...
 
     def set_retention(
-        self, *, user_id: int, raw_days: int | None, episode_days: int | None
+        self,
+        *,
+        user_id: int,
+        raw_days: int | None,
+        episode_days: int | None,
+        keep_digest_titles: bool = True,
     ) -> RetentionRow:
         """Set a user's tiers (None: kept); what has expired stays expired."""
         ...
@@ -87,6 +94,7 @@ class RetentionStore(Protocol):
         turns_from: datetime | None,
         episode_from: date | None,
         episode_to: date | None,
+        keep_digest_titles: bool = True,
     ) -> ExpiryCounts:
         """What `expire_user` with the same bounds removes, without removing it."""
         ...
@@ -138,11 +146,14 @@ class RetentionStore(Protocol):
         turns_from: datetime | None,
         episode_from: date | None,
         episode_to: date | None,
+        keep_digest_titles: bool = True,
     ) -> ExpiryCounts:
         """Remove, in one transaction, what `expiry_counts` counts that is still there:
         records and analyses before `raw_before`, the door's events, build marks of
-        expired days, notes and conversation turns that may quote the expired raw, and
-        the text of the episodes of [episode_from, episode_to). Counts what went."""
+        expired days, notes and conversation turns that may quote the expired raw, the
+        text of the episodes of [episode_from, episode_to), and (unless
+        `keep_digest_titles`) the top titles and narratives of the digests over the
+        expired raw. Counts what went."""
         ...
 
     def storage_bytes(self) -> list[LayerBytes]:

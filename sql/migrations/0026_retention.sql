@@ -4,7 +4,9 @@
 --   (titles, URLs, screenshots) and their L1 analyses (descriptions, embeddings) go
 --   after that many logical days; `episode_days`: episodes keep their numbers but lose
 --   their text (titles, summaries, cues, embeddings) after that many. NULL: kept (the
---   default). Digests, their metrics and signals are never expired here.
+--   default). Digests, their metrics and signals are never expired here; with
+--   `keep_digest_titles` false, the top titles and narratives of digests over expired
+--   raw go (their numbers stay).
 -- * `raw_expired_before` / `raw_expired_day`: every record of this user that starts
 --   before it is gone (the start of that logical day). It is the tombstone of the whole
 --   expired span: ingest and imports drop a record that starts before it, so a re-sent
@@ -15,6 +17,9 @@ CREATE TABLE retention (
     user_id              bigint NOT NULL REFERENCES users ON DELETE CASCADE,
     raw_days             integer CHECK (raw_days >= 1),
     episode_days         integer CHECK (episode_days >= 1),
+    -- Digests keep their top titles and narratives unless asked (false: when raw
+    -- expires, the digests over it keep only the app or site of each title).
+    keep_digest_titles   boolean NOT NULL DEFAULT true,
     raw_expired_before   timestamptz,
     raw_expired_day      date,
     episodes_expired_day date,

@@ -2,17 +2,18 @@
 -- applied, what the daily job would remove and removes, and the bytes of each layer.
 
 -- name: get_retention --
-SELECT user_id, raw_days, episode_days, raw_expired_before, raw_expired_day,
-       episodes_expired_day, applied_at
+SELECT user_id, raw_days, episode_days, keep_digest_titles, raw_expired_before,
+       raw_expired_day, episodes_expired_day, applied_at
 FROM retention WHERE user_id = %(user_id)s;
 
 -- name: set_retention --
-INSERT INTO retention (user_id, raw_days, episode_days)
-VALUES (%(user_id)s, %(raw_days)s, %(episode_days)s)
+INSERT INTO retention (user_id, raw_days, episode_days, keep_digest_titles)
+VALUES (%(user_id)s, %(raw_days)s, %(episode_days)s, %(keep_digest_titles)s)
 ON CONFLICT (user_id) DO UPDATE SET
-    raw_days = EXCLUDED.raw_days, episode_days = EXCLUDED.episode_days, updated_at = now()
-RETURNING user_id, raw_days, episode_days, raw_expired_before, raw_expired_day,
-          episodes_expired_day, applied_at;
+    raw_days = EXCLUDED.raw_days, episode_days = EXCLUDED.episode_days,
+    keep_digest_titles = EXCLUDED.keep_digest_titles, updated_at = now()
+RETURNING user_id, raw_days, episode_days, keep_digest_titles, raw_expired_before,
+          raw_expired_day, episodes_expired_day, applied_at;
 
 -- name: raw_expired_before --
 SELECT raw_expired_before FROM retention WHERE user_id = %(user_id)s;
@@ -20,7 +21,7 @@ SELECT raw_expired_before FROM retention WHERE user_id = %(user_id)s;
 -- name: retention_users --
 -- global: the retention job: every user with a tier
 SELECT t.user_id, u.name, u.time_zone, u.day_cut_hour, t.raw_days, t.episode_days,
-       t.raw_expired_before, t.raw_expired_day, t.episodes_expired_day, t.applied_at
+       t.keep_digest_titles, t.raw_expired_before, t.raw_expired_day, t.episodes_expired_day, t.applied_at
 FROM retention t JOIN users u ON u.user_id = t.user_id
 WHERE t.raw_days IS NOT NULL
 ORDER BY t.user_id;
@@ -106,6 +107,12 @@ WITH r AS (
     WHERE e.user_id = %(user_id)s
       AND e.day_local < COALESCE(%(episode_to)s::date, '-infinity')
       AND e.day_local >= COALESCE(%(episode_from)s::date, '-infinity')
+), d AS (  -- as strip_digest_titles
+    SELECT count(*) AS n FROM digests g
+    WHERE g.user_id = %(user_id)s AND NOT %(keep_digest_titles)s
+      AND g.period_start < %(raw_before)s
+      AND g.period_end > COALESCE(%(turns_from)s::timestamptz, '-infinity')
+      AND g.metrics ? 'top_titles'
 ), hit AS (  -- as drop_expired_turns
     SELECT c.conversation_id, min(c.turn_no) AS first_turn FROM conversation_turns c
     WHERE c.user_id = %(user_id)s
@@ -119,8 +126,9 @@ WITH r AS (
 SELECT r.n::bigint AS records, r.b::bigint AS record_bytes,
        a.n::bigint AS analyses, a.b::bigint AS analysis_bytes,
        v.n::bigint AS aw_events, v.b::bigint AS aw_event_bytes,
-       e.n::bigint AS episodes, e.b::bigint AS episode_bytes, t.n::bigint AS turns
-FROM r, a, v, e, t;
+       e.n::bigint AS episodes, e.b::bigint AS episode_bytes, t.n::bigint AS turns,
+       d.n::bigint AS digests
+FROM r, a, v, e, t, d;
 
 -- name: advance_retention --
 -- The job's first step for a user: the new expiry, from which ingest drops older records.
@@ -235,6 +243,31 @@ WITH stripped AS (
     RETURNING 1
 )
 SELECT count(*)::bigint AS episodes FROM stripped;
+
+-- name: strip_digest_titles --
+-- Asked for (keep_digest_titles false): the digests over raw this run expires keep
+-- their numbers, and their top titles only the app or site of each (merged); their
+-- narratives go. `updated_at` stays: no rollup reads this as a change. A week or month
+-- that reaches past the expiry is stripped too (its kept days' titles come back when it
+-- is next rolled up from its days).
+WITH stripped AS (
+    UPDATE digests g SET
+        metrics = jsonb_set(g.metrics, '{top_titles}', COALESCE((
+            SELECT jsonb_agg(jsonb_build_object('title', label, 'seconds', s)
+                             ORDER BY s DESC, label)
+            FROM (SELECT split_part(t->>'title', ' · ', 1) AS label,
+                         sum((t->>'seconds')::double precision) AS s
+                  FROM jsonb_array_elements(g.metrics->'top_titles') AS x(t)
+                  GROUP BY 1) AS merged), '[]')),
+        narrative = NULL, narrative_raw = NULL, narrative_reason = NULL,
+        narrative_status = 'skipped'
+    WHERE g.user_id = %(user_id)s AND NOT %(keep_digest_titles)s
+      AND g.period_start < %(raw_before)s
+      AND g.period_end > COALESCE(%(turns_from)s::timestamptz, '-infinity')
+      AND g.metrics ? 'top_titles'
+    RETURNING 1
+)
+SELECT count(*)::bigint AS digests FROM stripped;
 
 -- name: storage_bytes --
 -- global: timetrace status: the bytes of each layer on disk, every user's

@@ -433,3 +433,34 @@ def test_the_daily_job_runs_on_the_worker(
     assert _counts(conn, api.user.user_id)["records"] == 0
     assert set(_tables_holding(conn, MARK)) == {"episodes", "digests"}  # no episode tier
     assert conn.execute("SELECT count(*) AS n FROM episodes").fetchone()["n"] > 0
+
+
+@pytest.mark.preloaded(SPAN)
+def test_asked_for_digests_over_expired_raw_lose_their_titles_and_keep_their_numbers(
+    services: Services, preloaded: Preloaded, conn: Any
+) -> None:
+    user = preloaded.user
+    store = services.store
+    _load(services, conn, user)
+    store.set_retention(
+        user_id=user.user_id, raw_days=30, episode_days=30, keep_digest_titles=False
+    )
+    stats = _stats(services, user)
+    numbers = {
+        (d["grain"], d["scope_key"]): {k: v for k, v in d["metrics"].items() if k != "top_titles"}
+        for d in _digests(conn)
+    }
+    preview = apply_retention(store, now=JOB_NOW, dry_run=True)
+    report = apply_retention(store, now=JOB_NOW)
+    assert preview.removed.digests == report.removed.digests > 50
+    assert _tables_holding(conn, MARK) == {}  # no table holds an expired title or URL
+    after = _digests(conn)
+    assert {
+        (d["grain"], d["scope_key"]): {k: v for k, v in d["metrics"].items() if k != "top_titles"}
+        for d in after
+    } == numbers
+    assert _stats(services, user) == stats
+    # The titles became their app or site, their seconds merged.
+    jan = next(d for d in after if d["scope_key"] == "2003-01")
+    labels = [t["title"] for t in jan["metrics"]["top_titles"]]
+    assert labels and all(" · " not in t for t in labels) and len(set(labels)) == len(labels)

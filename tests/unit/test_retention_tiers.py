@@ -35,6 +35,7 @@ def _user(**tiers: object) -> RetentionUser:
         "day_cut_hour": 4,
         "raw_days": 30,
         "episode_days": None,
+        "keep_digest_titles": True,
         "raw_expired_before": None,
         "raw_expired_day": None,
         "episodes_expired_day": None,

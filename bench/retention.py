@@ -1,6 +1,8 @@
-"""Retention: dropping a month of records as a partition against deleting its rows.
+"""Retention: dropping a month of records as a partition against deleting its rows; and
+with --job, the real retention job (app/pyramid/retention.py) on a built history.
 
     python bench/retention.py [--days 90]
+    python bench/retention.py --job [--days 365] [--mean-record-s 4] [--raw-days 30]
 
 Loads --days of sample activity through the real ingest code, copies the records into
 a table partitioned by month (as records is once partitioned; the copy keeps the
@@ -9,6 +11,12 @@ removes the first month by DELETE and the second by DETACH … CONCURRENTLY + DR
 Ends with one JSON line: {"records", "month_rows", "delete_month_ms",
 "drop_partition_ms", "dead_rows_after_delete", "vacuum_after_delete_ms", "delete_wal_kb",
 "drop_wal_kb"}.
+
+--job loads --days of sample activity through the ingest code, builds the pyramid
+(`backfill`), sets a raw tier of --raw-days for the user, and times the dry run and then
+the job itself at the day after the last one loaded: every month but the last drops
+whole. Ends with one JSON line: {"records", "days", "build_s", "dry_run_s",
+"retention_job_s", "rows_removed", "dry_run_rows", "months_dropped", "records_left"}.
 """
 
 from __future__ import annotations
@@ -17,13 +25,16 @@ import argparse
 import json
 import sys
 import time
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as time_of_day
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.db.connection import connect
+from app.pyramid.build import backfill
+from app.pyramid.retention import apply_retention
 from app.runtime.services import open_services
 from bench._common import bench_database, load_sample_year
 
@@ -37,10 +48,61 @@ def _wal_since(conn: Any, lsn: str) -> int:
     return int(row["b"])
 
 
+def _job(args: argparse.Namespace) -> None:
+    """The real job on a built history (see the module's docstring)."""
+    with (
+        bench_database("timetrace_bench_retention_job") as (url, settings),
+        open_services(settings, url=url, auto_migrate=False) as services,
+    ):
+        store = services.store
+        user = store.ensure_user(name="bench", time_zone="UTC", day_cut_hour=4)
+        for _ in load_sample_year(
+            services, user, start=START, days=args.days, mean_record_s=args.mean_record_s
+        ):
+            pass
+        started = time.perf_counter()
+        backfill(store, now=datetime.now(UTC), settings=settings)
+        build_s = time.perf_counter() - started
+        with connect(url, settings=settings, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE records")
+            total = conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"]
+        store.set_retention(user_id=user.user_id, raw_days=args.raw_days, episode_days=None)
+        now = datetime.combine(START + timedelta(days=args.days), time_of_day(12), UTC)
+        started = time.perf_counter()
+        preview = apply_retention(store, now=now, dry_run=True)
+        dry_s = time.perf_counter() - started
+        started = time.perf_counter()
+        report = apply_retention(store, now=now)
+        job_s = time.perf_counter() - started
+        with connect(url, settings=settings, autocommit=True) as conn:
+            left = conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"]
+    print(
+        json.dumps(
+            {
+                "records": total,
+                "days": args.days,
+                "build_s": round(build_s, 1),
+                "dry_run_s": round(dry_s, 3),
+                "retention_job_s": round(job_s, 3),
+                "rows_removed": report.removed.records,
+                "dry_run_rows": preview.removed.records,
+                "months_dropped": len(report.months),
+                "records_left": left,
+            }
+        )
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--days", type=int, default=90)
+    parser.add_argument("--job", action="store_true", help="time the real retention job")
+    parser.add_argument("--mean-record-s", type=int, default=4)
+    parser.add_argument("--raw-days", type=int, default=30)
     args = parser.parse_args()
+    if args.job:
+        _job(args)
+        return
     with bench_database("timetrace_bench_retention") as (url, settings):
         with open_services(settings, url=url, auto_migrate=False) as services:
             user = services.store.ensure_user(name="bench", time_zone="UTC", day_cut_hour=4)

@@ -27,6 +27,7 @@ from app.api import (
     openai_compat,
     records,
     reports,
+    retention,
     rules,
     tools,
 )
@@ -195,6 +196,7 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(reports.router)
     app.include_router(rules.router)
     app.include_router(export.router)
+    app.include_router(retention.router)
     web.mount(app)  # the pages at /, behind their own sign-in
 
     @app.get("/openapi.json", include_in_schema=False)

@@ -16,6 +16,7 @@ timetrace import timetrace me.jsonl --user me
 timetrace mcp --user me
 timetrace demo
 timetrace psql --database timetrace_demo
+timetrace retention set --user me --raw-days 30
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ import logging
 
 import click
 
-from app.cli import accounts, asking, exporting, history, server
+from app.cli import (
+    accounts,
+    asking,
+    exporting,
+    history,
+    retention,
+    server,
+)
 
 
 @click.group()
@@ -45,5 +53,6 @@ for _command in (
     *history.COMMANDS,
     *asking.COMMANDS,
     *exporting.COMMANDS,
+    *retention.COMMANDS,
 ):
     main.add_command(_command)

@@ -159,8 +159,10 @@ def status(as_json: bool) -> None:
     jobs, live workers), then what the model layer owes and why something failed.
     Exit status 1 when degraded (for health checks)."""
     import json
+    from datetime import UTC, datetime
 
     from app.enrich.failures import model_status_lines
+    from app.pyramid.retention import storage_report
     from app.runtime.health import check_health
     from app.runtime.services import open_services
 
@@ -171,8 +173,14 @@ def status(as_json: bool) -> None:
             models = []
         else:
             models = model_status_lines(services.store, settings=settings, models=services.models)
+        storage = (  # bytes per layer and tier, and what retention frees (docs/retention.md)
+            storage_report(services.store, now=datetime.now(UTC))
+            if report.database == "ok"
+            else None
+        )
     if as_json:
-        click.echo(json.dumps(report.document()))
+        extra = {"storage": storage.document()} if storage else {}
+        click.echo(json.dumps({**report.document(), **extra}))
     else:
         for line in report.lines():
             click.echo(line)
@@ -180,6 +188,8 @@ def status(as_json: bool) -> None:
             click.echo("model layer")
         for line in models:
             click.echo(f"  {line}")
+        for line in storage.lines() if storage else []:
+            click.echo(line)
     if report.problems:
         raise SystemExit(1)
 

@@ -83,6 +83,7 @@ CLASSES = Classes(
             "conversations",
             "conversation_turns",
             "user_rules",
+            "retention",
         }
     ),
     # Small, read on every request (sign-in) or by every node: copied everywhere.

@@ -14,6 +14,7 @@ from app.db.store_digests import PostgresDigestStore
 from app.db.store_episodes import PostgresEpisodeStore
 from app.db.store_model import PostgresModelStore
 from app.db.store_records import PostgresRecordStore
+from app.db.store_retention import PostgresRetentionStore
 from app.db.store_things import PostgresThingStore
 from app.db.store_tools import PostgresToolStore
 from app.db.store_user_rules import PostgresUserRuleStore
@@ -34,6 +35,7 @@ class PostgresStore(
     PostgresConversationStore,
     PostgresWebStore,
     PostgresUserRuleStore,
+    PostgresRetentionStore,
     Store,
 ):
     def __init__(self, pool: ConnectionPool[Connection]) -> None:

@@ -77,8 +77,12 @@ def _copies_straight(records: NewRecords, around: dict[str, Any]) -> bool:
     """Whether a batch may be copied straight into records, with no staging and no
     `insert_records`: its device has no tombstone (a deleted key must not come back),
     no live record is stored inside its span (so none of its keys is), and it lies
-    after the device's watermark (nothing in it is late, so no day needs a mark)."""
+    after the device's watermark (nothing in it is late, so no day needs a mark), and
+    none of it lies before the user's raw expiry (retention: that span stays gone)."""
     if around["tombstones"] or around["inside"]:
+        return False
+    expired = around["expired_before"]
+    if expired is not None and min(records.ts_start) < expired:
         return False
     if around["mark_start"] is None:
         return True
@@ -303,8 +307,14 @@ class PostgresRecordStore(PostgresJobStore):
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(QUERIES["lock_records"], user)
                 hit = fetch_all(conn, DeletedDeviceDay, QUERIES["tombstone_records"], params)
+                # Where the span's raw has expired (retention), what was built from it.
+                expired = fetch_all(
+                    conn, DeviceDayRecords, QUERIES["erase_expired_episodes"], params
+                )
+                if expired:
+                    self._erase_expired(conn, params, expired)
                 if not hit:
-                    return []
+                    return expired
                 conn.execute(
                     QUERIES["flag_tombstones"],
                     {**user, "devices": sorted({h.device_id for h in hit})},
@@ -344,9 +354,32 @@ class PostgresRecordStore(PostgresJobStore):
                         device_id=h.device_id, day_local=h.day_local, records=h.records
                     )
                     for h in sorted(hit, key=lambda h: (h.device_id, h.day_local))
-                ]
+                ] + expired
 
         return retrying(delete)
+
+    @staticmethod
+    def _erase_expired(conn: Connection, params: Params, erased: list[DeviceDayRecords]) -> None:
+        """A deletion over expired raw (retention): the digests and signals of the days
+        whose episodes went are stripped (rolled up again from what is left), and the
+        notes and conversation turns that may quote the span go."""
+        user = {"user_id": params["user_id"]}
+        days = sorted({e.day_local for e in erased})
+        conn.execute(
+            QUERIES["strip_digests"],
+            {**user, "keys": sorted({k for d in days for k in scope_keys(d)})},
+        )
+        conn.execute(QUERIES["delete_day_signals"], {**user, "keys": [day_key(d) for d in days]})
+        found = conn.execute(QUERIES["raw_expired_before"], user).fetchone()
+        assert found is not None, "episodes were erased over an expiry"
+        until = found["raw_expired_before"]
+        span = {
+            **user,
+            "turns_from": params["ts_from"],
+            "raw_before": until if params["ts_to"] is None else min(params["ts_to"], until),
+        }
+        conn.execute(QUERIES["blank_expired_notes"], span)
+        conn.execute(QUERIES["drop_expired_turns"], span)
 
     delete_records = method(RecordStore.delete_records, _delete_records)
     day_category_seconds = rows(RecordStore.day_category_seconds, CategorySeconds)

@@ -48,6 +48,7 @@ jobs_app = App(
     connector=PsycopgConnector(),
     import_paths=[
         "app.jobs.maintenance",
+        "app.jobs.retention",
         "app.jobs.pyramid",
         "app.jobs.enrich",
         "app.jobs.imports",

@@ -119,6 +119,14 @@ from app.store.records import (
     RecordStore,
     StoredBatch,
 )
+from app.store.retention import (
+    ExpiryCounts,
+    LayerBytes,
+    MonthRows,
+    RetentionRow,
+    RetentionStore,
+    RetentionUser,
+)
 from app.store.tools import (
     CoveringDigest,
     DaySeconds,
@@ -172,6 +180,7 @@ class Store(
     ConversationStore,
     WebStore,
     UserRuleStore,
+    RetentionStore,
     Protocol,
 ):
     """Everything the domain needs from storage."""
@@ -224,6 +233,7 @@ __all__ = [
     "EpisodeLine",
     "EpisodeStore",
     "Evidence",
+    "ExpiryCounts",
     "ImportProgress",
     "ImportRow",
     "ImportStore",
@@ -236,12 +246,14 @@ __all__ = [
     "JobStore",
     "KindCount",
     "KnownName",
+    "LayerBytes",
     "MemberFacts",
     "ModelBacklog",
     "ModelFailure",
     "ModelStore",
     "ModelWorkCounts",
     "MomentRecord",
+    "MonthRows",
     "Neighbor",
     "NewRecords",
     "NewTurn",
@@ -264,6 +276,9 @@ __all__ = [
     "RuleEffect",
     "RulePreview",
     "RulesWritten",
+    "RetentionRow",
+    "RetentionStore",
+    "RetentionUser",
     "SavedEpisode",
     "SearchHit",
     "SegmentInput",

@@ -112,6 +112,7 @@ class MemoryStore(ToolStore):
     digests: list[tuple[int, DigestRow]] = field(default_factory=list)
     signals: list[tuple[int, SignalRow]] = field(default_factory=list)
     labels: list[MemoryLabel] = field(default_factory=list)
+    raw_expired: dict[int, datetime] = field(default_factory=dict)  # user → retention's expiry
 
     def _live(self, user_id: int) -> list[MemoryEpisode]:
         return [e for e in self.episodes if e.user_id == user_id and not e.stale]
@@ -442,6 +443,9 @@ class MemoryStore(ToolStore):
             and (device_id is None or r.line.device_id == device_id)
         ]
         return sorted(rows, key=lambda r: (r.ts_start, r.record_id))[:limit]
+
+    def raw_expired_before(self, *, user_id: int) -> datetime | None:
+        return self.raw_expired.get(user_id)
 
     # -- things: PostgreSQL's alone --------------------------------------------------------
     # They read records by the resolver's patterns and the duration rule over raw spans;

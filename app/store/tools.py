@@ -252,6 +252,10 @@ class ToolStore(Protocol):
         limit: int,
     ) -> list[RecordLine]: ...
 
+    def raw_expired_before(self, *, user_id: int) -> datetime | None:
+        """Before when the user's raw records have expired (retention); None: none has."""
+        ...
+
     # -- things (app/tools/things.py) ----------------------------------------------------
 
     def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:

@@ -201,6 +201,10 @@ class DeepScanResult(ToolResult):
     reduce: str | None = opt()
     missing_slices: list[MissingSlice] | None = opt()
     more_missing: int | None = opt()
+    raw_expired_before: Stamp | None = opt(
+        "records before this instant have expired (retention): their episodes and digests "
+        "still answer"
+    )
 
 
 @tool(
@@ -221,6 +225,20 @@ def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> DeepScanResult:
         raise InvalidInputError("ts_to must be after ts_from")
     if args.ts_to - args.ts_from > MAX_WINDOW:
         raise InvalidInputError("deep_scan reads at most 7 days; narrow the window")
+    expired = ctx.store.raw_expired_before(user_id=ctx.user.user_id)
+    if expired is not None and args.ts_from < expired:
+        if args.ts_to <= expired:  # nothing left to read: say so, with no model call
+            return DeepScanResult(
+                question=args.question,
+                from_=args.ts_from,
+                to=args.ts_to,
+                records_scanned=0,
+                note=f"raw records expired before {expired.isoformat()}: use get_episodes "
+                "or get_digest for that time",
+                raw_expired_before=expired,
+            )
+    else:
+        expired = None
     models = ctx.models
     if models is None or not models.chat_enabled:
         raise InvalidInputError(
@@ -241,6 +259,7 @@ def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> DeepScanResult:
             to=args.ts_to,
             records_scanned=0,
             note="no records in that window",
+            raw_expired_before=expired,
         )
     lines = [_line(r, ctx) for r in rows]
     raw_tokens = sum(estimate_tokens(line) + 1 for line in lines)
@@ -295,4 +314,5 @@ def deep_scan(ctx: ToolContext, args: DeepScanArgs) -> DeepScanResult:
             for r in missing[:10]
         ],
         more_missing=len(missing) - 10 if len(missing) > 10 else None,
+        raw_expired_before=expired,
     )

@@ -523,6 +523,10 @@ class RawRecord(Shape):
 
 class RawResult(ToolResult):
     items: list[RawRecord]
+    raw_expired_before: Stamp | None = opt(
+        "records before this instant have expired (retention): their episodes and digests "
+        "still answer"
+    )
 
 
 @tool(
@@ -551,10 +555,14 @@ def get_raw(ctx: ToolContext, args: RawArgs) -> RawResult:
         device_id=args.device_id,
         limit=2_000,
     )
-    if not rows and args.device_id:
+    expired = ctx.store.raw_expired_before(user_id=ctx.user.user_id)
+    if expired is None or args.ts_from >= expired:
+        expired = None  # the window is whole: nothing of it has expired
+    if not rows and args.device_id and expired is None:
         raise NotFoundError(f"no records of device {args.device_id!r} in that window")
     tz = zone(ctx.user.time_zone)
     return RawResult(
+        raw_expired_before=expired,
         items=[
             RawRecord(
                 at=r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
@@ -565,5 +573,5 @@ def get_raw(ctx: ToolContext, args: RawArgs) -> RawResult:
                 idle=r.is_idle,
             )
             for r in rows
-        ]
+        ],
     )

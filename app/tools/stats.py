@@ -235,6 +235,10 @@ class StatsResult(ToolResult, Period):
     computed_through_ts: Stamp | None = opt("how far the numbers go")
     note: str | None = opt()
     hint: str | None = opt()
+    raw_expired_before: Stamp | None = opt(
+        "sites, titles and uncategorized time are counted from raw records: those before "
+        "this instant have expired (retention)"
+    )
 
 
 def _items(mapping: dict[str, float], top_n: int | None) -> list[tuple[str, int, float]]:
@@ -271,6 +275,20 @@ uncategorized：未分类时间最多的应用/网站，附建议规则。
 """,
 )
 def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
+    out = _query_stats(ctx, args)
+    if out.metric not in ("seconds", "uncategorized") or out.source != "live":
+        return out  # digests and episodes: exact whatever has expired
+    expired = ctx.store.raw_expired_before(user_id=ctx.user.user_id)
+    if expired is not None and span(out.from_, out.from_, user=ctx.user)[0] < expired:
+        # Counted from raw records, part of which have expired (docs/retention.md).
+        out.raw_expired_before = expired
+        out.note = " ".join(
+            filter(None, [out.note, f"records before {expired.isoformat()} have expired"])
+        )
+    return out
+
+
+def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     if args.thing or args.site:
         return _thing_stats(ctx, args)
     if args.category and args.metric != "seconds_by_category":

@@ -4,7 +4,7 @@ deleting a time range (after a step that shows what goes), devices and tokens.""
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.ingest.records import delete_records
+from app.pyramid.retention import size_text, user_storage
 from app.store import DEVICE_ID_PATTERN, WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
@@ -130,6 +131,8 @@ def _privacy_page(request: Request, session: WebSessionRow, **context: Any) -> H
         tokens=store.list_tokens(user_id=session.user_id),
         erased=request.query_params.get("erased"),
         coverage=_coverage(request, session),
+        storage=user_storage(store, user_id=session.user_id, now=datetime.now(UTC)),
+        size_text=size_text,
         **context,
     )
 

@@ -223,6 +223,18 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "always_short": "+ rule",
         "rule_recategorizing": "Your history is being re-categorised in the background; "
         "reload to see how far it is.",
+        "retention": "Retention and storage",
+        "retention_off": "off",
+        "retention_tiers": "Raw records kept: {raw} days; episode text kept: {episodes} days; "
+        "digests kept.",
+        "retention_expired": "Raw records before {day} have expired; their episodes and "
+        "digests stay.",
+        "retention_layer": "Layer",
+        "retention_rows": "Rows",
+        "retention_bytes": "Size",
+        "retention_tier": "tier: {tier}",
+        "retention_frees": "The next retention run frees {records} records ({bytes}) and the "
+        "text of {episodes} episodes.",
     },
     "zh": {
         "skip": "跳到正文",
@@ -404,6 +416,16 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "coverage_to_rules": "让某个应用或网站长期算作某类：我的规则",
         "always_short": "+ 规则",
         "rule_recategorizing": "正在后台重新归类历史记录；刷新页面查看进度。",
+        "retention": "保留期限与存储",
+        "retention_off": "不限",
+        "retention_tiers": "原始记录保留：{raw} 天；片段文字保留：{episodes} 天；摘要一直保留。",
+        "retention_expired": "{day} 之前的原始记录已过期；其片段与摘要仍保留。",
+        "retention_layer": "层",
+        "retention_rows": "行数",
+        "retention_bytes": "大小",
+        "retention_tier": "层级：{tier}",
+        "retention_frees": "下一次保留任务将释放 {records} 条记录（{bytes}）"
+        "及 {episodes} 个片段的文字。",
     },
 }
 

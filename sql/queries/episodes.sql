@@ -33,6 +33,8 @@ ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1;
 -- The marked days (and days with stale episodes), and the days of the live records
 -- after the watermark (the tail: an index range from the watermark on). `floor`: the
 -- watermark's start (`device_watermark`) read in the same snapshot, NULL without one.
+-- Never a day whose raw records have expired (retention): what is left of it stands.
+SELECT day_local FROM (
 WITH w AS (
     SELECT last_start, last_key FROM episodes
     WHERE user_id = %(user_id)s AND device_id = %(device_id)s
@@ -52,6 +54,8 @@ WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at I
   AND (r.ts_start, r.client_record_id COLLATE "C")
       > (COALESCE((SELECT last_start FROM w), '-infinity'),
          COALESCE((SELECT last_key FROM w), '') COLLATE "C")
+) AS todo
+WHERE day_local >= timetrace_raw_expired_day(%(user_id)s)
 ORDER BY day_local;
 
 -- name: days_to_reopen --
@@ -89,6 +93,8 @@ WITH w AS (
 -- `near` (the days and the two before each, as constants) holds every day joined
 -- below: without it the planner, blind to the ranges' width, read all the device's
 -- episodes of the history (12,000 at three years) instead of a few days' worth.
+-- Never a day whose raw records have expired (retention): reopening deletes its episodes.
+SELECT day_local FROM (
 SELECT day_local FROM marked
 UNION
 SELECT day_local FROM stale
@@ -104,6 +110,8 @@ UNION
 SELECT e.day_local FROM stale s JOIN episodes e
     ON e.user_id = %(user_id)s AND e.device_id = %(device_id)s AND e.day_local = ANY(%(near)s)
    AND e.day_local BETWEEN s.day_local - 2 AND s.day_local - 1 AND e.ts_end >= s.ts_start
+) AS reopen
+WHERE day_local >= timetrace_raw_expired_day(%(user_id)s)
 ORDER BY day_local;
 
 -- name: delete_device_day_episodes --

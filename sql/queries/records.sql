@@ -8,9 +8,13 @@
 -- successor may cut it short), and whether any live record is stored inside the
 -- batch's span (then the clipped seconds come from `clipped_seconds`, not Python).
 -- A batch on a device with no tombstone, with nothing stored inside its span and after
--- the watermark, is copied straight into records.
+-- the watermark, is copied straight into records. `expired_before`: the user's raw
+-- tier has removed every record before it (a batch reaching back there is staged:
+-- insert_records drops what it holds from before it).
 SELECT d.device_id IS NOT NULL AS device_known, COALESCE(d.has_tombstones, false) AS tombstones,
        m.last_start AS mark_start, m.last_key AS mark_key,
+       (SELECT t.raw_expired_before FROM retention t WHERE t.user_id = %(user_id)s)
+           AS expired_before,
        p.ts_start AS before_start, p.ts_end AS before_end,
        EXISTS (SELECT 1 FROM records w
                WHERE w.user_id = %(user_id)s AND w.device_id = %(device_id)s
@@ -58,6 +62,8 @@ COPY ingest_staging (
 -- records lock them in one order, and the index grows at its right edge.
 -- A new record at or below the device's watermark arrived late: its day is marked
 -- for a rebuild and the day's episodes go stale (nothing happens for the tail).
+-- A record before the user's raw expiry (retention) is dropped: that span is gone, and
+-- a replay must not bring any of it back.
 -- Runs after `lock_device_build_shared`, in its transaction.
 WITH ins AS (
 INSERT INTO records (
@@ -68,13 +74,16 @@ SELECT %(user_id)s, %(device_id)s, s.client_record_id, s.ts_start, s.ts_end, s.d
        s.app_raw, s.window_title, s.url, s.domain, s.is_idle, s.capture_reason, s.screenshot_ref,
        s.screenshot_sha256, s.category, s.category_source, s.redacted
 FROM ingest_staging s
-WHERE NOT (SELECT d.has_tombstones FROM devices d
-           WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
-   OR NOT EXISTS (
-        SELECT 1 FROM records t
-        WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s AND t.ts_start = s.ts_start
-          AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
-          AND t.deleted_at IS NOT NULL)
+WHERE (NOT (SELECT d.has_tombstones FROM devices d
+            WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
+       OR NOT EXISTS (
+            SELECT 1 FROM records t
+            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+              AND t.ts_start = s.ts_start
+              AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
+              AND t.deleted_at IS NOT NULL))
+  AND s.ts_start >= COALESCE((SELECT x.raw_expired_before FROM retention x
+                              WHERE x.user_id = %(user_id)s), '-infinity')
 ORDER BY s.ts_start, s.client_record_id COLLATE "C"
 ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
 RETURNING ts_start, client_record_id, day_local
@@ -125,10 +134,14 @@ WHERE ts_end > next_start
 -- Whether an importer's batch may be copied straight into records: not when the device
 -- has a tombstone (whose key is a hash), nor when any record is stored inside the
 -- batch's span (a key is a timeline position: one range probe of records_timeline,
--- however many records the device holds).
+-- however many records the device holds), nor when the batch reaches back before the
+-- user's raw expiry (the staged insert drops what lies there).
 SELECT EXISTS (
            SELECT 1 FROM devices
            WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND has_tombstones)
+    OR EXISTS (
+           SELECT 1 FROM retention
+           WHERE user_id = %(user_id)s AND raw_expired_before > %(first)s)
     OR EXISTS (
            SELECT 1 FROM records
            WHERE user_id = %(user_id)s AND device_id = %(device_id)s
@@ -170,14 +183,16 @@ WITH ins AS (
            window_title, url, domain, is_idle, capture_reason, screenshot_ref, screenshot_sha256,
            category, category_source, redacted
     FROM import_staging s
-    WHERE NOT (SELECT d.has_tombstones FROM devices d  -- as insert_records
-               WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
-       OR NOT EXISTS (
-            SELECT 1 FROM records t
-            WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
-              AND t.ts_start = s.ts_start
-              AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
-              AND t.deleted_at IS NOT NULL)
+    WHERE (NOT (SELECT d.has_tombstones FROM devices d  -- as insert_records
+                WHERE d.user_id = %(user_id)s AND d.device_id = %(device_id)s)
+           OR NOT EXISTS (
+                SELECT 1 FROM records t
+                WHERE t.user_id = %(user_id)s AND t.device_id = %(device_id)s
+                  AND t.ts_start = s.ts_start
+                  AND t.client_record_id COLLATE "C" = timetrace_tombstone_key(s.client_record_id)
+                  AND t.deleted_at IS NOT NULL))
+      AND s.ts_start >= COALESCE((SELECT x.raw_expired_before FROM retention x
+                                  WHERE x.user_id = %(user_id)s), '-infinity')
     ORDER BY ts_start, client_record_id COLLATE "C"
     ON CONFLICT (user_id, device_id, ts_start, client_record_id COLLATE "C") DO NOTHING
     RETURNING record_id, client_record_id, ts_start, day_local

@@ -215,6 +215,12 @@ def shape(services: Services, conn: Any, user: UserContext) -> dict[str, Any]:
     other_id = conn.execute(
         "SELECT min(episode_id) AS id FROM episodes WHERE user_id = %s", [other.user_id]
     ).fetchone()["id"]
+    # The other user's raw expired (retention), the reads of records aside.
+    conn.execute(
+        "INSERT INTO retention (user_id, raw_days, raw_expired_before, raw_expired_day) "
+        "VALUES (%s, 30, '2003-02-01 04:00+01', '2003-02-01')",
+        [other.user_id],
+    )
     return {
         "other": other,
         "episodes": episodes,
@@ -323,6 +329,8 @@ def memory_copy(conn: Any) -> MemoryStore:
             evidence=r["evidence"],
         )
         store.signals.append((r["user_id"], signal))
+    for r in conn.execute("SELECT user_id, raw_expired_before FROM retention"):
+        store.raw_expired[r["user_id"]] = r["raw_expired_before"]
     return store
 
 
@@ -592,6 +600,11 @@ def _cases() -> dict[str, Case]:
                 limit=k,
             ),
         )
+    for name, who in (("none", "user"), ("expired", "other")):
+        cases[f"raw_expired_before-{name}"] = Case(
+            "raw_expired_before",
+            lambda s, p, w=who: s.raw_expired_before(user_id=getattr(p, w).user_id),
+        )
     assert cases.keys() >= NOTHING
     return {name: replace(case, empty=name in NOTHING) for name, case in cases.items()}
 
@@ -616,6 +629,7 @@ NOTHING = frozenset(
         "list_episodes-empty",
         "search_episodes-keyword-nothing",
         "raw_records-unknown-device",
+        "raw_expired_before-none",
     }
 )
 CASES = _cases()

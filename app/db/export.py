@@ -66,6 +66,7 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("devices"),
     Kind("user_rules", id="rule_id"),
+    Kind("retention"),
     Kind("records", window="ts_start", id="record_id"),
     Kind("record_analyses", window="ts_start"),
     Kind("episodes", window="ts_start", id="episode_id"),

@@ -245,6 +245,7 @@ def memory_copy(conn: Any) -> MemoryStore:
             summary=r["summary"],
             duration_s=r["duration_s"],
             active_s=r["active_s"],
+            summary_by=r["summary_by"],
         )
         store.episodes.append(
             MemoryEpisode(
@@ -513,6 +514,12 @@ def _cases() -> dict[str, Case]:
             "last_closed_episode",
             lambda s, p, n=now: s.last_closed_episode(user_id=p.user.user_id, now=n),
         )
+    # A live id has not moved (the memory store rebuilds nothing: tests/db/test_stable_ids.py
+    # holds the moves).
+    cases["episode_moved-live"] = Case(
+        "episode_moved",
+        lambda s, p: s.episode_moved(user_id=p.user.user_id, episode_id=p.other_id),
+    )
     for who in ("user", "other"):
         cases[f"model_backlog-{who}"] = Case(
             "model_backlog",
@@ -616,6 +623,7 @@ NOTHING = frozenset(
         "list_episodes-empty",
         "search_episodes-keyword-nothing",
         "raw_records-unknown-device",
+        "episode_moved-live",
     }
 )
 CASES = _cases()

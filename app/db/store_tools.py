@@ -72,6 +72,7 @@ class PostgresToolStore(Queries):
     last_closed_episode = row(ToolStore.last_closed_episode, EpisodeLine)
     model_backlog = one(ToolStore.model_backlog, ModelBacklog)
     episode_moved = row(ToolStore.episode_moved, MovedEpisode)
+    get_episode = row(ToolStore.get_episode, EpisodeLine)
     open_sitting = row(ToolStore.open_sitting, OpenSitting)
     list_episodes = rows(ToolStore.list_episodes, EpisodeLine)
     uncategorized_time = rows(ToolStore.uncategorized_time, UncategorizedTime)

@@ -286,6 +286,9 @@ class MemoryStore(ToolStore):
             last_failed_day=days[-1] if days else None,
         )
 
+    def get_episode(self, *, user_id: int, episode_id: int) -> EpisodeLine | None:
+        return next((e.line for e in self._live(user_id) if e.line.episode_id == episode_id), None)
+
     def episode_moved(self, *, user_id: int, episode_id: int) -> MovedEpisode | None:
         return None  # nothing is rebuilt here: no id has moved
 

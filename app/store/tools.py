@@ -204,6 +204,10 @@ class ToolStore(Protocol):
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
     def model_backlog(self, *, user_id: int) -> ModelBacklog: ...
 
+    def get_episode(self, *, user_id: int, episode_id: int) -> EpisodeLine | None:
+        """The user's live episode of this id."""
+        ...
+
     def episode_moved(self, *, user_id: int, episode_id: int) -> MovedEpisode | None:
         """Where the time of an episode id that no longer exists went (after a rebuild of
         its day); None for an id that never was the user's or still is live."""

@@ -44,6 +44,7 @@ class Episode(Shape):
     minutes: int
     idle_minutes: int | None = opt()
     summary: str | None = opt()
+    summary_by: Literal["rules"] | None = opt("rules: the summary is its records' by rule")
 
 
 def episode_line(ep: EpisodeLine, ctx: ToolContext, *, summary: bool = True) -> Episode:
@@ -58,6 +59,7 @@ def episode_line(ep: EpisodeLine, ctx: ToolContext, *, summary: bool = True) -> 
         minutes=round(ep.active_s / 60),
         idle_minutes=idle_minutes or None,
         summary=_clip(ep.summary, 120) if summary and ep.summary else None,
+        summary_by="rules" if summary and ep.summary and ep.summary_by == "rules" else None,
     )
 
 

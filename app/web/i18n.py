@@ -179,6 +179,9 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "category": "Category",
         "hours": "Hours",
         "day": "Day",
+        "episode_moved": "Episode #{old} was rebuilt with its day: its time is now in this one.",
+        "summary_no_model": "No model configured.",
+        "summary_by_rules": "Written by rule from the episode's own records (no model).",
     },
     "zh": {
         "skip": "跳到正文",
@@ -320,6 +323,9 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "category": "类别",
         "hours": "小时",
         "day": "日期",
+        "episode_moved": "片段 #{old} 随所在日期重建：它的时间现在在这个片段里。",
+        "summary_no_model": "未配置模型。",
+        "summary_by_rules": "由片段自身的记录按规则写成（未使用模型）。",
     },
 }
 

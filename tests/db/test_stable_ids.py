@@ -10,13 +10,15 @@ from functools import partial
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
+from app.api import create_app
 from app.ingest.records import delete_records
 from app.pyramid.build import backfill, rebuild_days
 from app.runtime.services import Services
 from app.store import UserContext
 from app.tools import dispatch_json
-from tests.helpers import NOW, make_api, span_violations, unbuilt_keys
+from tests.helpers import NOW, make_api, new_token_for, span_violations, unbuilt_keys
 
 DAY = date(2003, 3, 12)
 START = datetime(2003, 3, 12, 9, tzinfo=UTC)
@@ -166,3 +168,58 @@ def test_a_deletion_redirects_nowhere_and_keeps_no_text(
     texts = [v for v in row.values() if isinstance(v, str)]
     assert texts == ["laptop"]  # positions only: no title, summary or app
     assert unbuilt_keys(conn) == [] and span_violations(conn) == []
+
+
+def _pages(services: Services, user: UserContext) -> TestClient:
+    client = TestClient(
+        create_app(services=services), raise_server_exceptions=False, follow_redirects=False
+    )
+    token = new_token_for(services, user, name="pages")
+    assert client.post("/signin", data={"token": token, "next": "/day"}).status_code == 303
+    return client
+
+
+def test_a_gone_id_leads_to_where_its_time_went_in_the_tools_and_the_pages(
+    services: Services, day: UserContext, conn: Any
+) -> None:
+    before = _ids(conn)
+    assert "error" not in _label(services, day, before["s00"], "work")
+    merged = _ids(conn)["c00"]
+    ctx = services.tool_context(user=day, now=NOW)
+    found = dispatch_json(ctx, "get_episode", {"id": before["k00"]})
+    assert (found["episode"]["id"], found["moved_from"]) == (merged, before["k00"])
+    assert found["episode"]["summary_by"] == "rules"
+    live = dispatch_json(ctx, "get_episode", {"id": merged})
+    assert live["episode"]["id"] == merged and "moved_from" not in live
+    assert "no episode" in dispatch_json(ctx, "get_episode", {"id": 10**9})["error"]
+    client = _pages(services, day)
+    target = f"/day/{DAY}?episode={merged}&moved={before['k00']}#panel"
+    for path in (f"/episodes/{before['k00']}", f"/day/{DAY}?episode={before['k00']}"):
+        reply = client.get(path)
+        assert (reply.status_code, reply.headers["location"]) == (303, target)
+    page = client.get(target.removesuffix("#panel")).text
+    assert f"Episode #{before['k00']} was rebuilt" in page
+    assert f"#{merged}" in page
+
+
+def test_a_deleted_id_has_no_cover_in_the_tools_or_the_pages(
+    services: Services, day: UserContext, conn: Any
+) -> None:
+    before = _ids(conn)
+    delete_records(
+        services.store,
+        user=day,
+        device_id="laptop",
+        ts_from=START,
+        ts_to=START + timedelta(minutes=20),
+    )
+    backfill(services.store, now=NOW, settings=services.settings)
+    ctx = services.tool_context(user=day, now=NOW)
+    gone = dispatch_json(ctx, "get_episode", {"id": before["c00"]})
+    assert "records were deleted" in gone["error"]
+    assert _pages(services, day).get(f"/episodes/{before['c00']}").status_code == 404
+    # The rest of the day keeps its ids.
+    after = _ids(conn)
+    assert {k: after[k] for k in ("s00", "k00", "b00", "n00")} == {
+        k: before[k] for k in ("s00", "k00", "b00", "n00")
+    }

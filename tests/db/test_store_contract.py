@@ -516,6 +516,13 @@ def _cases() -> dict[str, Case]:
         )
     # A live id has not moved (the memory store rebuilds nothing: tests/db/test_stable_ids.py
     # holds the moves).
+    live = lambda p: p.episodes[min(p.episodes)][0]  # noqa: E731
+    cases["get_episode-live"] = Case(
+        "get_episode", lambda s, p: s.get_episode(user_id=p.user.user_id, episode_id=live(p))
+    )
+    cases["get_episode-other-user"] = Case(
+        "get_episode", lambda s, p: s.get_episode(user_id=p.user.user_id, episode_id=p.other_id)
+    )
     cases["episode_moved-live"] = Case(
         "episode_moved",
         lambda s, p: s.episode_moved(user_id=p.user.user_id, episode_id=p.other_id),
@@ -624,6 +631,7 @@ NOTHING = frozenset(
         "search_episodes-keyword-nothing",
         "raw_records-unknown-device",
         "episode_moved-live",
+        "get_episode-other-user",
     }
 )
 CASES = _cases()

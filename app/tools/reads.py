@@ -88,7 +88,7 @@ class NowResult(ToolResult):
     items: list[NowRecord]
     current_sitting: Sitting | None = opt("records not closed into an episode yet")
     last_episode: Episode | None = opt()
-    summaries: str | None = opt("summaries that wait or failed")
+    summaries: str | None = opt("summaries that wait or failed, or that no model is configured")
     models: str | None = opt("the models in use")
     note: str | None = opt()
 
@@ -146,9 +146,9 @@ def get_now(ctx: ToolContext, args: NowArgs) -> NowResult:
 
 def _model_line(ctx: ToolContext) -> str | None:
     """One short line on the summaries that wait or failed, over the days that have
-    them (only with a chat model configured: without one, waiting is the normal state)."""
+    them; without a chat model, that none is configured (summaries are written by rule)."""
     if ctx.models is None or not ctx.models.chat_enabled:
-        return None
+        return "no model configured: summaries written by rule"
     backlog = ctx.store.model_backlog(user_id=ctx.user.user_id)
     if not backlog.pending and not backlog.failed:
         return None

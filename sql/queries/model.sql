@@ -155,6 +155,7 @@ SELECT
     count(*) FILTER (WHERE summary_status = 'done') AS summaries_done,
     count(*) FILTER (WHERE summary_status = 'pending') AS summaries_pending,
     count(*) FILTER (WHERE summary_status = 'failed') AS summaries_failed,
+    count(*) FILTER (WHERE summary_by = 'rules') AS summaries_by_rules,
     count(*) FILTER (WHERE summary_status = 'done' AND embedding_status = 'done') AS embeddings_done,
     count(*) FILTER (WHERE summary_status = 'done' AND embedding_status = 'pending')
         AS embeddings_pending,

@@ -263,6 +263,15 @@ ON CONFLICT (user_id, episode_id) DO UPDATE SET
     device_id = EXCLUDED.device_id, day_local = EXCLUDED.day_local,
     ts_start = EXCLUDED.ts_start, first_key = EXCLUDED.first_key, gone_at = now();
 
+-- name: forget_deleted_redirect_keys --
+-- Deletion: an id an earlier rebuild left on these device-days keeps no key of a record
+-- deleted now (its time has no cover any more, and no new episode takes the id back).
+UPDATE episode_redirects g SET first_key = NULL
+FROM unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
+WHERE g.user_id = %(user_id)s AND g.device_id = d.device_id AND g.day_local = d.day_local
+  AND g.first_key IS NOT NULL
+  AND NOT timetrace_record_live(g.user_id, g.device_id, g.ts_start, g.first_key);
+
 -- name: delete_day_signals --
 DELETE FROM signals WHERE user_id = %(user_id)s AND scope = ANY(%(keys)s::text[]);
 

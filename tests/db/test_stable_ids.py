@@ -218,8 +218,24 @@ def test_a_deleted_id_has_no_cover_in_the_tools_or_the_pages(
     gone = dispatch_json(ctx, "get_episode", {"id": before["c00"]})
     assert "records were deleted" in gone["error"]
     assert _pages(services, day).get(f"/episodes/{before['c00']}").status_code == 404
+    # An id a re-label took away keeps no key of a record deleted later.
+    assert "error" not in _label(services, day, before["s00"], "work")
+    keys = "SELECT first_key FROM episode_redirects WHERE episode_id = %s"
+    assert conn.execute(keys, [before["k00"]]).fetchone()["first_key"] == "k00"
+    delete_records(
+        services.store,
+        user=day,
+        device_id="laptop",
+        ts_from=START + timedelta(minutes=35),
+        ts_to=START + timedelta(minutes=36),
+    )
+    assert conn.execute(keys, [before["k00"]]).fetchone()["first_key"] is None
+    backfill(services.store, now=NOW, settings=services.settings)
+    assert (
+        "records were deleted" in dispatch_json(ctx, "get_episode", {"id": before["k00"]})["error"]
+    )
     # The rest of the day keeps its ids.
     after = _ids(conn)
-    assert {k: after[k] for k in ("s00", "k00", "b00", "n00")} == {
-        k: before[k] for k in ("s00", "k00", "b00", "n00")
+    assert {k: after[k] for k in ("s00", "b00", "n00")} == {
+        k: before[k] for k in ("s00", "b00", "n00")
     }

@@ -30,7 +30,7 @@ SITTINGS = [
     ("k", "Code", "segmenter.py — timetrace", 20),
     ("g", None, None, 10),  # 10 minutes away: an idle gap closes the episode
     ("b", "Google Chrome", "原神 新版本 PV_哔哩哔哩_bilibili", 20),
-    ("n", "Notion", "Reading notes", 20),
+    ("n", "Notion", "Reading notes", 50),  # a focus block: signal evidence
 ]
 
 
@@ -183,15 +183,26 @@ def test_a_gone_id_leads_to_where_its_time_went_in_the_tools_and_the_pages(
     services: Services, day: UserContext, conn: Any
 ) -> None:
     before = _ids(conn)
+    ctx = services.tool_context(user=day, now=NOW)
+    args = {"period": "custom", "date_from": str(DAY), "date_to": str(DAY), "limit": 50}
+    cited_before = {
+        i for s in dispatch_json(ctx, "get_signals", args)["items"] for i in s["episode_ids"]
+    }
     assert "error" not in _label(services, day, before["s00"], "work")
     merged = _ids(conn)["c00"]
-    ctx = services.tool_context(user=day, now=NOW)
     found = dispatch_json(ctx, "get_episode", {"id": before["k00"]})
     assert (found["episode"]["id"], found["moved_from"]) == (merged, before["k00"])
     assert found["episode"]["summary_by"] == "rules"
     live = dispatch_json(ctx, "get_episode", {"id": merged})
     assert live["episode"]["id"] == merged and "moved_from" not in live
     assert "no episode" in dispatch_json(ctx, "get_episode", {"id": 10**9})["error"]
+    # Signal evidence names live episodes again once the day is rolled up, and every id it
+    # named before the re-label still leads to an episode.
+    signals = dispatch_json(ctx, "get_signals", args)["items"]
+    assert {i for s in signals for i in s["episode_ids"]} <= set(_ids(conn).values())
+    assert cited_before
+    for cited in cited_before:
+        assert "error" not in dispatch_json(ctx, "get_episode", {"id": cited})
     client = _pages(services, day)
     target = f"/day/{DAY}?episode={merged}&moved={before['k00']}#panel"
     for path in (f"/episodes/{before['k00']}", f"/day/{DAY}?episode={before['k00']}"):

@@ -134,7 +134,8 @@ def get_now(ctx: ToolContext, args: NowArgs) -> NowResult:
             )
     last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
     if last:
-        out.last_episode = episode_line(last, ctx)
+        # A summary written by rule repeats the titles in a few hundred tokens: not here.
+        out.last_episode = episode_line(last, ctx, summary=last.summary_by != "rules")
     out.summaries = _model_line(ctx)
     if ctx.models is not None and ctx.models.chat_enabled:
         roles = ["chat", *(["embedding"] if ctx.models.embeddings_enabled else [])]
@@ -148,7 +149,7 @@ def _model_line(ctx: ToolContext) -> str | None:
     """One short line on the summaries that wait or failed, over the days that have
     them; without a chat model, that none is configured (summaries are written by rule)."""
     if ctx.models is None or not ctx.models.chat_enabled:
-        return "no model configured: summaries written by rule"
+        return "no model configured"
     backlog = ctx.store.model_backlog(user_id=ctx.user.user_id)
     if not backlog.pending and not backlog.failed:
         return None

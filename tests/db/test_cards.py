@@ -162,7 +162,7 @@ def test_a_models_summary_replaces_the_rules_and_a_failed_one_leaves_it(
     assert (rows[second]["summary"], rows[second]["summary_by"]) == (kept, "rules")
     ctx = services.tool_context(user=preloaded.user, now=NOW)
     now = dispatch_json(ctx, "get_now", {})
-    assert now["summaries"] == "no model configured: summaries written by rule"
+    assert now["summaries"] == "no model configured"
 
 
 def test_status_says_no_model_configured(services: Services, preloaded: Preloaded) -> None:

@@ -75,6 +75,7 @@ CLASSES = Classes(
             "records",  # and its monthly partitions
             "record_analyses",
             "episodes",
+            "episode_redirects",
             "build_marks",
             "digests",
             "signals",

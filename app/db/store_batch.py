@@ -37,7 +37,7 @@ from app.text import fts_document
 _STAGING_TYPES = [
     "text", "text", "timestamptz", "text", "timestamptz", "text", "timestamptz", "date",
     "text", "text", "text", "text", "text", "jsonb", "int4", "float8", "float8", "jsonb",
-    "jsonb", "int4", "float8", "text", "text",
+    "jsonb", "int4", "float8", "text", "text", "text", "text",
 ]  # fmt: skip
 
 
@@ -143,5 +143,7 @@ def _staging_row(d: EpisodeDraft) -> tuple[object, ...]:
         d.switch_count,
         d.interruption_s,
         d.boundary,
-        fts_document(d.title, d.primary_app, d.cluster_key),
+        fts_document(d.title, d.primary_app, d.cluster_key, d.summary),
+        d.summary,
+        d.summary_by,
     )

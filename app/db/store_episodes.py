@@ -175,11 +175,16 @@ class PostgresEpisodeStore(PostgresJobStore):
                     conn.execute(
                         QUERIES["mark_jumped_days"], jumped_days_params(read, window, drafts[0])
                     )
+                    # A marked day was built before: its episodes keep their ids.
+                    kept = _reclaimed_ids(conn, read, drafts) if window.marked else {}
                     # One round trip for the day's episodes (psycopg pipelines them).
                     with conn.cursor() as cur:
                         cur.executemany(
                             QUERIES["insert_episode"],
-                            [_episode(user, d) for d in drafts],
+                            [
+                                _episode(user, d, kept.get((d.ts_start, d.first_key)))
+                                for d in drafts
+                            ],
                             returning=True,
                         )
                         while True:
@@ -198,13 +203,35 @@ class PostgresEpisodeStore(PostgresJobStore):
     save_episodes = method(EpisodeStore.save_episodes, _save_episodes)
 
 
-def _episode(user: dict[str, int], d: EpisodeDraft) -> dict[str, Any]:
-    """An episode's parameters: its draft, the jsonb documents wrapped, its FTS text."""
+def _start(d: EpisodeDraft) -> tuple[datetime, str]:
+    return d.ts_start, d.first_key
+
+
+def _reclaimed_ids(
+    conn: Connection, read: Params, drafts: Sequence[EpisodeDraft]
+) -> dict[tuple[datetime, str], int]:
+    """The ids the day's rebuilt episodes left, given back to the drafts that start where
+    they started (by first position)."""
+    params = {
+        **read,
+        "firsts": [d.ts_start for d in drafts],
+        "first_keys": [d.first_key for d in drafts],
+    }
+    return {
+        (r["ts_start"], r["first_key"]): r["episode_id"]
+        for r in conn.execute(QUERIES["reclaim_episode_ids"], params)
+    }
+
+
+def _episode(user: dict[str, int], d: EpisodeDraft, episode_id: int | None) -> dict[str, Any]:
+    """An episode's parameters: its draft, the jsonb documents wrapped, its FTS text;
+    `episode_id`: the id it takes back (None: a new one)."""
     return {
         **user,
+        "episode_id": episode_id,
         **{k: v for k, v in d if k != "record_ids"},
         "interruptions": Jsonb(d.interruptions),
         "category_seconds": Jsonb(d.category_seconds),
         "app_seconds": Jsonb(d.app_seconds),
-        "fts_text": fts_document(d.title, d.primary_app, d.cluster_key),
+        "fts_text": fts_document(d.title, d.primary_app, d.cluster_key, d.summary),
     }

@@ -326,6 +326,7 @@ class PostgresRecordStore(PostgresJobStore):
                     "days": [h.day_local for h in hit],
                 }
                 conn.execute(QUERIES["delete_episodes_of_device_days"], device_days)
+                conn.execute(QUERIES["forget_deleted_redirect_keys"], device_days)
                 # The days are rebuilt from a mark, which also keeps the first deleted
                 # record (it may have cut an earlier day's last record short).
                 conn.execute(

@@ -17,6 +17,7 @@ from app.store import (
     EpisodeLine,
     KindCount,
     ModelBacklog,
+    MovedEpisode,
     Neighbor,
     OpenSitting,
     RecordLine,
@@ -70,6 +71,8 @@ class PostgresToolStore(Queries):
     latest_records = rows(ToolStore.latest_records, RecordLine)
     last_closed_episode = row(ToolStore.last_closed_episode, EpisodeLine)
     model_backlog = one(ToolStore.model_backlog, ModelBacklog)
+    episode_moved = row(ToolStore.episode_moved, MovedEpisode)
+    get_episode = row(ToolStore.get_episode, EpisodeLine)
     open_sitting = row(ToolStore.open_sitting, OpenSitting)
     list_episodes = rows(ToolStore.list_episodes, EpisodeLine)
     uncategorized_time = rows(ToolStore.uncategorized_time, UncategorizedTime)

@@ -68,7 +68,10 @@ def model_status_lines(
         f"embeddings: {client.served_model('embedding').describe()}",
         f"vision: {client.served_model('vision').describe()}",
         f"summaries: {counts.summaries_done} done, {counts.summaries_pending} pending, "
-        f"{counts.summaries_failed} failed",
+        f"{counts.summaries_failed} failed"
+        if client.chat_enabled
+        # Without a chat model nothing is pending: every card has its rule-written summary.
+        else f"summaries: no model configured ({counts.summaries_by_rules} written by rule)",
         f"embeddings: {counts.embeddings_done} done, {counts.embeddings_pending} pending, "
         f"{counts.embeddings_failed} failed",
         f"narratives: {counts.narratives_done} done, {counts.narratives_pending} pending, "

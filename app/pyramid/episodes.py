@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime
 
+from app.pyramid.cards import rules_summary
 from app.pyramid.segmenter import IDLE, Segment, cluster_key
 from app.store import EpisodeDraft, Interruption, SegmentInput
 from app.text import normalize_title
@@ -71,6 +72,7 @@ def draft_episode(segment: Segment, *, device_id: str) -> EpisodeDraft:
         )
         for start, stop in segment.interruptions
     ]
+    summary = None if segment.kind == IDLE else rules_summary(members, primary_app=primary_app)
     return EpisodeDraft.model_construct(
         episode_key=f"{device_id}:{members[0].record_id}",
         device_id=device_id,
@@ -95,4 +97,6 @@ def draft_episode(segment: Segment, *, device_id: str) -> EpisodeDraft:
         interruption_s=sum(i["seconds"] for i in interruptions),
         boundary=segment.boundary,
         record_ids=[m.record_id for m in members],
+        summary=summary or None,
+        summary_by="rules" if summary else None,
     )

@@ -87,6 +87,9 @@ class EpisodeDraft(Row):
     interruption_s: float
     boundary: str
     record_ids: list[int]
+    # Written by rule from the members while no model has (`app/pyramid/cards.py`).
+    summary: str | None = None
+    summary_by: str | None = None
 
 
 class EpisodeLine(Row):
@@ -102,6 +105,7 @@ class EpisodeLine(Row):
     summary: str | None
     duration_s: float
     active_s: float  # duration_s without idle/locked time
+    summary_by: str | None = None  # "rules" (from its records, no model) or "model"
 
 
 class UserDevice(Row):

@@ -35,6 +35,7 @@ from app.store import (
     KnownName,
     ModelBacklog,
     MomentRecord,
+    MovedEpisode,
     Neighbor,
     OpenSitting,
     PeriodMetrics,
@@ -285,6 +286,12 @@ class MemoryStore(ToolStore):
             first_failed_day=days[0] if days else None,
             last_failed_day=days[-1] if days else None,
         )
+
+    def get_episode(self, *, user_id: int, episode_id: int) -> EpisodeLine | None:
+        return next((e.line for e in self._live(user_id) if e.line.episode_id == episode_id), None)
+
+    def episode_moved(self, *, user_id: int, episode_id: int) -> MovedEpisode | None:
+        return None  # nothing is rebuilt here: no id has moved
 
     def open_sitting(self, *, user_id: int, device_id: str, now: datetime) -> OpenSitting | None:
         # The records after the device's watermark: its newest episode's last member.

@@ -82,6 +82,7 @@ class ModelWorkCounts(Row):
     summaries_done: int
     summaries_pending: int
     summaries_failed: int
+    summaries_by_rules: int  # written from their records by rule (no model's yet)
     embeddings_done: int
     embeddings_pending: int
     embeddings_failed: int

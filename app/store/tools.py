@@ -86,6 +86,17 @@ class Neighbor(EpisodeLine):
     side: str  # "before" | "after"
 
 
+class MovedEpisode(Row):
+    """Where a gone episode id's time went: the live episode that now covers its first
+    position (`episode_id`, None when none does yet), or `deleted` when its first record
+    was deleted (deleted time has no cover)."""
+
+    gone_id: int
+    deleted: bool
+    episode_id: int | None
+    day_local: date | None
+
+
 class ModelBacklog(Row):
     """Summaries a user's episodes still wait for, or failed, and the first and last
     day with a failure (get_now's line)."""
@@ -192,6 +203,15 @@ class ToolStore(Protocol):
     def latest_records(self, *, user_id: int, now: datetime, limit: int) -> list[RecordLine]: ...
     def last_closed_episode(self, *, user_id: int, now: datetime) -> EpisodeLine | None: ...
     def model_backlog(self, *, user_id: int) -> ModelBacklog: ...
+
+    def get_episode(self, *, user_id: int, episode_id: int) -> EpisodeLine | None:
+        """The user's live episode of this id."""
+        ...
+
+    def episode_moved(self, *, user_id: int, episode_id: int) -> MovedEpisode | None:
+        """Where the time of an episode id that no longer exists went (after a rebuild of
+        its day); None for an id that never was the user's or still is live."""
+        ...
 
     def open_sitting(
         self, *, user_id: int, device_id: str, now: datetime

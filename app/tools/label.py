@@ -2,8 +2,9 @@
 
 The change is audited in `labels`; the episodes built from the records are
 rebuilt and their days rolled up again at once (`ToolContext.rebuild`), so the
-next query_stats sees it. A target deleted or rebuilt meanwhile is a conflict
-(HTTP 409); a rebuild that loses a race leaves it to the worker.
+next query_stats sees it; an episode that starts where it started keeps its id. A
+target deleted or rebuilt meanwhile is a conflict (HTTP 409) that says where the
+episode's time went; a rebuild that loses a race leaves it to the worker.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import Literal
 from pydantic import Field
 
 from app.boundary import LaxId
-from app.errors import DatabaseError, NotFoundError
+from app.errors import ConflictError, DatabaseError, NotFoundError
 from app.rules.categories import Category
 from app.text import StorableStr
 from app.tools.registry import ToolArgs, ToolContext, tool
-from app.tools.results import ToolResult, opt
+from app.tools.results import ToolResult, gone_episode_text, opt
 
 
 class LabelArgs(ToolArgs):
@@ -47,14 +48,24 @@ work. Audited; the affected days are recomputed. 修改记录或 episode 的类�
 """,
 )
 def apply_label(ctx: ToolContext, args: LabelArgs) -> LabelResult:
-    done = ctx.store.relabel(
-        user_id=ctx.user.user_id,
-        target_kind=args.target,
-        target_id=args.id,
-        category=args.category,
-        actor="tool",
-        note=args.note,
-    )
+    try:
+        done = ctx.store.relabel(
+            user_id=ctx.user.user_id,
+            target_kind=args.target,
+            target_id=args.id,
+            category=args.category,
+            actor="tool",
+            note=args.note,
+        )
+    except ConflictError as exc:
+        moved = (
+            ctx.store.episode_moved(user_id=ctx.user.user_id, episode_id=args.id)
+            if args.target == "episode"
+            else None
+        )
+        if moved is None:
+            raise
+        raise ConflictError(gone_episode_text(moved)) from exc
     if done is None:
         raise NotFoundError(
             f"no {args.target} {args.id}"

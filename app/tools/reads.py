@@ -44,6 +44,7 @@ class Episode(Shape):
     minutes: int
     idle_minutes: int | None = opt()
     summary: str | None = opt()
+    summary_by: Literal["rules"] | None = opt("rules: the summary is its records' by rule")
 
 
 def episode_line(ep: EpisodeLine, ctx: ToolContext, *, summary: bool = True) -> Episode:
@@ -58,6 +59,7 @@ def episode_line(ep: EpisodeLine, ctx: ToolContext, *, summary: bool = True) -> 
         minutes=round(ep.active_s / 60),
         idle_minutes=idle_minutes or None,
         summary=_clip(ep.summary, 120) if summary and ep.summary else None,
+        summary_by="rules" if summary and ep.summary and ep.summary_by == "rules" else None,
     )
 
 
@@ -86,7 +88,7 @@ class NowResult(ToolResult):
     items: list[NowRecord]
     current_sitting: Sitting | None = opt("records not closed into an episode yet")
     last_episode: Episode | None = opt()
-    summaries: str | None = opt("summaries that wait or failed")
+    summaries: str | None = opt("summaries that wait or failed, or that no model is configured")
     models: str | None = opt("the models in use")
     note: str | None = opt()
 
@@ -132,7 +134,8 @@ def get_now(ctx: ToolContext, args: NowArgs) -> NowResult:
             )
     last = ctx.store.last_closed_episode(user_id=ctx.user.user_id, now=ctx.now)
     if last:
-        out.last_episode = episode_line(last, ctx)
+        # A summary written by rule repeats the titles in a few hundred tokens: not here.
+        out.last_episode = episode_line(last, ctx, summary=last.summary_by != "rules")
     out.summaries = _model_line(ctx)
     if ctx.models is not None and ctx.models.chat_enabled:
         roles = ["chat", *(["embedding"] if ctx.models.embeddings_enabled else [])]
@@ -144,9 +147,9 @@ def get_now(ctx: ToolContext, args: NowArgs) -> NowResult:
 
 def _model_line(ctx: ToolContext) -> str | None:
     """One short line on the summaries that wait or failed, over the days that have
-    them (only with a chat model configured: without one, waiting is the normal state)."""
+    them; without a chat model, that none is configured (summaries are written by rule)."""
     if ctx.models is None or not ctx.models.chat_enabled:
-        return None
+        return "no model configured"
     backlog = ctx.store.model_backlog(user_id=ctx.user.user_id)
     if not backlog.pending and not backlog.failed:
         return None

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 from app.rules.things import Thing
+from app.store import MovedEpisode
 
 
 def _absent(value: object) -> bool:
@@ -117,3 +118,15 @@ __all__ = [
     "opt",
     "thing_info",
 ]
+
+
+def gone_episode_text(moved: MovedEpisode) -> str:
+    """What an episode id that no longer exists answers: where its time went."""
+    if moved.deleted:
+        return f"episode {moved.gone_id} is gone: its records were deleted"
+    if moved.episode_id is None:
+        return f"episode {moved.gone_id} was rebuilt; its time is not in an episode yet"
+    return (
+        f"episode {moved.gone_id} was rebuilt: its time is now in episode {moved.episode_id}"
+        f" ({moved.day_local})"
+    )

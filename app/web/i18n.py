@@ -235,6 +235,9 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "retention_tier": "tier: {tier}",
         "retention_frees": "The next retention run frees {records} records ({bytes}) and the "
         "text of {episodes} episodes.",
+        "episode_moved": "Episode #{old} was rebuilt with its day: its time is now in this one.",
+        "summary_no_model": "No model configured.",
+        "summary_by_rules": "Written by rule from the episode's own records (no model).",
     },
     "zh": {
         "skip": "跳到正文",
@@ -426,6 +429,9 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "retention_tier": "层级：{tier}",
         "retention_frees": "下一次保留任务将释放 {records} 条记录（{bytes}）"
         "及 {episodes} 个片段的文字。",
+        "episode_moved": "片段 #{old} 随所在日期重建：它的时间现在在这个片段里。",
+        "summary_no_model": "未配置模型。",
+        "summary_by_rules": "由片段自身的记录按规则写成（未使用模型）。",
     },
 }
 

@@ -58,15 +58,18 @@ def home(_: SessionDep) -> RedirectResponse:
     return RedirectResponse("/day", status_code=303)
 
 
-def _day_page(request: Request, session: WebSessionRow, day: date | None) -> HTMLResponse:
+def _day_page(request: Request, session: WebSessionRow, day: date | None) -> Response:
     ctx = tool_context(request, session)
-    store = services_of(request).store
-    view = day_view(
-        ctx,
-        store,
-        day=day or today_of(session.user, ctx.now),
-        episode_id=_int(request.query_params.get("episode")),
-    )
+    services = services_of(request)
+    store = services.store
+    episode_id = _int(request.query_params.get("episode"))
+    view = day_view(ctx, store, day=day or today_of(session.user, ctx.now), episode_id=episode_id)
+    if (
+        view.panel_missing
+        and episode_id is not None
+        and (moved := _moved(request, session, episode_id))
+    ):
+        return moved
     return page(
         request,
         "day.html",
@@ -74,16 +77,30 @@ def _day_page(request: Request, session: WebSessionRow, day: date | None) -> HTM
         nav="day",
         v=view,
         relabelled=request.query_params.get("relabelled") == "1",
+        moved_from=_int(request.query_params.get("moved")),
+        no_model=not services.models.chat_enabled,
+    )
+
+
+def _moved(request: Request, session: WebSessionRow, episode_id: int) -> RedirectResponse | None:
+    """An episode id that no longer exists, sent on to the episode now covering its start
+    (its day was rebuilt); None when nothing covers it (deleted, or not built yet)."""
+    moved = services_of(request).store.episode_moved(user_id=session.user_id, episode_id=episode_id)
+    if moved is None or moved.episode_id is None:
+        return None
+    return RedirectResponse(
+        f"/day/{moved.day_local}?episode={moved.episode_id}&moved={episode_id}#panel",
+        status_code=303,
     )
 
 
 @router.get("/day")
-def today(request: Request, session: SessionDep) -> HTMLResponse:
+def today(request: Request, session: SessionDep) -> Response:
     return _day_page(request, session, None)
 
 
 @router.get("/day/{day}")
-def one_day(day: str, request: Request, session: SessionDep) -> HTMLResponse:
+def one_day(day: str, request: Request, session: SessionDep) -> Response:
     return _day_page(request, session, _day(day))
 
 
@@ -103,6 +120,9 @@ def _episode_day(request: Request, session: WebSessionRow, episode: str) -> tupl
 def episode(episode: str, request: Request, session: SessionDep) -> RedirectResponse:
     """An episode's place: its day, with its panel open (search results and evidence
     link here)."""
+    gone = _int(episode)
+    if gone is not None and (moved := _moved(request, session, gone)):
+        return moved
     episode_id, day = _episode_day(request, session, episode)
     return RedirectResponse(f"/day/{day}?episode={episode_id}#panel", status_code=303)
 

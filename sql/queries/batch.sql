@@ -56,14 +56,15 @@ CREATE TEMP TABLE episode_staging (
     day_local date, primary_app text, cluster_key text, category text, title text,
     summary_status text, interruptions jsonb, frame_count integer, duration_s float8,
     active_s float8, category_seconds jsonb, app_seconds jsonb, switch_count integer,
-    interruption_s float8, boundary text, fts_text text
+    interruption_s float8, boundary text, fts_text text, summary text, summary_by text
 ) ON COMMIT DROP;
 
 -- name: copy_episode_staging --
 COPY episode_staging (
     episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end, day_local, primary_app, cluster_key, category,
     title, summary_status, interruptions, frame_count, duration_s, active_s,
-    category_seconds, app_seconds, switch_count, interruption_s, boundary, fts_text)
+    category_seconds, app_seconds, switch_count, interruption_s, boundary, fts_text, summary,
+    summary_by)
 FROM STDIN (FORMAT BINARY);
 
 -- name: insert_staged_episodes --
@@ -74,12 +75,12 @@ WITH ins AS (
         user_id, episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end,
         day_local, primary_app, cluster_key, category, title, auto_title, summary_status,
         interruptions, frame_count, duration_s, active_s, category_seconds, app_seconds,
-        switch_count, interruption_s, boundary, closed, fts)
+        switch_count, interruption_s, boundary, closed, fts, summary, summary_by)
     SELECT %(user_id)s, episode_key, device_id, ts_start, first_key, last_start, last_key,
            ts_end, day_local, primary_app,
            cluster_key, category, title, title, summary_status, interruptions, frame_count,
            duration_s, active_s, category_seconds, app_seconds, switch_count, interruption_s,
-           boundary, true, to_tsvector('simple', fts_text)
+           boundary, true, to_tsvector('simple', fts_text), summary, summary_by
     FROM episode_staging
     ORDER BY device_id, ts_start
     ON CONFLICT (user_id, episode_key) DO NOTHING

@@ -116,9 +116,30 @@ ORDER BY day_local;
 
 -- name: delete_device_day_episodes --
 -- No record changes: the days are marked in the same transaction (mark_device_days),
--- so their records count as not built until the rebuild.
-DELETE FROM episodes
-WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s);
+-- so their records count as not built until the rebuild. Each id goes to
+-- episode_redirects with its first position: the rebuild gives it back to the episode
+-- that starts there (reclaim_episode_ids).
+WITH gone AS (
+    DELETE FROM episodes
+    WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND day_local = ANY(%(days)s)
+    RETURNING user_id, episode_id, device_id, day_local, ts_start, first_key
+)
+INSERT INTO episode_redirects (user_id, episode_id, device_id, day_local, ts_start,
+                               first_key)
+SELECT user_id, episode_id, device_id, day_local, ts_start, first_key FROM gone
+ON CONFLICT (user_id, episode_id) DO UPDATE SET
+    device_id = EXCLUDED.device_id, day_local = EXCLUDED.day_local,
+    ts_start = EXCLUDED.ts_start, first_key = EXCLUDED.first_key, gone_at = now();
+
+-- name: reclaim_episode_ids --
+-- A marked day's save: an id its deleted episodes left comes back to the new episode
+-- that starts where it started (their redirect goes). An unchanged span keeps its id;
+-- so does a sitting that grew or shrank at its end (a merge keeps the first one's).
+DELETE FROM episode_redirects g
+USING unnest(%(firsts)s::timestamptz[], %(first_keys)s::text[]) AS d(ts_start, first_key)
+WHERE g.user_id = %(user_id)s AND g.device_id = %(device_id)s AND g.day_local = %(day)s
+  AND g.ts_start = d.ts_start AND g.first_key = d.first_key
+RETURNING g.episode_id, g.first_key, g.ts_start;
 
 -- name: mark_device_days --
 -- Marks device-days for a rebuild and sets their episodes stale (timetrace_mark_days).
@@ -243,17 +264,21 @@ WITH w AS (
 SELECT count(*)::int AS days FROM jumped CROSS JOIN marked;
 
 -- name: insert_episode --
+-- `episode_id`: an id given back by reclaim_episode_ids, else the next one.
 INSERT INTO episodes (
-    user_id, episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end,
+    episode_id, user_id, episode_key, device_id, ts_start, first_key, last_start, last_key, ts_end,
     day_local, primary_app, cluster_key, category, title, auto_title, summary_status,
     interruptions, frame_count, duration_s, active_s, category_seconds, app_seconds,
-    switch_count, interruption_s, boundary, closed, fts)
+    switch_count, interruption_s, boundary, closed, fts, summary, summary_by)
+OVERRIDING SYSTEM VALUE
 VALUES (
+    COALESCE(%(episode_id)s::bigint, nextval(pg_get_serial_sequence('episodes', 'episode_id'))),
     %(user_id)s, %(episode_key)s, %(device_id)s, %(ts_start)s, %(first_key)s, %(last_start)s,
     %(last_key)s, %(ts_end)s, %(day_local)s, %(primary_app)s, %(cluster_key)s, %(category)s,
     %(title)s, %(title)s, %(summary_status)s, %(interruptions)s, %(frame_count)s,
     %(duration_s)s, %(active_s)s, %(category_seconds)s, %(app_seconds)s, %(switch_count)s,
-    %(interruption_s)s, %(boundary)s, true, to_tsvector('simple', %(fts_text)s))
+    %(interruption_s)s, %(boundary)s, true, to_tsvector('simple', %(fts_text)s),
+    %(summary)s, %(summary_by)s)
 ON CONFLICT (user_id, episode_key) DO NOTHING
 RETURNING episode_id;
 

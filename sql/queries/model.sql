@@ -33,9 +33,12 @@ ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: save_episode_summary --
 -- The model's words are added to the keyword index, never put in place of it: the
--- deterministic title keeps finding its episode whatever the summary says.
+-- deterministic title keeps finding its episode whatever the summary says. A model's
+-- summary replaces a rule's (summary_by); a failed one leaves the rule's in place.
 UPDATE episodes SET
-    title = %(title)s, summary = %(summary)s, tags = %(tags)s, cues = %(cues)s,
+    title = %(title)s, summary = COALESCE(%(summary)s, summary),
+    summary_by = CASE WHEN %(summary)s::text IS NULL THEN summary_by ELSE 'model' END,
+    tags = %(tags)s, cues = %(cues)s,
     summary_status = %(status)s, summary_reason = %(reason)s, summary_raw = %(raw)s,
     fts = COALESCE(fts, ''::tsvector) || to_tsvector('simple', %(fts_text)s),
     updated_at = now()
@@ -152,6 +155,7 @@ SELECT
     count(*) FILTER (WHERE summary_status = 'done') AS summaries_done,
     count(*) FILTER (WHERE summary_status = 'pending') AS summaries_pending,
     count(*) FILTER (WHERE summary_status = 'failed') AS summaries_failed,
+    count(*) FILTER (WHERE summary_by = 'rules') AS summaries_by_rules,
     count(*) FILTER (WHERE summary_status = 'done' AND embedding_status = 'done') AS embeddings_done,
     count(*) FILTER (WHERE summary_status = 'done' AND embedding_status = 'pending')
         AS embeddings_pending,

@@ -260,9 +260,32 @@ FROM unnest(%(months)s::date[]) AS m;
 -- Deletion: every episode of the device-days the deleted records were on goes now (its
 -- title, summary, cues and embedding with it); the days are marked in the same
 -- transaction, so their other records count through the open tail until the rebuild.
-DELETE FROM episodes e
-USING unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
-WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local;
+-- Each id goes to episode_redirects with its first position (no text; the key of a
+-- record just deleted is not kept, so deleted time has no cover and takes no id back).
+WITH gone AS (
+    DELETE FROM episodes e
+    USING unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
+    WHERE e.user_id = %(user_id)s AND e.device_id = d.device_id AND e.day_local = d.day_local
+    RETURNING e.user_id, e.episode_id, e.device_id, e.day_local, e.ts_start, e.first_key
+)
+INSERT INTO episode_redirects (user_id, episode_id, device_id, day_local, ts_start,
+                               first_key)
+SELECT g.user_id, g.episode_id, g.device_id, g.day_local, g.ts_start,
+       CASE WHEN timetrace_record_live(g.user_id, g.device_id, g.ts_start, g.first_key)
+            THEN g.first_key END
+FROM gone g
+ON CONFLICT (user_id, episode_id) DO UPDATE SET
+    device_id = EXCLUDED.device_id, day_local = EXCLUDED.day_local,
+    ts_start = EXCLUDED.ts_start, first_key = EXCLUDED.first_key, gone_at = now();
+
+-- name: forget_deleted_redirect_keys --
+-- Deletion: an id an earlier rebuild left on these device-days keeps no key of a record
+-- deleted now (its time has no cover any more, and no new episode takes the id back).
+UPDATE episode_redirects g SET first_key = NULL
+FROM unnest(%(devices)s::text[], %(days)s::date[]) AS d(device_id, day_local)
+WHERE g.user_id = %(user_id)s AND g.device_id = d.device_id AND g.day_local = d.day_local
+  AND g.first_key IS NOT NULL
+  AND NOT timetrace_record_live(g.user_id, g.device_id, g.ts_start, g.first_key);
 
 -- name: delete_day_signals --
 DELETE FROM signals WHERE user_id = %(user_id)s AND scope = ANY(%(keys)s::text[]);

@@ -237,7 +237,7 @@ ORDER BY r.ts_start DESC, r.record_id DESC;
 
 -- name: last_closed_episode --
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
-       duration_s, active_s
+       duration_s, active_s, summary_by
 FROM episodes WHERE user_id = %(user_id)s AND closed AND NOT stale AND ts_end <= %(now)s
 ORDER BY ts_end DESC, episode_id DESC LIMIT 1;
 
@@ -265,7 +265,7 @@ HAVING count(*) > 0;
 
 -- name: list_episodes --
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
-       duration_s, active_s
+       duration_s, active_s, summary_by
 FROM episodes
 WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
   AND (%(category)s::text IS NULL OR category = %(category)s::text)
@@ -340,7 +340,7 @@ WITH few AS MATERIALIZED (
 )
 SELECT f.score::double precision AS score, f.semantic_rank, f.lexical_rank, e.episode_id,
        e.device_id, e.ts_start, e.ts_end, e.category, e.category_source, e.title, e.summary,
-       e.duration_s, e.active_s
+       e.duration_s, e.active_s, e.summary_by
 FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
 ORDER BY f.score DESC, e.ts_start DESC
 LIMIT %(k)s;
@@ -348,7 +348,8 @@ LIMIT %(k)s;
 -- name: episode_neighbors --
 -- The episode before and after each given one, on the same device.
 SELECT g.episode_id AS of_id, n.side, n.episode_id, n.device_id, n.ts_start, n.ts_end,
-       n.category, n.category_source, n.title, n.summary, n.duration_s, n.active_s
+       n.category, n.category_source, n.title, n.summary, n.duration_s, n.active_s,
+       n.summary_by
 FROM episodes g
 CROSS JOIN LATERAL (
     (SELECT 'before' AS side, p.* FROM episodes p

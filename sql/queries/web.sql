@@ -48,7 +48,7 @@ SELECT count(*) > 0 AS revoked FROM revoked;
 -- name: episode_detail --
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
        duration_s, active_s, day_local, primary_app, summary_status, cues, interruptions,
-       frame_count
+       frame_count, summary_by
 FROM episodes WHERE user_id = %(user_id)s AND episode_id = %(episode_id)s AND NOT stale;
 
 -- name: episode_records --

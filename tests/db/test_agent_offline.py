@@ -203,7 +203,11 @@ def search_hits(word: str) -> Callable[[Truth, str, dict[str, Any]], None]:
         assert result["items"], result
         newest = max(result["items"], key=lambda i: i["when"])
         assert f"#{newest['id']}" in text
-        assert all(word.casefold() in i["title"].casefold() for i in result["items"])
+        # Found by its title, or by its summary (written by rule from its records' titles).
+        assert all(
+            word.casefold() in (i["title"] + (i.get("summary") or "")).casefold()
+            for i in result["items"]
+        )
 
     return check
 

@@ -190,8 +190,9 @@ def test_deleted_text_leaves_every_answer_at_once_and_every_table_after_the_rebu
         },
     )
     assert label.status_code == 200, label.text
-    # An episode's re-label: its own rebuild replaces the episode at once, so only the
-    # records and the time it touched can lead a later deletion to its note.
+    # An episode's re-label: its own rebuild replaces the episode at once (under the same
+    # id: it starts where it did), so only the records and the time it touched can lead a
+    # later deletion to its note.
     episode = conn.execute(
         "SELECT episode_id FROM v_record_episodes WHERE client_record_id = 's20'"
     ).fetchone()["episode_id"]
@@ -200,9 +201,8 @@ def test_deleted_text_leaves_every_answer_at_once_and_every_table_after_the_rebu
         {"target": "episode", "id": episode, "category": "study", "note": f"{MARKER} study"},
     )
     assert label.status_code == 200, label.text
-    assert (
-        conn.execute("SELECT 1 FROM episodes WHERE episode_id = %s", [episode]).fetchone() is None
-    )
+    relabelled = "SELECT category FROM episodes WHERE episode_id = %s AND NOT stale"
+    assert conn.execute(relabelled, [episode]).fetchone()["category"] == "study"
     build_everything(services)
     # Two conversations quote the secret (one over two turns); a third reads other days.
     raw = {"ts_from": "2003-03-12T10:00:00+08:00", "ts_to": "2003-03-12T10:30:00+08:00"}

@@ -41,8 +41,8 @@ def summaries_of(conn: Any) -> list[dict[str, Any]]:
     """Every episode's summary columns, in time order."""
     return list(
         conn.execute(
-            "SELECT auto_title, title, summary, summary_status, summary_reason, summary_raw, "
-            "embedding_status, embedding_reason FROM episodes ORDER BY ts_start"
+            "SELECT auto_title, title, summary, summary_by, summary_status, summary_reason, "
+            "summary_raw, embedding_status, embedding_reason FROM episodes ORDER BY ts_start"
         )
     )
 
@@ -223,7 +223,8 @@ def test_a_flawed_summary_is_never_stored_as_done(
     for row in rows:
         assert row["summary_reason"].startswith(reason), row["summary_reason"]
         assert row["summary_raw"].startswith("{") and row["title"] == row["auto_title"]
-        assert row["summary"] is None
+        # The flawed answer is not stored: the summary written by rule stays.
+        assert row["summary_by"] == "rules" and row["summary"]
     assert fake.calls["episode_summary"] == 2 * len(rows)  # one corrected retry each
     # The deterministic title still finds each episode by keyword.
     for row in rows:

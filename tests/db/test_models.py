@@ -191,9 +191,11 @@ def test_an_ungrounded_summary_is_retried_once_then_the_deterministic_title_stay
     services, models = with_models(services, fake)
     build_everything(services, models)
     zoom = conn.execute(
-        "SELECT title, summary, summary_status FROM episodes WHERE primary_app = 'Zoom'"
+        "SELECT title, summary, summary_by, summary_status FROM episodes WHERE primary_app = 'Zoom'"
     ).fetchone()
-    assert zoom["summary_status"] == "failed" and zoom["summary"] is None
+    # The model's words are refused: the summary written by rule from the records stays.
+    assert zoom["summary_status"] == "failed" and zoom["summary_by"] == "rules"
+    assert "每周同步会" in zoom["summary"] and "Steam" not in zoom["summary"]
     assert zoom["title"] == "Zoom · 每周同步会"
     asked = [
         r

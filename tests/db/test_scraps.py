@@ -48,10 +48,12 @@ def test_a_scrap_never_becomes_a_summary_or_a_narrative(
     fake.override = answer
     golden_with(services, fake, golden_day)
     episode = conn.execute(
-        "SELECT title, auto_title, summary, summary_status, summary_reason, summary_raw "
-        "FROM episodes WHERE auto_title = 'Preview · invoice.pdf'"
+        "SELECT title, auto_title, summary, summary_by, summary_status, summary_reason, "
+        "summary_raw FROM episodes WHERE auto_title = 'Preview · invoice.pdf'"
     ).fetchone()
-    assert episode["summary_status"] == "failed" and episode["summary"] is None
+    # The scrap is refused: the summary written by rule from the records stays.
+    assert episode["summary_status"] == "failed" and episode["summary_by"] == "rules"
+    assert episode["summary"] == "invoice.pdf\nGoogle Chrome"
     assert episode["title"] == episode["auto_title"]
     assert episode["summary_reason"] and json.loads(episode["summary_raw"])["title"]
     day = conn.execute(

@@ -251,6 +251,7 @@ def memory_copy(conn: Any) -> MemoryStore:
             summary=r["summary"],
             duration_s=r["duration_s"],
             active_s=r["active_s"],
+            summary_by=r["summary_by"],
         )
         store.episodes.append(
             MemoryEpisode(
@@ -521,6 +522,19 @@ def _cases() -> dict[str, Case]:
             "last_closed_episode",
             lambda s, p, n=now: s.last_closed_episode(user_id=p.user.user_id, now=n),
         )
+    # A live id has not moved (the memory store rebuilds nothing: tests/db/test_stable_ids.py
+    # holds the moves).
+    live = lambda p: p.episodes[min(p.episodes)][0]  # noqa: E731
+    cases["get_episode-live"] = Case(
+        "get_episode", lambda s, p: s.get_episode(user_id=p.user.user_id, episode_id=live(p))
+    )
+    cases["get_episode-other-user"] = Case(
+        "get_episode", lambda s, p: s.get_episode(user_id=p.user.user_id, episode_id=p.other_id)
+    )
+    cases["episode_moved-live"] = Case(
+        "episode_moved",
+        lambda s, p: s.episode_moved(user_id=p.user.user_id, episode_id=p.other_id),
+    )
     for who in ("user", "other"):
         cases[f"model_backlog-{who}"] = Case(
             "model_backlog",
@@ -630,6 +644,8 @@ NOTHING = frozenset(
         "search_episodes-keyword-nothing",
         "raw_records-unknown-device",
         "raw_expired_before-none",
+        "episode_moved-live",
+        "get_episode-other-user",
     }
 )
 CASES = _cases()

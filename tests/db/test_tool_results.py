@@ -56,6 +56,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("get_digest", {"grain": "month", "date": "2003-03"}),
     ("get_digest", {"grain": "day", "date": "2003-06-01"}),  # no digest: live numbers
     ("get_episodes", {**WEEK, "limit": 40}),
+    ("get_episode", {"id": 1}),
     ("get_signals", MONTH),
     ("get_signals", {**MONTH, "by_day": True, "kinds": ["rework", "forced_rollback"]}),
     ("get_raw", {"ts_from": "2003-03-12T02:00:00+00:00", "ts_to": "2003-03-12T04:00:00+00:00"}),

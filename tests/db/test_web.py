@@ -187,8 +187,10 @@ def test_writes_need_the_sessions_csrf_token_and_this_origin(web: Browser) -> No
         headers={"Origin": str(web.client.base_url)},
     )
     assert done.status_code == 303 and done.headers["location"] == f"/day/{DAY}?relabelled=1"
-    # The day was rebuilt at once: its episodes are new, and more of it is work.
-    assert store.episode_detail(user_id=web.user.user_id, episode_id=episode) is None
+    # The day was rebuilt at once: the episode keeps its id (it starts where it did), and
+    # more of the day is work.
+    relabelled = store.episode_detail(user_id=web.user.user_id, episode_id=episode)
+    assert relabelled is not None and relabelled.category == "work"
     assert _seconds(web, "work") > work_before
     assert _seconds(web, "entertainment") < entertainment_before
 

@@ -70,6 +70,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("records", window="ts_start", id="record_id"),
     Kind("record_analyses", window="ts_start"),
     Kind("episodes", window="ts_start", id="episode_id"),
+    Kind("episode_redirects", window="day_local", window_is_day=True),
     Kind("build_marks", window="day_local", window_is_day=True),
     Kind("digests", window="period_start", id="digest_id"),
     Kind("signals", window="day_local", window_is_day=True, id="signal_id"),

@@ -20,6 +20,7 @@ from app.api.server import bind, running_in_thread
 from app.awdoor.api import door_app
 from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion, converting
+from app.awdoor.marks import DirtyMarks
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -41,11 +42,13 @@ def door_sockets(host: str, port: int) -> list[socket.socket]:
 def _config(
     services: Services, *, user: UserContext, port: int, convert_every_s: float
 ) -> uvicorn.Config:
-    live = LiveConversion(services.store, user=user, rules=services.rules)
+    marks = DirtyMarks()  # what the door writes, for its conversion
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
     app = door_app(
         store=services.store,
         user=user,
         port=port,
+        marks=marks,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
     )
     return uvicorn.Config(

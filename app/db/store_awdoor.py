@@ -9,6 +9,7 @@ from app.db.queries import QUERIES
 from app.db.store_records import PostgresRecordStore
 from app.store import (
     AwBucketRow,
+    AwChangedRow,
     AwDirtyRow,
     AwDoorStore,
     AwEventRow,
@@ -36,7 +37,6 @@ def _save_events(store: PostgresAwDoorStore, params: Params) -> None:
         with store.pool.connection() as conn, conn.transaction(), conn.pipeline():
             conn.execute(QUERIES["aw_relaxed_commit"])
             conn.execute(QUERIES["aw_save_events"], args)
-            conn.execute(QUERIES["aw_mark_dirty"], args)
 
     retrying(save)
 
@@ -82,6 +82,9 @@ class PostgresAwDoorStore(PostgresRecordStore):
     aw_drop_setting = execute(AwDoorStore.aw_drop_setting)
     aw_dirty = rows(AwDoorStore.aw_dirty, AwDirtyRow)
     aw_clear_dirty = execute(AwDoorStore.aw_clear_dirty)
+    aw_converted_through = value(AwDoorStore.aw_converted_through)
+    aw_set_converted = execute(AwDoorStore.aw_set_converted)
+    aw_changed_since = rows(AwDoorStore.aw_changed_since, AwChangedRow)
     aw_events_before = rows(AwDoorStore.aw_events_before, AwSpanRow)
     aw_events_from = rows(AwDoorStore.aw_events_from, AwSpanIdRow)
     aw_first_event = value(AwDoorStore.aw_first_event)

@@ -28,6 +28,7 @@ from app.store.accounts import (
 )
 from app.store.awdoor import (
     AwBucketRow,
+    AwChangedRow,
     AwDirtyRow,
     AwDoorStore,
     AwEventRow,
@@ -172,6 +173,7 @@ __all__ = [
     "ID_MAX",
     "AccountStore",
     "AwBucketRow",
+    "AwChangedRow",
     "AwDirtyRow",
     "AwDoorStore",
     "AwEventRow",

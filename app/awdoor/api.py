@@ -472,11 +472,14 @@ def door_app(
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         await door.load()
-        if background is None:
-            yield
-            return
-        async for _ready in background(door):
-            yield
+        try:
+            if background is None:
+                yield
+            else:
+                async for _ready in background(door):
+                    yield
+        finally:
+            await door.state.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.door = door

@@ -18,6 +18,7 @@ a batch at a time, so that most commits are one round trip.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ import orjson
 
 from app.awdoor.events import AwEvent, heartbeat_merge, micros_of, moment_of
 from app.awdoor.marks import DirtyMarks
-from app.store import AwDoorStore, AwEventWrite
+from app.store import AwDoorStore, AwEventWrite, AwEventWriter
 
 log = logging.getLogger("timetrace.awdoor")
 
@@ -55,6 +56,7 @@ class DoorState:
         # Ids from the sequence, in order; only the writing thread takes from them (one
         # group at a time), so each group's number is above every earlier group's.
         self._ids: deque[int] = deque()
+        self._writer: AwEventWriter | None = None  # its own connection, opened when needed
 
     # -- heartbeats --------------------------------------------------------------------------
 
@@ -159,27 +161,33 @@ class DoorState:
         ]
 
         def save() -> tuple[list[int], int]:
-            need = len(fresh) + 1  # and the group's number
-            if len(self._ids) < need:
-                more = self.store.aw_new_event_ids(n=max(need, _ID_BATCH))
-                self._ids.extend(sorted(more))
-            ids = [self._ids.popleft() for _ in fresh]
-            change = self._ids.popleft()
-            by_event = dict(zip((id(e) for e in fresh), ids, strict=True))
-            self.store.aw_save_events(
-                user_id=self.user_id,
-                events=AwEventWrite.model_construct(
-                    bucket_ids=[s[0] for s in snapshot],
-                    event_ids=[
-                        s[1].event_id if s[1].event_id is not None else by_event[id(s[1])]
-                        for s in snapshot
-                    ],
-                    starts=[moment_of(s[2]) for s in snapshot],
-                    durations=[s[3] for s in snapshot],
-                    datas=[s[4] for s in snapshot],
-                    change=change,
-                ),
-            )
+            if self._writer is None:
+                self._writer = self.store.aw_event_writer()
+            writer = self._writer
+            try:
+                need = len(fresh) + 1  # and the group's number
+                if len(self._ids) < need:
+                    self._ids.extend(sorted(writer.new_ids(n=max(need, _ID_BATCH))))
+                ids = [self._ids.popleft() for _ in fresh]
+                change = self._ids.popleft()
+                by_event = dict(zip((id(e) for e in fresh), ids, strict=True))
+                writer.save(
+                    user_id=self.user_id,
+                    events=AwEventWrite.model_construct(
+                        bucket_ids=[s[0] for s in snapshot],
+                        event_ids=[
+                            s[1].event_id if s[1].event_id is not None else by_event[id(s[1])]
+                            for s in snapshot
+                        ],
+                        starts=[moment_of(s[2]) for s in snapshot],
+                        durations=[s[3] for s in snapshot],
+                        datas=[s[4] for s in snapshot],
+                        change=change,
+                    ),
+                )
+            except Exception:
+                self._close_writer()  # a fresh connection for the next group
+                raise
             return ids, change
 
         ids, change = await asyncio.to_thread(save)
@@ -187,6 +195,17 @@ class DoorState:
             event.event_id = event_id
         # Only now (committed): a pass that took the mark reads what was written.
         self.marks.add(((s[0], s[2]) for s in snapshot), through=change)
+
+    def _close_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def close(self) -> None:
+        """Once the door stops: every write settled, the writer's connection closed."""
+        await self.settled()
+        await asyncio.to_thread(self._close_writer)
 
     async def settled(self) -> None:
         """Wait until every write asked for so far has committed (or failed: its error

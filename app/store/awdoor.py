@@ -99,6 +99,24 @@ class AwReconciled(Row):
     late_days: int
 
 
+class AwEventWriter(Protocol):
+    """The door's one writer of events: a database connection of its own, so that a
+    group of heartbeats is one statement and one round trip (no connection lent and
+    checked, no BEGIN and COMMIT of their own). Used by one thread at a time."""
+
+    def new_ids(self, *, n: int) -> list[int]:
+        """`n` ids from the door's sequence, in order."""
+        ...
+
+    def save(self, *, user_id: int, events: AwEventWrite) -> None:
+        """Insert or replace events by id, stamped with the group's number: one
+        statement, its own transaction, which writes nothing else (no row the
+        conversion writes)."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class AwDoorStore(Protocol):
     def aw_buckets(self, *, user_id: int) -> list[AwBucketRow]: ...
     def aw_create_bucket(
@@ -128,10 +146,8 @@ class AwDoorStore(Protocol):
     ) -> bool: ...
     def aw_delete_bucket(self, *, user_id: int, bucket_id: str) -> bool: ...
     def aw_last_events(self, *, user_id: int, bucket_ids: Sequence[str]) -> list[AwLastEvent]: ...
-    def aw_new_event_ids(self, *, n: int) -> list[int]: ...
-    def aw_save_events(self, *, user_id: int, events: AwEventWrite) -> None:
-        """Insert or replace events by id, stamped with the group's number, in one
-        transaction that writes nothing else (no row the conversion writes)."""
+    def aw_event_writer(self) -> AwEventWriter:
+        """A writer of events on a connection of its own (the caller closes it)."""
         ...
 
     def aw_events(

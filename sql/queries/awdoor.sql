@@ -50,11 +50,11 @@ JOIN LATERAL (
 SELECT nextval('aw_event_ids') AS event_id FROM generate_series(1, %(n)s);
 
 -- name: aw_relaxed_commit --
--- global: a setting of this transaction alone
+-- global: a setting of the door's writer connection alone (nothing else runs on it)
 -- Heartbeats commit without waiting for the WAL to reach the disk: a database crash
 -- may lose the last fraction of a second of them (the next heartbeat carries the same
 -- state again), and a commit costs no disk flush, which is what bounds the door.
-SET LOCAL synchronous_commit TO off;
+SET synchronous_commit TO off;
 
 -- name: aw_save_events --
 -- A group of heartbeats and inserts: new events and replaced ones, in one statement,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from app.awdoor.events import AwEvent, heartbeat_merge, micros_of, moment_of
+from app.awdoor.events import AwEvent, heartbeat_merge, micros_of
 from app.awdoor.marks import DirtyMarks
 from app.store import AwDoorStore, AwEventWrite, AwEventWriter
 
@@ -179,7 +179,7 @@ class DoorState:
                             s[1].event_id if s[1].event_id is not None else by_event[id(s[1])]
                             for s in snapshot
                         ],
-                        starts=[moment_of(s[2]) for s in snapshot],
+                        starts_us=[s[2] for s in snapshot],
                         durations=[s[3] for s in snapshot],
                         datas=[s[4] for s in snapshot],
                         change=change,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import orjson
 import psycopg
 from psycopg_pool import ConnectionPool
 
@@ -62,9 +63,14 @@ class PostgresAwEventWriter:
 
     def save(self, *, user_id: int, events: AwEventWrite) -> None:
         with self._translated():
-            self._conn.execute(
-                QUERIES["aw_save_events"], {"user_id": user_id, **events.model_dump()}
-            )
+            e = events
+            rows = zip(e.bucket_ids, e.event_ids, e.starts_us, e.durations, e.datas, strict=True)
+            args = {
+                "user_id": user_id,
+                "change": e.change,
+                "rows": orjson.dumps(list(rows)).decode(),
+            }
+            self._conn.execute(QUERIES["aw_save_events"], args)
 
     def close(self) -> None:
         self._conn.close()

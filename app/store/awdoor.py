@@ -86,9 +86,9 @@ class AwEventWrite(Row):
 
     bucket_ids: list[str]
     event_ids: list[int]
-    starts: list[datetime]
-    durations: list[int]
-    datas: list[str]
+    starts_us: list[int]  # µs since the epoch
+    durations: list[int]  # µs
+    datas: list[str]  # JSON as sent
     change: int
 
 

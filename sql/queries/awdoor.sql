@@ -59,12 +59,14 @@ SET synchronous_commit TO off;
 -- name: aw_save_events --
 -- A group of heartbeats and inserts: new events and replaced ones, in one statement,
 -- each stamped with the group's number (`change`), by which a crash's unconverted
--- writes are found. Nothing else: the door marks the buckets in memory.
+-- writes are found. Nothing else: the door marks the buckets in memory. The rows come
+-- as one JSON array of [bucket, id, start µs, duration µs, data as text] (one
+-- parameter: cheaper to send than five arrays of values adapted one by one).
 INSERT INTO aw_events (user_id, bucket_id, event_id, ts, duration_us, data, changed)
-SELECT %(user_id)s, u.bucket_id, u.event_id, u.ts, u.duration_us, u.data::json, %(change)s
-FROM unnest(%(bucket_ids)s::text[], %(event_ids)s::bigint[], %(starts)s::timestamptz[],
-            %(durations)s::bigint[], %(datas)s::text[])
-     AS u(bucket_id, event_id, ts, duration_us, data)
+SELECT %(user_id)s, r->>0, (r->>1)::bigint,
+       timestamptz 'epoch' + (r->>2)::bigint * interval '1 microsecond',
+       (r->>3)::bigint, (r->>4)::json, %(change)s
+FROM json_array_elements(%(rows)s::json) AS r
 ON CONFLICT (user_id, bucket_id, event_id) DO UPDATE SET
     ts = EXCLUDED.ts, duration_us = EXCLUDED.duration_us, data = EXCLUDED.data,
     changed = EXCLUDED.changed;

@@ -39,6 +39,7 @@ from app.awdoor.events import (
     pulsetime_us,
 )
 from app.awdoor.guard import LoopbackGuard
+from app.awdoor.marks import DirtyMarks
 from app.awdoor.state import DoorState
 from app.errors import DatabaseError, TimeTraceError
 from app.store import AwBucketRow, AwDoorStore, AwEventRow, UserContext
@@ -147,11 +148,18 @@ def _range(request: Request) -> tuple[datetime | None, datetime | None]:
 class Door:
     """The routes' shared state: the store, the user, the buckets known."""
 
-    def __init__(self, *, store: AwDoorStore, user: UserContext, hostname: str) -> None:
+    def __init__(
+        self,
+        *,
+        store: AwDoorStore,
+        user: UserContext,
+        hostname: str,
+        marks: DirtyMarks | None = None,
+    ) -> None:
         self.store = store
         self.user = user
         self.hostname = hostname
-        self.state = DoorState(store, user_id=user.user_id)
+        self.state = DoorState(store, user_id=user.user_id, marks=marks)
         self.buckets: set[str] = set()
         self.device_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"timetrace:{user.name}:{hostname}"))
 
@@ -429,11 +437,13 @@ def door_app(
     user: UserContext,
     port: int,
     hostname: str | None = None,
+    marks: DirtyMarks | None = None,
     background: Callable[[Door], AsyncIterator[None]] | None = None,
 ) -> Any:
     """The door's ASGI app: the routes, behind the loopback guard and the body limits.
-    `background` runs beside it for as long as it serves (the live conversion)."""
-    door = Door(store=store, user=user, hostname=hostname or socket.gethostname())
+    `background` runs beside it for as long as it serves (the live conversion, which
+    takes `marks`: what the door wrote since)."""
+    door = Door(store=store, user=user, hostname=hostname or socket.gethostname(), marks=marks)
     b = "/api/0/buckets/{bucket_id}"
     routes = [
         Route("/api/0/info", _answers(door.info), methods=["GET"]),
@@ -462,11 +472,14 @@ def door_app(
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         await door.load()
-        if background is None:
-            yield
-            return
-        async for _ready in background(door):
-            yield
+        try:
+            if background is None:
+                yield
+            else:
+                async for _ready in background(door):
+                    yield
+        finally:
+            await door.state.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.door = door

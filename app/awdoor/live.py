@@ -3,8 +3,14 @@ buckets go through the importer's own pipeline (`host_records`: flood, not-afk,
 focused tabs, privacy, canonical apps) and the ingest rules, and the host's door
 records are made equal to what comes out.
 
-    live = LiveConversion(store, user=user, rules=rules)
+    live = LiveConversion(store, user=user, rules=rules, marks=marks)  # the door's marks
     live.run_once(now=datetime.now(UTC))      # every few seconds, beside the door
+
+A pass converts the buckets the door marked in memory since the last pass (and those
+marked in the database: an event deleted), and then stores the highest group number
+it has seen converted. The first pass of a conversion (after the door starts) also
+takes every bucket written by a group numbered above what was stored: what a crash
+left unconverted (`app/awdoor/marks.py`).
 
 Only the recent part of a host's timeline is converted again: from a window event
 that starts at least 10 s before the earliest event written since the last pass
@@ -29,7 +35,8 @@ from typing import Protocol
 
 import orjson
 
-from app.awdoor.events import micros_of
+from app.awdoor.events import micros_of, moment_of
+from app.awdoor.marks import DirtyMarks, Taken
 from app.importers.activitywatch import Bucket, Host, group_hosts, host_records
 from app.importers.spill import EventSpill, canonical
 from app.ingest.records import prepare_records
@@ -79,48 +86,73 @@ class LiveConversion:
         *,
         user: UserContext,
         rules: Rules,
+        marks: DirtyMarks,
         audible_is_active: bool = True,
     ) -> None:
         self.store = store
         self.user = user
         self.rules = rules
+        self.marks = marks
         self.audible_is_active = audible_is_active
         self._devices: set[str] = set()
         # Per device, the window data seen private: the importer redacts every later
         # event of a window once it showed an incognito tab, while a pass reads only the
         # recent events (kept for as long as the door runs).
         self._private: dict[str, set[str]] = {}
+        self._stored: int | None = None  # the group number stored converted; None: unread
 
     def run_once(self, *, now: datetime) -> Converted:
         """Convert every host with events written since the last pass."""
+        taken = self.marks.take()
+        try:
+            return self._pass(taken, now=now)
+        except BaseException:
+            self.marks.give_back(taken)  # the next pass does them again
+            raise
+
+    def _pass(self, taken: Taken, *, now: datetime) -> Converted:
         uid = self.user.user_id
+        dirty = {b: moment_of(start) for b, start in taken.starts.items()}
+        through = taken.through
+        stored = self._stored
+        if stored is None:  # the first pass: what a crash left unconverted
+            stored = self.store.aw_converted_through(user_id=uid) or 0
+            for left in self.store.aw_changed_since(user_id=uid, after=stored):
+                _mark(dirty, left.bucket_id, left.dirty_from)
+                through = max(through, left.changed)
         marks = self.store.aw_dirty(user_id=uid)
-        dirty = {m.bucket_id: m for m in marks if m.dirty_from is not None}
+        deleted = {m.bucket_id: m for m in marks if m.dirty_from is not None}
+        for m in deleted.values():
+            assert m.dirty_from is not None
+            _mark(dirty, m.bucket_id, m.dirty_from)
         done = Converted()
-        if not dirty:
-            return done
-        buckets = [
-            Bucket(index=i, id=m.bucket_id, type=m.type, hostname=m.hostname, client=m.client)
-            for i, m in enumerate(marks)
-        ]
-        for host in group_hosts(buckets):
-            members = [*host.windows, *host.afk, *host.web]
-            starts = [dirty[b.id].dirty_from for b in members if b.id in dirty]
-            changed = [t for t in starts if t is not None]
-            if not changed:
-                continue
-            result = self.convert_host(host, members, since=min(changed), now=now)
-            done.hosts += 1
-            done.inserted += result.inserted
-            done.updated += result.updated
-            done.removed += result.removed
+        if dirty:
+            buckets = [
+                Bucket(index=i, id=m.bucket_id, type=m.type, hostname=m.hostname, client=m.client)
+                for i, m in enumerate(marks)
+            ]
+            for host in group_hosts(buckets):
+                members = [*host.windows, *host.afk, *host.web]
+                changed = [dirty[b.id] for b in members if b.id in dirty]
+                if not changed:
+                    continue
+                result = self.convert_host(host, members, since=min(changed), now=now)
+                done.hosts += 1
+                done.inserted += result.inserted
+                done.updated += result.updated
+                done.removed += result.removed
         # Every mark seen is cleared (a bucket of no host's has nothing to convert),
         # unless its bucket was written again meanwhile.
-        self.store.aw_clear_dirty(
-            user_id=uid,
-            bucket_ids=list(dirty),
-            changes=[m.changes for m in dirty.values()],
-        )
+        if deleted:
+            self.store.aw_clear_dirty(
+                user_id=uid,
+                bucket_ids=list(deleted),
+                changes=[m.changes for m in deleted.values()],
+            )
+        if through > stored:
+            self.store.aw_set_converted(user_id=uid, through=through)
+            stored = through
+        self._stored = stored
         return done
 
     def convert_host(
@@ -184,23 +216,34 @@ class LiveConversion:
         return Converted(1, result.inserted, result.updated, result.removed)
 
 
+def _mark(dirty: dict[str, datetime], bucket_id: str, start: datetime) -> None:
+    before = dirty.get(bucket_id)
+    if before is None or start < before:
+        dirty[bucket_id] = start
+
+
 def converting(
     live: LiveConversion, *, every_s: float, clock: Callable[[], datetime]
 ) -> Callable[[object], AsyncIterator[None]]:
     """The conversion as a door's background: a pass every `every_s` seconds while the
-    door serves (a failed pass is logged and the next one tries again)."""
+    door serves, and one more once it stops serving (what it wrote last is converted
+    before the door goes); a failed pass is logged and the next one tries again."""
 
     async def background(_: object) -> AsyncIterator[None]:
         stop = asyncio.Event()
 
+        async def one() -> None:
+            try:
+                await asyncio.to_thread(live.run_once, now=clock())
+            except Exception as exc:  # the next pass tries again
+                log.warning("the door's conversion failed: %s", type(exc).__name__)
+
         async def passes() -> None:
             while not stop.is_set():
-                try:
-                    await asyncio.to_thread(live.run_once, now=clock())
-                except Exception as exc:  # the next pass tries again
-                    log.warning("the door's conversion failed: %s", type(exc).__name__)
+                await one()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), timeout=every_s)
+            await one()
 
         task = asyncio.create_task(passes())
         try:

@@ -10,6 +10,7 @@ with door_in_thread(services, user=user) as base_url:   # tests and benchmarks
 from __future__ import annotations
 
 import contextlib
+import gc
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from app.api.server import bind, running_in_thread
 from app.awdoor.api import door_app
 from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion, converting
+from app.awdoor.marks import DirtyMarks
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -41,11 +43,13 @@ def door_sockets(host: str, port: int) -> list[socket.socket]:
 def _config(
     services: Services, *, user: UserContext, port: int, convert_every_s: float
 ) -> uvicorn.Config:
-    live = LiveConversion(services.store, user=user, rules=services.rules)
+    marks = DirtyMarks()  # what the door writes, for its conversion
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
     app = door_app(
         store=services.store,
         user=user,
         port=port,
+        marks=marks,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
     )
     return uvicorn.Config(
@@ -63,6 +67,11 @@ def serve_door(
     """Serve until stopped."""
     port = sockets[0].getsockname()[1]
     config = _config(services, user=user, port=port, convert_every_s=convert_every_s)
+    # Everything loaded so far lives as long as the process: out of the cyclic
+    # collector's full passes, which would otherwise stop the event loop (and every
+    # heartbeat waiting on it) for tens of milliseconds now and then.
+    gc.collect()
+    gc.freeze()
     uvicorn.Server(config).run(sockets=sockets)
 
 

@@ -8,23 +8,31 @@ merges into, as aw-server keeps it) and the writes not yet committed.
 Heartbeats are merged in memory and written in groups: while one group commits, the
 next gathers, and each request is answered once its group has committed (so an
 answer means the event is stored). One commit serves every heartbeat that arrived
-during the one before it, which is what keeps a heartbeat cheap under load.
+during the one before it, which is what keeps a heartbeat cheap under load. A group's
+commit writes its events and nothing else: each is stamped with the group's number,
+and the buckets are marked for the conversion in memory once it has committed
+(`app/awdoor/marks.py`). Event ids and group numbers come from the door's sequence
+a batch at a time, so that most commits are one round trip.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 
 import orjson
 
-from app.awdoor.events import AwEvent, heartbeat_merge, micros_of, moment_of
-from app.store import AwDoorStore, AwEventWrite
+from app.awdoor.events import AwEvent, heartbeat_merge, micros_of
+from app.awdoor.marks import DirtyMarks
+from app.store import AwDoorStore, AwEventWrite, AwEventWriter
 
 log = logging.getLogger("timetrace.awdoor")
 
 _ABSENT = object()
+_ID_BATCH = 1024  # ids taken from the sequence at once (those unused at a stop are skipped)
 
 
 @dataclass(slots=True)
@@ -34,14 +42,21 @@ class _Group:
 
 
 class DoorState:
-    def __init__(self, store: AwDoorStore, *, user_id: int) -> None:
+    def __init__(
+        self, store: AwDoorStore, *, user_id: int, marks: DirtyMarks | None = None
+    ) -> None:
         self.store = store
         self.user_id = user_id
+        self.marks = marks if marks is not None else DirtyMarks()
         # bucket id → its last event (None: the bucket has none); absent: not read yet.
         self._last: dict[str, AwEvent | None] = {}
         self._loading: dict[str, asyncio.Future[AwEvent | None]] = {}
         self._group = _Group()
         self._writing: asyncio.Task[None] | None = None
+        # Ids from the sequence, in order; only the writing thread takes from them (one
+        # group at a time), so each group's number is above every earlier group's.
+        self._ids: deque[int] = deque()
+        self._writer: AwEventWriter | None = None  # its own connection, opened when needed
 
     # -- heartbeats --------------------------------------------------------------------------
 
@@ -123,6 +138,9 @@ class DoorState:
                     await self._save(group)
                 except Exception as exc:
                     # What memory holds may now differ from the database: read it again.
+                    # The commit may have happened all the same (an answer lost): the
+                    # transaction is over either way, so marking its buckets is safe.
+                    self.marks.add(((b, e.start) for b, e in group.events.values()), through=0)
                     for bucket_id, _ in group.events.values():
                         self.forget(bucket_id)
                     log.warning("the door could not store events (%s)", type(exc).__name__)
@@ -142,27 +160,52 @@ class DoorState:
             for bucket_id, event in group.events.values()
         ]
 
-        def save() -> list[int]:
-            ids = self.store.aw_new_event_ids(n=len(fresh)) if fresh else []
-            by_event = dict(zip((id(e) for e in fresh), ids, strict=True))
-            self.store.aw_save_events(
-                user_id=self.user_id,
-                events=AwEventWrite.model_construct(
-                    bucket_ids=[s[0] for s in snapshot],
-                    event_ids=[
-                        s[1].event_id if s[1].event_id is not None else by_event[id(s[1])]
-                        for s in snapshot
-                    ],
-                    starts=[moment_of(s[2]) for s in snapshot],
-                    durations=[s[3] for s in snapshot],
-                    datas=[s[4] for s in snapshot],
-                ),
-            )
-            return ids
+        def save() -> tuple[list[int], int]:
+            if self._writer is None:
+                self._writer = self.store.aw_event_writer()
+            writer = self._writer
+            try:
+                need = len(fresh) + 1  # and the group's number
+                if len(self._ids) < need:
+                    self._ids.extend(sorted(writer.new_ids(n=max(need, _ID_BATCH))))
+                ids = [self._ids.popleft() for _ in fresh]
+                change = self._ids.popleft()
+                by_event = dict(zip((id(e) for e in fresh), ids, strict=True))
+                writer.save(
+                    user_id=self.user_id,
+                    events=AwEventWrite.model_construct(
+                        bucket_ids=[s[0] for s in snapshot],
+                        event_ids=[
+                            s[1].event_id if s[1].event_id is not None else by_event[id(s[1])]
+                            for s in snapshot
+                        ],
+                        starts_us=[s[2] for s in snapshot],
+                        durations=[s[3] for s in snapshot],
+                        datas=[s[4] for s in snapshot],
+                        change=change,
+                    ),
+                )
+            except Exception:
+                self._close_writer()  # a fresh connection for the next group
+                raise
+            return ids, change
 
-        ids = await asyncio.to_thread(save)
+        ids, change = await asyncio.to_thread(save)
         for event, event_id in zip(fresh, ids, strict=True):
             event.event_id = event_id
+        # Only now (committed): a pass that took the mark reads what was written.
+        self.marks.add(((s[0], s[2]) for s in snapshot), through=change)
+
+    def _close_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def close(self) -> None:
+        """Once the door stops: every write settled, the writer's connection closed."""
+        await self.settled()
+        await asyncio.to_thread(self._close_writer)
 
     async def settled(self) -> None:
         """Wait until every write asked for so far has committed (or failed: its error

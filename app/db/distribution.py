@@ -72,6 +72,7 @@ CLASSES = Classes(
             "aw_buckets",
             "aw_events",
             "aw_settings",
+            "aw_converted",
             "records",  # and its monthly partitions
             "record_analyses",
             "episodes",

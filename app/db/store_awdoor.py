@@ -3,15 +3,26 @@ one write (`aw_reconcile`: a host's door records made equal to what its events m
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+import orjson
+import psycopg
+from psycopg_pool import ConnectionPool
+
 from app.db.base import retrying
-from app.db.named import Params, column, execute, found, method, row, rows, value
+from app.db.connection import Connection
+from app.db.named import Params, execute, found, method, row, rows, value
 from app.db.queries import QUERIES
 from app.db.store_records import PostgresRecordStore
+from app.errors import DatabaseBusyError
 from app.store import (
     AwBucketRow,
+    AwChangedRow,
     AwDirtyRow,
     AwDoorStore,
     AwEventRow,
+    AwEventWrite,
     AwLastEvent,
     AwReconciled,
     AwSettingRow,
@@ -28,17 +39,50 @@ _TYPES = [
 ]  # fmt: skip
 
 
-def _save_events(store: PostgresAwDoorStore, params: Params) -> None:
-    events = params["events"]
-    args = {"user_id": params["user_id"], **events.model_dump()}
+class PostgresAwEventWriter:
+    """`AwEventWriter` on a connection of its own, in autocommit: a group's one
+    statement is its transaction, sent and committed in one round trip."""
 
-    def save() -> None:
-        with store.pool.connection() as conn, conn.transaction(), conn.pipeline():
-            conn.execute(QUERIES["aw_relaxed_commit"])
-            conn.execute(QUERIES["aw_save_events"], args)
-            conn.execute(QUERIES["aw_mark_dirty"], args)
+    def __init__(self, pool: ConnectionPool[Connection]) -> None:
+        # The pool's own address and session options (its conninfo and kwargs may be
+        # given as callables).
+        conninfo = pool.conninfo() if callable(pool.conninfo) else pool.conninfo
+        kwargs = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
+        try:
+            self._conn: Connection = psycopg.connect(
+                conninfo, **{**(kwargs or {}), "autocommit": True}
+            )
+            self._conn.execute(QUERIES["aw_relaxed_commit"])
+        except psycopg.OperationalError as exc:
+            raise DatabaseBusyError(f"cannot reach the database ({type(exc).__name__})") from exc
 
-    retrying(save)
+    def new_ids(self, *, n: int) -> list[int]:
+        with self._translated():
+            rows = self._conn.execute(QUERIES["aw_new_event_ids"], {"n": n}).fetchall()
+        return [r["event_id"] for r in rows]
+
+    def save(self, *, user_id: int, events: AwEventWrite) -> None:
+        with self._translated():
+            e = events
+            rows = zip(e.bucket_ids, e.event_ids, e.starts_us, e.durations, e.datas, strict=True)
+            args = {
+                "user_id": user_id,
+                "change": e.change,
+                "rows": orjson.dumps(list(rows)).decode(),
+            }
+            self._conn.execute(QUERIES["aw_save_events"], args)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @contextlib.contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.OperationalError as exc:
+            raise DatabaseBusyError(
+                f"the database is busy or restarting ({type(exc).__name__}); try again"
+            ) from exc
 
 
 def _reconcile(store: PostgresAwDoorStore, params: Params) -> AwReconciled:
@@ -71,8 +115,10 @@ class PostgresAwDoorStore(PostgresRecordStore):
     aw_update_bucket = found(AwDoorStore.aw_update_bucket)
     aw_delete_bucket = found(AwDoorStore.aw_delete_bucket)
     aw_last_events = rows(AwDoorStore.aw_last_events, AwLastEvent)
-    aw_new_event_ids = column(AwDoorStore.aw_new_event_ids)
-    aw_save_events = method(AwDoorStore.aw_save_events, _save_events)
+
+    def aw_event_writer(self) -> PostgresAwEventWriter:
+        return PostgresAwEventWriter(self.pool)
+
     aw_events = rows(AwDoorStore.aw_events, AwEventRow)
     aw_event = row(AwDoorStore.aw_event, AwEventRow)
     aw_count_events = value(AwDoorStore.aw_count_events)
@@ -82,6 +128,9 @@ class PostgresAwDoorStore(PostgresRecordStore):
     aw_drop_setting = execute(AwDoorStore.aw_drop_setting)
     aw_dirty = rows(AwDoorStore.aw_dirty, AwDirtyRow)
     aw_clear_dirty = execute(AwDoorStore.aw_clear_dirty)
+    aw_converted_through = value(AwDoorStore.aw_converted_through)
+    aw_set_converted = execute(AwDoorStore.aw_set_converted)
+    aw_changed_since = rows(AwDoorStore.aw_changed_since, AwChangedRow)
     aw_events_before = rows(AwDoorStore.aw_events_before, AwSpanRow)
     aw_events_from = rows(AwDoorStore.aw_events_from, AwSpanIdRow)
     aw_first_event = value(AwDoorStore.aw_first_event)

@@ -44,7 +44,8 @@ class AwSettingRow(Row):
 
 
 class AwDirtyRow(Row):
-    """A bucket, and whether events were written to it since its host's last conversion."""
+    """A bucket, and its mark in the database (an event deleted since its host's last
+    conversion; the door marks its other writes in memory)."""
 
     bucket_id: str
     type: str
@@ -52,6 +53,14 @@ class AwDirtyRow(Row):
     hostname: str
     dirty_from: datetime | None
     changes: int
+
+
+class AwChangedRow(Row):
+    """A bucket written by group commits the conversion has not seen (after a crash)."""
+
+    bucket_id: str
+    dirty_from: datetime
+    changed: int
 
 
 class AwSpanRow(Row):
@@ -72,13 +81,15 @@ class AwSpanIdRow(Row):
 
 
 class AwEventWrite(Row):
-    """Events to insert or replace, as columns (a group of heartbeats)."""
+    """Events to insert or replace, as columns (a group of heartbeats), and the group's
+    number (increasing: what a conversion has seen is what is numbered up to a point)."""
 
     bucket_ids: list[str]
     event_ids: list[int]
-    starts: list[datetime]
-    durations: list[int]
-    datas: list[str]
+    starts_us: list[int]  # µs since the epoch
+    durations: list[int]  # µs
+    datas: list[str]  # JSON as sent
+    change: int
 
 
 class AwReconciled(Row):
@@ -86,6 +97,24 @@ class AwReconciled(Row):
     updated: int
     removed: int
     late_days: int
+
+
+class AwEventWriter(Protocol):
+    """The door's one writer of events: a database connection of its own, so that a
+    group of heartbeats is one statement and one round trip (no connection lent and
+    checked, no BEGIN and COMMIT of their own). Used by one thread at a time."""
+
+    def new_ids(self, *, n: int) -> list[int]:
+        """`n` ids from the door's sequence, in order."""
+        ...
+
+    def save(self, *, user_id: int, events: AwEventWrite) -> None:
+        """Insert or replace events by id, stamped with the group's number: one
+        statement, its own transaction, which writes nothing else (no row the
+        conversion writes)."""
+        ...
+
+    def close(self) -> None: ...
 
 
 class AwDoorStore(Protocol):
@@ -117,10 +146,8 @@ class AwDoorStore(Protocol):
     ) -> bool: ...
     def aw_delete_bucket(self, *, user_id: int, bucket_id: str) -> bool: ...
     def aw_last_events(self, *, user_id: int, bucket_ids: Sequence[str]) -> list[AwLastEvent]: ...
-    def aw_new_event_ids(self, *, n: int) -> list[int]: ...
-    def aw_save_events(self, *, user_id: int, events: AwEventWrite) -> None:
-        """Insert or replace events by id, and mark their buckets for the conversion, in
-        one transaction."""
+    def aw_event_writer(self) -> AwEventWriter:
+        """A writer of events on a connection of its own (the caller closes it)."""
         ...
 
     def aw_events(
@@ -144,6 +171,12 @@ class AwDoorStore(Protocol):
     def aw_clear_dirty(
         self, *, user_id: int, bucket_ids: Sequence[str], changes: Sequence[int]
     ) -> None: ...
+    def aw_converted_through(self, *, user_id: int) -> int | None:
+        """The group number up to which every write has been converted."""
+        ...
+
+    def aw_set_converted(self, *, user_id: int, through: int) -> None: ...
+    def aw_changed_since(self, *, user_id: int, after: int) -> list[AwChangedRow]: ...
     def aw_events_before(
         self, *, user_id: int, bucket_ids: Sequence[str], before_at: datetime, n: int
     ) -> list[AwSpanRow]: ...

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from app.awdoor.api import door_app
 from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion
+from app.awdoor.marks import DirtyMarks
 from app.errors import ConfigError
 from app.importers.activitywatch import device_id_for
 from app.runtime.services import Services
@@ -34,8 +35,13 @@ def user(services: Services) -> UserContext:
 
 
 @pytest.fixture
-def door(services: Services, user: UserContext) -> Iterator[TestClient]:
-    app = door_app(store=services.store, user=user, port=5600, hostname="laptop")
+def marks() -> DirtyMarks:
+    return DirtyMarks()
+
+
+@pytest.fixture
+def door(services: Services, user: UserContext, marks: DirtyMarks) -> Iterator[TestClient]:
+    app = door_app(store=services.store, user=user, port=5600, hostname="laptop", marks=marks)
     with TestClient(app, base_url="http://127.0.0.1:5600") as client:
         yield client
 
@@ -186,9 +192,9 @@ def _records(conn: Any) -> list[tuple[str, str, float, bool]]:
 
 
 def test_the_live_conversion_extends_a_record_in_place_and_follows_afk(
-    door: TestClient, services: Services, user: UserContext, conn: Any
+    door: TestClient, services: Services, user: UserContext, marks: DirtyMarks, conn: Any
 ) -> None:
-    live = LiveConversion(services.store, user=user, rules=services.rules)
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
     now = T0 + timedelta(hours=1)
     _bucket(door, WINDOW, "currentwindow")
     _bucket(door, AFK, "afkstatus")
@@ -227,7 +233,8 @@ def test_the_live_conversion_extends_a_record_in_place_and_follows_afk(
     # The same history converted whole (a new conversion's first pass) agrees.
     conn.execute("DELETE FROM records")
     conn.execute("UPDATE aw_buckets SET dirty_from = '2003-03-04 09:00+00'")
-    LiveConversion(services.store, user=user, rules=services.rules).run_once(now=now)
+    fresh = DirtyMarks()
+    LiveConversion(services.store, user=user, rules=services.rules, marks=fresh).run_once(now=now)
     assert [r[1:] for r in _records(conn)] == [
         ("Visual Studio Code", 60.0, False),
         ("Slack", 30.0, False),
@@ -236,9 +243,9 @@ def test_the_live_conversion_extends_a_record_in_place_and_follows_afk(
 
 
 def test_a_private_window_stays_redacted_in_a_later_pass_that_no_longer_reads_its_tab(
-    door: TestClient, services: Services, user: UserContext, conn: Any
+    door: TestClient, services: Services, user: UserContext, marks: DirtyMarks, conn: Any
 ) -> None:
-    live = LiveConversion(services.store, user=user, rules=services.rules)
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
     now = T0 + timedelta(hours=1)
     web = "aw-watcher-web-chrome"
     _bucket(door, WINDOW, "currentwindow")
@@ -267,11 +274,11 @@ def test_a_private_window_stays_redacted_in_a_later_pass_that_no_longer_reads_it
 
 
 def test_deleting_records_deletes_the_door_events_they_came_from(
-    door: TestClient, services: Services, user: UserContext, conn: Any
+    door: TestClient, services: Services, user: UserContext, marks: DirtyMarks, conn: Any
 ) -> None:
     """Deletion really deletes: the door's own events under the deleted time go, on that
     host's device only, and a later pass does not bring the time back."""
-    live = LiveConversion(services.store, user=user, rules=services.rules)
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
     now = T0 + timedelta(hours=1)
     web = "aw-watcher-web-chrome"
     other = "aw-watcher-window_desk"

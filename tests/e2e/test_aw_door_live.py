@@ -15,7 +15,7 @@ import pytest
 from app.runtime.services import Services
 from app.settings import Settings
 from app.tools.registry import dispatch
-from tests.faults import FAST_WORKER, reaped, spawn, timetrace_env, wait_for
+from tests.faults import FAST_WORKER, kill9, reaped, spawn, timetrace_env, wait_for
 
 DAY = date(2003, 5, 6)  # a sentinel day, far from today (UTC, cut at 04:00)
 T0 = datetime(2003, 5, 6, 9, 0, tzinfo=UTC)
@@ -105,6 +105,51 @@ def test_a_heartbeat_shows_in_get_now_and_the_day_digest_follows(
             "微信": round(10 / 60, 2),
         }, digest.metrics
         assert shown_s <= 10 and digest_s <= 60
+
+
+def test_heartbeats_answered_before_the_door_is_killed_are_converted_after_its_restart(
+    db_url: str, conn: Any, tmp_path: Path
+) -> None:
+    """The door marks its buckets in memory; killed (-9) before a pass, it loses the
+    marks and not the heartbeats it answered: the restarted door's first pass finds
+    them by their group numbers."""
+    port = _free_port()
+    log = tmp_path / "door.log"
+    env = timetrace_env(db_url, tmp_path / "data", TIMETRACE_TIME_ZONE="UTC")
+    # One pass at the start and none after (for ten minutes).
+    first = spawn(["aw-door", "--port", str(port), "--convert-every", "600"], env, log)
+    processes = [first]
+    with reaped(processes), httpx.Client(base_url=f"http://127.0.0.1:{port}") as door:
+        assert wait_for(lambda: _answers(door), timeout=60), log.read_text()
+        for bucket, kind in (
+            ("aw-watcher-window_desk", "currentwindow"),
+            ("aw-watcher-afk_desk", "afkstatus"),
+        ):
+            door.post(
+                f"/api/0/buckets/{bucket}",
+                json={"client": "aw-watcher", "type": kind, "hostname": "desk"},
+            ).raise_for_status()
+        code = {"app": "Code.exe", "title": "timeline.py - Visual Studio Code"}
+        wechat = {"app": "WeChat.exe", "title": "微信"}
+        for second in range(0, 121, 10):
+            _beat(door, "aw-watcher-window_desk", second, code if second < 60 else wechat, 11)
+            _beat(door, "aw-watcher-afk_desk", second, {"status": "not-afk"}, 11)
+        kill9(first)
+        assert conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"] == 0
+        again = spawn(["aw-door", "--port", str(port)], env, log)
+        processes.append(again)
+
+        def converted() -> list[tuple[str, float]]:
+            rows = conn.execute(
+                "SELECT app_raw, EXTRACT(EPOCH FROM ts_end - ts_start)::float AS s"
+                " FROM records WHERE NOT is_idle ORDER BY ts_start"
+            ).fetchall()
+            return [(r["app_raw"], r["s"]) for r in rows]
+
+        assert wait_for(lambda: bool(converted()), timeout=60, interval=0.2), log.read_text()
+        # Code from its first beat to its last, WeChat the same (the 10 s between them
+        # are more than the flood closes).
+        assert converted() == [("Code.exe", 50.0), ("WeChat.exe", 60.0)]
 
 
 def _answers(client: httpx.Client) -> bool:

@@ -75,18 +75,22 @@ def _both(
     return day
 
 
-def _dirty_left(conn: Any) -> bool:
-    row = conn.execute("SELECT count(*) AS n FROM aw_buckets WHERE dirty_from IS NOT NULL")
-    return bool(row.fetchone()["n"])
+def _caught_up(conn: Any) -> bool:
+    """Every group commit of the door's converted (none numbered above what its
+    conversion stored), and no mark left in the database."""
+    row = conn.execute(
+        """
+        SELECT NOT EXISTS (SELECT 1 FROM aw_buckets WHERE dirty_from IS NOT NULL)
+           AND COALESCE((SELECT max(changed) FROM aw_events), 0)
+               <= COALESCE((SELECT max(through) FROM aw_converted), 0) AS done
+        """
+    )
+    return bool(row.fetchone()["done"])
 
 
 def _settled(conn: Any, services: Services) -> dict[str, float]:
-    """The door's records per app once its conversion has caught up (no mark left)."""
-    wait_for(
-        lambda: not _dirty_left(conn),
-        timeout=30,
-        interval=0.1,
-    )
+    """The door's records per app once its conversion has caught up."""
+    assert wait_for(lambda: _caught_up(conn), timeout=30, interval=0.1)
     return _active_seconds_by_app(conn, "me")
 
 

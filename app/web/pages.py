@@ -11,7 +11,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 
 from app.boundary import day_of
 from app.errors import InvalidInputError
@@ -24,7 +24,7 @@ from app.web.auth import Form, PageError, SessionDep, check_form, services_of
 from app.web.charts import stacked_bars
 from app.web.day import day_view
 from app.web.i18n import Translator
-from app.web.render import REPORT_HEADERS, lang_of, page
+from app.web.render import PAGE_HEADERS, REPORT_HEADERS, lang_of, page
 from app.web.report import (
     PeriodReport,
     build_report,
@@ -32,6 +32,7 @@ from app.web.report import (
     render_html,
     render_markdown,
 )
+from app.web.timeline import day_episodes, day_window, timeline
 
 router = APIRouter(include_in_schema=False)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -61,11 +62,16 @@ def home(_: SessionDep) -> RedirectResponse:
 def _day_page(request: Request, session: WebSessionRow, day: date | None) -> HTMLResponse:
     ctx = tool_context(request, session)
     store = services_of(request).store
+    q = request.query_params
     view = day_view(
         ctx,
         store,
         day=day or today_of(session.user, ctx.now),
-        episode_id=_int(request.query_params.get("episode")),
+        episode_id=_int(q.get("episode")),
+        t=Translator(lang_of(request)),
+        start=q.get("from"),
+        end=q.get("to"),
+        records_page=_int(q.get("records")) or 1,
     )
     return page(
         request,
@@ -73,18 +79,44 @@ def _day_page(request: Request, session: WebSessionRow, day: date | None) -> HTM
         session=session,
         nav="day",
         v=view,
-        relabelled=request.query_params.get("relabelled") == "1",
+        relabelled=q.get("relabelled") == "1",
     )
 
 
 @router.get("/day")
-def today(request: Request, session: SessionDep) -> HTMLResponse:
+def today(request: Request, session: SessionDep) -> Response:
+    picked = request.query_params.get("date")
+    if picked:  # the date picker's form, without the script
+        return RedirectResponse(f"/day/{_day(picked)}", status_code=303)
     return _day_page(request, session, None)
 
 
 @router.get("/day/{day}")
 def one_day(day: str, request: Request, session: SessionDep) -> HTMLResponse:
     return _day_page(request, session, _day(day))
+
+
+@router.get("/day/{day}/timeline")
+def day_timeline(day: str, request: Request, session: SessionDep) -> JSONResponse:
+    """The timeline of a window of the day as JSON (?from=&to=, ISO instants or local
+    HH:MM): what the script draws as it zooms and pans."""
+    ctx = tool_context(request, session)
+    store = services_of(request).store
+    whole = day_window(_day(day), user=session.user, start=None, end=None)
+    episodes = day_episodes(store, session.user, whole)
+    q = request.query_params
+    window = day_window(
+        whole.day, user=session.user, start=q.get("from"), end=q.get("to"), episodes=episodes
+    )
+    tl = timeline(
+        ctx,
+        store,
+        window=window,
+        episodes=episodes,
+        t=Translator(lang_of(request)),
+        selected=_int(q.get("episode")),
+    )
+    return JSONResponse(tl.as_json(), headers=PAGE_HEADERS)
 
 
 def _episode_day(request: Request, session: WebSessionRow, episode: str) -> tuple[int, date]:

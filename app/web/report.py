@@ -241,7 +241,7 @@ def render_html(report: PeriodReport, *, t: Translator) -> str:
         chart=stacked_bars(report.days),
         title=title_of(report, t=t),
         note=narrative_note(report),
-        css=css_variables(),
+        css=css_variables(dark=False),
         chart_css=CHART_CSS,
         t=t,
         lang=t.lang,

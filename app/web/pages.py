@@ -21,14 +21,16 @@ from app.tools import ToolContext, dispatch
 from app.tools.periods import span, today_of
 from app.tools.results import ToolError
 from app.web.auth import Form, PageError, SessionDep, check_form, services_of
-from app.web.charts import stacked_bars
+from app.web.charts import hour_bars, stacked_bars
 from app.web.day import day_view
+from app.web.explore import app_titles, hour_of_day, period_signals
 from app.web.i18n import Translator
 from app.web.render import PAGE_HEADERS, REPORT_HEADERS, lang_of, page
 from app.web.report import (
     PeriodReport,
     build_report,
     narrative_note,
+    period_of,
     render_html,
     render_markdown,
 )
@@ -182,6 +184,7 @@ def _period_page(
         limit=TOP_SITES,
     )
     step = week_key if grain == "week" else month_key
+    hour_rows = hour_of_day(services.store, ctx, first=first, last=last)
     return page(
         request,
         "period.html",
@@ -189,6 +192,7 @@ def _period_page(
         nav=grain,
         r=report,
         chart=stacked_bars(report.days),
+        hour_chart=hour_bars([(h.hour, h.hours) for h in hour_rows]),
         note=narrative_note(report),
         sites=sites,
         prev_key=step(first - timedelta(days=1)),
@@ -196,9 +200,25 @@ def _period_page(
     )
 
 
+def _picked(request: Request, grain: str) -> RedirectResponse | None:
+    """The period picker's form, without the script: ?week=2026-W23 or ?month=2026-06."""
+    key = request.query_params.get(grain)
+    if not key:
+        return None
+    _report_period(grain, key)
+    return RedirectResponse(f"/{grain}/{key}", status_code=303)
+
+
+def _report_period(grain: str, key: str) -> tuple[date, date]:
+    try:
+        return period_of(grain, key)
+    except InvalidInputError as exc:
+        raise PageError(404, "not_found", exc.message) from exc
+
+
 @router.get("/week")
-def this_week(request: Request, session: SessionDep) -> HTMLResponse:
-    return _period_page(request, session, "week", None)
+def this_week(request: Request, session: SessionDep) -> Response:
+    return _picked(request, "week") or _period_page(request, session, "week", None)
 
 
 @router.get("/week/{key}")
@@ -207,8 +227,8 @@ def one_week(key: str, request: Request, session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/month")
-def this_month(request: Request, session: SessionDep) -> HTMLResponse:
-    return _period_page(request, session, "month", None)
+def this_month(request: Request, session: SessionDep) -> Response:
+    return _picked(request, "month") or _period_page(request, session, "month", None)
 
 
 @router.get("/month/{key}")
@@ -231,6 +251,48 @@ def report_file(grain: str, key: str, request: Request, session: SessionDep) -> 
     return HTMLResponse(
         render_html(report, t=t),
         headers={**REPORT_HEADERS, "Content-Disposition": f'attachment; filename="{name}.html"'},
+    )
+
+
+def _days_asked(request: Request, session: WebSessionRow) -> tuple[date, date]:
+    """?from=&to= (days, at most a year apart), else today."""
+    q = request.query_params
+    today = today_of(session.user, datetime.now(UTC))
+    first = _day(q["from"]) if q.get("from") else today
+    last = _day(q["to"]) if q.get("to") else first
+    if last < first or (last - first).days > 366:
+        raise PageError(404, "not_found", "from and to: a range of at most a year, in order")
+    return first, last
+
+
+@router.get("/app")
+def app_page(request: Request, session: SessionDep) -> HTMLResponse:
+    """An app's or a site's titles and their time over the days asked (Top apps/sites)."""
+    name = request.query_params.get("name", "").strip()
+    if not name or len(name) > 300:
+        raise PageError(404, "not_found")
+    first, last = _days_asked(request, session)
+    services = services_of(request)
+    titles = app_titles(
+        services.store,
+        tool_context(request, session),
+        name=name,
+        first=first,
+        last=last,
+        idle_gap_s=services.settings.idle_gap_s,
+    )
+    return page(request, "app.html", session=session, nav="", a=titles)
+
+
+@router.get("/signals")
+def signals_page(request: Request, session: SessionDep) -> HTMLResponse:
+    """Every signal of the days asked, each with its evidence episodes."""
+    first, last = _days_asked(request, session)
+    rows = period_signals(
+        services_of(request).store, tool_context(request, session), first=first, last=last
+    )
+    return page(
+        request, "signals.html", session=session, nav="", first=first, last=last, signals=rows
     )
 
 

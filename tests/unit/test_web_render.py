@@ -13,7 +13,6 @@ import pytest
 from app.rules.categories import CATEGORIES
 from app.timeutil import zone
 from app.web.charts import DayHours, stacked_bars
-from app.web.timeline import axis_ticks as hour_ticks
 from app.web.i18n import MESSAGES, negotiate
 from app.web.palette import (
     CATEGORY_SWATCHES,
@@ -27,6 +26,7 @@ from app.web.palette import (
     contrast,
     css_variables,
 )
+from app.web.timeline import axis_ticks as hour_ticks
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -418,10 +418,31 @@
         parts.turn.dataset.turn = data.turn;
         parts.turn.classList.add("done");
         conversation.value = data.conversation_id;
+        listConversation(data.conversation_id);
         window.history.replaceState(null, "", `/ask?conversation=${data.conversation_id}`);
       } else if (kind === "error") {
         fail(parts, data.message);
       }
+    };
+
+    // The sidebar lists this conversation as soon as its first answer is done.
+    const listConversation = (id) => {
+      const list = document.querySelector("ul.conversations");
+      if (!list) return;
+      list.querySelectorAll("li.muted").forEach((item) => item.remove());
+      list.querySelectorAll("a[aria-current]").forEach((a) => a.removeAttribute("aria-current"));
+      const href = `/ask?conversation=${id}`;
+      let link = list.querySelector(`a[href="${href}"]`);
+      if (!link) {
+        const item = el("li");
+        link = el("a", "", document.querySelector("#turns .question").textContent);
+        link.href = href;
+        item.append(link, " ", el("span", "muted turns-n", ""));
+        list.prepend(item);
+      }
+      link.setAttribute("aria-current", "page");
+      const count = link.parentNode.querySelector(".muted");
+      if (count) count.textContent = `(${document.querySelectorAll("#turns article.turn").length})`;
     };
 
     askForm.addEventListener("submit", async (event) => {

@@ -17,27 +17,45 @@
     return node;
   };
 
-  // Axis labels: every k-th tick, k the smallest that keeps the labels apart at this
-  // width; the labels at the edges anchored inside the axis.
+  // Labels along an axis: every k-th, k the smallest that keeps them apart at this
+  // width, those at the ends anchored inside; any that would still touch its shown
+  // neighbour is left out. `scale` turns a label's own units into pixels.
+  const thin = (labels, xs, width, scale, marks) => {
+    labels.forEach((label) => label.removeAttribute("display"));
+    (marks || []).forEach((mark) => mark.removeAttribute("display"));
+    if (!labels.length) return;
+    const widths = labels.map((label) => label.getBBox().width * scale);
+    const gap = labels.length > 1 ? xs[1] - xs[0] : width;
+    const place = (every) => {
+      let right = -Infinity;
+      return labels.map((label, i) => {
+        const half = widths[i] / 2;
+        const anchor = xs[i] - half < 0 ? "start" : xs[i] + half > width ? "end" : "middle";
+        const left = anchor === "start" ? xs[i] : anchor === "end" ? xs[i] - widths[i] : xs[i] - half;
+        const fits = left >= right + 6;
+        const shown = i % every === 0 && fits;
+        if (shown) right = left + widths[i];
+        return { anchor, shown, dropped: i % every === 0 && !fits };
+      });
+    };
+    // The smallest regular step whose labels all fit; failing that, the greedy fit.
+    let every = Math.max(1, Math.ceil((Math.max(...widths) + 8) / Math.max(gap, 1)));
+    let plan = place(every);
+    while (plan.some((p) => p.dropped) && every < labels.length) plan = place(++every);
+    labels.forEach((label, i) => {
+      label.setAttribute("text-anchor", plan[i].anchor);
+      if (!plan[i].shown) {
+        label.setAttribute("display", "none");
+        if (marks && marks[i]) marks[i].setAttribute("display", "none");
+      }
+    });
+  };
+
   const fitTicks = (axis) => {
     const labels = [...axis.querySelectorAll("text")];
-    const lines = [...axis.querySelectorAll("line")];
-    if (!labels.length) return;
     const width = axis.getBoundingClientRect().width;
-    labels.forEach((label) => label.removeAttribute("display"));
-    const widest = Math.max(...labels.map((label) => label.getBBox().width));
     const xs = labels.map((label) => (parseFloat(label.getAttribute("x")) / 100) * width);
-    const gap = labels.length > 1 ? xs[1] - xs[0] : width;
-    const every = Math.max(1, Math.ceil((widest + 8) / Math.max(gap, 1)));
-    labels.forEach((label, i) => {
-      const shown = i % every === 0;
-      if (!shown) label.setAttribute("display", "none");
-      if (lines[i] && !shown) lines[i].setAttribute("display", "none");
-      else if (lines[i]) lines[i].removeAttribute("display");
-      const x = xs[i];
-      const anchor = x - widest / 2 < 0 ? "start" : x + widest / 2 > width ? "end" : "middle";
-      label.setAttribute("text-anchor", anchor);
-    });
+    thin(labels, xs, width, 1, [...axis.querySelectorAll("line")]);
   };
 
   // Block labels: cut with an ellipsis to the block's width, or left out when even one
@@ -47,7 +65,8 @@
       const full = text.dataset.full || text.textContent;
       text.dataset.full = full;
       text.textContent = full;
-      const room = text.parentNode.getBoundingClientRect().width - 8;
+      // The block's own rectangle: an inner <svg>'s box is its content's, not its clip.
+      const room = text.closest("a.block").querySelector("rect").getBoundingClientRect().width - 8;
       if (text.getComputedTextLength() <= room) continue;
       let lo = 0;
       let hi = full.length;
@@ -68,18 +87,16 @@
     document.querySelectorAll("svg.chart").forEach(fitChart);
   };
 
-  // A chart's day labels: thinned like the axis, the last kept inside the chart.
+  // A chart's day or hour labels, thinned like the axis.
   const fitChart = (chart) => {
     const labels = [...chart.querySelectorAll("text.day-label")];
-    if (!labels.length) return;
-    labels.forEach((label) => label.removeAttribute("display"));
     const scale = chart.getBoundingClientRect().width / chart.viewBox.baseVal.width;
-    const widest = Math.max(...labels.map((label) => label.getBBox().width)) * scale;
     const xs = labels.map((label) => parseFloat(label.getAttribute("x")) * scale);
-    const gap = labels.length > 1 ? xs[1] - xs[0] : Infinity;
-    const every = Math.max(1, Math.ceil((widest + 6) / gap));
+    const anchors = labels.map((label) => label.getAttribute("text-anchor"));
+    thin(labels, xs, chart.getBoundingClientRect().width, scale);
+    // The chart placed its first and last labels inside already: keep their anchors.
     labels.forEach((label, i) => {
-      if (i % every !== 0) label.setAttribute("display", "none");
+      if (anchors[i] !== "middle") label.setAttribute("text-anchor", anchors[i]);
     });
   };
 

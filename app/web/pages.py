@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 
 from app.boundary import day_of
 from app.errors import InvalidInputError
-from app.store import WebSessionRow
+from app.store import EpisodeLine, WebSessionRow
 from app.timeutil import month_key, read_window, week_key
 from app.tools import ToolContext, dispatch
 from app.tools.periods import span, today_of
@@ -104,12 +104,15 @@ def day_timeline(day: str, request: Request, session: SessionDep) -> JSONRespons
     HH:MM): what the script draws as it zooms and pans."""
     ctx = tool_context(request, session)
     store = services_of(request).store
-    whole = day_window(_day(day), user=session.user, start=None, end=None)
-    episodes = day_episodes(store, session.user, whole)
     q = request.query_params
-    window = day_window(
-        whole.day, user=session.user, start=q.get("from"), end=q.get("to"), episodes=episodes
-    )
+    window = day_window(_day(day), user=session.user, start=q.get("from"), end=q.get("to"))
+    # Runs of records need no episodes; the whole day needs them for its span.
+    episodes: list[EpisodeLine] = []
+    if window.whole or window.level == "episodes":
+        episodes = day_episodes(store, session.user, window)
+        window = day_window(
+            window.day, user=session.user, start=q.get("from"), end=q.get("to"), episodes=episodes
+        )
     tl = timeline(
         ctx,
         store,

@@ -45,6 +45,7 @@ def pages(episode_id: int) -> dict[str, str]:
         "empty-day": "/day/2003-02-01",
         "week": "/week/2003-W10",
         "month": "/month/2003-03",
+        "range": "/range/2003-03-03..2003-03-12",
         "app": f"/app?name={quote('Visual Studio Code')}&from=2003-03-01&to=2003-03-31",
         "signals": "/signals?from=2003-03-01&to=2003-03-31",
         "search": "/search?q=" + quote("哔哩哔哩"),

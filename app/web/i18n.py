@@ -431,6 +431,8 @@ class Translator:
         if grain == "day":
             return self.day(first)
         span = self("period_range", first=self.day(first), last=self.day(last))
+        if grain == "range":
+            return f"{self('range')} ({span})"
         return f"{self(f'{grain}_of', key=key)} ({span})"
 
     def short_day(self, day: date) -> str:

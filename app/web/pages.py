@@ -31,6 +31,7 @@ from app.web.report import (
     build_report,
     narrative_note,
     period_of,
+    range_key,
     render_html,
     render_markdown,
 )
@@ -186,7 +187,13 @@ def _period_page(
         ts_to=read_to,
         limit=TOP_SITES,
     )
-    step = week_key if grain == "week" else month_key
+    if grain == "range":
+        length = timedelta(days=(last - first).days + 1)
+        prev_key = range_key(first - length, first - timedelta(days=1))
+        next_key = range_key(last + timedelta(days=1), last + length)
+    else:
+        step = week_key if grain == "week" else month_key
+        prev_key, next_key = step(first - timedelta(days=1)), step(last + timedelta(days=1))
     hour_rows = hour_of_day(services.store, ctx, first=first, last=last)
     return page(
         request,
@@ -198,8 +205,8 @@ def _period_page(
         hour_chart=hour_bars([(h.hour, h.hours) for h in hour_rows]),
         note=narrative_note(report),
         sites=sites,
-        prev_key=step(first - timedelta(days=1)),
-        next_key=step(last + timedelta(days=1)),
+        prev_key=prev_key,
+        next_key=next_key,
     )
 
 
@@ -227,6 +234,20 @@ def this_week(request: Request, session: SessionDep) -> Response:
 @router.get("/week/{key}")
 def one_week(key: str, request: Request, session: SessionDep) -> HTMLResponse:
     return _period_page(request, session, "week", key)
+
+
+@router.get("/range")
+def pick_range(request: Request, session: SessionDep) -> RedirectResponse:
+    """The custom range form: ?from=YYYY-MM-DD&to=YYYY-MM-DD."""
+    first, last = _days_asked(request, session)
+    key = range_key(first, last)
+    _report_period("range", key)
+    return RedirectResponse(f"/range/{key}", status_code=303)
+
+
+@router.get("/range/{key}")
+def one_range(key: str, request: Request, session: SessionDep) -> HTMLResponse:
+    return _period_page(request, session, "range", key)
 
 
 @router.get("/month")

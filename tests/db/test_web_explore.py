@@ -186,3 +186,25 @@ def test_an_empty_day_links_to_the_newest_day_with_records(web: Browser) -> None
     assert newest < datetime.now(UTC)
     link = re.search(r'<a href="/day/([\d-]+)" id="latest-day">', page)
     assert link and link.group(1) in ("2003-03-31", "2003-04-01")
+
+
+def test_a_custom_range_is_a_period_page_with_the_numbers_of_query_stats(web: Browser) -> None:
+    reply = web.client.get("/range?from=2003-03-03&to=2003-03-12")
+    assert (reply.status_code, reply.headers["location"]) == (303, "/range/2003-03-03..2003-03-12")
+    page = unescape(web.client.get(reply.headers["location"]).text)
+    active = web.tool(
+        "query_stats",
+        metric="active_seconds",
+        period="custom",
+        date_from="2003-03-03",
+        date_to="2003-03-12",
+    )["hours"]
+    assert f'data-active-hours="{active}"' in page
+    assert page.count('class="bar-link"') == 10
+    assert 'href="/range/2003-02-21..2003-03-02" rel="prev"' in page
+    assert 'href="/range/2003-03-13..2003-03-22" rel="next"' in page
+    assert page.count("data-hour=") == 24
+    for path in ("/range?from=2003-03-12&to=2003-03-03", "/range/2003-01-01..2003-12-31"):
+        assert web.client.get(path).status_code == 404, path
+    markdown = web.client.get("/report/range/2003-03-03..2003-03-12?format=md")
+    assert markdown.status_code == 200 and "2003" in markdown.text

@@ -20,7 +20,7 @@
   // Labels along an axis: every k-th, k the smallest that keeps them apart at this
   // width, those at the ends anchored inside; any that would still touch its shown
   // neighbour is left out. `scale` turns a label's own units into pixels.
-  const thin = (labels, xs, width, scale, marks) => {
+  const thin = (labels, xs, width, scale, marks, fixed) => {
     labels.forEach((label) => label.removeAttribute("display"));
     (marks || []).forEach((mark) => mark.removeAttribute("display"));
     if (!labels.length) return;
@@ -30,7 +30,8 @@
       let right = -Infinity;
       return labels.map((label, i) => {
         const half = widths[i] / 2;
-        const anchor = xs[i] - half < 0 ? "start" : xs[i] + half > width ? "end" : "middle";
+        const own = fixed && fixed[i] !== "middle" ? fixed[i] : null;
+        const anchor = own || (xs[i] - half < 0 ? "start" : xs[i] + half > width ? "end" : "middle");
         const left = anchor === "start" ? xs[i] : anchor === "end" ? xs[i] - widths[i] : xs[i] - half;
         const fits = left >= right + 6;
         const shown = i % every === 0 && fits;
@@ -92,12 +93,12 @@
     const labels = [...chart.querySelectorAll("text.day-label")];
     const scale = chart.getBoundingClientRect().width / chart.viewBox.baseVal.width;
     const xs = labels.map((label) => parseFloat(label.getAttribute("x")) * scale);
-    const anchors = labels.map((label) => label.getAttribute("text-anchor"));
-    thin(labels, xs, chart.getBoundingClientRect().width, scale);
-    // The chart placed its first and last labels inside already: keep their anchors.
-    labels.forEach((label, i) => {
-      if (anchors[i] !== "middle") label.setAttribute("text-anchor", anchors[i]);
+    const anchors = labels.map((label) => {
+      if (!label.dataset.anchor) label.dataset.anchor = label.getAttribute("text-anchor");
+      return label.dataset.anchor;
     });
+    // The chart placed its first and last labels inside already: they keep their anchors.
+    thin(labels, xs, chart.getBoundingClientRect().width, scale, null, anchors);
   };
 
   // The day timeline: zoom (+ −, ctrl+wheel or pinch) and pan (drag, Shift+← →,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal, get_args
 
+from app.pyramid.episodes import IDLE_TITLE
 from app.rules.categories import CATEGORY_LABELS_ZH, Category
 from app.signal_labels import signal_label
 
@@ -412,6 +413,11 @@ class Translator:
 
     def category(self, category: str) -> str:
         return self._pick(_CATEGORIES.get(category), category)
+
+    def episode_title(self, title: str, category: str) -> str:
+        """An episode's title; an idle sitting's (written bilingual by the pyramid) in
+        this language."""
+        return self("idle_title") if category == "system" and title == IDLE_TITLE else title
 
     def habit(self, name: str) -> str:
         """A signal kind, or kind:pattern (rework:undo_storm), as a heading."""

@@ -14,7 +14,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal, Protocol
 from zoneinfo import ZoneInfo
 
-from app.pyramid.episodes import IDLE_TITLE
 from app.store import AccountStore, DeviceRow, EpisodeLine, RecordLine, ToolStore, UserContext
 from app.timeutil import day_bounds, zone
 from app.tools import ToolContext
@@ -253,7 +252,7 @@ def axis_ticks(lo: datetime, hi: datetime, *, tz: ZoneInfo) -> list[Tick]:
 
 def block_title(title: str, category: str, t: Translator) -> str:
     """An idle sitting's title in the page's language (the pyramid writes it bilingual)."""
-    return t("idle_title") if category == "system" and title == IDLE_TITLE else title
+    return t.episode_title(title, category)
 
 
 def _tip(

@@ -340,3 +340,29 @@ def test_more_signals_link_to_where_they_are(tab: Tab, page: Page) -> None:
     link.click()
     page.wait_for_url(re.compile(r"/signals\?"))
     assert page.locator("li[data-signal]").count() >= page.locator("details.habit").count()
+
+
+def test_dragging_pans_and_a_pinch_zooms_around_the_pointer(tab: Tab, page: Page) -> None:
+    tab.open(f"/day/{READ_DAY}?from=10:00&to=12:00")
+    start = _window(page)
+    track = page.locator(".lane[data-device] svg.track").first.bounding_box()
+    assert track is not None
+    y = track["y"] + track["height"] / 2
+    # Drag a quarter of the lane to the left: the view moves 30 minutes later.
+    page.mouse.move(track["x"] + track["width"] * 0.6, y)
+    page.mouse.down()
+    page.mouse.move(track["x"] + track["width"] * 0.45, y, steps=4)
+    page.mouse.move(track["x"] + track["width"] * 0.35, y, steps=4)
+    page.mouse.up()
+    moved = _wait_window(page, start)
+    assert (moved[0] - start[0]).total_seconds() == pytest.approx(1800, abs=60)
+    assert (moved[1] - moved[0]).total_seconds() == 7200
+    assert page.url.endswith("?from=10:30&to=12:30")
+    # A pinch (ctrl + wheel) at the lane's left edge zooms in, keeping that edge.
+    page.mouse.move(track["x"] + 1, y)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -120)
+    page.keyboard.up("Control")
+    zoomed = _wait_window(page, moved)
+    assert (zoomed[1] - zoomed[0]).total_seconds() == 3600
+    assert (zoomed[0] - moved[0]).total_seconds() == pytest.approx(0, abs=60)

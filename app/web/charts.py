@@ -77,7 +77,7 @@ def stacked_bars(
 
 
 def hour_bars(
-    hours: Sequence[tuple[int, dict[str, float]]], *, width: int = 720, height: int = 200
+    hours: Sequence[tuple[int, dict[str, float]]], *, width: int = 1000, height: int = 220
 ) -> BarChart:
     """Hours by category, one stacked bar per clock hour (in the order given)."""
     return _stacked([(None, h, by) for h, by in hours], width=width, height=height)

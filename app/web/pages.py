@@ -285,7 +285,7 @@ def _days_asked(request: Request, session: WebSessionRow) -> tuple[date, date]:
     first = _day(q["from"]) if q.get("from") else today
     last = _day(q["to"]) if q.get("to") else first
     if last < first or (last - first).days > 366:
-        raise PageError(404, "not_found", "from and to: a range of at most a year, in order")
+        raise PageError(404, "not_found")
     return first, last
 
 

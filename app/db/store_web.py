@@ -14,6 +14,7 @@ from app.store import (
     UserContext,
     WebSessionRow,
     WebStore,
+    WindowRecord,
 )
 
 
@@ -30,3 +31,4 @@ class PostgresWebStore(Queries):
     site_seconds = rows(WebStore.site_seconds, SiteTime)
     records_in_range = rows(WebStore.records_in_range, RangeCount)
     title_seconds = rows(WebStore.title_seconds, TitleSeconds)
+    window_records = rows(WebStore.window_records, WindowRecord)

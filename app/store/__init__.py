@@ -146,6 +146,7 @@ from app.store.web import (
     TokenRow,
     WebSessionRow,
     WebStore,
+    WindowRecord,
 )
 
 
@@ -275,4 +276,5 @@ __all__ = [
     "UserDevice",
     "WebSessionRow",
     "WebStore",
+    "WindowRecord",
 ]

@@ -69,6 +69,19 @@ class TitleSeconds(Row):
     titles: int
 
 
+class WindowRecord(Row):
+    """A record as the zoomed timeline draws it."""
+
+    record_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime | None
+    app: str
+    window_title: str
+    category: str
+    is_idle: bool
+
+
 class RangeCount(Row):
     """What a deletion of a time range would erase on one device and logical day."""
 
@@ -131,6 +144,13 @@ class WebStore(Protocol):
     ) -> list[TitleSeconds]:
         """Active seconds per window title of the app or domain `name` over the logical
         days [day_from, day_to], most first; [ts_from, ts_to) is their read window."""
+        ...
+
+    def window_records(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, limit: int
+    ) -> list[WindowRecord]:
+        """Live records starting in [ts_from, ts_to), at most `limit` per device, by
+        device and time."""
         ...
 
     def records_in_range(

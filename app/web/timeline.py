@@ -9,12 +9,21 @@ of records once the window is an hour or less. The day page draws it; the JSON d
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal, Protocol
 from zoneinfo import ZoneInfo
 
-from app.store import AccountStore, DeviceRow, EpisodeLine, RecordLine, ToolStore, UserContext
+from app.store import (
+    AccountStore,
+    DeviceRow,
+    EpisodeLine,
+    ToolStore,
+    UserContext,
+    WebStore,
+    WindowRecord,
+)
 from app.timeutil import day_bounds, zone
 from app.tools import ToolContext
 from app.web.i18n import Translator
@@ -25,15 +34,15 @@ Level = Literal["episodes", "records"]
 ZOOM_SPANS_S = (300, 900, 1800, 3600, 7200, 14400, 28800, 43200)
 RECORDS_AT_S = 3600  # at an hour or less, runs of records replace episodes
 MIN_WINDOW_S = 300  # the narrowest window: five minutes
-MAX_RECORDS = 6_000  # records read for one window, across devices
+MAX_RECORDS = 6_000  # records read for one window, per device
 MIN_BLOCK_PCT = 0.12  # a block stays at least about a pixel wide, whatever its length
 # Tick steps in seconds; the smallest that gives at most MAX_TICKS intervals is used.
 _TICK_STEPS_S = (60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600)
 MAX_TICKS = 8
 
 
-class TimelineStore(AccountStore, ToolStore, Protocol):
-    """Devices, episodes and raw records, as the tools read them."""
+class TimelineStore(AccountStore, ToolStore, WebStore, Protocol):
+    """Devices and episodes as the tools read them, and a window's records."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,24 +325,44 @@ def _episode_blocks(
     return by_device
 
 
+def _episode_of(records: list[WindowRecord], episodes: list[EpisodeLine]) -> dict[int, int | None]:
+    """Each record's episode: on its device, the last one starting at or before it,
+    while the record starts inside its span (None: not built yet)."""
+    spans: dict[str, list[EpisodeLine]] = {}
+    for e in sorted(episodes, key=lambda e: (e.ts_start, e.episode_id)):
+        spans.setdefault(e.device_id, []).append(e)
+    starts = {d: [e.ts_start for e in es] for d, es in spans.items()}
+    out: dict[int, int | None] = {}
+    for r in records:
+        found = None
+        if r.device_id in spans:
+            i = bisect_right(starts[r.device_id], r.ts_start) - 1
+            if i >= 0 and r.ts_start <= spans[r.device_id][i].ts_end:
+                found = spans[r.device_id][i].episode_id
+        out[r.record_id] = found
+    return out
+
+
 def _record_blocks(
-    records: list[RecordLine],
+    records: list[WindowRecord],
     window: Window,
     tz: ZoneInfo,
     t: Translator,
     *,
+    episodes: list[EpisodeLine],
     idle_gap_s: int,
     selected: int | None,
 ) -> dict[str, list[Block]]:
-    """Runs of a device's consecutive records with the same app, title and category,
-    each ending where the duration rule ends its last record."""
-    by_device: dict[str, list[RecordLine]] = {}
+    """Runs of a device's consecutive records with the same app, title, category and
+    episode, each ending where the duration rule ends its last record."""
+    episode_of = _episode_of(records, episodes)
+    by_device: dict[str, list[WindowRecord]] = {}
     for r in sorted(records, key=lambda r: (r.device_id, r.ts_start, r.record_id)):
         by_device.setdefault(r.device_id, []).append(r)
     out: dict[str, list[Block]] = {}
     gap = timedelta(seconds=idle_gap_s)
     for device, rows in by_device.items():
-        runs: list[tuple[RecordLine, datetime]] = []  # (first record, end)
+        runs: list[tuple[WindowRecord, datetime]] = []  # (first record, end)
         for i, r in enumerate(rows):
             cap = r.ts_start + gap
             nxt = rows[i + 1].ts_start if i + 1 < len(rows) else window.hi
@@ -348,7 +377,8 @@ def _record_blocks(
                     r.category,
                     r.is_idle,
                 )
-                if same and first.episode_id == r.episode_id and last_end >= r.ts_start:
+                one = episode_of[first.record_id] == episode_of[r.record_id]
+                if same and one and last_end >= r.ts_start:
                     runs[-1] = (first, end)
                     continue
             runs.append((r, end))
@@ -356,6 +386,7 @@ def _record_blocks(
         for first, end in runs:
             if end <= window.lo:
                 continue
+            episode_id = episode_of[first.record_id]
             category = "system" if first.is_idle else first.category
             title = (
                 t("idle_title")
@@ -370,7 +401,7 @@ def _record_blocks(
             blocks.append(
                 Block(
                     key=f"rec-{first.record_id}",
-                    episode_id=first.episode_id,
+                    episode_id=episode_id,
                     category=category,
                     title=title,
                     tip=_tip(
@@ -388,7 +419,7 @@ def _record_blocks(
                     end=end_s,
                     minutes=minutes,
                     idle_minutes=idle_minutes,
-                    selected=selected is not None and first.episode_id == selected,
+                    selected=selected is not None and episode_id == selected,
                 )
             )
         out[device] = blocks
@@ -428,15 +459,22 @@ def timeline(
     user = ctx.user
     tz = zone(user.time_zone)
     if window.level == "records":
-        rows = store.raw_records(
-            user_id=user.user_id,
-            ts_from=window.lo - timedelta(seconds=ctx.settings.idle_gap_s),
-            ts_to=window.hi,
-            device_id=None,
-            limit=MAX_RECORDS,
+        # Reads from an idle gap before the window: a record starting there may reach in.
+        since = window.lo - timedelta(seconds=ctx.settings.idle_gap_s)
+        rows = store.window_records(
+            user_id=user.user_id, ts_from=since, ts_to=window.hi, limit=MAX_RECORDS
+        )
+        near = store.list_episodes(
+            user_id=user.user_id, ts_from=since, ts_to=window.hi, category=None, limit=5_000
         )
         blocks = _record_blocks(
-            rows, window, tz, t, idle_gap_s=ctx.settings.idle_gap_s, selected=selected
+            rows,
+            window,
+            tz,
+            t,
+            episodes=near,
+            idle_gap_s=ctx.settings.idle_gap_s,
+            selected=selected,
         )
     else:
         blocks = _episode_blocks(episodes, window, tz, t, selected)

@@ -120,3 +120,20 @@ WITH r AS (
 )
 SELECT title, seconds, sum(seconds) OVER () AS total, count(*) OVER ()::int AS titles
 FROM t ORDER BY seconds DESC, title LIMIT %(limit)s;
+
+-- name: window_records --
+-- A window's records per device on the timeline index, just what the zoomed timeline
+-- draws (no descriptions, no episode: the caller places them among the window's episodes).
+SELECT x.record_id, x.device_id, x.ts_start, x.ts_end, x.app, x.window_title, x.category,
+       x.is_idle
+FROM devices d
+CROSS JOIN LATERAL (
+    SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.category,
+           r.is_idle
+    FROM records r
+    WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+    ORDER BY r.ts_start, r.record_id LIMIT %(limit)s
+) x
+WHERE d.user_id = %(user_id)s
+ORDER BY x.device_id, x.ts_start, x.record_id;

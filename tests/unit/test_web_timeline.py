@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from app.store import RecordLine, UserContext
+from app.store import EpisodeLine, UserContext, WindowRecord
 from app.timeutil import zone
 from app.web.i18n import Translator
 from app.web.timeline import ZOOM_SPANS_S, _record_blocks, day_window, zoom
@@ -59,25 +59,34 @@ def test_zoom_steps_halve_around_the_middle_and_widen_back_to_the_whole_day() ->
 
 
 def test_runs_of_records_merge_alike_neighbours_and_end_by_the_duration_rule() -> None:
-    def record(n: int, minute: int, app: str, end: int | None = None) -> RecordLine:
-        return RecordLine(
+    def record(n: int, minute: int, app: str, end: int | None = None) -> WindowRecord:
+        return WindowRecord(
             record_id=n,
             device_id="laptop",
             ts_start=_at(DAY, 10, minute),
             ts_end=_at(DAY, 10, end) if end is not None else None,
             app=app,
             window_title="t",
-            domain=None,
             category="work",
             is_idle=False,
-            episode_id=7,
-            description=None,
         )
 
     rows = [record(1, 0, "A"), record(2, 1, "A"), record(3, 2, "B", end=3), record(4, 20, "A")]
     window = day_window(DAY, user=USER, start="10:00", end="10:30")
+    sitting = EpisodeLine(
+        episode_id=7,
+        device_id="laptop",
+        ts_start=_at(DAY, 9, 50),
+        ts_end=_at(DAY, 10, 25),
+        category="work",
+        category_source="records",
+        title="t",
+        summary=None,
+        duration_s=2100,
+        active_s=2100,
+    )
     (blocks,) = _record_blocks(
-        rows, window, TZ, Translator("en"), idle_gap_s=300, selected=7
+        rows, window, TZ, Translator("en"), episodes=[sitting], idle_gap_s=300, selected=7
     ).values()
     assert [(b.key, b.start, b.end, b.minutes) for b in blocks] == [
         ("rec-1", "10:00", "10:02", 2),  # two records of A: one run to B's start

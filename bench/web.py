@@ -1,5 +1,5 @@
-"""The web pages at a year of data: server time of the day and week views, and the
-weight of a page.
+"""The web pages at a year of data: server time of the day and week views, of the
+zoomed timeline's data request, and the weight of a page.
 
     python bench/web.py [--days 365] [--mean-record-s 4] [--requests 200]
 
@@ -7,9 +7,11 @@ Loads a synthetic year (about 1.8 M records, as bench/build.py) through the real
 ingest code, builds the pyramid, starts `timetrace serve` in its own process,
 signs in like a browser and times GET /day/{day} and GET /week/{week} for random
 days and weeks of the year over loopback (the whole round trip, so an upper bound
-of the server's time). The page weight is the largest day view's HTML plus the
-stylesheet and the script it loads. Ends with one JSON line:
-{"day_view_p95_ms": …, "week_view_p95_ms": …, "page_kb": …}.
+of the server's time), and GET /day/{day}/timeline for a 30-minute window (the
+script's request as it zooms: runs of records) and a 2-hour one (episodes). The page
+weight is the largest day view's HTML plus the stylesheet and the script it loads.
+Ends with one JSON line:
+{"day_view_p95_ms": …, "zoom_data_p95_ms": …, "week_view_p95_ms": …, "page_kb": …}.
 """
 
 from __future__ import annotations
@@ -92,13 +94,23 @@ def main() -> None:
                 client, [f"/week/{rng.choice(weeks)}" for _ in days[: len(days) // 2]]
             )
             month_s, _ = _timed(client, [f"/month/{d:%Y-%m}" for d in days[:20]])
+            # The zoomed views, in the day's busy hours (the sample works 09:00-18:00).
+            zooms = []
+            for n, d in enumerate(days):
+                hour = 9 + rng.randrange(9)
+                wide = n % 2  # every other one a 2-hour window of episodes
+                end = f"{hour + 2:02d}:00" if wide else f"{hour:02d}:30"
+                zooms.append(f"/day/{d}/timeline?from={hour:02d}:00&to={end}")
+            zoom_s, _ = _timed(client, zooms)
             assets = sum(len(client.get(f"/static/{n}").content) for n in ("app.css", "app.js"))
 
     day_median, day_p95 = _ms(day_s)
     week_median, week_p95 = _ms(week_s)
     month_median, month_p95 = _ms(month_s)
+    zoom_median, zoom_p95 = _ms(zoom_s)
     print(
-        f"day view median {day_median} ms, week {week_median} ms, month {month_median} ms "
+        f"day view median {day_median} ms, zoom data {zoom_median} ms, week {week_median} ms, "
+        f"month {month_median} ms "
         f"(p95 {month_p95} ms); largest day HTML {largest / 1024:.1f} KB, "
         f"CSS + JS {assets / 1024:.1f} KB",
         file=sys.stderr,
@@ -107,6 +119,7 @@ def main() -> None:
         json.dumps(
             {
                 "day_view_p95_ms": day_p95,
+                "zoom_data_p95_ms": zoom_p95,
                 "week_view_p95_ms": week_p95,
                 "page_kb": round((largest + assets) / 1024, 1),
             }

@@ -9,10 +9,12 @@ from app.store import (
     RangeCount,
     RecordLine,
     SiteTime,
+    TitleSeconds,
     TokenRow,
     UserContext,
     WebSessionRow,
     WebStore,
+    WindowRecord,
 )
 
 
@@ -28,3 +30,5 @@ class PostgresWebStore(Queries):
     episode_records = rows(WebStore.episode_records, RecordLine)
     site_seconds = rows(WebStore.site_seconds, SiteTime)
     records_in_range = rows(WebStore.records_in_range, RangeCount)
+    title_seconds = rows(WebStore.title_seconds, TitleSeconds)
+    window_records = rows(WebStore.window_records, WindowRecord)

@@ -163,9 +163,11 @@ from app.store.web import (
     EpisodeDetail,
     RangeCount,
     SiteTime,
+    TitleSeconds,
     TokenRow,
     WebSessionRow,
     WebStore,
+    WindowRecord,
 )
 
 
@@ -300,6 +302,7 @@ __all__ = [
     "SummaryMember",
     "TailSeconds",
     "ThingSeconds",
+    "TitleSeconds",
     "TitleTime",
     "TokenRow",
     "ToolStore",
@@ -313,4 +316,5 @@ __all__ = [
     "UserRuleStore",
     "WebSessionRow",
     "WebStore",
+    "WindowRecord",
 ]

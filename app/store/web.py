@@ -59,6 +59,29 @@ class SiteTime(Row):
     seconds: float
 
 
+class TitleSeconds(Row):
+    """Active seconds on one window title of an app or site in a period, with the app's
+    or site's whole time and how many titles it had."""
+
+    title: str
+    seconds: float
+    total: float
+    titles: int
+
+
+class WindowRecord(Row):
+    """A record as the zoomed timeline draws it."""
+
+    record_id: int
+    device_id: str
+    ts_start: datetime
+    ts_end: datetime | None
+    app: str
+    window_title: str
+    category: str
+    is_idle: bool
+
+
 class RangeCount(Row):
     """What a deletion of a time range would erase on one device and logical day."""
 
@@ -106,6 +129,28 @@ class WebStore(Protocol):
     ) -> list[SiteTime]:
         """Active seconds per domain over the logical days [day_from, day_to], by the
         duration rule; [ts_from, ts_to) is the read window of those days."""
+        ...
+
+    def title_seconds(
+        self,
+        *,
+        user_id: int,
+        name: str,
+        day_from: date,
+        day_to: date,
+        ts_from: datetime,
+        ts_to: datetime,
+        limit: int,
+    ) -> list[TitleSeconds]:
+        """Active seconds per window title of the app or domain `name` over the logical
+        days [day_from, day_to], most first; [ts_from, ts_to) is their read window."""
+        ...
+
+    def window_records(
+        self, *, user_id: int, ts_from: datetime, ts_to: datetime, limit: int
+    ) -> list[WindowRecord]:
+        """Live records starting in [ts_from, ts_to), at most `limit` per device, by
+        device and time."""
         ...
 
     def records_in_range(

@@ -35,6 +35,7 @@ from app.web.auth import (
 from app.web.i18n import LANGS
 from app.web.pages import tool_context
 from app.web.render import ASSETS, LANG_COOKIE, page
+from app.web.timeline import device_names
 
 router = APIRouter(include_in_schema=False)
 PREVIEW_EPISODES = 50
@@ -198,6 +199,7 @@ def delete_preview(request: Request, session: SessionDep) -> HTMLResponse:
         episodes=episodes[:PREVIEW_EPISODES],
         more_episodes=max(0, len(episodes) - PREVIEW_EPISODES),
         tz=zone(session.time_zone),
+        names=device_names(store.list_devices(user_id=session.user_id)),
     )
 
 

@@ -35,7 +35,8 @@ class Segment:
 
 @dataclass(frozen=True, slots=True)
 class Bar:
-    day: date
+    day: date | None  # a day's bar, or
+    hour: int | None  # an hour-of-day's bar
     x: float
     width: float
     total: float
@@ -71,6 +72,21 @@ def stacked_bars(
     width: int = 720,
     height: int = 260,
 ) -> BarChart:
+    """Hours by category, one stacked bar per day."""
+    return _stacked([(d.day, None, d.hours) for d in days], width=width, height=height)
+
+
+def hour_bars(
+    hours: Sequence[tuple[int, dict[str, float]]], *, width: int = 1000, height: int = 220
+) -> BarChart:
+    """Hours by category, one stacked bar per clock hour (in the order given)."""
+    return _stacked([(None, h, by) for h, by in hours], width=width, height=height)
+
+
+def _stacked(
+    rows: Sequence[tuple[date | None, int | None, dict[str, float]]], *, width: int, height: int
+) -> BarChart:
+    days = [DayHours(day=day or date.min, hours=hours) for day, _, hours in rows]
     left, top, bottom = 44.0, 12.0, height - 36.0
     highest = max((d.total for d in days), default=0.0)
     step = _step(max(highest, 1.0))
@@ -89,7 +105,8 @@ def stacked_bars(
             segments.append(Segment(category=category, y=y, height=hours * scale, hours=hours))
         bars.append(
             Bar(
-                day=day.day,
+                day=rows[index][0],
+                hour=rows[index][1],
                 x=left + index * slot + slot * 0.15,
                 width=slot * 0.7,
                 total=day.total,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal, get_args
 
+from app.pyramid.episodes import IDLE_TITLE
 from app.rules.categories import CATEGORY_LABELS_ZH, Category
 from app.signal_labels import signal_label
 
@@ -54,7 +55,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "prev_day": "Previous day",
         "next_day": "Next day",
         "today": "Today",
-        "keys_hint": "Keys: ← → other days · Tab to a block, Enter opens it · Esc closes",
+        "keys_hint": "Keys: ← → other days · + − zoom · Shift+← → pan · Tab to a block, "
+        "Enter opens it · Esc closes",
         "timeline": "Timeline by device",
         "no_activity": "No activity recorded on this day.",
         "episodes_n": "{n} episodes",
@@ -238,6 +240,30 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "episode_moved": "Episode #{old} was rebuilt with its day: its time is now in this one.",
         "summary_no_model": "No model configured.",
         "summary_by_rules": "Written by rule from the episode's own records (no model).",
+        "pick_day": "Pick a day",
+        "pick_week": "Pick a week",
+        "pick_month": "Pick a month",
+        "go": "Go",
+        "window_whole": "Whole day",
+        "window_range": "{start}–{end}",
+        "level_episodes": "episodes",
+        "level_records": "records",
+        "zoom_in": "Zoom in",
+        "zoom_out": "Zoom out",
+        "whole_day": "Whole day",
+        "latest_day": "Latest day with data: {day}",
+        "idle_title": "Idle or locked",
+        "records_prev": "← Earlier records",
+        "records_next": "Later records →",
+        "records_page": "Page {n}",
+        "hours_by_hour": "Active hours by hour of day",
+        "range": "Custom range",
+        "range_of": "{first} – {last}",
+        "app_titles": "{name}: titles and time",
+        "app_period": "{first} – {last}",
+        "signals_all": "See every signal of the period",
+        "all_signals": "Signals: {period}",
+        "hour": "Hour",
     },
     "zh": {
         "skip": "跳到正文",
@@ -258,7 +284,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "prev_day": "前一天",
         "next_day": "后一天",
         "today": "今天",
-        "keys_hint": "按键：← → 切换日期 · Tab 选中片段，回车打开 · Esc 关闭",
+        "keys_hint": "按键：← → 切换日期 · + − 缩放 · Shift+← → 平移 · "
+        "Tab 选中片段，回车打开 · Esc 关闭",
         "timeline": "各设备时间线",
         "no_activity": "这一天没有记录。",
         "episodes_n": "{n} 个片段",
@@ -432,6 +459,30 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "episode_moved": "片段 #{old} 随所在日期重建：它的时间现在在这个片段里。",
         "summary_no_model": "未配置模型。",
         "summary_by_rules": "由片段自身的记录按规则写成（未使用模型）。",
+        "pick_day": "选择日期",
+        "pick_week": "选择周",
+        "pick_month": "选择月份",
+        "go": "前往",
+        "window_whole": "全天",
+        "window_range": "{start}–{end}",
+        "level_episodes": "片段",
+        "level_records": "记录",
+        "zoom_in": "放大",
+        "zoom_out": "缩小",
+        "whole_day": "全天",
+        "latest_day": "最近有数据的一天：{day}",
+        "idle_title": "空闲或锁屏",
+        "records_prev": "← 更早的记录",
+        "records_next": "更晚的记录 →",
+        "records_page": "第 {n} 页",
+        "hours_by_hour": "按钟点的活跃小时数",
+        "range": "自定义范围",
+        "range_of": "{first} 至 {last}",
+        "app_titles": "{name}：标题与时长",
+        "app_period": "{first} 至 {last}",
+        "signals_all": "查看这段时间的全部信号",
+        "all_signals": "信号：{period}",
+        "hour": "钟点",
     },
 }
 
@@ -475,6 +526,11 @@ class Translator:
     def category(self, category: str) -> str:
         return self._pick(_CATEGORIES.get(category), category)
 
+    def episode_title(self, title: str, category: str) -> str:
+        """An episode's title; an idle sitting's (written bilingual by the pyramid) in
+        this language."""
+        return self("idle_title") if category == "system" and title == IDLE_TITLE else title
+
     def habit(self, name: str) -> str:
         """A signal kind, or kind:pattern (rework:undo_storm), as a heading."""
         label = signal_label(name, self.lang)
@@ -493,6 +549,8 @@ class Translator:
         if grain == "day":
             return self.day(first)
         span = self("period_range", first=self.day(first), last=self.day(last))
+        if grain == "range":
+            return f"{self('range')} ({span})"
         return f"{self(f'{grain}_of', key=key)} ({span})"
 
     def short_day(self, day: date) -> str:

@@ -11,27 +11,31 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 
 from app.boundary import day_of
 from app.errors import InvalidInputError
-from app.store import WebSessionRow
+from app.store import EpisodeLine, WebSessionRow
 from app.timeutil import month_key, read_window, week_key
 from app.tools import ToolContext, dispatch
 from app.tools.periods import span, today_of
 from app.tools.results import ToolError
 from app.web.auth import Form, PageError, SessionDep, check_form, services_of
-from app.web.charts import stacked_bars
+from app.web.charts import hour_bars, stacked_bars
 from app.web.day import day_view
+from app.web.explore import app_titles, hour_of_day, period_signals
 from app.web.i18n import Translator
-from app.web.render import REPORT_HEADERS, lang_of, page
+from app.web.render import PAGE_HEADERS, REPORT_HEADERS, lang_of, page
 from app.web.report import (
     PeriodReport,
     build_report,
     narrative_note,
+    period_of,
+    range_key,
     render_html,
     render_markdown,
 )
+from app.web.timeline import day_episodes, day_window, timeline
 
 router = APIRouter(include_in_schema=False)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -62,8 +66,18 @@ def _day_page(request: Request, session: WebSessionRow, day: date | None) -> Res
     ctx = tool_context(request, session)
     services = services_of(request)
     store = services.store
-    episode_id = _int(request.query_params.get("episode"))
-    view = day_view(ctx, store, day=day or today_of(session.user, ctx.now), episode_id=episode_id)
+    q = request.query_params
+    episode_id = _int(q.get("episode"))
+    view = day_view(
+        ctx,
+        store,
+        day=day or today_of(session.user, ctx.now),
+        episode_id=episode_id,
+        t=Translator(lang_of(request)),
+        start=q.get("from"),
+        end=q.get("to"),
+        records_page=_int(q.get("records")) or 1,
+    )
     if (
         view.panel_missing
         and episode_id is not None
@@ -76,8 +90,8 @@ def _day_page(request: Request, session: WebSessionRow, day: date | None) -> Res
         session=session,
         nav="day",
         v=view,
-        relabelled=request.query_params.get("relabelled") == "1",
-        moved_from=_int(request.query_params.get("moved")),
+        relabelled=q.get("relabelled") == "1",
+        moved_from=_int(q.get("moved")),
         no_model=not services.models.chat_enabled,
     )
 
@@ -96,12 +110,41 @@ def _moved(request: Request, session: WebSessionRow, episode_id: int) -> Redirec
 
 @router.get("/day")
 def today(request: Request, session: SessionDep) -> Response:
+    picked = request.query_params.get("date")
+    if picked:  # the date picker's form, without the script
+        return RedirectResponse(f"/day/{_day(picked)}", status_code=303)
     return _day_page(request, session, None)
 
 
 @router.get("/day/{day}")
 def one_day(day: str, request: Request, session: SessionDep) -> Response:
     return _day_page(request, session, _day(day))
+
+
+@router.get("/day/{day}/timeline")
+def day_timeline(day: str, request: Request, session: SessionDep) -> JSONResponse:
+    """The timeline of a window of the day as JSON (?from=&to=, ISO instants or local
+    HH:MM): what the script draws as it zooms and pans."""
+    ctx = tool_context(request, session)
+    store = services_of(request).store
+    q = request.query_params
+    window = day_window(_day(day), user=session.user, start=q.get("from"), end=q.get("to"))
+    # Runs of records need no episodes; the whole day needs them for its span.
+    episodes: list[EpisodeLine] = []
+    if window.whole or window.level == "episodes":
+        episodes = day_episodes(store, session.user, window)
+        window = day_window(
+            window.day, user=session.user, start=q.get("from"), end=q.get("to"), episodes=episodes
+        )
+    tl = timeline(
+        ctx,
+        store,
+        window=window,
+        episodes=episodes,
+        t=Translator(lang_of(request)),
+        selected=_int(q.get("episode")),
+    )
+    return JSONResponse(tl.as_json(), headers=PAGE_HEADERS)
 
 
 def _episode_day(request: Request, session: WebSessionRow, episode: str) -> tuple[int, date]:
@@ -169,7 +212,14 @@ def _period_page(
         ts_to=read_to,
         limit=TOP_SITES,
     )
-    step = week_key if grain == "week" else month_key
+    if grain == "range":
+        length = timedelta(days=(last - first).days + 1)
+        prev_key = range_key(first - length, first - timedelta(days=1))
+        next_key = range_key(last + timedelta(days=1), last + length)
+    else:
+        step = week_key if grain == "week" else month_key
+        prev_key, next_key = step(first - timedelta(days=1)), step(last + timedelta(days=1))
+    hour_rows = hour_of_day(services.store, ctx, first=first, last=last)
     return page(
         request,
         "period.html",
@@ -177,16 +227,33 @@ def _period_page(
         nav=grain,
         r=report,
         chart=stacked_bars(report.days),
+        hour_chart=hour_bars([(h.hour, h.hours) for h in hour_rows]),
         note=narrative_note(report),
         sites=sites,
-        prev_key=step(first - timedelta(days=1)),
-        next_key=step(last + timedelta(days=1)),
+        prev_key=prev_key,
+        next_key=next_key,
     )
 
 
+def _picked(request: Request, grain: str) -> RedirectResponse | None:
+    """The period picker's form, without the script: ?week=2026-W23 or ?month=2026-06."""
+    key = request.query_params.get(grain)
+    if not key:
+        return None
+    _report_period(grain, key)
+    return RedirectResponse(f"/{grain}/{key}", status_code=303)
+
+
+def _report_period(grain: str, key: str) -> tuple[date, date]:
+    try:
+        return period_of(grain, key)
+    except InvalidInputError as exc:
+        raise PageError(404, "not_found", exc.message) from exc
+
+
 @router.get("/week")
-def this_week(request: Request, session: SessionDep) -> HTMLResponse:
-    return _period_page(request, session, "week", None)
+def this_week(request: Request, session: SessionDep) -> Response:
+    return _picked(request, "week") or _period_page(request, session, "week", None)
 
 
 @router.get("/week/{key}")
@@ -194,9 +261,23 @@ def one_week(key: str, request: Request, session: SessionDep) -> HTMLResponse:
     return _period_page(request, session, "week", key)
 
 
+@router.get("/range")
+def pick_range(request: Request, session: SessionDep) -> RedirectResponse:
+    """The custom range form: ?from=YYYY-MM-DD&to=YYYY-MM-DD."""
+    first, last = _days_asked(request, session)
+    key = range_key(first, last)
+    _report_period("range", key)
+    return RedirectResponse(f"/range/{key}", status_code=303)
+
+
+@router.get("/range/{key}")
+def one_range(key: str, request: Request, session: SessionDep) -> HTMLResponse:
+    return _period_page(request, session, "range", key)
+
+
 @router.get("/month")
-def this_month(request: Request, session: SessionDep) -> HTMLResponse:
-    return _period_page(request, session, "month", None)
+def this_month(request: Request, session: SessionDep) -> Response:
+    return _picked(request, "month") or _period_page(request, session, "month", None)
 
 
 @router.get("/month/{key}")
@@ -219,6 +300,48 @@ def report_file(grain: str, key: str, request: Request, session: SessionDep) -> 
     return HTMLResponse(
         render_html(report, t=t),
         headers={**REPORT_HEADERS, "Content-Disposition": f'attachment; filename="{name}.html"'},
+    )
+
+
+def _days_asked(request: Request, session: WebSessionRow) -> tuple[date, date]:
+    """?from=&to= (days, at most a year apart), else today."""
+    q = request.query_params
+    today = today_of(session.user, datetime.now(UTC))
+    first = _day(q["from"]) if q.get("from") else today
+    last = _day(q["to"]) if q.get("to") else first
+    if last < first or (last - first).days > 366:
+        raise PageError(404, "not_found")
+    return first, last
+
+
+@router.get("/app")
+def app_page(request: Request, session: SessionDep) -> HTMLResponse:
+    """An app's or a site's titles and their time over the days asked (Top apps/sites)."""
+    name = request.query_params.get("name", "").strip()
+    if not name or len(name) > 300:
+        raise PageError(404, "not_found")
+    first, last = _days_asked(request, session)
+    services = services_of(request)
+    titles = app_titles(
+        services.store,
+        tool_context(request, session),
+        name=name,
+        first=first,
+        last=last,
+        idle_gap_s=services.settings.idle_gap_s,
+    )
+    return page(request, "app.html", session=session, nav="", a=titles)
+
+
+@router.get("/signals")
+def signals_page(request: Request, session: SessionDep) -> HTMLResponse:
+    """Every signal of the days asked, each with its evidence episodes."""
+    first, last = _days_asked(request, session)
+    rows = period_signals(
+        services_of(request).store, tool_context(request, session), first=first, last=last
+    )
+    return page(
+        request, "signals.html", session=session, nav="", first=first, last=last, signals=rows
     )
 
 

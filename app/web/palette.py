@@ -46,6 +46,38 @@ THEME: dict[str, str] = {
     "button-text": "#ffffff",
 }
 
+# The same roles for `prefers-color-scheme: dark`, held to the same contrast rule.
+DARK_THEME: dict[str, str] = {
+    "bg": "#0f172a",
+    "fg": "#e5e7eb",
+    "muted": "#a3adbb",
+    "panel": "#1e293b",
+    "line": "#64748b",
+    "link": "#93c5fd",
+    "focus": "#fbbf24",
+    "error": "#fca5a5",
+    "ok": "#86efac",
+    "button": "#93c5fd",
+    "button-text": "#0f172a",
+}
+assert DARK_THEME.keys() == THEME.keys()
+
+DARK_SWATCHES: dict[Category, Swatch] = {
+    "work": Swatch(fill="#60a5fa", text="#0b1220"),
+    "study": Swatch(fill="#b79cf8", text="#0b1220"),
+    "social": Swatch(fill="#2dd4bf", text="#0b1220"),
+    "entertainment": Swatch(fill="#fb923c", text="#0b1220"),
+    "system": Swatch(fill="#94a3b8", text="#0b1220"),
+    "uncategorized": Swatch(fill="#a8a29e", text="#0b1220"),
+}
+assert set(DARK_SWATCHES) == set(CATEGORIES)
+
+# Both schemes, for the tests and the stylesheet: (name, page colours, category swatches).
+SCHEMES: tuple[tuple[str, dict[str, str], dict[Category, Swatch]], ...] = (
+    ("light", THEME, CATEGORY_SWATCHES),
+    ("dark", DARK_THEME, DARK_SWATCHES),
+)
+
 # Every (text, background) pair of THEME that the stylesheet draws.
 THEME_TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     ("fg", "bg"),
@@ -84,9 +116,22 @@ def contrast(first: str, second: str) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
-def css_variables() -> str:
-    """`:root { --fg: …; --cat-work: …; … }` for the stylesheet."""
-    lines = [f"--{name}: {value};" for name, value in THEME.items()]
-    for category, swatch in CATEGORY_SWATCHES.items():
+def _declarations(theme: dict[str, str], swatches: dict[Category, Swatch]) -> str:
+    lines = [f"--{name}: {value};" for name, value in theme.items()]
+    for category, swatch in swatches.items():
         lines += [f"--cat-{category}: {swatch.fill};", f"--cat-{category}-text: {swatch.text};"]
-    return ":root {\n  " + "\n  ".join(lines) + "\n}\n"
+    return "\n  ".join(lines)
+
+
+def css_variables(*, dark: bool = True) -> str:
+    """`:root { --fg: …; --cat-work: …; … }` for the stylesheet, and the dark scheme's
+    values under `prefers-color-scheme: dark` (the report file keeps only light)."""
+    css = ":root {\n  color-scheme: light" + (" dark" if dark else "") + ";\n  "
+    css += _declarations(THEME, CATEGORY_SWATCHES) + "\n}\n"
+    if dark:
+        css += (
+            "@media (prefers-color-scheme: dark) {\n:root {\n  "
+            + _declarations(DARK_THEME, DARK_SWATCHES)
+            + "\n}\n}\n"
+        )
+    return css

@@ -16,19 +16,39 @@ from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES
 from app.timeutil import period_days
 from app.tools import ToolContext
-from app.tools.reads import DigestResult, Signal, SignalsResult
+from app.tools.reads import CompactMetrics, DigestResult, Signal, SignalsResult
+from app.tools.stats import AppTime, CategoryTime, StatsResult
 from app.web.calls import call_tool
 from app.web.charts import DayHours, stacked_bars
 from app.web.i18n import Translator
 from app.web.palette import css_variables
 from app.web.render import CHART_CSS, render
 
-GRAINS = ("day", "week", "month")
+GRAINS = ("day", "week", "month", "range")
+RANGE_DAYS = 93  # a custom range: at most about a quarter
 _KEY_FORMS = {
     "day": (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "YYYY-MM-DD"),
     "week": (re.compile(r"^\d{4}-W\d{2}$"), "YYYY-Www, e.g. 2026-W23"),
     "month": (re.compile(r"^\d{4}-\d{2}$"), "YYYY-MM"),
+    "range": (
+        re.compile(r"^\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}$"),
+        f"YYYY-MM-DD..YYYY-MM-DD, at most {RANGE_DAYS} days",
+    ),
 }
+
+
+def range_key(first: date, last: date) -> str:
+    return f"{first}..{last}"
+
+
+def _range_days(key: str) -> tuple[date, date] | None:
+    try:
+        first, last = (date.fromisoformat(part) for part in key.split(".."))
+    except ValueError:
+        return None
+    if first > last or (last - first).days >= RANGE_DAYS:
+        return None
+    return first, last
 
 
 def period_of(grain: str, key: str) -> tuple[date, date]:
@@ -36,7 +56,9 @@ def period_of(grain: str, key: str) -> tuple[date, date]:
     if grain not in GRAINS:
         raise InvalidInputError(f"grain: expected one of {', '.join(GRAINS)}, got {grain!r}")
     pattern, form = _KEY_FORMS[grain]
-    if pattern.match(key):
+    if grain == "range" and pattern.match(key) and (days := _range_days(key)) is not None:
+        return days
+    if grain != "range" and pattern.match(key):
         try:
             return period_days(grain, key)
         except ValueError:
@@ -104,11 +126,35 @@ def _habits(result: SignalsResult) -> list[Habit]:
     ]
 
 
+def _range_metrics(ctx: ToolContext, first: date, last: date) -> CompactMetrics:
+    """A custom range has no digest of its own: its numbers from query_stats."""
+    period = {"period": "custom", "date_from": first.isoformat(), "date_to": last.isoformat()}
+    by_category = call_tool(ctx, "query_stats", StatsResult, metric="seconds_by_category", **period)
+    apps = call_tool(ctx, "query_stats", StatsResult, metric="seconds_by_app", top_n=8, **period)
+    active = call_tool(ctx, "query_stats", StatsResult, metric="active_seconds", **period)
+    count = call_tool(ctx, "query_stats", StatsResult, metric="episode_count", **period)
+    return CompactMetrics(
+        hours_by_category={
+            i.category: i.hours for i in by_category.items or [] if isinstance(i, CategoryTime)
+        },
+        top_apps_hours={i.app: i.hours for i in apps.items or [] if isinstance(i, AppTime)},
+        active_hours=active.hours or 0.0,
+        idle_hours=round((active.idle_seconds or 0) / 3600, 2),
+        episodes=int(count.value or 0),
+        top_titles=[],
+    )
+
+
 def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
-    """The period through get_digest (the period and each of its days) and get_signals."""
+    """The period through get_digest (the period and each of its days) and get_signals;
+    a custom range (grain "range") through query_stats."""
     first, last = period_of(grain, key)
-    digest = call_tool(ctx, "get_digest", DigestResult, grain=grain, date=key)
-    metrics = digest.metrics
+    digest = (
+        None
+        if grain == "range"
+        else call_tool(ctx, "get_digest", DigestResult, grain=grain, date=key)
+    )
+    metrics = digest.metrics if digest else _range_metrics(ctx, first, last)
     days = [
         DayHours(
             day=day,
@@ -127,7 +173,7 @@ def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
         date_to=last.isoformat(),
         limit=200,
     )
-    available = digest.available
+    available = digest.available if digest else False
     return PeriodReport(
         grain=grain,
         key=key,
@@ -146,8 +192,8 @@ def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
             if (minutes := getattr(metrics, name)) is not None
         },
         digest_available=available,
-        narrative=digest.narrative if available else None,
-        narrative_status=str(digest.narrative_status) if available else "live",
+        narrative=digest.narrative if digest and available else None,
+        narrative_status=str(digest.narrative_status) if digest and available else "live",
         habits=_habits(signals),
         signals_truncated=signals.truncated or bool(signals.more),
     )
@@ -241,7 +287,7 @@ def render_html(report: PeriodReport, *, t: Translator) -> str:
         chart=stacked_bars(report.days),
         title=title_of(report, t=t),
         note=narrative_note(report),
-        css=css_variables(),
+        css=css_variables(dark=False),
         chart_css=CHART_CSS,
         t=t,
         lang=t.lang,

@@ -97,3 +97,43 @@ WHERE user_id = %(user_id)s AND deleted_at IS NULL
   AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s
   AND (%(device_id)s::text IS NULL OR device_id = %(device_id)s::text)
 GROUP BY device_id, day_local ORDER BY day_local, device_id;
+
+-- name: title_seconds --
+-- Active seconds per window title of one app or site (domain) over logical days, by the
+-- duration rule (the successor of a record is any record of its device, so the lead is
+-- taken before the app is chosen); `total` is the app's or site's whole time.
+WITH r AS (
+    SELECT r.app, r.domain, r.window_title, r.is_idle, r.day_local,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+), t AS (
+    SELECT window_title AS title, sum(d) AS seconds FROM r
+    WHERE NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
+      AND (app = %(name)s OR domain = %(name)s)
+    GROUP BY window_title
+)
+SELECT title, seconds, sum(seconds) OVER () AS total, count(*) OVER ()::int AS titles
+FROM t ORDER BY seconds DESC, title LIMIT %(limit)s;
+
+-- name: window_records --
+-- A window's records per device on the timeline index, just what the zoomed timeline
+-- draws (no descriptions, no episode: the caller places them among the window's episodes).
+SELECT x.record_id, x.device_id, x.ts_start, x.ts_end, x.app, x.window_title, x.category,
+       x.is_idle
+FROM devices d
+CROSS JOIN LATERAL (
+    SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.category,
+           r.is_idle
+    FROM records r
+    WHERE r.user_id = d.user_id AND r.device_id = d.device_id AND r.deleted_at IS NULL
+      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+    ORDER BY r.ts_start, r.record_id LIMIT %(limit)s
+) x
+WHERE d.user_id = %(user_id)s
+ORDER BY x.device_id, x.ts_start, x.record_id;

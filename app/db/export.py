@@ -51,13 +51,15 @@ class Kind:
     `window`: the column a --from/--to window filters on (a logical `day` column or an
     `instant`); none: the kind is carried whole whatever the window (devices, rules,
     conversations). `id` and `sequence`: an id column whose sequence an import moves past
-    (`sequence` when the column does not own one)."""
+    (`sequence` when the column does not own one). `local`: columns of this server's own
+    bookkeeping, not carried (an import gives them their defaults)."""
 
     name: str
     window: str | None = None
     window_is_day: bool = False
     id: str | None = None
     sequence: str | None = None
+    local: tuple[str, ...] = ()
 
 
 # In the order an import writes them (what a row points at comes first). Adding a kind is
@@ -78,7 +80,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("conversations", id="conversation_id"),
     Kind("conversation_turns"),
     Kind("aw_buckets"),
-    Kind("aw_events", window="ts", id="event_id", sequence="aw_event_ids"),
+    # `changed` numbers the door's group commits on this server; carried, a new server's
+    # door would read old numbers as writes it has not converted yet.
+    Kind("aw_events", window="ts", id="event_id", sequence="aw_event_ids", local=("changed",)),
     Kind("aw_settings"),
 )
 KIND_BY_NAME = {kind.name: kind for kind in KINDS}
@@ -87,6 +91,8 @@ KIND_BY_NAME = {kind.name: kind for kind in KINDS}
 NOT_EXPORTED: dict[str, str] = {
     "imports": "the progress of that server's import jobs, not the user's history; an "
     "import of this file leaves its own mark there",
+    "aw_converted": "how far that server's ActivityWatch door has converted its own group "
+    "commits (aw_events.changed, not carried either); the records it made are carried",
 }
 
 
@@ -194,7 +200,10 @@ def jsonl_chunks(
     """The jsonl export: a header line, each kind's rows, a trailer with the counts."""
     user = request.user
     schema = conn.execute(QUERIES["export_schema"]).fetchone() or {}
-    columns = {kind.name: table_columns(conn, kind.name) for kind in KINDS}
+    columns = {
+        kind.name: [c for c in table_columns(conn, kind.name) if c not in kind.local]
+        for kind in KINDS
+    }
     header = {
         "kind": "header",
         "format": FORMAT_NAME,

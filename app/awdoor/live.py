@@ -42,7 +42,8 @@ from app.importers.spill import EventSpill, canonical
 from app.ingest.records import prepare_records
 from app.job_requests import build_job
 from app.rules.categories import Rules
-from app.store import AccountStore, AwDoorStore, AwSpanRow, UserContext
+from app.rules.user import rules_for_user
+from app.store import AccountStore, AwDoorStore, AwSpanRow, UserContext, UserRuleStore
 
 log = logging.getLogger("timetrace.awdoor")
 
@@ -51,8 +52,9 @@ _FLOOD = timedelta(seconds=5)  # how far flooding may move a start (ActivityWatc
 _LOOK_BACK = 64  # window events read back while looking for where to start
 
 
-class LiveStore(AwDoorStore, AccountStore, Protocol):
-    """What the conversion uses: the door's events, the records, the device."""
+class LiveStore(AwDoorStore, AccountStore, UserRuleStore, Protocol):
+    """What the conversion uses: the door's events, the records, the device, the user's
+    own category rules."""
 
 
 @dataclass(slots=True)
@@ -159,6 +161,8 @@ class LiveConversion:
         self, host: Host, members: list[Bucket], *, since: datetime, now: datetime
     ) -> Converted:
         uid = self.user.user_id
+        # Read each pass, as ingest reads them per batch: a rule saved now counts from now.
+        rules = rules_for_user(self.store, self.rules, user_id=uid)
         windows = [b.id for b in host.windows]
         anchor = _start(
             self.store.aw_events_before(
@@ -190,14 +194,14 @@ class LiveConversion:
                 for rec in host_records(
                     host,
                     spill,
-                    rules=self.rules,
+                    rules=rules,
                     now=now,
                     audible_is_active=self.audible_is_active,
                     private_windows=self._private.setdefault(host.device_id, set()),
                 )
                 if floor is None or micros_of(rec.ts_start) >= floor
             ]
-        prepared = prepare_records(records, rules=self.rules, user=self.user)
+        prepared = prepare_records(records, rules=rules, user=self.user)
         if host.device_id not in self._devices:
             self.store.add_device(
                 user_id=uid,

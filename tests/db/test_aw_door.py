@@ -17,6 +17,7 @@ from app.awdoor.live import LiveConversion
 from app.awdoor.marks import DirtyMarks
 from app.errors import ConfigError
 from app.importers.activitywatch import device_id_for
+from app.pyramid.user_rules import draft
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -340,3 +341,30 @@ def test_a_bucket_s_device_is_the_one_the_importer_names(door: TestClient, conn:
         for r in conn.execute("SELECT hostname, device_id FROM aw_buckets")
     }
     assert got == {name: device_id_for(name) for name in names}
+
+
+def test_the_live_conversion_counts_by_the_users_rules_from_the_next_pass(
+    door: TestClient, services: Services, user: UserContext, marks: DirtyMarks, conn: Any
+) -> None:
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
+    now = T0 + timedelta(hours=1)
+    _bucket(door, WINDOW, "currentwindow")
+    _bucket(door, AFK, "afkstatus")
+    for second in range(0, 31):
+        _beat(door, WINDOW, second, SLACK, 2.0)
+    _beat(door, AFK, 0, {"status": "not-afk"}, 6.0)
+    _beat(door, AFK, 30, {"status": "not-afk"}, 31.0)
+    live.run_once(now=now)
+    query = "SELECT category, category_source FROM records WHERE app = 'Slack' AND NOT is_idle"
+    assert conn.execute(query).fetchone()["category"] != "study"
+    # Saved while the door runs: the next record it makes counts by it.
+    rule = draft(rules=services.rules, kind="app", pattern="slack.exe", category="study")
+    (row,) = services.store.write_user_rules(user_id=user.user_id, rules=[rule]).rules
+    for second in range(31, 61):
+        _beat(door, WINDOW, second, SLACK, 2.0)
+    _beat(door, AFK, 60, {"status": "not-afk"}, 31.0)
+    live.run_once(now=now)
+    got = conn.execute(query).fetchall()
+    assert got and all(
+        (r["category"], r["category_source"]) == ("study", f"user:{row.rule_id}") for r in got
+    )

@@ -142,7 +142,8 @@ def add_rule(body: RuleIn, services: ServicesDep, user: UserDep) -> SavedOut:
     return _save(services, user, _added(services, user, body))
 
 
-@router.patch("/{rule_id}", response_model=SavedOut, responses={**WITH_BODY, **errors(404)})
+# `:int`: "/preview" is no rule id (PATCH there is 405, not a 422 about the id).
+@router.patch("/{rule_id:int}", response_model=SavedOut, responses={**WITH_BODY, **errors(404)})
 def change_rule(rule_id: int, body: RuleChange, services: ServicesDep, user: UserDep) -> SavedOut:
     """Change a rule's kind, pattern or category, or move it (`position`)."""
     rows = services.store.list_user_rules(user_id=user.user_id)
@@ -164,7 +165,7 @@ def change_rule(rule_id: int, body: RuleChange, services: ServicesDep, user: Use
     return _save(services, user, drafts)
 
 
-@router.delete("/{rule_id}", response_model=SavedOut, responses=errors(404, 422))
+@router.delete("/{rule_id:int}", response_model=SavedOut, responses=errors(404, 422))
 def delete_rule(rule_id: int, services: ServicesDep, user: UserDep) -> SavedOut:
     """Delete a rule: the records it named go back to the rules file and the defaults."""
     rows = services.store.list_user_rules(user_id=user.user_id)

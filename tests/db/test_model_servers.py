@@ -328,7 +328,8 @@ def test_status_and_get_now_say_what_waits_and_why(
     assert "  summaries: 14 done, 0 pending, 1 failed" in lines
     assert "  embeddings: 14 done, 0 pending, 0 failed" in lines
     assert "  narratives: 4 done, 0 pending, 0 failed" in lines  # 2 days, a week, a month
-    assert lines[-1].endswith(
+    model_lines = lines[lines.index("model layer") : lines.index("storage")]
+    assert model_lines[-1].endswith(
         f" summary episode {failed_id}: not valid JSON (Expecting property name enclosed in "
         "double quotes at 10)"
     )

@@ -9,35 +9,22 @@ notice. The panel shows the summary written by rule, marked as such, with no mod
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Page
 
-from app.api.server import serve_in_thread
-from app.db.connection import drop_database, ensure_database
-from app.runtime.services import Services, open_services
-from app.settings import Settings
+from app.runtime.services import Services
 from app.store import EpisodeLine, UserContext
 from app.timeutil import day_bounds, zone
 from app.tools import dispatch_json
-from tests.helpers import NOW, SAMPLE_MONTH, TemplateDatabases, isolated_env, new_token_for, url_for
+from tests.browser import chromium, sample_month_served
+from tests.helpers import NOW, TemplateDatabases
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # as root
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",  # the machine has no network: no calls home
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 KEEP_DAY = date(2003, 3, 18)  # a re-label that merges nothing
 MERGE_DAY = date(2003, 3, 20)  # a re-label that merges a sitting into the one before
 
@@ -67,35 +54,16 @@ def site(
     admin_url: str, data_templates: TemplateDatabases, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Site]:
     """The sample month (built with no model) on a loopback port, in its own database."""
-    template, preloaded = data_templates.template(SAMPLE_MONTH)
-    name = f"tt_ids_{os.getpid()}"
-    ensure_database(admin_url, database=name, template=template)
-    url = url_for(admin_url, name)
-    try:
-        with pytest.MonkeyPatch.context() as monkeypatch:
-            isolated_env(monkeypatch)
-            settings = Settings(
-                _env_file=None, database_url=url, data_dir=tmp_path_factory.mktemp("ids")
-            )
-            with (
-                open_services(settings, url=url, auto_migrate=False) as services,
-                serve_in_thread(services) as base,
-            ):
-                token = new_token_for(services, preloaded.user, name="browser")
-                yield Site(base=base, token=token, services=services, user=preloaded.user)
-    finally:
-        drop_database(admin_url, database=name)
+    with sample_month_served(
+        admin_url, data_templates, tmp_path_factory, prefix="tt_ids"
+    ) as served:
+        yield Site(*served)
 
 
 @pytest.fixture(scope="module")
 def page(site: Site) -> Iterator[Page]:
     """One page signed in through the form, in English."""
-    executable = shutil.which("chromium")
-    assert executable, "no chromium: apt-get install -y chromium fonts-noto-cjk (.ci/run does)"
-    with sync_playwright() as playwright:
-        browser: Browser = playwright.chromium.launch(
-            executable_path=executable, args=CHROMIUM_ARGS
-        )
+    with chromium() as browser:
         context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
         page = context.new_page()
         errors: list[str] = []
@@ -106,7 +74,6 @@ def page(site: Site) -> Iterator[Page]:
         page.wait_for_url(f"**/day/{KEEP_DAY}")
         yield page
         assert errors == []
-        browser.close()
 
 
 def _shown_ids(page: Page) -> list[int]:

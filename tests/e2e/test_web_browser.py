@@ -10,9 +10,7 @@ test's output directory.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -21,33 +19,19 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
-from app.api.server import serve_in_thread
-from app.db.connection import drop_database, ensure_database
-from app.runtime.services import Services, open_services
-from app.settings import Settings
+from app.runtime.services import Services
 from app.store import EpisodeLine, UserContext
 from app.timeutil import day_bounds, zone
 from app.tools import dispatch_json
+from tests.browser import chromium, sample_month_served
 from tests.helpers import (
     NOW,
     SAMPLE_MONTH,
     TemplateDatabases,
-    isolated_env,
-    new_token_for,
-    url_for,
 )
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # as root
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",  # the machine has no network: no calls home
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # Days of the sample month, one per test that writes, so the tests stay independent.
 READ_DAY = date(2003, 3, 5)
 RELABEL_DAY = date(2003, 3, 11)
@@ -138,34 +122,16 @@ def site(
     admin_url: str, data_templates: TemplateDatabases, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Site]:
     """The sample month served on a loopback port, in a database of this module's own."""
-    template, preloaded = data_templates.template(SAMPLE_MONTH)
-    name = f"tt_web_{os.getpid()}"
-    ensure_database(admin_url, database=name, template=template)
-    url = url_for(admin_url, name)
-    try:
-        with pytest.MonkeyPatch.context() as monkeypatch:
-            isolated_env(monkeypatch)
-            settings = Settings(
-                _env_file=None, database_url=url, data_dir=tmp_path_factory.mktemp("web")
-            )
-            with (
-                open_services(settings, url=url, auto_migrate=False) as services,
-                serve_in_thread(services) as base,
-            ):
-                token = new_token_for(services, preloaded.user, name="browser")
-                yield Site(base=base, token=token, services=services, user=preloaded.user)
-    finally:
-        drop_database(admin_url, database=name)
+    with sample_month_served(
+        admin_url, data_templates, tmp_path_factory, prefix="tt_web"
+    ) as served:
+        yield Site(*served)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "no chromium: apt-get install -y chromium fonts-noto-cjk (.ci/run does)"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")

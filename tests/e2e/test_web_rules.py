@@ -5,23 +5,18 @@ day's totals move by what the rule moved that day, and the Rules page lists it."
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
-from app.api.server import serve_in_thread
-from app.db.connection import drop_database, ensure_database
-from app.runtime.services import open_services
-from app.settings import Settings
-from tests.e2e.test_web_browser import CHROMIUM_ARGS, Site, Tab, _watch
-from tests.helpers import SAMPLE_MONTH, TemplateDatabases, isolated_env, new_token_for, url_for
+from tests.browser import chromium, sample_month_served
+from tests.e2e.test_web_browser import Site, Tab, _watch
+from tests.helpers import TemplateDatabases
 
 RULE_DAY = date(2003, 3, 18)
 # An app's active seconds whose category is not `category` (re-labels by hand excepted),
@@ -39,34 +34,16 @@ WHERE v.user_id = %(user)s AND v.app = %(app)s AND NOT v.is_idle
 def site(
     admin_url: str, data_templates: TemplateDatabases, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Site]:
-    template, preloaded = data_templates.template(SAMPLE_MONTH)
-    name = f"tt_web_rules_{os.getpid()}"
-    ensure_database(admin_url, database=name, template=template)
-    url = url_for(admin_url, name)
-    try:
-        with pytest.MonkeyPatch.context() as monkeypatch:
-            isolated_env(monkeypatch)
-            settings = Settings(
-                _env_file=None, database_url=url, data_dir=tmp_path_factory.mktemp("web-rules")
-            )
-            with (
-                open_services(settings, url=url, auto_migrate=False) as services,
-                serve_in_thread(services) as base,
-            ):
-                token = new_token_for(services, preloaded.user, name="browser")
-                yield Site(base=base, token=token, services=services, user=preloaded.user)
-    finally:
-        drop_database(admin_url, database=name)
+    with sample_month_served(
+        admin_url, data_templates, tmp_path_factory, prefix="tt_web_rules"
+    ) as served:
+        yield Site(*served)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = shutil.which("chromium")
-    assert executable, "no chromium: apt-get install -y chromium fonts-noto-cjk (.ci/run does)"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _moves(site: Site, *, app: str, category: str) -> dict[str, Any]:

@@ -168,12 +168,13 @@ class _JobThreads(ThreadPoolExecutor):
         super().shutdown(wait=False, cancel_futures=True)
 
 
-def _exit_if_jobs_hang(threads: _JobThreads, *, grace_s: float = 2.0) -> None:
+def _exit_if_jobs_hang(threads: _JobThreads, *, grace_s: float = 5.0) -> None:
     """At the end of a stopped worker: when a job is still running on its thread (it
     reached no checkpoint, e.g. it waits on a lock), leave the process at once instead of
     waiting for it (the event loop's teardown and interpreter exit would). Its job stays
     `doing` until a worker recovers it as stalled. The grace lets a job that is only
-    slow to reach its checkpoint (a loaded machine) stop there instead."""
+    slow to reach its checkpoint (a loaded machine: 2 s proved too short on two cores
+    running the browser tests beside it) stop there instead."""
     deadline = time.monotonic() + grace_s
     while threads.running and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -49,6 +49,13 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _signalled_code(server: uvicorn.Server) -> int:
+    """The exit status uvicorn gives after the signal that stopped it (it re-raises it on
+    the way out), for a process that must leave early: 128 + the signal, 0 if none."""
+    captured: list[int] = getattr(server, "_captured_signals", [])
+    return 128 + captured[-1] if captured else 0
+
+
 def _with_worker(
     app: FastAPI, services: Services, server: uvicorn.Server, failures: list[BaseException]
 ) -> None:
@@ -61,7 +68,13 @@ def _with_worker(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = asyncio.Event()
         task = asyncio.create_task(
-            run_worker(services, install_signal_handlers=False, stop=stop, exit_if_jobs_hang=True)
+            run_worker(
+                services,
+                install_signal_handlers=False,
+                stop=stop,
+                exit_if_jobs_hang=True,
+                hung_exit_code=lambda: _signalled_code(server),
+            )
         )
 
         def on_done(done: asyncio.Task[None]) -> None:

@@ -88,13 +88,14 @@ async def run_worker(
     install_signal_handlers: bool = True,
     stop: asyncio.Event | None = None,
     exit_if_jobs_hang: bool = False,
+    hung_exit_code: Callable[[], int] = lambda: 0,
 ) -> None:
     """Run the worker until stopped (a signal, or `stop` set), or, with wait=False, until
     the queues are empty: `concurrency` slots for the pyramid's queues (and imports) and
     `TIMETRACE_MODEL_SLOTS` for the model queue; draining (wait=False) runs one worker
     over every queue. Raises `WorkerGaveUpError` when the database stays away. With
     `exit_if_jobs_hang` (the commands), a job still running once the worker has stopped
-    ends the process at once (os._exit) instead of holding it."""
+    ends the process at once (os._exit, with `hung_exit_code()`) instead of holding it."""
     from app.jobs.supervisor import supervise
 
     settings = services.settings
@@ -140,7 +141,7 @@ async def run_worker(
         install_signal_handlers=install_signal_handlers,
     )
     if exit_if_jobs_hang:
-        _exit_if_jobs_hang(threads)
+        _exit_if_jobs_hang(threads, code=hung_exit_code())
 
 
 class _JobThreads(ThreadPoolExecutor):
@@ -168,13 +169,13 @@ class _JobThreads(ThreadPoolExecutor):
         super().shutdown(wait=False, cancel_futures=True)
 
 
-def _exit_if_jobs_hang(threads: _JobThreads, *, grace_s: float = 5.0) -> None:
+def _exit_if_jobs_hang(threads: _JobThreads, *, grace_s: float = 2.0, code: int = 0) -> None:
     """At the end of a stopped worker: when a job is still running on its thread (it
     reached no checkpoint, e.g. it waits on a lock), leave the process at once instead of
     waiting for it (the event loop's teardown and interpreter exit would). Its job stays
     `doing` until a worker recovers it as stalled. The grace lets a job that is only
-    slow to reach its checkpoint (a loaded machine: 2 s proved too short on two cores
-    running the browser tests beside it) stop there instead."""
+    slow to reach its checkpoint (a loaded machine) stop there instead. `code`: the exit
+    status (what a signal that stopped the process would have given)."""
     deadline = time.monotonic() + grace_s
     while threads.running and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -186,7 +187,7 @@ def _exit_if_jobs_hang(threads: _JobThreads, *, grace_s: float = 5.0) -> None:
         logging.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(0)
+        os._exit(code)
 
 
 async def _until_one_ends(*workers: Coroutine[Any, Any, None]) -> None:

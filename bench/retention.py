@@ -36,6 +36,7 @@ from app.db.connection import connect
 from app.pyramid.build import backfill
 from app.pyramid.retention import apply_retention
 from app.runtime.services import open_services
+from app.tools import dispatch_json
 from bench._common import bench_database, load_sample_year
 
 START = date(2001, 1, 1)
@@ -46,6 +47,30 @@ def _wal_since(conn: Any, lsn: str) -> int:
         "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s::pg_lsn)::bigint AS b", [lsn]
     ).fetchone()
     return int(row["b"])
+
+
+def _numbers(
+    services: Any, user: Any, *, url: str, days: int, now: datetime
+) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Every digest row, and query_stats per month of the history (the numbers the raw
+    tier must leave exact)."""
+    with connect(url, settings=services.settings, autocommit=True) as conn:
+        digests = conn.execute("SELECT * FROM digests ORDER BY grain, scope_key").fetchall()
+    ctx = services.tool_context(user=user, now=now)
+    first, last, stats = START.replace(day=1), START + timedelta(days=days - 1), []
+    while first <= last:
+        month_end = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+        for metric in ("seconds_by_category", "seconds_by_app", "active_seconds"):
+            stats.append(
+                dispatch_json(
+                    ctx,
+                    "query_stats",
+                    {"period": "custom", "date_from": first.isoformat(),
+                     "date_to": month_end.isoformat(), "metric": metric},
+                )
+            )  # fmt: skip
+        first = month_end + timedelta(days=1)
+    return digests, stats
 
 
 def _job(args: argparse.Namespace) -> None:
@@ -68,14 +93,21 @@ def _job(args: argparse.Namespace) -> None:
             total = conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"]
         store.set_retention(user_id=user.user_id, raw_days=args.raw_days, episode_days=None)
         now = datetime.combine(START + timedelta(days=args.days), time_of_day(12), UTC)
+        numbers_before = _numbers(services, user, url=url, days=args.days, now=now)
         started = time.perf_counter()
         preview = apply_retention(store, now=now, dry_run=True)
         dry_s = time.perf_counter() - started
         started = time.perf_counter()
         report = apply_retention(store, now=now)
         job_s = time.perf_counter() - started
+        numbers_after = _numbers(services, user, url=url, days=args.days, now=now)
+        expiry = store.get_retention(user_id=user.user_id)
         with connect(url, settings=settings, autocommit=True) as conn:
             left = conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"]
+            older = conn.execute(
+                "SELECT count(*) AS n FROM records WHERE ts_start < %s",
+                [expiry.raw_expired_before if expiry else None],
+            ).fetchone()["n"]
     print(
         json.dumps(
             {
@@ -88,6 +120,10 @@ def _job(args: argparse.Namespace) -> None:
                 "dry_run_rows": preview.removed.records,
                 "months_dropped": len(report.months),
                 "records_left": left,
+                "records_left_before_expiry": older,
+                # Every digest row and query_stats per month, equal before and after.
+                "digests_unchanged": numbers_before[0] == numbers_after[0],
+                "month_stats_unchanged": numbers_before[1] == numbers_after[1],
             }
         )
     )

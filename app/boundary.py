@@ -20,8 +20,9 @@ is treated the same whichever door it comes through.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field, StrictInt, StrictStr
 
@@ -156,3 +157,47 @@ def day_of(text: str) -> date:
     if not FIRST_DAY <= day <= LAST_DAY:
         raise ValueError(f"{text} is outside the days TimeTrace keeps ({FIRST_DAY} to {LAST_DAY})")
     return day
+
+
+# -- import files (`timetrace import timetrace`) ------------------------------------------
+
+IMPORT_LINE_MAX = 16 * 2**20  # bytes of one line of an import file
+
+
+def bounded_lines(stream: IO[bytes], *, limit: int = IMPORT_LINE_MAX) -> Iterator[bytes]:
+    """The lines of a file, each at most `limit` bytes (its newline aside): a longer one is
+    a ValueError once `limit` bytes of it are read, never read whole into memory."""
+    number = 0
+    while line := stream.readline(limit + 1):
+        number += 1
+        if len(line) > limit and not (len(line) == limit + 1 and line.endswith(b"\n")):
+            raise ValueError(f"line {number} is longer than {limit:,} bytes")
+        yield line
+
+
+def stored_id(value: object) -> int:
+    """An id a file carries for a bigint key: a whole number from 1 to `BIGINT_MAX`."""
+    if type(value) is not int or not 1 <= value <= BIGINT_MAX:
+        raise ValueError(f"must be a whole number from 1 to {BIGINT_MAX}, not {value!r}")
+    return value
+
+
+def stored_instant(value: object) -> datetime:
+    """An instant a file carries: ISO 8601 text with its offset, inside the years kept."""
+    if not isinstance(value, str):
+        raise ValueError(f"must be an ISO 8601 date-time, not {value!r}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value[:40]!r} is not an ISO 8601 date-time") from None
+    if parsed.tzinfo is None:
+        raise ValueError(f"{value[:40]!r} has no UTC offset")
+    _supported_instant(parsed)
+    return parsed
+
+
+def stored_day(value: object) -> date:
+    """A day a file carries: `day_of`'s check for a value that may not be text."""
+    if not isinstance(value, str):
+        raise ValueError(f"must be a day (YYYY-MM-DD), not {value!r}")
+    return day_of(value)

@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import msgspec
-from psycopg import sql
+from psycopg import errors, sql
 
+from app.boundary import bounded_lines
 from app.db.connection import Connection, connect
 from app.db.export import (
     FORMAT_NAME,
@@ -45,17 +46,14 @@ from app.db.export import (
     template,
 )
 from app.db.queries import QUERIES
-from app.errors import ConflictError, InvalidInputError
+from app.db.restore_checks import ImportFileError, RowChecks
+from app.errors import ConflictError
 from app.settings import Settings
 
 BATCH_ROWS = 2_000  # rows of one kind written by one statement
 
 _decode = msgspec.json.Decoder()
 _encode = msgspec.json.Encoder()
-
-
-class ImportFileError(InvalidInputError):
-    """This is not a complete TimeTrace export (jsonl) this version can read."""
 
 
 class ImportTargetError(ConflictError):
@@ -80,17 +78,25 @@ def _quiet(kind: str, done: int) -> None:
     """No progress shown."""
 
 
-def _lines(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(stream, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = _decode.decode(line)
-        except msgspec.DecodeError as exc:
-            raise ImportFileError(f"line {number} is not JSON: {exc}") from exc
-        if not isinstance(obj, dict) or "kind" not in obj:
-            raise ImportFileError(f"line {number} has no kind")
-        yield number, obj
+Line = tuple[int, dict[str, Any], bool]  # its number, its object, whether it has a NUL
+
+
+def _lines(stream: IO[bytes]) -> Iterator[Line]:
+    """Each line's object; a line longer than the boundary's cap is refused before it is
+    read whole."""
+    try:
+        for number, line in enumerate(bounded_lines(stream), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = _decode.decode(line)
+            except msgspec.DecodeError as exc:
+                raise ImportFileError(f"line {number} is not JSON: {exc}") from exc
+            if not isinstance(obj, dict) or "kind" not in obj:
+                raise ImportFileError(f"line {number} has no kind")
+            yield number, obj, b"\\u0000" in line
+    except ValueError as exc:
+        raise ImportFileError(str(exc)) from None
 
 
 def _check_header(header: dict[str, Any], conn: Connection) -> None:
@@ -139,6 +145,7 @@ class _Writer:
         self.queries: dict[str, sql.Composed] = {}
         self.added: dict[str, int] = {}
         self.devices: set[str] = set()
+        self.seen_months: set[date] = set()
 
     def _query(self, kind: Kind) -> sql.Composed:
         if kind.name not in self.queries:
@@ -158,19 +165,38 @@ class _Writer:
             )
         return self.queries[kind.name]
 
-    def write(self, kind: Kind, rows: list[dict[str, Any]]) -> None:
+    def write(self, kind: Kind, rows: list[dict[str, Any]], *, line: int) -> None:
+        """Write `rows` (the last read on `line`); what PostgreSQL refuses in them is
+        the file's fault, said in one line."""
         if kind.name == "devices":
             self.devices.update(str(row.get("device_id")) for row in rows)
         if not rows or self.skip:
             return
         if kind.name == "records":
-            # Committed at once on the other connection; the import's next statement sees it.
-            with self.ddl.transaction():
-                self.ddl.execute(QUERIES["ensure_months"], {"months": _months(rows)})
-        cur = self.conn.execute(
-            self._query(kind), {"user_id": self.user_id, "rows": _encode.encode(rows).decode()}
-        )
+            self._months(_months(rows))
+        # Never prepared: a prepared INSERT keeps routing rows by the partitions of records
+        # it was first run with, and would refuse a month made since (as above).
+        try:
+            cur = self.conn.execute(
+                self._query(kind),
+                {"user_id": self.user_id, "rows": _encode.encode(rows).decode()},
+                prepare=False,
+            )
+        except (errors.DataError, errors.IntegrityError) as exc:
+            message = exc.diag.message_primary or str(exc)
+            raise ImportFileError(
+                f"the {kind.name} up to line {line} hold what the database refuses: {message}"
+            ) from None
         self.added[kind.name] = self.added.get(kind.name, 0) + max(cur.rowcount, 0)
+
+    def _months(self, months: list[date]) -> None:
+        """The records' partitions for `months`, each made and committed at once on the
+        other connection, before the rows of the batch arrive."""
+        new = [m for m in months if m not in self.seen_months]
+        if new:
+            with self.ddl.transaction():
+                self.ddl.execute(QUERIES["ensure_months"], {"months": new})
+            self.seen_months.update(new)
 
     def advance_sequences(self) -> None:
         """Move each id sequence past the ids kept."""
@@ -251,7 +277,8 @@ def restore_stream(
         user_id, seen = _user_for(conn, name=user_name, header=header)
         exported: dict[str, list[str]] = header.get("columns") or {}
         writer = _Writer(conn, ddl=ddl, user_id=user_id, exported=exported, skip=seen)
-        read = _restore_rows(lines, writer, progress)
+        checks = RowChecks.for_tables(conn, tables=[k.name for k in KINDS])
+        read = _restore_rows(lines, writer, checks, progress)
         writer.advance_sequences()
         summary = RestoreSummary(
             user_id=user_id,
@@ -272,7 +299,7 @@ def restore_stream(
 
 
 def _restore_rows(
-    lines: Iterator[tuple[int, dict[str, Any]]], writer: _Writer, progress: Progress
+    lines: Iterator[Line], writer: _Writer, checks: RowChecks, progress: Progress
 ) -> dict[str, int]:
     """Each kind's rows written in batches; the rows read per kind, checked against the
     trailer."""
@@ -280,7 +307,8 @@ def _restore_rows(
     current: Kind | None = None
     trailer: dict[str, Any] | None = None
     read: dict[str, int] = {}
-    for number, obj in lines:
+    number = 0
+    for number, obj, nul in lines:
         name = obj["kind"]
         if name == "trailer":
             trailer = obj
@@ -291,19 +319,20 @@ def _restore_rows(
         row = obj.get("row")
         if not isinstance(row, dict):
             raise ImportFileError(f"line {number}: a row must be an object")
+        checks.check(kind, row, line=number, nul=nul)
         if kind is not current:
             if current is not None:
-                writer.write(current, batch)
+                writer.write(current, batch, line=number - 1)
                 batch = []
             current = kind
         batch.append(row)
         read[name] = read.get(name, 0) + 1
         if len(batch) >= BATCH_ROWS:
-            writer.write(kind, batch)
+            writer.write(kind, batch, line=number)
             batch = []
             progress(name, read[name])
     if current is not None:
-        writer.write(current, batch)
+        writer.write(current, batch, line=number)
     if trailer is None:
         raise ImportFileError("the file ends before its trailer: it was cut short")
     counts = trailer.get("counts") or {}

@@ -159,3 +159,12 @@ SELECT DISTINCT app FROM records
 WHERE user_id = %(user_id)s AND device_id = %(device_id)s AND deleted_at IS NULL
   AND url IS NOT NULL AND ts_start >= %(ts_from)s AND ts_start < %(ts_to)s
 ORDER BY app;
+
+-- name: import_column_types --
+-- The type of each column an import may write into a table (as export_columns), for the
+-- checks a file's rows go through before they are written.
+SELECT a.attname::text AS name, t.typname::text AS type
+FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+WHERE a.attrelid = %(table)s::regclass AND a.attnum > 0 AND NOT a.attisdropped
+  AND a.attgenerated = '' AND a.attname <> 'user_id'
+ORDER BY a.attnum;

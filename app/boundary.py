@@ -201,3 +201,13 @@ def stored_day(value: object) -> date:
     if not isinstance(value, str):
         raise ValueError(f"must be a day (YYYY-MM-DD), not {value!r}")
     return day_of(value)
+
+
+def kept_day(value: date, *, field: str) -> date:
+    """A day given as a date (a query parameter, a CLI option) inside the days kept, or a
+    ValueError naming `field`."""
+    if not FIRST_DAY <= value <= LAST_DAY:
+        raise ValueError(
+            f"{field} must lie between {FIRST_DAY} and {LAST_DAY} (the days TimeTrace keeps)"
+        )
+    return value

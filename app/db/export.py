@@ -25,6 +25,7 @@ from typing import Any, Literal, LiteralString
 
 from psycopg import sql
 
+from app.boundary import kept_day
 from app.db.connection import Connection
 from app.db.export_aw import CHUNK_BYTES, Progress, activitywatch_chunks
 from app.db.queries import QUERIES
@@ -111,6 +112,12 @@ class ExportRequest:
             raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}")
         if self.table not in TABLES:
             raise InvalidInputError(f"table must be one of {', '.join(TABLES)}")
+        for name, day in (("from", self.day_from), ("to", self.day_to)):
+            if day is not None:
+                try:
+                    kept_day(day, field=name)
+                except ValueError as exc:
+                    raise InvalidInputError(str(exc)) from None
         if self.day_from and self.day_to and self.day_from > self.day_to:
             raise InvalidInputError("from must be on or before to")
 

@@ -343,6 +343,9 @@ def test_the_http_export_streams_and_refuses_bad_parameters(sample_api: Any) -> 
         ("from=2003-03-05&to=2003-03-01", "before"),
         ("from=yesterday", "from"),
         ("format=csv&table=signals", "table"),
+        ("from=9999-01-01&to=9999-12-31", "between"),
+        ("from=1969-12-31", "between"),
+        ("format=csv&to=3000-01-01", "between"),
     ):
         got = _get(api, bad)
         assert 400 <= got.status_code < 500, (bad, got.status_code)

@@ -173,3 +173,15 @@ def test_a_first_import_across_months_into_a_new_server_succeeds(
         got = fresh_conn.execute("SELECT count(*) AS n FROM records").fetchone()["n"]
         assert got == len(records)
         assert {"records_2004_01", "records_2004_05"} <= _months(fresh_conn)
+
+
+def test_an_export_window_outside_the_days_kept_is_one_line(
+    services: Services, settings: Settings, db_url: str
+) -> None:
+    make_api(services, user_name="me", devices=("laptop",))
+    env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(settings.data_dir)}
+    for window in (["--from", "9999-01-01", "--to", "9999-12-31"], ["--to", "1969-12-31"]):
+        ran = CliRunner().invoke(main, ["export", "--user", "me", *window], env=env)
+        assert ran.exit_code != 0 and isinstance(ran.exception, SystemExit), ran.output
+        assert "between 1970-01-01 and 2999-12-31" in ran.output, ran.output
+        assert len(ran.output.strip().splitlines()) == 1, ran.output

@@ -6,7 +6,8 @@ held to what HTTP ingest would take:
 - instants lie inside the years kept, days too;
 - a NUL (which PostgreSQL cannot hold) is dropped from a record's captured text, as
   ingest drops it, and refused anywhere else (in a key it would turn one into another);
-- a row that names a device names one the file lists.
+- a row that names a device names one the file lists;
+- a user's own rules are at most `RULES_MAX`, as every door keeps them.
 
     checks = RowChecks.for_tables(conn, tables=["devices", "records"])
     checks.check(KIND_BY_NAME["records"], row, line=12)   # an ImportFileError, or None
@@ -25,6 +26,7 @@ from app.db.connection import Connection
 from app.db.export import Kind
 from app.db.queries import QUERIES
 from app.errors import InvalidInputError
+from app.rules.user import RULES_MAX
 
 # A record's text as a screen showed it: NULs dropped, as HTTP ingest drops them.
 CAPTURED = frozenset({"app", "app_raw", "window_title", "url", "domain", "capture_reason"})
@@ -44,6 +46,7 @@ class RowChecks:
 
     types: dict[str, dict[str, str]]
     devices: set[str] = field(default_factory=set)
+    rules: int = 0  # user rules read so far
 
     @classmethod
     def for_tables(cls, conn: Connection, *, tables: Iterable[str]) -> RowChecks:
@@ -76,6 +79,10 @@ class RowChecks:
                 _column(name, check, value)
         if nul:
             _nuls(kind, row)
+        if kind.name == "user_rules":
+            self.rules += 1
+            if self.rules > RULES_MAX:
+                raise ValueError(f"more than {RULES_MAX:,} rules, the most a user keeps")
         device = row.get("device_id")
         if kind.name == "devices":
             self.devices.add(str(device))

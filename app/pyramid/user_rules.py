@@ -26,7 +26,7 @@ from app.job_requests import build_job, recategorize_job
 from app.pyramid.build import PyramidStore, rebuild_days
 from app.rules.categories import Rules
 from app.rules.things import vocabulary_for
-from app.rules.user import check_category, check_kind, normalize_pattern
+from app.rules.user import check_category, check_count, check_kind, normalize_pattern
 from app.settings import Settings
 from app.store import (
     DeviceDay,
@@ -97,6 +97,7 @@ def with_added(
         (i for i, d in enumerate(drafts) if (d.kind, d.pattern) == (new.kind, new.pattern)), None
     )
     if same is None:
+        check_count(len(drafts) + 1)
         return _placed(drafts, new, position)
     kept = drafts.pop(same).model_copy(update={"category": new.category})
     return _placed(drafts, kept, same + 1 if position is None else position)
@@ -223,6 +224,7 @@ def save_rules(
     the device-days whose categories moved rebuilt at once when at most
     `inline_device_days` (else through build jobs); or, with `background` (a long
     history to go through: see `BACKGROUND_RECORDS`), all of it by a job."""
+    check_count(len(drafts))
     if background:
         written = store.write_user_rules(user_id=user.user_id, rules=drafts, apply=False)
         store.defer([recategorize_job(user.user_id)])

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.boundary import identifier
 from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES, Category, Rules
 from app.rules.things import Vocabulary
@@ -40,11 +41,13 @@ from app.text import canonical_domain
 
 __all__ = [
     "PATTERN_MAX",
+    "RULES_MAX",
     "RULE_KINDS",
     "SOURCE_PREFIX",
     "RuleKind",
     "UserRule",
     "check_category",
+    "check_count",
     "check_kind",
     "first_match",
     "fold",
@@ -54,6 +57,16 @@ __all__ = [
     "to_user_rules",
 ]
 PATTERN_MAX = 500
+RULES_MAX = 1_000  # a user's own rules, at most
+
+
+def check_count(count: int) -> int:
+    """A user's number of rules, refused past `RULES_MAX`."""
+    if count > RULES_MAX:
+        raise InvalidInputError(
+            f"a user keeps at most {RULES_MAX:,} rules; delete or merge some first"
+        )
+    return count
 
 
 def check_category(value: str) -> Category:
@@ -76,6 +89,10 @@ def normalize_pattern(*, kind: RuleKind, text: str, vocabulary: Vocabulary) -> s
     text = text.strip()
     if not text:
         raise InvalidInputError(f"say which {kind} the rule is for")
+    try:
+        identifier(text)  # no NUL (PostgreSQL cannot hold it), no lone surrogate
+    except ValueError as exc:
+        raise InvalidInputError(f"a rule's pattern {exc}") from None
     if len(text) > PATTERN_MAX:
         raise InvalidInputError(f"a rule's pattern is at most {PATTERN_MAX} characters")
     if kind == "title":

@@ -32,46 +32,58 @@ class _Rollback(Exception):
 
 
 def _replace_rules(conn: Connection, user_id: int, rules: Sequence[RuleDraft]) -> None:
+    """Put `rules`, in their order, in place of the user's: a few statements, however
+    many rules."""
     current = {
-        r.rule_id
+        r.rule_id: (r.kind, r.pattern, r.category)
         for r in fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], {"user_id": user_id})
     }
     named = [r.rule_id for r in rules if r.rule_id is not None]
-    unknown = sorted(set(named) - current)
+    unknown = sorted(set(named) - set(current))
     if unknown:
         raise InvalidInputError(f"no rule {unknown[0]} of yours")
     if len(set(named)) != len(named):
         raise InvalidInputError("a rule is listed twice")
     if len({(r.kind, r.pattern) for r in rules}) != len(rules):
         raise InvalidInputError("two rules name the same thing: keep one")
-    for rule_id in sorted(current - set(named)):
-        conn.execute(QUERIES["delete_user_rule"], {"user_id": user_id, "rule_id": rule_id})
-    ids: list[int] = []
+    user = {"user_id": user_id}
+    conn.execute(QUERIES["delete_user_rules_but"], {**user, "kept": named})
+    edited = [
+        r
+        for r in rules
+        if r.rule_id is not None and current[r.rule_id] != (r.kind, r.pattern, r.category)
+    ]
+    new = [(n, r) for n, r in enumerate(rules) if r.rule_id is None]
     try:
         with conn.transaction():
-            # Each kept rule moves out of the way of the others' kinds and patterns first.
-            for rule in rules:
-                if rule.rule_id is not None:
-                    conn.execute(
-                        QUERIES["edit_user_rule"],
-                        {"user_id": user_id, "rule_id": rule.rule_id, "kind": rule.kind,
-                         "pattern": f"\x01{rule.rule_id}", "category": rule.category},
-                    )  # fmt: skip
-            for n, rule in enumerate(rules):
-                params = {"user_id": user_id, "kind": rule.kind, "pattern": rule.pattern,
-                          "category": rule.category}  # fmt: skip
-                if rule.rule_id is None:
-                    found = conn.execute(
-                        QUERIES["insert_user_rule"], {**params, "position": _ABOVE + n}
-                    ).fetchone()
-                    assert found is not None
-                    ids.append(int(found["rule_id"]))
-                else:
-                    conn.execute(QUERIES["edit_user_rule"], {**params, "rule_id": rule.rule_id})
-                    ids.append(rule.rule_id)
+            if edited:
+                ids = [r.rule_id for r in edited]
+                conn.execute(QUERIES["park_user_rules"], {**user, "rule_ids": ids})
+                conn.execute(
+                    QUERIES["edit_user_rules"], {**user, "rule_ids": ids, **_columns(edited)}
+                )
+            made = _insert(conn, user_id, [(_ABOVE + n, r) for n, r in new])
     except errors.CheckViolation as exc:
         raise InvalidInputError("a rule's pattern is empty or too long") from exc
-    conn.execute(QUERIES["order_user_rules"], {"user_id": user_id, "rule_ids": ids})
+    order = [r.rule_id if r.rule_id is not None else made[_ABOVE + n] for n, r in enumerate(rules)]
+    conn.execute(QUERIES["order_user_rules"], {**user, "rule_ids": order})
+
+
+def _insert(conn: Connection, user_id: int, new: list[tuple[int, RuleDraft]]) -> dict[int, int]:
+    """New rules at their positions; each position's new rule id."""
+    if not new:
+        return {}
+    params = {"user_id": user_id, "positions": [p for p, _ in new]}
+    found = conn.execute(QUERIES["insert_user_rules"], params | _columns([r for _, r in new]))
+    return {int(row["position"]): int(row["rule_id"]) for row in found}
+
+
+def _columns(rules: Sequence[RuleDraft]) -> dict[str, list[str]]:
+    return {
+        "kinds": [r.kind for r in rules],
+        "patterns": [r.pattern for r in rules],
+        "categories": [r.category for r in rules],
+    }
 
 
 def _orphans(conn: Connection, user_id: int) -> list[OrphanText]:

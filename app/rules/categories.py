@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeVar, get_args
 from app.errors import ConfigError
 from app.patterns import LinearPattern, PatternSyntaxError, encoded
 from app.rules.apps import AppIdentities, load_app_identities
-from app.rules.user_match import UserRule, first_match
+from app.rules.user_match import RuleSet, UserRule
 
 Category = Literal["work", "study", "social", "entertainment", "system", "uncategorized"]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
@@ -150,6 +150,7 @@ class Rules:
         # Window titles repeat frame after frame: most lookups are cache hits.
         self.classify = lru_cache(maxsize=65_536)(self._classify)
         self.user: tuple[UserRule, ...] = ()
+        self._user_set = RuleSet(())  # the user's rules, compiled for one pass a record
         self._for_user: dict[tuple[UserRule, ...], Rules] = {}
 
     def for_user(self, rules: Sequence[UserRule]) -> Rules:
@@ -167,6 +168,7 @@ class Rules:
             found = Rules(categories=self.categories, excludes=self.excludes, apps=self.apps)
             found._shortlists = self._shortlists  # the file rules' work is shared
             found.user = key
+            found._user_set = RuleSet(key)
             found.classify = lru_cache(maxsize=16_384)(found._classify_for_user)
             self._for_user[key] = found
         return found
@@ -186,8 +188,7 @@ class Rules:
         if idle or verdict.action == "drop":
             return verdict
         hidden = verdict.action == "redact"
-        rule = first_match(
-            self.user,
+        rule = self._user_set.first(
             app=verdict.app,
             domain=None if hidden else domain,
             title="" if hidden else title,

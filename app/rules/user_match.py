@@ -65,3 +65,65 @@ def first_match(
 ) -> UserRule | None:
     """The first rule, in the user's order, that names the record."""
     return next((r for r in rules if matches(r, app=app, domain=domain, title=title)), None)
+
+
+_GRAM = 3  # characters of the piece a title rule is found by
+
+
+class RuleSet:
+    """A user's rules compiled for one pass per record: `first` finds what `first_match`
+    finds, in time that does not grow with the number of rules. App rules by a lookup
+    of the app, site rules by the domain and each of its parents, title rules by a few
+    characters of their longest piece found in the folded title (a rule whose piece is
+    not in the title cannot match), then checked with `matches` itself, in order.
+
+        rules = RuleSet(user_rules)
+        rules.first(app="Slack", domain=None, title="general")  # first_match(...)
+    """
+
+    __slots__ = ("_apps", "_grams", "_sites", "rules")
+
+    def __init__(self, rules: Sequence[UserRule]) -> None:
+        self.rules = tuple(rules)
+        self._apps: dict[str, int] = {}
+        self._sites: dict[str, int] = {}
+        self._grams: dict[int, dict[str, list[int]]] = {}  # gram length -> gram -> rules
+        for i, rule in enumerate(self.rules):
+            if rule.kind == "app":
+                self._apps.setdefault(rule.pattern, i)
+            elif rule.kind == "site":
+                self._sites.setdefault(rule.pattern, i)
+            else:
+                piece = max(fold(rule.pattern).split("*"), key=len)
+                gram = piece[:_GRAM]
+                self._grams.setdefault(len(gram), {}).setdefault(gram, []).append(i)
+
+    def first(self, *, app: str, domain: str | None, title: str) -> UserRule | None:
+        """The first rule, in the user's order, that names the record."""
+        best = self._apps.get(app, len(self.rules))
+        if domain is not None and self._sites:
+            parts = domain.split(".")
+            for n in range(len(parts)):
+                found = self._sites.get(".".join(parts[n:]))
+                if found is not None and found < best:
+                    best = found
+        if self._grams:
+            best = self._title(fold(title), app=app, domain=domain, title=title, best=best)
+        return self.rules[best] if best < len(self.rules) else None
+
+    def _title(self, folded: str, *, app: str, domain: str | None, title: str, best: int) -> int:
+        """The first title rule before `best` that names the record, else `best`."""
+        found: list[int] = []
+        for size, grams in self._grams.items():
+            if size == 0:  # a rule of `*` and nothing else names every title
+                found.extend(grams[""])
+                continue
+            seen = {folded[i : i + size] for i in range(len(folded) - size + 1)}
+            for gram in seen & grams.keys() if len(seen) < len(grams) else grams.keys() & seen:
+                found.extend(grams[gram])
+        for i in sorted(found):
+            if i >= best:
+                break
+            if matches(self.rules[i], app=app, domain=domain, title=title):
+                return i
+        return best

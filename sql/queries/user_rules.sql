@@ -1,5 +1,7 @@
 -- Each user's own category rules (migration 0027), and what they do to the history.
--- A record a user rule may re-categorise: live, not idle, not re-labelled by hand.
+-- A record a user rule may re-categorise: live, not idle, not re-labelled by hand. Its
+-- first rule comes from timetrace_user_rule_firsts_v1 (migration 0031): one pass over
+-- the history's distinct texts, however many rules the user has.
 
 -- name: list_user_rules --
 SELECT rule_id, position, kind, pattern, category, created, updated
@@ -7,20 +9,32 @@ FROM user_rules
 WHERE user_id = %(user_id)s
 ORDER BY position, rule_id;
 
--- name: insert_user_rule --
+-- name: delete_user_rules_but --
+-- Every rule of the user but those kept.
+DELETE FROM user_rules
+WHERE user_id = %(user_id)s AND NOT rule_id = ANY (%(kept)s::bigint[]);
+
+-- name: park_user_rules --
+-- Rules about to take another kind or pattern, moved out of each other's way first (the
+-- same kind and pattern appear once per user, checked row by row).
+UPDATE user_rules SET pattern = chr(1) || rule_id
+WHERE user_id = %(user_id)s AND rule_id = ANY (%(rule_ids)s::bigint[]);
+
+-- name: edit_user_rules --
+UPDATE user_rules u
+SET kind = e.kind, pattern = e.pattern, category = e.category, updated = now()
+FROM unnest(%(rule_ids)s::bigint[], %(kinds)s::text[], %(patterns)s::text[],
+            %(categories)s::text[]) AS e(rule_id, kind, pattern, category)
+WHERE u.user_id = %(user_id)s AND u.rule_id = e.rule_id;
+
+-- name: insert_user_rules --
+-- New rules, each at the position given (above every one in use until the list is
+-- numbered again).
 INSERT INTO user_rules (user_id, position, kind, pattern, category)
-VALUES (%(user_id)s, %(position)s, %(kind)s, %(pattern)s, %(category)s)
-RETURNING rule_id;
-
--- name: edit_user_rule --
-UPDATE user_rules
-SET kind = %(kind)s, pattern = %(pattern)s, category = %(category)s, updated = now()
-WHERE user_id = %(user_id)s AND rule_id = %(rule_id)s
-RETURNING rule_id;
-
--- name: delete_user_rule --
-DELETE FROM user_rules WHERE user_id = %(user_id)s AND rule_id = %(rule_id)s
-RETURNING rule_id;
+SELECT %(user_id)s, n.position, n.kind, n.pattern, n.category
+FROM unnest(%(positions)s::int[], %(kinds)s::text[], %(patterns)s::text[],
+            %(categories)s::text[]) AS n(position, kind, pattern, category)
+RETURNING rule_id, position;
 
 -- name: order_user_rules --
 -- Positions 1..n in the order given (one statement: the unique position is checked at
@@ -32,7 +46,9 @@ WHERE u.user_id = %(user_id)s AND u.rule_id = o.rule_id AND u.position <> o.n;
 -- name: user_rule_effects --
 -- What the user's rules, as they stand in this transaction, would change: the seconds
 -- (by the duration rule), records and device-days whose category moves.
-WITH r AS (
+WITH named AS MATERIALIZED (
+    SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
+), r AS (
     SELECT r.device_id, r.day_local, r.app, r.domain, r.window_title, r.category,
            r.category_source, r.is_idle,
            timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
@@ -44,12 +60,9 @@ WITH r AS (
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
 ), moved AS (
     SELECT r.device_id, r.day_local, r.d
-    FROM r CROSS JOIN LATERAL (
-        SELECT u.category FROM user_rules u
-        WHERE u.user_id = %(user_id)s
-          AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title)
-        ORDER BY u.position, u.rule_id LIMIT 1
-    ) w
+    FROM r JOIN named w
+        ON w.app = r.app AND w.domain = COALESCE(r.domain, '')
+       AND w.window_title = r.window_title
     WHERE NOT r.is_idle AND r.category_source <> 'label' AND w.category <> r.category
 )
 SELECT COALESCE(sum(d), 0)::float8 AS seconds, count(*)::int AS records,
@@ -60,7 +73,9 @@ FROM moved;
 -- name: user_rule_orphans --
 -- Records a user rule categorised that no rule matches any more, by their text: the
 -- file and default rules decide them again (in Python), with their seconds.
-WITH r AS (
+WITH named AS MATERIALIZED (
+    SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
+), r AS (
     SELECT r.app, r.app_raw, r.domain, r.window_title, r.redacted, r.category,
            r.category_source, r.is_idle,
            timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
@@ -73,26 +88,22 @@ WITH r AS (
 )
 SELECT r.app_raw, r.window_title, r.domain, r.redacted, r.category,
        COALESCE(sum(r.d), 0)::float8 AS seconds
-FROM r
-WHERE NOT r.is_idle AND starts_with(r.category_source, 'user:')
-  AND NOT EXISTS (
-      SELECT 1 FROM user_rules u
-      WHERE u.user_id = %(user_id)s
-        AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title))
+FROM r LEFT JOIN named w
+    ON w.app = r.app AND w.domain = COALESCE(r.domain, '') AND w.window_title = r.window_title
+WHERE NOT r.is_idle AND starts_with(r.category_source, 'user:') AND w.rule_id IS NULL
 GROUP BY 1, 2, 3, 4, 5
 ORDER BY 1, 2, 3, 4, 5;
 
 -- name: apply_user_rules --
 -- Each record the user's rules match takes the first one's category (its source names
 -- the rule); the device-days whose categories moved come back, to be rebuilt.
-WITH hit AS (
+WITH named AS MATERIALIZED (
+    SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
+), hit AS (
     SELECT r.record_id, r.ts_start, r.category, w.category AS to_category, w.rule_id
-    FROM records r CROSS JOIN LATERAL (
-        SELECT u.category, u.rule_id FROM user_rules u
-        WHERE u.user_id = %(user_id)s
-          AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title)
-        ORDER BY u.position, u.rule_id LIMIT 1
-    ) w
+    FROM records r JOIN named w
+        ON w.app = r.app AND w.domain = COALESCE(r.domain, '')
+       AND w.window_title = r.window_title
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
       AND r.category_source <> 'label'
       AND (r.category <> w.category OR r.category_source <> 'user:' || w.rule_id)
@@ -108,7 +119,9 @@ GROUP BY device_id, day_local ORDER BY device_id, day_local;
 -- name: recategorize_orphans --
 -- The orphans' new categories, by text (as user_rule_orphans grouped them); the
 -- device-days whose categories moved come back.
-WITH t AS (
+WITH named AS MATERIALIZED (
+    SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
+), t AS (
     SELECT * FROM unnest(%(apps_raw)s::text[], %(titles)s::text[], %(domains)s::text[],
                          %(redacted)s::boolean[], %(from_categories)s::text[],
                          %(categories)s::text[], %(sources)s::text[])
@@ -122,9 +135,9 @@ WITH t AS (
       AND r.domain IS NOT DISTINCT FROM t.domain AND r.redacted = t.redacted
       AND r.category = t.from_category
       AND NOT EXISTS (
-          SELECT 1 FROM user_rules u
-          WHERE u.user_id = %(user_id)s
-            AND timetrace_user_rule_matches(u.kind, u.pattern, r.app, r.domain, r.window_title))
+          SELECT 1 FROM named w
+          WHERE w.app = r.app AND w.domain = COALESCE(r.domain, '')
+            AND w.window_title = r.window_title)
     RETURNING r.device_id, r.day_local, t.from_category <> t.category AS moved
 )
 SELECT device_id, day_local FROM upd WHERE moved

@@ -118,6 +118,18 @@ def web_schema(csrf: str) -> dict[str, Any]:
             **_get(("from", "query"), ("to", "query"), ("device", "query")),
             "post": _form(csrf, "from", "to", "device"),
         },
+        "/rules": _get(("days", "query"), ("rebuilt", "query")),
+        "/rules/change": {
+            **_get(
+                ("op", "query"),
+                ("id", "query"),
+                ("kind", "query"),
+                ("pattern", "query"),
+                ("category", "query"),
+            ),
+            "post": _form(csrf, "op", "id", "kind", "pattern", "category", "long"),
+        },
+        "/rules/{rule_id}/move": {"post": _form(csrf, "position", path=("rule_id",))},
         "/lang/{code}": _get(("code", "path"), ("next", "query")),
         "/static/{name}": _get(("name", "path")),
         "/signin": {
@@ -192,4 +204,32 @@ def test_api_fuzz_finds_no_server_error_schema_violation_or_undocumented_status(
     assert operations and int(operations.group(1)) >= 15, report  # every route and tool
     assert cases and int(cases.group(1)) >= 100, report  # ~170 on a busy 2-core machine
     assert "/api/v1/import/activitywatch" in stdout or int(operations.group(1)) >= 20, report
+    assert_quiet_log(caplog.records)
+
+
+@pytest.mark.slow
+@pytest.mark.preloaded(SAMPLE_MONTH)
+def test_rules_and_export_fuzz_finds_no_server_error_or_schema_violation(
+    services: Services, preloaded: Preloaded, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The whole fuzz's time on the routes that take a rule's pattern or an export's
+    window (NUL, lone surrogates, the years 1 and 9999): each answers as documented."""
+    token = fuzz_token(services, preloaded)
+    with serve_in_thread(services) as base_url, caplog.at_level(logging.INFO):
+        stdout = schemathesis(
+            f"{base_url}/openapi.json",
+            "--header",
+            f"Authorization: Bearer {token}",
+            "--include-path-regex",
+            "^/api/v1/(rules|export)",
+            "--exclude-checks",
+            EXCLUDED,
+            seconds=FUZZ_SECONDS,
+            cwd=tmp_path,
+        )
+    report = stdout[-6000:]
+    operations = re.search(r"Tested: (\d+)", stdout)
+    cases = re.search(r"(\d+) generated, \1 passed", stdout)
+    assert operations and int(operations.group(1)) == 6, report  # 5 rules routes, export
+    assert cases and int(cases.group(1)) >= 50, report
     assert_quiet_log(caplog.records)

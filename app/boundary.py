@@ -15,6 +15,9 @@ is treated the same whichever door it comes through.
 - Instants and days lie between `FIRST_DAY` and `LAST_DAY`, inside the calendar Python
   and PostgreSQL share, so that a day's edges, its week and its month always exist.
 - Numbers are never times: an epoch integer for a timestamp is refused, not guessed.
+- An import file's line is at most `IMPORT_LINE_MAX` bytes, refused before it is read
+  whole; the ids it carries fit a bigint (`stored_id`), its instants and days the years
+  kept (`stored_instant`, `stored_day`). A user keeps at most `RULES_MAX` rules.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ QUESTION_MAX = 4_000  # characters of one question, at every door
 HISTORY_MAX = 100  # messages of a conversation a client sends back (OpenAI door)
 MESSAGE_MAX = 32_000  # characters of one earlier message of that conversation
 BIGINT_MAX = 2**63 - 1  # the largest id PostgreSQL's bigint holds
+RULES_MAX = 1_000  # a user's own category rules, at most (app/rules/user.py)
 _NUMBER = re.compile(r"^\s*[-+]?\d+(\.\d*)?([eE][-+]?\d+)?\s*$")
 
 

@@ -21,12 +21,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.boundary import captured_text, stored_day, stored_id, stored_instant
+from app.boundary import RULES_MAX, captured_text, stored_day, stored_id, stored_instant
 from app.db.connection import Connection
 from app.db.export import Kind
 from app.db.queries import QUERIES
 from app.errors import InvalidInputError
-from app.rules.user import RULES_MAX
 
 # A record's text as a screen showed it: NULs dropped, as HTTP ingest drops them.
 CAPTURED = frozenset({"app", "app_raw", "window_title", "url", "domain", "capture_reason"})

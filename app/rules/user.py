@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.boundary import identifier
+from app.boundary import RULES_MAX, identifier
 from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES, Category, Rules
 from app.rules.things import Vocabulary
@@ -57,7 +57,6 @@ __all__ = [
     "to_user_rules",
 ]
 PATTERN_MAX = 500
-RULES_MAX = 1_000  # a user's own rules, at most
 
 
 def check_count(count: int) -> int:

@@ -13,7 +13,7 @@
 --                timetrace_user_rule_matches itself.
 -- and the first of those, in the user's order, names the text.
 -- The result is the same rule as trying every rule in order, record for record
--- (tests/db/test_user_rules.py holds it to app/rules/user_match.py).
+-- (tests/db/test_rules_boundary.py holds it to app/rules/user_match.py).
 
 -- The domain and each parent of it after a dot: 'a.b.c' -> {a.b.c, b.c, c}.
 CREATE FUNCTION timetrace_domain_suffixes(p_domain text) RETURNS text[]

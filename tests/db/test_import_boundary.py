@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app.boundary import IMPORT_LINE_MAX
+from app.boundary import IMPORT_LINE_MAX, RULES_MAX
 from app.cli import main
 from app.db import restore
 from app.db.export import ExportRequest, export_chunks
@@ -185,3 +185,23 @@ def test_an_export_window_outside_the_days_kept_is_one_line(
         assert ran.exit_code != 0 and isinstance(ran.exception, SystemExit), ran.output
         assert "between 1970-01-01 and 2999-12-31" in ran.output, ran.output
         assert len(ran.output.strip().splitlines()) == 1, ran.output
+
+
+def test_a_file_with_more_rules_than_a_user_keeps_is_refused(
+    services: Services, conn: Any, settings: Settings, db_url: str, tmp_path: Path
+) -> None:
+    header, devices, _ = _parts(services, conn)
+    rules = [
+        {"kind": "user_rules", "row": {"rule_id": n, "position": n, "kind": "title",
+                                       "pattern": f"ticket {n}", "category": "work"}}
+        for n in range(1, RULES_MAX + 2)
+    ]  # fmt: skip
+    lines = [header, *devices, *rules]
+    counts = {"devices": len(devices), "user_rules": len(rules)}
+    lines.append({"kind": "trailer", "counts": counts, "rows": sum(counts.values())})
+    path = tmp_path / "rules.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    ran = _cli(settings, db_url, path, "copy")
+    assert ran.exit_code != 0, ran.output
+    assert f"more than {RULES_MAX:,} rules" in ran.output, ran.output
+    assert _holds(conn, "copy") == 0

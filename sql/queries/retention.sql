@@ -334,8 +334,11 @@ FROM sizes;
 -- Deletion of a span whose raw has expired (retention): no record is left to tombstone,
 -- so the episodes over the span go (every one it overlaps, whole: nothing can rebuild
 -- them), and the device-days they were on come back for their digests and signals.
+-- Only past an expiry: tiers saved and never applied (or all off) expire nothing, and
+-- LEAST would ignore their NULL expiry.
 WITH bound AS (
-    SELECT raw_expired_before AS before FROM retention WHERE user_id = %(user_id)s
+    SELECT raw_expired_before AS before FROM retention
+    WHERE user_id = %(user_id)s AND raw_expired_before IS NOT NULL
 ), gone AS (
     DELETE FROM episodes e USING bound
     WHERE e.user_id = %(user_id)s AND %(record_ids)s::bigint[] IS NULL

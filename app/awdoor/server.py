@@ -49,6 +49,7 @@ def _config(
         store=services.store,
         user=user,
         port=port,
+        rules=services.rules,
         marks=marks,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
     )

@@ -44,7 +44,7 @@ from app.awdoor.marks import DirtyMarks
 from app.awdoor.private import Privacy
 from app.awdoor.state import DoorState
 from app.errors import DatabaseError, TimeTraceError
-from app.rules.categories import Rules, load_rules
+from app.rules.categories import load_rules
 from app.store import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch, UserContext
 
 _NAME_MAX = 512
@@ -157,13 +157,13 @@ class Door:
         store: AwDoorStore,
         user: UserContext,
         hostname: str,
-        rules: Rules,
+        privacy: Privacy,
         marks: DirtyMarks | None = None,
     ) -> None:
         self.store = store
         self.user = user
         self.hostname = hostname
-        self.privacy = Privacy(rules)
+        self.privacy = privacy
         self.state = DoorState(store, user_id=user.user_id, marks=marks)
         self.buckets: set[str] = set()
         self.device_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"timetrace:{user.name}:{hostname}"))
@@ -476,19 +476,20 @@ def door_app(
     user: UserContext,
     port: int,
     hostname: str | None = None,
-    rules: Rules | None = None,
+    privacy: Privacy | None = None,
     marks: DirtyMarks | None = None,
     background: Callable[[Door], AsyncIterator[None]] | None = None,
 ) -> Any:
     """The door's ASGI app: the routes, behind the loopback guard and the body limits.
-    `rules`: whose privacy rules redact what it stores (the shipped ones when None).
+    `privacy`: what redacts what it stores (the shipped rules' when None; shared with
+    the conversion, which tells it the windows it finds private).
     `background` runs beside it for as long as it serves (the live conversion, which
     takes `marks`: what the door wrote since)."""
     door = Door(
         store=store,
         user=user,
         hostname=hostname or socket.gethostname(),
-        rules=rules if rules is not None else load_rules(user_file=None),
+        privacy=privacy if privacy is not None else Privacy(load_rules(user_file=None)),
         marks=marks,
     )
     b = "/api/0/buckets/{bucket_id}"

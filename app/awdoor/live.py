@@ -43,6 +43,7 @@ import orjson
 
 from app.awdoor.events import micros_of, moment_of, stored_problem
 from app.awdoor.marks import DirtyMarks, Taken
+from app.awdoor.private import Privacy
 from app.importers.activitywatch import Bucket, Host, group_hosts, host_records
 from app.importers.spill import EventSpill, canonical
 from app.ingest.records import MIN_YEAR, prepare_records
@@ -99,12 +100,15 @@ class LiveConversion:
         rules: Rules,
         marks: DirtyMarks,
         audible_is_active: bool = True,
+        privacy: Privacy | None = None,
     ) -> None:
         self.store = store
         self.user = user
         self.rules = rules
         self.marks = marks
         self.audible_is_active = audible_is_active
+        # The door's privacy at store time, told the windows found private here.
+        self.privacy = privacy if privacy is not None else Privacy(rules)
         self._devices: set[str] = set()
         # Per device, the window data seen private: the importer redacts every later
         # event of a window once it showed an incognito tab, while a pass reads only the
@@ -216,6 +220,7 @@ class LiveConversion:
                 if floor is None or micros_of(rec.ts_start) >= floor
             ]
         self._set_aside({"data: not an object the conversion can read": unread})
+        self._hide_private_windows(host, windows, from_at=read_from)
         prepared = prepare_records(records, rules=rules, user=self.user)
         if host.device_id not in self._devices:
             self.store.add_device(
@@ -233,6 +238,22 @@ class LiveConversion:
             jobs=[build_job(uid, host.device_id)],
         )
         return Converted(1, result.inserted, result.updated, result.removed)
+
+    def _hide_private_windows(
+        self, host: Host, windows: list[str], *, from_at: datetime | None
+    ) -> None:
+        """The windows an incognito tab showed in, redacted in the door's own events too
+        (and in what it stores from now on): every pass that reads them, since a
+        heartbeat may have merged into one such event while it was found private."""
+        seen = self._private.get(host.device_id)
+        datas = [d for d in seen or () if orjson.loads(d).get("incognito") is not True]
+        if not datas:
+            return
+        for data in datas:
+            self.privacy.hide_window(data)
+        self.store.aw_redact_windows(
+            user_id=self.user.user_id, bucket_ids=windows, datas=datas, from_at=from_at
+        )
 
     def _usable(self, rows: list[AwSpanIdRow], *, now: datetime) -> list[AwSpanIdRow]:
         """`rows` without those the conversion cannot use, which are set aside."""

@@ -11,6 +11,11 @@ matches keeps its other fields, its title and URL blanked, and `"incognito": tru
 as it redacts an incognito one, and the importer's private-window rule reaches the
 window events beside an incognito tab. An event a `drop` rule matches is not stored,
 as such a record is not.
+
+A window is also private when an incognito tab showed in it, which only the conversion
+sees (the tab is another bucket's event): it tells the door (`hide_window`), which from
+then on redacts that window's heartbeats as it stores them, and redacts the ones stored
+already (`aw_redact_windows`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.awdoor.events import AwEvent, data_json
+from app.importers.spill import canonical
 from app.ingest.ruled import rule_text
 from app.rules.categories import Rules
 
@@ -27,6 +33,13 @@ _HIDDEN = ("title", "url")
 class Privacy:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        # Window data (canonical JSON) the conversion saw private, for as long as the
+        # door runs (added by the conversion's thread, read by the door's: a set's add
+        # and lookup are atomic).
+        self.windows: set[str] = set()
+
+    def hide_window(self, text: str) -> None:
+        self.windows.add(text)
 
     def stored(self, event: AwEvent) -> AwEvent | None:
         """`event` as the door stores it: unchanged, redacted in place, or None (drop)."""
@@ -45,7 +58,7 @@ class Privacy:
         )
         if ruled.drop:
             return None
-        if ruled.redacted:
+        if ruled.redacted or (self.windows and canonical(data) in self.windows):
             event.data = redacted(data)
             event.data_json = data_json(event.data)
         return event

@@ -165,5 +165,6 @@ class PostgresAwDoorStore(PostgresRecordStore):
     aw_first_event = value(AwDoorStore.aw_first_event)
     aw_import = method(AwDoorStore.aw_import, _import)
     aw_set_aside = execute(AwDoorStore.aw_set_aside)
+    aw_redact_windows = value(AwDoorStore.aw_redact_windows)
     aw_set_aside_counts = rows(AwDoorStore.aw_set_aside_counts, AwSetAsideRow)
     aw_reconcile = method(AwDoorStore.aw_reconcile, _reconcile)

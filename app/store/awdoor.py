@@ -213,6 +213,18 @@ class AwDoorStore(Protocol):
         """Set events aside with `reason`: the conversion reads them no more."""
         ...
 
+    def aw_redact_windows(
+        self,
+        *,
+        user_id: int,
+        bucket_ids: Sequence[str],
+        datas: Sequence[str],
+        from_at: datetime | None,
+    ) -> int:
+        """Redact the events of these buckets from `from_at` on whose data equals one of
+        `datas` (JSON); how many."""
+        ...
+
     def aw_set_aside_counts(self) -> list[AwSetAsideRow]:
         """Every user's set-aside door events, counted by reason (status, /healthz)."""
         ...

@@ -188,6 +188,22 @@ UPDATE aw_events e SET set_aside = %(reason)s
 FROM unnest(%(bucket_ids)s::text[], %(event_ids)s::bigint[]) AS u(bucket_id, event_id)
 WHERE e.user_id = %(user_id)s AND e.bucket_id = u.bucket_id AND e.event_id = u.event_id;
 
+-- name: aw_redact_windows --
+-- A host's window events from `from_at` on (all when NULL) whose data is one of `datas`
+-- (windows an incognito tab showed in), redacted as the door redacts as it stores: title
+-- and URL blanked, marked incognito. Returns how many.
+WITH done AS (
+    UPDATE aw_events e SET data = (
+        e.data::jsonb || jsonb_build_object('title', '', 'incognito', true)
+        || CASE WHEN e.data::jsonb ? 'url' THEN jsonb_build_object('url', '') ELSE '{}' END
+    )::json
+    WHERE e.user_id = %(user_id)s AND e.bucket_id = ANY(%(bucket_ids)s::text[])
+      AND (%(from_at)s::timestamptz IS NULL OR e.ts >= %(from_at)s)
+      AND e.data::jsonb = ANY(%(datas)s::jsonb[])
+    RETURNING 1
+)
+SELECT count(*)::int AS n FROM done;
+
 -- name: aw_set_aside_counts --
 -- global: every user's set-aside door events by reason, for `timetrace status` and /healthz
 SELECT user_id, set_aside AS reason, count(*)::bigint AS events

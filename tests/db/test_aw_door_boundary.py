@@ -18,6 +18,7 @@ from app.awdoor.api import door_app
 from app.awdoor.events import micros_of
 from app.awdoor.live import LiveConversion
 from app.awdoor.marks import DirtyMarks
+from app.awdoor.private import Privacy
 from app.boundary import EVENT_DATA_MAX
 from app.runtime.health import check_health
 from app.runtime.services import Services
@@ -50,7 +51,7 @@ def door(services: Services, user: UserContext, marks: DirtyMarks) -> Iterator[T
         user=user,
         port=5600,
         hostname="laptop",
-        rules=services.rules,
+        privacy=Privacy(services.rules),
         marks=marks,
     )
     with TestClient(app, base_url="http://127.0.0.1:5600") as client:

@@ -22,6 +22,7 @@ from app.awdoor.marks import DirtyMarks
 from app.awdoor.private import Privacy
 from app.boundary import EVENT_DATA_MAX
 from app.cli import main
+from app.rules.categories import load_rules
 from app.runtime.services import Services
 from app.store import UserContext
 from tests.helpers import make_api
@@ -270,3 +271,38 @@ def test_an_existing_bucket_after_new_ones_leaves_nothing_written(
     assert answer.status_code == 409
     assert [r["bucket_id"] for r in conn.execute("SELECT bucket_id FROM aw_buckets")] == ["c"]
     assert _count(conn, "aw_events") == 0
+
+
+def test_a_dropped_window_is_never_stored_nor_merged_over(
+    services: Services, user: UserContext, tmp_path: Any, conn: Any
+) -> None:
+    rules_file = tmp_path / "rules.toml"
+    rules_file.write_text(
+        '[[exclude]]\nname = "vault"\naction = "drop"\napp = \'^vaultapp$\'\n', "utf-8"
+    )
+    app = door_app(
+        store=services.store,
+        user=user,
+        port=5600,
+        hostname="laptop",
+        privacy=Privacy(load_rules(user_file=rules_file)),
+    )
+    vault = {"app": "VaultApp", "title": "the combination"}
+    with TestClient(app, base_url="http://127.0.0.1:5600") as door:
+        _bucket(door, WINDOW, "currentwindow")
+        for second in range(0, 6):
+            _beat(door, WINDOW, second, CODE, 2.0)
+        for second in range(6, 8):
+            _beat(door, WINDOW, second, vault, 2.0)
+        inserted = door.post(f"/api/0/buckets/{WINDOW}/events", json=[{"data": vault}])
+        assert inserted.status_code == 200
+        for second in range(8, 10):
+            _beat(door, WINDOW, second, CODE, 2.0)
+        events = door.get(f"/api/0/buckets/{WINDOW}/events").json()
+    # Code before and after, two events: the dropped seconds are not merged over.
+    assert [(e["timestamp"], e["duration"], e["data"]) for e in events] == [
+        (_at(8), 1.0, CODE),
+        (_at(0), 5.0, CODE),
+    ]
+    text = conn.execute("SELECT string_agg(data::text, ' ') AS t FROM aw_events").fetchone()
+    assert "combination" not in text["t"] and "VaultApp" not in text["t"]

@@ -187,6 +187,8 @@ def event_data_problem(data: dict[str, Any], *, size: int, limits: dict[str, int
     record's field of that name may be."""
     if size > EVENT_DATA_MAX:
         return f"data: at most {EVENT_DATA_MAX:,} bytes of JSON, not {size:,}"
+    if size <= min(limits.values(), default=0):
+        return None  # no text of it can be longer than the whole (the common case)
     for key, most in limits.items():
         text = data.get(key)
         if isinstance(text, str) and len(text) > most:

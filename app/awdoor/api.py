@@ -43,6 +43,7 @@ from app.awdoor.guard import LoopbackGuard
 from app.awdoor.marks import DirtyMarks
 from app.awdoor.private import Privacy
 from app.awdoor.state import DoorState
+from app.boundary import EVENT_DATA_MAX, captured_data
 from app.errors import DatabaseError, TimeTraceError
 from app.rules.categories import load_rules
 from app.store import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch, UserContext
@@ -98,6 +99,14 @@ def _text(value: object, name: str, *, required: bool = True) -> str | None:
     if not isinstance(value, str) or "\x00" in value or len(value) > _NAME_MAX:
         raise AwInputError(f"{name}: expected a string of at most {_NAME_MAX} characters")
     return value
+
+
+def _bucket_data(data: dict[str, Any]) -> str:
+    """A bucket's metadata as JSON, held to the cap an event's data has."""
+    text = data_json(captured_data(data))
+    if len(text.encode()) > EVENT_DATA_MAX:
+        raise AwInputError(f"data: at most {EVENT_DATA_MAX:,} bytes of JSON")
+    return text
 
 
 def _bucket_document(row: AwBucketRow, *, listing: bool = False) -> dict[str, Any]:
@@ -230,7 +239,7 @@ class Door:
             client=_text(body.get("client"), "client"),
             hostname=hostname,
             created=datetime.now(UTC),
-            data=data_json(data),
+            data=_bucket_data(data),
         )
         self.buckets.add(bucket_id)
         return _json({}, 200 if created else 304)
@@ -249,7 +258,7 @@ class Door:
             type=_text(body.get("type"), "type", required=False) or None,
             client=_text(body.get("client"), "client", required=False) or None,
             hostname=_text(body.get("hostname"), "hostname", required=False) or None,
-            data=data_json(data) if data else None,
+            data=_bucket_data(data) if data else None,
         )
         return _json({})
 
@@ -409,7 +418,7 @@ class Door:
                     _text(bucket.get("client"), "client"),
                     _text(bucket.get("hostname"), "hostname"),
                     (parse_time(created) if created else now).isoformat(),
-                    data_json(data),
+                    _bucket_data(data),
                 ]
             )
             for raw in bucket.get("events", []):

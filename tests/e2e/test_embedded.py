@@ -17,6 +17,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import psutil
+import psycopg
 import pytest
 
 from app.db.embedded import prune_dead_owners, start_embedded
@@ -250,11 +251,21 @@ def test_an_initdb_failure_carries_initdbs_own_words(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_server_that_cannot_start_says_why_in_its_own_log_lines(tmp_path: Path) -> None:
+    """The server's own words on why it did not start; once the cause is gone, the next
+    start in the same process works (the package's handle of the failed one is dropped)."""
     pgdata = tmp_path / "pgdata"
     start_embedded(pgdata=pgdata, cleanup_mode="stop").cleanup()  # created, then stopped
-    with (pgdata / "postgresql.conf").open("a", encoding="utf-8") as conf:
-        conf.write("timetrace_no_such_setting = on\n")
+    conf = pgdata / "postgresql.conf"
+    settings = conf.read_text(encoding="utf-8")
+    conf.write_text(settings + "timetrace_no_such_setting = on\n", encoding="utf-8")
     with pytest.raises(DatabaseError) as caught:
         start_embedded(pgdata=pgdata, cleanup_mode="stop")
     message = str(caught.value)
     assert 'unrecognized configuration parameter "timetrace_no_such_setting"' in message
+    conf.write_text(settings, encoding="utf-8")
+    server = start_embedded(pgdata=pgdata, cleanup_mode="delete")
+    try:
+        with psycopg.connect(server.get_uri(database="postgres")) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        server.cleanup()

@@ -10,8 +10,9 @@ API in-process. Each question of `bench/blind/<set>.py` (with its earlier turns,
 follow-ups) is POSTed to /v1/chat/completions and its answer checked by
 `bench/blind/judge.py` over v_record_durations, relative to the run's day.
 `--truth-only` prints each question with its truth and asks nothing; `--verbose`
-prints every miss. Ends with one JSON line: {"set", "correct", "questions", "pct",
-"by_kind": {kind: [correct, total]}, "p95_ms"} (p95_ms: the asked turn's round trip).
+prints every miss; `--answers FILE` keeps every answer (JSON lines) to re-read.
+Ends with one JSON line: {"set", "correct", "questions", "pct", "by_kind": {kind:
+[correct, total]}, "p95_ms"} (p95_ms: the asked turn's round trip).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TextIO
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -107,10 +109,10 @@ Ask = Callable[[list[dict[str, str]]], tuple[str, float]]
 
 
 def run_set(
-    questions: list[Q], *, judge: Judge, ask: Ask | None, verbose: bool
+    questions: list[Q], *, judge: Judge, ask: Ask | None, verbose: bool, log: TextIO | None
 ) -> list[tuple[str, bool, float]]:
     """Ask each question (its earlier turns first) and judge the last answer; with no
-    `ask`, print each question's truth instead."""
+    `ask`, print each question's truth instead. `log` gets one JSON line per question."""
     rows = []
     for q in questions:
         turns = [render(t, judge.today) for t in (*q.before, q.text)]
@@ -126,6 +128,10 @@ def run_set(
             messages.append({"role": "assistant", "content": answer})
         ok = verdict.check(answer)
         rows.append((q.kind, ok, elapsed))
+        if log is not None:
+            line = {"kind": q.kind, "turns": turns, "expected": verdict.expected,
+                    "answer": answer, "correct": ok}  # fmt: skip
+            log.write(json.dumps(line, ensure_ascii=False) + "\n")
         if verbose and not ok:
             print(
                 f"MISS {q.kind:<12} {' / '.join(turns)}\n    expected {verdict.expected}\n"
@@ -140,6 +146,9 @@ def main() -> None:
     parser.add_argument("--set", required=True, help="a module of bench/blind/, e.g. before")
     parser.add_argument("--verbose", action="store_true", help="print every miss")
     parser.add_argument("--truth-only", action="store_true", help="print truths, ask nothing")
+    parser.add_argument(
+        "--answers", type=argparse.FileType("w"), help="write every answer here (JSON lines)"
+    )
     args = parser.parse_args()
     questions = load_set(args.set)
     zone = ZoneInfo(TIME_ZONE)
@@ -177,6 +186,7 @@ def main() -> None:
                     judge=judge,
                     ask=None if args.truth_only else ask,
                     verbose=args.verbose,
+                    log=args.answers,
                 )
     if not args.truth_only:
         print(json.dumps(summary(args.set, rows), ensure_ascii=False))

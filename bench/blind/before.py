@@ -3,8 +3,13 @@ from the sample's data (apps, sites, titles, days) without reading the offline
 answerer or its parser. Half Chinese, half English; every truth is computed by SQL
 at run time (bench/blind/judge.py).
 
-Scored once, before the parser change: 87/202 (43.1 %), run day 2026-12-05, the
-JSON line in bench/blind/before.score.json.
+Scored once, before the parser change: 87/202 (43.1 %), run day 2026-12-05, with the
+checkers of the commit that added this set; the JSON line is before.score.json.
+Reading that run's misses and answers showed checker defects (both ways: refusals whose
+"closest names" passed as rankings, any-duration matches in episode lists; "most: X"
+and "12.4 active hours" rejected). With the checkers fixed and no question changed,
+the same answers (a rerun gave byte-identical ones) score 85/202 (42.1 %):
+before.rejudged.json. Compare later runs with that figure.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ time, and the check of one answer against it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -17,8 +18,19 @@ from bench.blind import parse, spec
 from bench.blind.spec import Span, Thing
 
 NONE_EN = ("no ", "No ", "not ", "never", "nothing", "Nothing", "none", "None", "couldn't",
-           "can't find", "cannot find", "don't see", "no record", "No record", "0 ")  # fmt: skip
-NONE_ZH = ("没有", "没", "无", "未", "找不到", "不存在", "0")
+           "can't find", "cannot find", "don't see", "zero", "Zero")  # fmt: skip
+NONE_ZH = ("没有", "没", "无", "未", "找不到", "不存在", "零")
+ZERO = re.compile(
+    r"(?<![\d.])0(?:\.0+)?\s*(?:天|days?\b|h\b|hours?|小时|min|分钟|%)", re.IGNORECASE
+)
+# An answer that says a thing the data holds does not exist is wrong whatever else it
+# lists (its "closest names" must not pass for a ranking).
+REFUSAL = re.compile(
+    r"no (?:app|site|category|record of)\b|called [“\"]|没有叫|从来没有|不存在", re.IGNORECASE
+)
+AVERAGE = re.compile(r"(?:average|avg|mean|daily|平均|日均|每天)\W{0,12}$", re.IGNORECASE)
+PER_DAY = re.compile(r"\s*(?:/\s*(?:day|d|天)|(?:per|a|each) day|每天|一天|/日)", re.IGNORECASE)
+TOTAL = re.compile(r"(?:total|in all|together|combined|sum|合计|总共|一共|加起来|共计|=)\W{0,12}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,13 +126,12 @@ class Judge:
         secs = self.seconds(thing, span)
 
         def check(answer: str) -> bool:
+            if REFUSAL.search(answer):
+                return False
+            found = parse.stated_durations(answer, total=TOTAL)
             if secs < 30:
-                return _says_none(answer, zh) or any(
-                    d.seconds < 60 for d in parse.durations(answer)
-                )
-            return any(
-                parse.duration_matches(d, secs, minutes=minutes) for d in parse.durations(answer)
-            )
+                return _says_none(answer, zh) or any(d.seconds < 60 for d in found)
+            return any(parse.duration_matches(d, secs, minutes=minutes) for d in found)
 
         return Verdict(f"{thing.label} {span[0]}..{span[1]}: {hm(secs)}", check)
 
@@ -152,7 +163,7 @@ class Judge:
                     f"{t.thing.label} {span[0]}..{span[1]} /{n} d: {hm(avg)}",
                     lambda a, avg=avg: any(
                         parse.duration_matches(d, avg, minutes=False)
-                        for d in parse.durations(a)
+                        for d in parse.stated_durations(a, total=AVERAGE, after=PER_DAY)
                     ),
                 ))  # fmt: skip
         return any_of(out)
@@ -166,6 +177,8 @@ class Judge:
             def check(
                 answer: str, top: list[str] = top, names: dict[str, tuple[str, ...]] = names
             ) -> bool:
+                if REFUSAL.search(answer):
+                    return False
                 seen = parse.first_mentions(answer, names)
                 places = [seen.get(label) for label in top]
                 return all(p is not None for p in places) and places == sorted(places)  # type: ignore[type-var]
@@ -204,8 +217,11 @@ class Judge:
             return Verdict(
                 f"{len(days)} days ({listed})",
                 lambda a: (
-                    len(days) in parse.day_counts(a)
-                    or (not days and _says_none(a, zh) and not parse.day_counts(a))
+                    not REFUSAL.search(a)
+                    and (
+                        len(days) in parse.day_counts(a)
+                        or (not days and _says_none(a, zh) and not any(parse.day_counts(a)))
+                    )
                 ),
             )
         in_week = span[0].weekday() <= span[1].weekday() and (span[1] - span[0]).days < 7
@@ -227,12 +243,10 @@ class Judge:
             winner = t.a.label if a >= b else t.b.label
             names = {t.a.label: t.a.names, t.b.label: t.b.names}
 
-            def check(answer: str, winner: str = winner, names: dict = names) -> bool:  # type: ignore[type-arg]
-                for text in (parse.first_sentence(answer), answer):
-                    seen = parse.first_mentions(text, names)
-                    if seen:
-                        return min(seen, key=lambda k: seen[k]) == winner
-                return False
+            def check(
+                answer: str, winner: str = winner, names: dict[str, tuple[str, ...]] = names
+            ) -> bool:
+                return not REFUSAL.search(answer) and parse.claimed_winner(answer, names) == winner
 
             out.append(Verdict(
                 f"{winner} wins {span[0]}..{span[1]} ({t.a.label} {hm(a)} vs {t.b.label} {hm(b)})",
@@ -311,7 +325,9 @@ class Judge:
 
         def check(answer: str) -> bool:
             seen = parse.first_mentions(answer, names)
-            return top_app in seen or top_cat in seen
+            if REFUSAL.search(answer) or not seen:
+                return False
+            return min(seen, key=lambda k: seen[k]) in (top_app, top_cat)
 
         return Verdict(f"{start:%m-%d %H:%M}..{end:%m-%d %H:%M}: {top_app} / {top_cat}", check)
 
@@ -334,13 +350,13 @@ class Judge:
             found = parse.durations(answer)
             if any(d.seconds >= 60 for d in found):
                 return False
-            return _says_none(answer, zh) or bool(found)
+            return bool(REFUSAL.search(answer)) or _says_none(answer, zh) or bool(found)
 
         return Verdict(f"no such activity: {t.name}", check)
 
     def _no_period(self, t: spec.NoPeriod, zh: bool) -> Verdict:
         def check(answer: str) -> bool:
-            period = stated_period(answer)
+            period = stated_period(answer, self.today)
             if period is None:
                 return False
             return any(
@@ -364,8 +380,32 @@ _PERIOD_WORDS: tuple[tuple[tuple[str, ...], spec.Period], ...] = (
 )
 
 
-def stated_period(answer: str) -> spec.Period | None:
-    """The first of today / the last 7 days / this week / this month that `answer` states."""
+_ISO_SPAN = re.compile(
+    r"(\d{4}-\d{2}-\d{2})(?:\s*(?:to|至|–|—|~|-)\s*(\d{4}-\d{2}-\d{2}))?|(\d{4})-W(\d{2})"
+)
+
+
+def stated_span(answer: str, today: date) -> spec.Period | None:
+    """The period an answer states as dates ("2026-12-05", "2026-11-29 to 2026-12-05",
+    "2026-W49"), when it is one of today / the last 7 days / this week / this month."""
+    m = _ISO_SPAN.search(answer)
+    if m is None:
+        return None
+    if m.group(3):
+        monday = date.fromisocalendar(int(m.group(3)), int(m.group(4)), 1)
+        span: Span = (monday, min(today, monday + timedelta(6)))
+    else:
+        first = date.fromisoformat(m.group(1))
+        span = (first, date.fromisoformat(m.group(2)) if m.group(2) else first)
+    for _, period in _PERIOD_WORDS:
+        if span in period.spans(today):
+            return period
+    return None
+
+
+def stated_period(answer: str, today: date) -> spec.Period | None:
+    """The first of today / the last 7 days / this week / this month that `answer` states,
+    in words or as dates."""
     lowered = answer.lower()
     found = [
         (lowered.find(w), period)
@@ -373,7 +413,7 @@ def stated_period(answer: str) -> spec.Period | None:
         for w in words
         if lowered.find(w) >= 0
     ]
-    return min(found, key=lambda p: p[0])[1] if found else None
+    return min(found, key=lambda p: p[0])[1] if found else stated_span(answer, today)
 
 
 Stamped = tuple[datetime, datetime, date]
@@ -392,4 +432,7 @@ def _blocks(records: list[Stamped]) -> list[Stamped]:
 
 
 def _says_none(answer: str, zh: bool) -> bool:
-    return any(w in answer for w in (NONE_ZH if zh else NONE_EN))
+    """Says there is none, in the question's language, and does not deny the thing."""
+    if REFUSAL.search(answer):
+        return False
+    return bool(ZERO.search(answer)) or any(w in answer for w in (NONE_ZH if zh else NONE_EN))

@@ -10,9 +10,10 @@ from datetime import date, timedelta
 _NUM = r"(\d+(?:\.\d+)?)"
 _H = r"(?:hours?|hrs?|h|小时|個小時|个小时|钟头)"
 _M = r"(?:minutes?|mins?|m|分钟|分鐘|分)"
+_ADJ = r"(?:(?:active|total|screen|on-screen)\s+)?"  # "12.4 active hours"
 _DURATION = re.compile(
-    rf"(?<![\d.]){_NUM}\s*{_H}(?![a-z])(?:\s*(?:and\s*)?(\d+)\s*{_M}(?![a-z]))?"
-    rf"|(?<![\d.]){_NUM}\s*{_M}(?![a-z])",
+    rf"(?<![\d.]){_NUM}\s*{_ADJ}{_H}(?![a-z])(?:\s*(?:and\s*)?(\d+)\s*{_M}(?![a-z]))?"
+    rf"|(?<![\d.]){_NUM}\s*{_ADJ}{_M}(?![a-z])",
     re.IGNORECASE,
 )
 
@@ -36,6 +37,22 @@ def durations(text: str) -> list[Duration]:
             out.append(Duration(float(hours) * 3600, 0.5 * 3600 / 10**decimals, False))
         elif mins_only is not None:
             out.append(Duration(float(mins_only) * 60, 60, True))
+    return out
+
+
+def stated_durations(
+    text: str, *, total: re.Pattern[str], after: re.Pattern[str] | None = None
+) -> list[Duration]:
+    """The durations an answer gives as its figure: the first one, and any marked as the
+    figure (`total` just before it: "in all", "合计", "average"; `after` just after it:
+    "per day"); not every duration of a list it shows."""
+    out = []
+    for i, m in enumerate(_DURATION.finditer(text)):
+        marked = total.search(text[max(0, m.start() - 20) : m.start()])
+        if after is not None and after.match(text, m.end()):
+            marked = True
+        if i == 0 or marked:
+            out.extend(durations(m.group(0)))
     return out
 
 
@@ -205,8 +222,14 @@ _DAY_COUNT = re.compile(
 )
 
 
+_NO_DAY = re.compile(r"没有一天|没有哪一?天|no days?\b|not a single day|not one day", re.IGNORECASE)
+_LABEL_COUNT = re.compile(r"(?<!\d)[:：]\s*(\d+)(?!\d|\.\d|\s*(?:h|min|小时|分|%))", re.IGNORECASE)
+
+
 def day_counts(text: str) -> list[int]:
-    out = []
+    """Counts of days: "5 days", "五天", or a count after a label ("late night: 5")."""
+    text = _NO_DAY.sub("", text)
+    out = [int(n) for n in _LABEL_COUNT.findall(text)]
     for m in _DAY_COUNT.finditer(text):
         raw = m.group(1)
         if raw.isdigit():
@@ -218,3 +241,26 @@ def day_counts(text: str) -> list[int]:
         else:
             out.append(_ZH_NUM.get(raw[0], 0) * 10 + _ZH_NUM.get(raw[2:], 0))
     return out
+
+
+_AFTER = re.compile(r"\b(?:most|more|longer|winner)\b\s*[:：]?\s*", re.IGNORECASE)
+_BEFORE = re.compile(r"\s*(?:[（(][^()（）\n]{0,30}[)）])?\s*(?:最多|更多|更久|更长|胜出)")
+
+
+def claimed_winner(text: str, names_by_label: dict[str, tuple[str, ...]]) -> str | None:
+    """The label an answer calls the winner: named right after "most"/"more"/"longer",
+    or right before 最多/更多/更久; else the first named in the first sentence."""
+    for m in _AFTER.finditer(text):
+        seen = first_mentions(text[m.end() : m.end() + 40], names_by_label)
+        if seen and min(seen.values()) == 0:
+            return min(seen, key=lambda k: seen[k])
+    for label, names in names_by_label.items():
+        for name in names:
+            for m in _pattern(name).finditer(text):
+                if _BEFORE.match(text, m.end()):
+                    return label
+    for part in (first_sentence(text), text):
+        seen = first_mentions(part, names_by_label)
+        if seen:
+            return min(seen, key=lambda k: seen[k])
+    return None

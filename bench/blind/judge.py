@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -148,7 +149,7 @@ class Judge:
             pct = 100 * self.seconds(t.thing, span) / whole if whole else 0.0
             out.append(Verdict(
                 f"{t.thing.label}/{t.whole.label} {span[0]}..{span[1]}: {pct:.1f}%",
-                lambda a, pct=pct: any(abs(p - pct) <= 1 for p in parse.percents(a)),
+                partial(_percent_near, pct),
             ))  # fmt: skip
         return any_of(out)
 
@@ -161,10 +162,7 @@ class Judge:
                 avg = secs / n
                 out.append(Verdict(
                     f"{t.thing.label} {span[0]}..{span[1]} /{n} d: {hm(avg)}",
-                    lambda a, avg=avg: any(
-                        parse.duration_matches(d, avg, minutes=False)
-                        for d in parse.stated_durations(a, total=AVERAGE, after=PER_DAY)
-                    ),
+                    partial(_average_near, avg),
                 ))  # fmt: skip
         return any_of(out)
 
@@ -261,7 +259,7 @@ class Judge:
             yes = secs > t.hours * 3600 if t.over else secs < t.hours * 3600
             out.append(Verdict(
                 f"{'yes' if yes else 'no'} ({t.thing.label} {span[0]}..{span[1]}: {hm(secs)})",
-                lambda a, yes=yes: parse.leading_yes_no(a) is yes,
+                partial(_starts_with, yes),
             ))  # fmt: skip
         return any_of(out)
 
@@ -339,7 +337,7 @@ class Judge:
                 yes = bool(days)
                 out.append(Verdict(
                     f"{'yes' if yes else 'no'} ({sorted(d.isoformat() for d in days)})",
-                    lambda a, yes=yes: parse.leading_yes_no(a) is yes,
+                    partial(_starts_with, yes),
                 ))  # fmt: skip
             else:
                 out.append(self.days_verdict(days, span, count=t.mode == "count", zh=zh))
@@ -436,3 +434,16 @@ def _says_none(answer: str, zh: bool) -> bool:
     if REFUSAL.search(answer):
         return False
     return bool(ZERO.search(answer)) or any(w in answer for w in (NONE_ZH if zh else NONE_EN))
+
+
+def _percent_near(pct: float, answer: str) -> bool:
+    return any(abs(p - pct) <= 1 for p in parse.percents(answer))
+
+
+def _average_near(avg: float, answer: str) -> bool:
+    found = parse.stated_durations(answer, total=AVERAGE, after=PER_DAY)
+    return any(parse.duration_matches(d, avg, minutes=False) for d in found)
+
+
+def _starts_with(yes: bool, answer: str) -> bool:
+    return parse.leading_yes_no(answer) is yes

@@ -48,7 +48,7 @@ def stated_durations(
     "per day"); not every duration of a list it shows."""
     out = []
     for i, m in enumerate(_DURATION.finditer(text)):
-        marked = total.search(text[max(0, m.start() - 20) : m.start()])
+        marked = bool(total.search(text[max(0, m.start() - 20) : m.start()]))
         if after is not None and after.match(text, m.end()):
             marked = True
         if i == 0 or marked:

@@ -14,7 +14,7 @@ TEST_STAMP := $(VENV)/.installed-test
 AW_VENV    := .aw-venv
 AW_STAMP   := $(AW_VENV)/.installed
 
-.PHONY: install demo test test-fast lint typecheck pytest bench clean
+.PHONY: install demo test test-fast test-fresh lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml setup.py requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "TimeTrace needs Python 3.11+")'
@@ -65,6 +65,12 @@ test-fast: $(TEST_STAMP)
 	$(BIN)/pytest -q -p no:xdist -p no:schemathesis tests/unit
 
 test: lint typecheck pytest
+
+# A fresh machine's first `make test`, simulated in a private mount namespace (root):
+# no embedded_postgres OS user, an empty /tmp, the server's binaries closed; a small
+# subset on two workers whose first tests both start a server (.ci/fresh-machine-check).
+test-fresh: $(TEST_STAMP) $(AW_STAMP)
+	.ci/fresh-machine-check
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/ingest.py

@@ -163,6 +163,55 @@ def day_of(text: str) -> date:
     return day
 
 
+# -- ActivityWatch events (the door, app/awdoor): the bounds an event's numbers and data
+# keep, beside the instants and captured text records keep. Each check says its refusal
+# as a message, None when the value is fine.
+
+EVENT_SPAN_MAX_S = 31 * 86_400  # an event's duration: a month (a machine left on, away)
+PULSE_MAX_S = 86_400  # a heartbeat's pulsetime: a day (the longest span one record has)
+EVENT_DATA_MAX = 16 * 1024  # an event's data as JSON, in bytes: a record's text and more
+
+
+def span_problem(seconds: float, *, field: str) -> str | None:
+    """An event's duration: a finite number of seconds, 0 up to `EVENT_SPAN_MAX_S`."""
+    if 0 <= seconds <= EVENT_SPAN_MAX_S:
+        return None
+    return f"{field}: expected 0 to {EVENT_SPAN_MAX_S:,} seconds (31 days)"
+
+
+def pulse_problem(seconds: float) -> str | None:
+    """A heartbeat's pulsetime: 0 up to `PULSE_MAX_S` seconds."""
+    if 0 <= seconds <= PULSE_MAX_S:
+        return None
+    return f"pulsetime: expected 0 to {PULSE_MAX_S:,} seconds"
+
+
+def event_data_problem(data: dict[str, Any], *, size: int, limits: dict[str, int]) -> str | None:
+    """An event's data (`size`: its JSON's length in bytes): at most `EVENT_DATA_MAX`
+    bytes, and each text field of `limits` (app, title, URL) at most as long as a
+    record's field of that name may be."""
+    if size > EVENT_DATA_MAX:
+        return f"data: at most {EVENT_DATA_MAX:,} bytes of JSON, not {size:,}"
+    if size <= min(limits.values(), default=0):
+        return None  # no text of it can be longer than the whole (the common case)
+    for key, most in limits.items():
+        text = data.get(key)
+        if isinstance(text, str) and len(text) > most:
+            return f"data.{key}: at most {most:,} characters, as a record's"
+    return None
+
+
+def captured_data(value: Any) -> Any:
+    """An event's data with the NULs of its text dropped (keys and values, at any depth),
+    as `CapturedText` drops a record's."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {captured_data(k): captured_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [captured_data(v) for v in value]
+
+
 # -- import files (`timetrace import timetrace`) ------------------------------------------
 
 IMPORT_LINE_MAX = 16 * 2**20  # bytes of one line of an import file

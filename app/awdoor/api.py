@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app import __version__
 from app.api.limits import MAX_BODY_BYTES, BoundedRequests
 from app.awdoor.events import (
+    AwEvent,
     AwInputError,
     data_json,
     iso,
@@ -40,9 +41,12 @@ from app.awdoor.events import (
 )
 from app.awdoor.guard import LoopbackGuard
 from app.awdoor.marks import DirtyMarks
+from app.awdoor.private import Privacy
 from app.awdoor.state import DoorState
+from app.boundary import EVENT_DATA_MAX, captured_data
 from app.errors import DatabaseError, TimeTraceError
-from app.store import AwBucketRow, AwDoorStore, AwEventRow, UserContext
+from app.rules.categories import load_rules
+from app.store import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch, UserContext
 
 _NAME_MAX = 512
 _MS = timedelta(milliseconds=1)
@@ -95,6 +99,14 @@ def _text(value: object, name: str, *, required: bool = True) -> str | None:
     if not isinstance(value, str) or "\x00" in value or len(value) > _NAME_MAX:
         raise AwInputError(f"{name}: expected a string of at most {_NAME_MAX} characters")
     return value
+
+
+def _bucket_data(data: dict[str, Any]) -> str:
+    """A bucket's metadata as JSON, held to the cap an event's data has."""
+    text = data_json(captured_data(data))
+    if len(text.encode()) > EVENT_DATA_MAX:
+        raise AwInputError(f"data: at most {EVENT_DATA_MAX:,} bytes of JSON")
+    return text
 
 
 def _bucket_document(row: AwBucketRow, *, listing: bool = False) -> dict[str, Any]:
@@ -154,11 +166,13 @@ class Door:
         store: AwDoorStore,
         user: UserContext,
         hostname: str,
+        privacy: Privacy,
         marks: DirtyMarks | None = None,
     ) -> None:
         self.store = store
         self.user = user
         self.hostname = hostname
+        self.privacy = privacy
         self.state = DoorState(store, user_id=user.user_id, marks=marks)
         self.buckets: set[str] = set()
         self.device_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"timetrace:{user.name}:{hostname}"))
@@ -225,7 +239,7 @@ class Door:
             client=_text(body.get("client"), "client"),
             hostname=hostname,
             created=datetime.now(UTC),
-            data=data_json(data),
+            data=_bucket_data(data),
         )
         self.buckets.add(bucket_id)
         return _json({}, 200 if created else 304)
@@ -244,7 +258,7 @@ class Door:
             type=_text(body.get("type"), "type", required=False) or None,
             client=_text(body.get("client"), "client", required=False) or None,
             hostname=_text(body.get("hostname"), "hostname", required=False) or None,
-            data=data_json(data) if data else None,
+            data=_bucket_data(data) if data else None,
         )
         return _json({})
 
@@ -271,9 +285,18 @@ class Door:
             raise AwInputError("Missing required parameter pulsetime")
         pulsetime = pulsetime_us(request.query_params["pulsetime"])
         event = parse_event(await _body(request), now=datetime.now(UTC), need_timestamp=True)
+        return _json(await self.beat(bucket_id, event, pulsetime=pulsetime))
+
+    async def beat(self, bucket_id: str, event: AwEvent, *, pulsetime: int) -> dict[str, Any]:
+        """A heartbeat, redacted as the privacy rules say (not stored when they drop it);
+        the event as stored, as aw-server answers."""
         event.event_id = None  # a heartbeat is matched by time and data, never by id
-        stored = await self.state.heartbeat(bucket_id, event, pulsetime=pulsetime)
-        return _json(stored.document())
+        kept = self.privacy.stored(event)
+        if kept is None:  # dropped: the next heartbeat starts a new event, never merged over it
+            self.state.interrupt(bucket_id)
+            return event.document()
+        stored = await self.state.heartbeat(bucket_id, kept, pulsetime=pulsetime)
+        return stored.document()
 
     async def get_events(self, request: Request) -> Response:
         bucket_id = self.bucket(request)
@@ -301,7 +324,9 @@ class Door:
             events = [parse_event(e, now=now) for e in body]
         else:
             raise AwInputError("Invalid POST data")
-        await self.state.insert(bucket_id, events)
+        kept = [e for e in (self.privacy.stored(e) for e in events) if e is not None]
+        if kept:
+            await self.state.insert(bucket_id, kept)
         return _json(events[0].document() if isinstance(body, dict) else None)
 
     async def count_events(self, request: Request) -> Response:
@@ -352,40 +377,63 @@ class Door:
         return _attachment({"buckets": {bucket_id: bucket}}, f"aw-bucket-export_{bucket_id}.json")
 
     async def import_all(self, request: Request) -> Response:
+        """aw-server's import, all or nothing: every bucket and event is checked first,
+        then written in one transaction; a bucket that exists already (409) or any bad
+        event (400) leaves nothing written."""
         body = await _body(request)
         buckets = body.get("buckets") if isinstance(body, dict) else None
         if not isinstance(buckets, dict):
             raise AwInputError('an import is {"buckets": {bucket id: bucket, …}}')
-        now = datetime.now(UTC)
-        plans = []
+        batch, bucket_ids = self._import_batch(buckets, now=datetime.now(UTC))
+        await self.state.settled()
+        taken = await self.call(self.store.aw_import, batch=batch)
+        if taken is not None:
+            return _error(409, "Conflict", f"bucket {taken!r} exists already")
+        for bucket_id in bucket_ids:
+            self.buckets.add(bucket_id)
+            self.state.forget(bucket_id)
+        return _json(None)
+
+    def _import_batch(
+        self, buckets: dict[Any, Any], *, now: datetime
+    ) -> tuple[AwImportBatch, list[str]]:
+        """An import's buckets and events, checked as the door checks each (ids
+        scrubbed, redacted by the privacy rules), as the store takes them."""
+        metas: list[list[Any]] = []
+        events: list[list[Any]] = []
         for key, bucket in buckets.items():
+            where = f"bucket {str(key)[:100]!r}"
             if not isinstance(bucket, dict) or not isinstance(bucket.get("events", []), list):
-                raise AwInputError(f"bucket {str(key)[:100]!r}: expected an object with events")
+                raise AwInputError(f"{where}: expected an object with events")
             bucket_id = _text(bucket.get("id", key), "id")
-            assert bucket_id is not None
-            events = []
+            if any(m[0] == bucket_id for m in metas):
+                raise AwInputError(f"{where}: bucket id {bucket_id!r} given twice")
+            created = bucket.get("created")
+            data = bucket["data"] if isinstance(bucket.get("data"), dict) else {}
+            metas.append(
+                [
+                    bucket_id,
+                    _text(bucket.get("name"), "name", required=False),
+                    _text(bucket.get("type"), "type"),
+                    _text(bucket.get("client"), "client"),
+                    _text(bucket.get("hostname"), "hostname"),
+                    (parse_time(created) if created else now).isoformat(),
+                    _bucket_data(data),
+                ]
+            )
             for raw in bucket.get("events", []):
                 if isinstance(raw, dict):
                     raw = {k: v for k, v in raw.items() if k != "id"}  # ids are scrubbed
-                events.append(parse_event(raw, now=now))
-            created = bucket.get("created")
-            plans.append((bucket_id, bucket, parse_time(created) if created else now, events))
-        for bucket_id, bucket, created, events in plans:
-            made = await self.call(
-                self.store.aw_create_bucket,
-                bucket_id=bucket_id,
-                name=_text(bucket.get("name"), "name", required=False),
-                type=_text(bucket.get("type"), "type"),
-                client=_text(bucket.get("client"), "client"),
-                hostname=_text(bucket.get("hostname"), "hostname"),
-                created=created,
-                data=data_json(bucket["data"] if isinstance(bucket.get("data"), dict) else {}),
-            )
-            if not made:
-                return _error(409, "Conflict", f"bucket {bucket_id!r} exists already")
-            self.buckets.add(bucket_id)
-            await self.state.insert(bucket_id, events)
-        return _json(None)
+                try:
+                    event = self.privacy.stored(parse_event(raw, now=now))
+                except AwInputError as exc:
+                    raise AwInputError(f"{where}: {exc.message}") from exc
+                if event is not None:
+                    events.append([bucket_id, event.start, event.duration, event.data_json])
+        batch = AwImportBatch(
+            buckets=orjson.dumps(metas).decode(), events=orjson.dumps(events).decode()
+        )
+        return batch, [str(m[0]) for m in metas]
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -437,13 +485,22 @@ def door_app(
     user: UserContext,
     port: int,
     hostname: str | None = None,
+    privacy: Privacy | None = None,
     marks: DirtyMarks | None = None,
     background: Callable[[Door], AsyncIterator[None]] | None = None,
 ) -> Any:
     """The door's ASGI app: the routes, behind the loopback guard and the body limits.
+    `privacy`: what redacts what it stores (the shipped rules' when None; shared with
+    the conversion, which tells it the windows it finds private).
     `background` runs beside it for as long as it serves (the live conversion, which
     takes `marks`: what the door wrote since)."""
-    door = Door(store=store, user=user, hostname=hostname or socket.gethostname(), marks=marks)
+    door = Door(
+        store=store,
+        user=user,
+        hostname=hostname or socket.gethostname(),
+        privacy=privacy if privacy is not None else Privacy(load_rules(user_file=None)),
+        marks=marks,
+    )
     b = "/api/0/buckets/{bucket_id}"
     routes = [
         Route("/api/0/info", _answers(door.info), methods=["GET"]),
@@ -548,9 +605,7 @@ class Heartbeats:
             except orjson.JSONDecodeError as exc:
                 raise AwInputError("the body is not JSON") from exc
             event = parse_event(body, now=datetime.now(UTC), need_timestamp=True)
-            event.event_id = None
-            stored = await self.door.state.heartbeat(bucket_id, event, pulsetime=pulsetime)
-            return 200, stored.document()
+            return 200, await self.door.beat(bucket_id, event, pulsetime=pulsetime)
         except AwInputError as exc:
             return 400, {"type": "BadRequest", "message": exc.message}
         except _NoBucket as exc:

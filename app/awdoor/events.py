@@ -11,18 +11,21 @@ timestamp without a zone is UTC.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
 
+from app.boundary import captured_data, event_data_problem, pulse_problem, span_problem
 from app.errors import InvalidInputError
+from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, capture_time_problem
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _EVENT_KEYS = frozenset({"id", "timestamp", "duration", "data"})
+# The text of an event's data that becomes a record's, held to a record's lengths.
+_TEXT_LIMITS = {"app": APP_MAX, "title": TITLE_MAX, "url": URL_MAX}
 
 
 class AwInputError(InvalidInputError):
@@ -90,8 +93,8 @@ def pulsetime_us(value: object) -> int:
         number = float(str(value))
     except ValueError as exc:
         raise AwInputError("pulsetime: expected a number of seconds") from exc
-    if not math.isfinite(number) or abs(number) > 10**9:
-        raise AwInputError("pulsetime: expected a finite number of seconds")
+    if (problem := pulse_problem(number)) is not None:
+        raise AwInputError(problem)
     return timedelta(seconds=number) // _US
 
 
@@ -106,7 +109,9 @@ def parse_event(body: object, *, now: datetime, need_timestamp: bool = False) ->
     """An event from its JSON object, as `aw_core.models.Event(**body)` makes it: the
     timestamp truncated to the millisecond (now when missing, unless `need_timestamp`:
     a heartbeat's schema requires one), the duration in seconds (0 when missing),
-    data an object ({} when missing or null)."""
+    data an object ({} when missing or null). Held to the boundary's checks
+    (`app/boundary.py`): a time records accept, a bounded duration, data no larger
+    than a record's text allows, NULs dropped from its text."""
     if not isinstance(body, dict):
         raise AwInputError("an event is a JSON object")
     unknown = set(body) - _EVENT_KEYS
@@ -119,6 +124,8 @@ def parse_event(body: object, *, now: datetime, need_timestamp: bool = False) ->
         moment = now
     else:
         moment = parse_time(stamp)
+        if (problem := capture_time_problem(moment, now=now)) is not None:
+            raise AwInputError(f"timestamp: {problem}")
     micros = micros_of(moment)
     micros -= micros % 1_000  # aw-core keeps milliseconds
     duration = body.get("duration")
@@ -126,8 +133,8 @@ def parse_event(body: object, *, now: datetime, need_timestamp: bool = False) ->
         duration_us = 0
     elif isinstance(duration, bool) or not isinstance(duration, int | float):
         raise AwInputError("duration: expected a number of seconds")
-    elif not math.isfinite(duration) or abs(duration) > 10**10:
-        raise AwInputError("duration: expected a finite number of seconds")
+    elif (problem := span_problem(duration, field="duration")) is not None:
+        raise AwInputError(problem)
     else:
         duration_us = timedelta(seconds=duration) // _US
     data = body.get("data")
@@ -138,7 +145,28 @@ def parse_event(body: object, *, now: datetime, need_timestamp: bool = False) ->
     event_id = body.get("id")
     if event_id is not None and (isinstance(event_id, bool) or not isinstance(event_id, int)):
         raise AwInputError("id: expected an integer")
-    return AwEvent(event_id, micros, duration_us, data, data_json(data))
+    return AwEvent(event_id, micros, duration_us, *_checked_data(data))
+
+
+def _checked_data(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Data and its JSON text, NULs dropped, within the boundary's bounds."""
+    text = data_json(data)
+    if "\\u0000" in text:  # how JSON writes a NUL: none in the common case
+        data = captured_data(data)
+        text = data_json(data)
+    size = len(text) if text.isascii() else len(text.encode())
+    if (problem := event_data_problem(data, size=size, limits=_TEXT_LIMITS)) is not None:
+        raise AwInputError(problem)
+    return data, text
+
+
+def stored_problem(start: datetime, duration_us: int, *, now: datetime) -> str | None:
+    """Why an event already stored lies past the boundary (one an older door took), in
+    words without its text: a time records refuse, a duration past the bound. None
+    when it is fine."""
+    if (problem := capture_time_problem(start, now=now)) is not None:
+        return f"timestamp: {problem}"
+    return span_problem(duration_us / 1_000_000, field="duration")
 
 
 def heartbeat_merge(last: AwEvent, heartbeat: AwEvent, *, pulsetime: int) -> bool:

@@ -21,6 +21,11 @@ importer keys it), so a heartbeat that extends an event updates that event's rec
 in place; a record no longer made (the tail's idle stretch that a late not-afk
 heartbeat covered) is removed; changes at or below the device's watermark mark
 their day for a rebuild, as late records do.
+
+An event the conversion cannot use (a time records refuse, a duration past the
+boundary's bound, data it cannot read) is set aside with its reason
+(`aw_events.set_aside`) and the host converted without it: one bad row never stops a
+host's pipeline. `timetrace status` and /healthz count what was set aside.
 """
 
 from __future__ import annotations
@@ -28,28 +33,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 import orjson
 
-from app.awdoor.events import micros_of, moment_of
+from app.awdoor.events import micros_of, moment_of, stored_problem
 from app.awdoor.marks import DirtyMarks, Taken
+from app.awdoor.private import Privacy
 from app.importers.activitywatch import Bucket, Host, group_hosts, host_records
 from app.importers.spill import EventSpill, canonical
-from app.ingest.records import prepare_records
+from app.ingest.records import MIN_YEAR, prepare_records
 from app.job_requests import build_job
 from app.rules.categories import Rules
 from app.rules.user import rules_for_user
-from app.store import AccountStore, AwDoorStore, AwSpanRow, UserContext, UserRuleStore
+from app.store import AccountStore, AwDoorStore, AwSpanIdRow, UserContext, UserRuleStore
 
 log = logging.getLogger("timetrace.awdoor")
 
 _MARGIN = timedelta(seconds=10)  # before the earliest change: the window event there
 _FLOOD = timedelta(seconds=5)  # how far flooding may move a start (ActivityWatch's 5 s)
 _LOOK_BACK = 64  # window events read back while looking for where to start
+# The earliest start a pass converts from: records begin no earlier (an event before it
+# is set aside), and the margins above stay inside the calendar.
+_FLOOR = datetime(MIN_YEAR, 1, 1, tzinfo=UTC)
 
 
 class LiveStore(AwDoorStore, AccountStore, UserRuleStore, Protocol):
@@ -65,7 +75,7 @@ class Converted:
     removed: int = 0
 
 
-def _start(rows: list[AwSpanRow]) -> datetime | None:
+def _start(rows: list[AwSpanIdRow]) -> datetime | None:
     """Where a host's conversion may start: the newest window event of `rows` (newest
     first), moved back over earlier events of the same data within the flood, which
     flooding would merge with it. None when that reaches past what was read."""
@@ -90,12 +100,15 @@ class LiveConversion:
         rules: Rules,
         marks: DirtyMarks,
         audible_is_active: bool = True,
+        privacy: Privacy | None = None,
     ) -> None:
         self.store = store
         self.user = user
         self.rules = rules
         self.marks = marks
         self.audible_is_active = audible_is_active
+        # The door's privacy at store time, told the windows found private here.
+        self.privacy = privacy if privacy is not None else Privacy(rules)
         self._devices: set[str] = set()
         # Per device, the window data seen private: the importer redacts every later
         # event of a window once it showed an incognito tab, while a pass reads only the
@@ -114,19 +127,19 @@ class LiveConversion:
 
     def _pass(self, taken: Taken, *, now: datetime) -> Converted:
         uid = self.user.user_id
-        dirty = {b: moment_of(start) for b, start in taken.starts.items()}
+        dirty = {b: max(moment_of(start), _FLOOR) for b, start in taken.starts.items()}
         through = taken.through
         stored = self._stored
         if stored is None:  # the first pass: what a crash left unconverted
             stored = self.store.aw_converted_through(user_id=uid) or 0
             for left in self.store.aw_changed_since(user_id=uid, after=stored):
-                _mark(dirty, left.bucket_id, left.dirty_from)
+                _mark(dirty, left.bucket_id, max(left.dirty_from, _FLOOR))
                 through = max(through, left.changed)
         marks = self.store.aw_dirty(user_id=uid)
         deleted = {m.bucket_id: m for m in marks if m.dirty_from is not None}
         for m in deleted.values():
             assert m.dirty_from is not None
-            _mark(dirty, m.bucket_id, m.dirty_from)
+            _mark(dirty, m.bucket_id, max(m.dirty_from, _FLOOR))
         done = Converted()
         if dirty:
             buckets = [
@@ -164,27 +177,32 @@ class LiveConversion:
         # Read each pass, as ingest reads them per batch: a rule saved now counts from now.
         rules = rules_for_user(self.store, self.rules, user_id=uid)
         windows = [b.id for b in host.windows]
-        anchor = _start(
-            self.store.aw_events_before(
-                user_id=uid, bucket_ids=windows, before_at=since - _MARGIN, n=_LOOK_BACK
-            )
+        before = self.store.aw_events_before(
+            user_id=uid, bucket_ids=windows, before_at=since - _MARGIN, n=_LOOK_BACK
         )
+        anchor = _start(self._usable(before, now=now))
         ids = [b.id for b in members]
         if anchor is None:  # the host's first pass, or a change far back: all its events
             first = self.store.aw_first_event(user_id=uid, bucket_ids=ids)
-            keep_from = None if first is None else first - _FLOOD
+            keep_from = None if first is None else max(first, _FLOOR) - _FLOOD
             read_from = None
         else:
             keep_from = anchor - _FLOOD
             read_from = keep_from - _MARGIN
         rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_at=read_from)
+        rows = self._usable(rows, now=now)
         index = {b.id: b.index for b in members}
+        unread: list[AwSpanIdRow] = []
         with EventSpill() as spill:
             texts: dict[str, str] = {}
             for r in rows:
                 text = texts.get(r.data)
                 if text is None:
-                    text = texts[r.data] = canonical(orjson.loads(r.data))
+                    try:
+                        text = texts[r.data] = canonical(_object(orjson.loads(r.data)))
+                    except (ValueError, TypeError):
+                        unread.append(r)
+                        continue
                 spill.add_rows(
                     bucket=index[r.bucket_id], rows=[(micros_of(r.ts), r.duration_us, text)]
                 )
@@ -201,6 +219,8 @@ class LiveConversion:
                 )
                 if floor is None or micros_of(rec.ts_start) >= floor
             ]
+        self._set_aside({"data: not an object the conversion can read": unread})
+        self._hide_private_windows(host, windows, from_at=read_from)
         prepared = prepare_records(records, rules=rules, user=self.user)
         if host.device_id not in self._devices:
             self.store.add_device(
@@ -218,6 +238,52 @@ class LiveConversion:
             jobs=[build_job(uid, host.device_id)],
         )
         return Converted(1, result.inserted, result.updated, result.removed)
+
+    def _hide_private_windows(
+        self, host: Host, windows: list[str], *, from_at: datetime | None
+    ) -> None:
+        """The windows an incognito tab showed in, redacted in the door's own events too
+        (and in what it stores from now on): every pass that reads them, since a
+        heartbeat may have merged into one such event while it was found private."""
+        seen = self._private.get(host.device_id)
+        datas = [d for d in seen or () if orjson.loads(d).get("incognito") is not True]
+        if not datas:
+            return
+        for data in datas:
+            self.privacy.hide_window(data)
+        self.store.aw_redact_windows(
+            user_id=self.user.user_id, bucket_ids=windows, datas=datas, from_at=from_at
+        )
+
+    def _usable(self, rows: list[AwSpanIdRow], *, now: datetime) -> list[AwSpanIdRow]:
+        """`rows` without those the conversion cannot use, which are set aside."""
+        bad: dict[str, list[AwSpanIdRow]] = defaultdict(list)
+        kept = []
+        for r in rows:
+            if (reason := stored_problem(r.ts, r.duration_us, now=now)) is None:
+                kept.append(r)
+            else:
+                bad[reason].append(r)
+        self._set_aside(bad)
+        return kept
+
+    def _set_aside(self, bad: dict[str, list[AwSpanIdRow]]) -> None:
+        for reason, rows in bad.items():
+            if not rows:
+                continue
+            log.warning("the door set %d event(s) aside: %s", len(rows), reason)
+            self.store.aw_set_aside(
+                user_id=self.user.user_id,
+                bucket_ids=[r.bucket_id for r in rows],
+                event_ids=[r.event_id for r in rows],
+                reason=reason,
+            )
+
+
+def _object(data: object) -> dict[str, object]:
+    if not isinstance(data, dict):
+        raise TypeError("event data is not an object")
+    return data
 
 
 def _mark(dirty: dict[str, datetime], bucket_id: str, start: datetime) -> None:

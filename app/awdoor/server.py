@@ -22,6 +22,7 @@ from app.awdoor.api import door_app
 from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion, converting
 from app.awdoor.marks import DirtyMarks
+from app.awdoor.private import Privacy
 from app.runtime.services import Services
 from app.store import UserContext
 
@@ -44,11 +45,15 @@ def _config(
     services: Services, *, user: UserContext, port: int, convert_every_s: float
 ) -> uvicorn.Config:
     marks = DirtyMarks()  # what the door writes, for its conversion
-    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
+    privacy = Privacy(services.rules)  # the door's and its conversion's, shared
+    live = LiveConversion(
+        services.store, user=user, rules=services.rules, marks=marks, privacy=privacy
+    )
     app = door_app(
         store=services.store,
         user=user,
         port=port,
+        privacy=privacy,
         marks=marks,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
     )

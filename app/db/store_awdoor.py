@@ -23,11 +23,12 @@ from app.store import (
     AwDoorStore,
     AwEventRow,
     AwEventWrite,
+    AwImportBatch,
     AwLastEvent,
     AwReconciled,
+    AwSetAsideRow,
     AwSettingRow,
     AwSpanIdRow,
-    AwSpanRow,
     NewRecords,
 )
 
@@ -109,6 +110,34 @@ def _reconcile(store: PostgresAwDoorStore, params: Params) -> AwReconciled:
     return retrying(write)
 
 
+class _BucketExists(Exception):
+    """An import's bucket exists already: the import's transaction is rolled back."""
+
+    def __init__(self, bucket_id: str) -> None:
+        super().__init__(bucket_id)
+        self.bucket_id = bucket_id
+
+
+def _import(store: PostgresAwDoorStore, params: Params) -> str | None:
+    """An import in one transaction: its buckets, then its events; nothing when one of
+    its buckets exists already."""
+    batch: AwImportBatch = params["batch"]
+    args = {"user_id": params["user_id"], "buckets": batch.buckets, "events": batch.events}
+
+    def write() -> None:
+        with store.pool.connection() as conn, conn.transaction():
+            taken = conn.execute(QUERIES["aw_import_buckets"], args).fetchone()
+            if taken is not None:
+                raise _BucketExists(taken["bucket_id"])
+            conn.execute(QUERIES["aw_import_events"], args)
+
+    try:
+        retrying(write)
+    except _BucketExists as exc:
+        return exc.bucket_id
+    return None
+
+
 class PostgresAwDoorStore(PostgresRecordStore):
     aw_buckets = rows(AwDoorStore.aw_buckets, AwBucketRow)
     aw_create_bucket = found(AwDoorStore.aw_create_bucket)
@@ -131,7 +160,11 @@ class PostgresAwDoorStore(PostgresRecordStore):
     aw_converted_through = value(AwDoorStore.aw_converted_through)
     aw_set_converted = execute(AwDoorStore.aw_set_converted)
     aw_changed_since = rows(AwDoorStore.aw_changed_since, AwChangedRow)
-    aw_events_before = rows(AwDoorStore.aw_events_before, AwSpanRow)
+    aw_events_before = rows(AwDoorStore.aw_events_before, AwSpanIdRow)
     aw_events_from = rows(AwDoorStore.aw_events_from, AwSpanIdRow)
     aw_first_event = value(AwDoorStore.aw_first_event)
+    aw_import = method(AwDoorStore.aw_import, _import)
+    aw_set_aside = execute(AwDoorStore.aw_set_aside)
+    aw_redact_windows = value(AwDoorStore.aw_redact_windows)
+    aw_set_aside_counts = rows(AwDoorStore.aw_set_aside_counts, AwSetAsideRow)
     aw_reconcile = method(AwDoorStore.aw_reconcile, _reconcile)

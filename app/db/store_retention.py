@@ -69,6 +69,7 @@ class PostgresRetentionStore(Queries):
                 turns = conn.execute(QUERIES["drop_expired_turns"], params).fetchone()
                 stripped = conn.execute(QUERIES["strip_episode_text"], params).fetchone()
                 titles = conn.execute(QUERIES["strip_digest_titles"], params).fetchone()
+                conn.execute(QUERIES["mark_retention_applied"], params)
             return ExpiryCounts(
                 digests=int(titles["digests"]) if titles else 0,
                 records=records,

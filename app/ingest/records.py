@@ -99,6 +99,12 @@ def _time_problem(value: datetime, *, latest: datetime) -> str | None:
     return None
 
 
+def capture_time_problem(value: datetime, *, now: datetime) -> str | None:
+    """What a record refuses in its start or end `value`, said as its message (None when
+    fine): for another door's times (the ActivityWatch door's events)."""
+    return _time_problem(value, latest=now + timedelta(days=1))
+
+
 def _record_problems(rec: RecordIn, *, latest: datetime) -> Iterator[tuple[str | None, str]]:
     """(field or None for the record, message) for each thing wrong with one record;
     drops the NULs of its captured text on the way."""

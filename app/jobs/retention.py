@@ -20,15 +20,20 @@ log = logging.getLogger("timetrace.retention")
 async def apply_retention_tiers(context: JobContext, timestamp: int) -> None:
     """Once a day: raw records past a user's raw tier go (whole months dropped where no
     user keeps a row of them), episode text past the episode tier goes. Counts only are
-    logged, never captured text. Safe to run twice: the second run finds nothing."""
+    logged, never captured text. Safe to run twice: the second run finds nothing; a run
+    killed anywhere is finished by the next (the expiry is saved first)."""
     store = services_of(context).store
     report = await asyncio.to_thread(apply_retention, store, now=datetime.now(UTC))
     if report.users:
         removed = report.removed
         log.info(
-            "retention: %d records, %d analyses, %d episode texts; %d months dropped",
+            "retention: %d records, %d analyses, %d door events, %d conversation turns, "
+            "%d episode texts, %d digest titles; %d months dropped",
             removed.records,
             removed.analyses,
+            removed.aw_events,
+            removed.turns,
             removed.episodes,
+            removed.digests,
             len(report.months),
         )

@@ -16,7 +16,7 @@ tombstone: ingest drops a record before it, and no expired day is rebuilt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -53,7 +53,8 @@ def add_counts(a: ExpiryCounts, b: ExpiryCounts) -> ExpiryCounts:
 
 @dataclass(frozen=True, slots=True)
 class UserExpiry:
-    """One user's step: the new expiry and what it covers."""
+    """One user's step: the expiry after this run, and from where what goes by span
+    (turns, digest titles, episode text) is left to carry out."""
 
     user_id: int
     name: str
@@ -64,6 +65,7 @@ class UserExpiry:
     episode_from: date | None
     episode_to: date | None
     keep_digest_titles: bool = True
+    moves: bool = True  # the saved expiry moves (else only what is left before it goes)
     counts: ExpiryCounts = field(default_factory=ExpiryCounts)
 
 
@@ -152,34 +154,59 @@ def size_text(n: int) -> str:
 
 
 def _step(store: RetentionStore, user: RetentionUser, *, now: datetime) -> UserExpiry | None:
-    """The user's next expiry, or None when it would not move."""
-    assert user.raw_days is not None
-    tz = zone(user.time_zone)
-    today = logical_day(now, tz=tz, cut_hour=user.day_cut_hour)
-    target = first_kept_day(today=today, days=user.raw_days)
+    """The user's expiry after this run and what is left to carry out before it: the saved
+    expiry (moved on when the tier asks), from where the last finished run reached. None
+    when the expiry would not move and the saved one has been carried out."""
     old = user.raw_expired_day
-    held = None
-    if old is None or target > old:
-        held = store.first_unsettled_day(user_id=user.user_id, day_from=old or _EVER, day_to=target)
-    raw_day = max(old or _EVER, min(target, held or target))
-    episode_from, episode_to = user.episodes_expired_day, None
-    if user.episode_days is not None:
-        wanted = min(first_kept_day(today=today, days=user.episode_days), raw_day)
-        if episode_from is None or wanted > episode_from:
-            episode_to = wanted
-    if raw_day == (old or _EVER) and episode_to is None:
+    raw_day, held, episode_to = _next_expiry(store, user, now=now)
+    if raw_day == _EVER:
+        return None  # nothing has expired yet
+    moves = raw_day != old or episode_to != user.episodes_expired_day
+    done = (
+        user.raw_applied_before == user.raw_expired_before
+        and user.episodes_applied_day == user.episodes_expired_day
+    )
+    if not moves and done:
         return None
+    tz = zone(user.time_zone)
+    raw_before = day_bounds(raw_day, tz=tz, cut_hour=user.day_cut_hour)[0]
+    if raw_day == old and user.raw_expired_before is not None:
+        raw_before = user.raw_expired_before  # as saved, whatever the clock is now
     return UserExpiry(
         user_id=user.user_id,
         name=user.name,
-        raw_before=day_bounds(raw_day, tz=tz, cut_hour=user.day_cut_hour)[0],
+        raw_before=raw_before,
         raw_day=raw_day,
-        held_at=held if held is not None and held < target else None,
-        turns_from=user.raw_expired_before,
-        episode_from=episode_from,
+        held_at=held,
+        turns_from=user.raw_applied_before,
+        episode_from=user.episodes_applied_day,
         episode_to=episode_to,
         keep_digest_titles=user.keep_digest_titles,
+        moves=moves,
     )
+
+
+def _next_expiry(
+    store: RetentionStore, user: RetentionUser, *, now: datetime
+) -> tuple[date, date | None, date | None]:
+    """The first raw day kept after this run (never back, never past a day not settled),
+    the day it is held at (if held), and the first day whose episodes keep their text."""
+    old = user.raw_expired_day or _EVER
+    episode_to = user.episodes_expired_day
+    if user.raw_days is None:  # turned off: only the saved expiry is carried out
+        return old, None, episode_to
+    tz = zone(user.time_zone)
+    today = logical_day(now, tz=tz, cut_hour=user.day_cut_hour)
+    target = first_kept_day(today=today, days=user.raw_days)
+    held = None
+    if target > old:
+        held = store.first_unsettled_day(user_id=user.user_id, day_from=old, day_to=target)
+    raw_day = max(old, min(target, held or target))
+    if user.episode_days is not None:
+        wanted = min(first_kept_day(today=today, days=user.episode_days), raw_day)
+        if episode_to is None or wanted > episode_to:
+            episode_to = wanted
+    return raw_day, held if held is not None and held < target else None, episode_to
 
 
 def _month_bounds(month: date) -> tuple[datetime, datetime]:
@@ -189,60 +216,108 @@ def _month_bounds(month: date) -> tuple[datetime, datetime]:
     )
 
 
+_Month = tuple[date, datetime, datetime]  # a month of records: its first day and bounds
+
+
+@dataclass(frozen=True, slots=True)
+class _Cutoffs:
+    """Every user's expiry after this run (the unchanged ones' too): what a month keeps."""
+
+    users: list[int]
+    before: list[datetime]
+
+
 def apply_retention(
     store: RetentionStore, *, now: datetime, dry_run: bool = False
 ) -> RetentionReport:
     """Apply every user's tiers as of `now` (the daily job), or with `dry_run` count and
     size what that would remove without removing it. Safe to run twice: a second run
-    the same day finds nothing to do."""
+    the same day finds nothing to do; a run killed anywhere leaves the expiry saved and
+    the next run carries out what is left before it (the dry run counts that)."""
     users = store.retention_users()
     steps = [s for u in users if (s := _step(store, u, now=now)) is not None]
     moved = {s.user_id: s for s in steps}
-    # Every user's expiry after this run (the unchanged ones' too): what a month keeps.
     cut_users = [u.user_id for u in users if u.user_id in moved or u.raw_expired_before]
-    cutoffs = [moved[u].raw_before if u in moved else _old_before(users, u) for u in cut_users]
+    cut = _Cutoffs(
+        users=cut_users,
+        before=[moved[u].raw_before if u in moved else _old_before(users, u) for u in cut_users],
+    )
     report = RetentionReport(dry_run=dry_run)
     if not steps:
         return report
-    latest = max(cutoffs)
+    months = _months_before(store, cut, dry_run=dry_run)
+    if dry_run:
+        _preview(store, report, steps=steps, months=months)
+    else:
+        _carry_out(store, report, steps=steps, months=months, cut=cut)
+    return report
+
+
+def _months_before(store: RetentionStore, cut: _Cutoffs, *, dry_run: bool) -> list[_Month]:
+    """The months of records that end before the latest expiry: those to drop whole. The
+    job checks each as it drops it (with records locked); the dry run here."""
+    latest = max(cut.before)
     months = []
     for month in store.record_months():
         month_from, month_to = _month_bounds(month)
         if month_to > latest:
             break
-        # The job checks each month as it drops it (with records locked); the dry run here.
         if not dry_run or not store.month_keeps_rows(
-            month_from=month_from, month_to=month_to, users=cut_users, cutoffs=cutoffs
+            month_from=month_from, month_to=month_to, users=cut.users, cutoffs=cut.before
         ):
             months.append((month, month_from, month_to))
-    if dry_run:
-        for s in steps:
-            counts = store.expiry_counts(
+    return months
+
+
+def _preview(
+    store: RetentionStore, report: RetentionReport, *, steps: list[UserExpiry], months: list[_Month]
+) -> None:
+    for s in steps:
+        counts = store.expiry_counts(
+            user_id=s.user_id,
+            raw_before=s.raw_before,
+            turns_from=s.turns_from,
+            episode_from=s.episode_from,
+            episode_to=s.episode_to,
+            keep_digest_titles=s.keep_digest_titles,
+        )
+        report.users.append(_with_counts(s, counts))
+        report.removed = add_counts(report.removed, counts)
+    for month, month_from, month_to in months:
+        size = store.month_rows(month_from=month_from, month_to=month_to)
+        report.months.append(MonthDrop(month=month, rows=size.rows, bytes=size.bytes))
+
+
+def _carry_out(
+    store: RetentionStore,
+    report: RetentionReport,
+    *,
+    steps: list[UserExpiry],
+    months: list[_Month],
+    cut: _Cutoffs,
+) -> None:
+    # The expiry first: from here ingest drops what lies before it. A run killed after
+    # this finds it saved and carries out what is left before it.
+    for s in steps:
+        if s.moves:
+            store.advance_retention(
                 user_id=s.user_id,
                 raw_before=s.raw_before,
-                turns_from=s.turns_from,
-                episode_from=s.episode_from,
+                raw_day=s.raw_day,
                 episode_to=s.episode_to,
-                keep_digest_titles=s.keep_digest_titles,
             )
-            report.users.append(_with_counts(s, counts))
-            report.removed = add_counts(report.removed, counts)
-        for month, month_from, month_to in months:
-            size = store.month_rows(month_from=month_from, month_to=month_to)
-            report.months.append(MonthDrop(month=month, rows=size.rows, bytes=size.bytes))
-        return report
-    # The expiry first: from here ingest drops what lies before it.
-    for s in steps:
-        store.advance_retention(
-            user_id=s.user_id, raw_before=s.raw_before, raw_day=s.raw_day, episode_to=s.episode_to
-        )
     for month, month_from, month_to in months:
         dropped = store.drop_record_month(
-            month=month, month_from=month_from, month_to=month_to, users=cut_users, cutoffs=cutoffs
+            month=month,
+            month_from=month_from,
+            month_to=month_to,
+            users=cut.users,
+            cutoffs=cut.before,
         )
         if dropped is not None:
             report.months.append(MonthDrop(month=month, rows=dropped.records, bytes=0))
             report.removed = add_counts(report.removed, dropped)
+    # Each user's rows in one transaction, which records the expiry as carried out.
     for s in steps:
         done = store.expire_user(
             user_id=s.user_id,
@@ -255,7 +330,6 @@ def apply_retention(
         )
         report.users.append(_with_counts(s, done))
         report.removed = add_counts(report.removed, done)
-    return report
 
 
 def _old_before(users: list[RetentionUser], user_id: int) -> datetime:
@@ -265,18 +339,7 @@ def _old_before(users: list[RetentionUser], user_id: int) -> datetime:
 
 
 def _with_counts(step: UserExpiry, counts: ExpiryCounts) -> UserExpiry:
-    return UserExpiry(
-        user_id=step.user_id,
-        name=step.name,
-        raw_before=step.raw_before,
-        raw_day=step.raw_day,
-        held_at=step.held_at,
-        turns_from=step.turns_from,
-        episode_from=step.episode_from,
-        episode_to=step.episode_to,
-        keep_digest_titles=step.keep_digest_titles,
-        counts=counts,
-    )
+    return replace(step, counts=counts)
 
 
 def describe_tiers(row: RetentionRow | None) -> dict[str, Any]:

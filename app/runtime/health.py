@@ -1,5 +1,6 @@
-"""How a running TimeTrace is doing: the database and the job queue. One check for
-`GET /healthz` and `timetrace status`.
+"""How a running TimeTrace is doing: the database and the job queue (and the door
+events its ActivityWatch door set aside). One check for `GET /healthz` and
+`timetrace status`.
 
     report = check_health(services.store, settings=services.settings)
     report.status        # "ok" or "degraded" (/healthz answers 503 when degraded)
@@ -14,7 +15,15 @@ from typing import Any, Protocol
 
 from app.errors import DatabaseError
 from app.settings import Settings
-from app.store import AccountStore, JobHealth, JobOverLimit, JobStop, JobStore, StuckUser
+from app.store import (
+    AccountStore,
+    AwSetAsideRow,
+    JobHealth,
+    JobOverLimit,
+    JobStop,
+    JobStore,
+    StuckUser,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +34,8 @@ class HealthReport:
     over_limit: list[JobOverLimit] = field(default_factory=list)  # running past their limit
     stuck: list[StuckUser] = field(default_factory=list)  # users whose queue has not moved
     stops: list[JobStop] = field(default_factory=list)  # stopped at their limit lately
+    # Door events the conversion set aside (app/awdoor/live.py), by user and reason.
+    set_aside: list[AwSetAsideRow] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -46,6 +57,11 @@ class HealthReport:
                 f"stopped   job {stop.job_id} {stop.task_name} (user {stop.user_id}) {when}: "
                 f"{stop.reason}; {stop.outcome}"
             )
+        for aside in self.set_aside:
+            out.append(
+                f"aw door   {aside.events} event(s) of user {aside.user_id} set aside: "
+                f"{aside.reason}"
+            )
         out.append(f"status    {self.status}")
         out += [f"          - {problem}" for problem in self.problems]
         return out
@@ -66,6 +82,9 @@ class HealthReport:
                 if self.stops
                 else {}
             ),
+            **(
+                {"aw_set_aside": [a.model_dump() for a in self.set_aside]} if self.set_aside else {}
+            ),
         }
 
 
@@ -79,7 +98,9 @@ def _stop_document(stop: JobStop) -> dict[str, Any]:
 
 
 class HealthStore(AccountStore, JobStore, Protocol):
-    """Health reads the database's answer and the job queue."""
+    """Health reads the database's answer, the job queue and what the door set aside."""
+
+    def aw_set_aside_counts(self) -> list[AwSetAsideRow]: ...
 
 
 def check_health(store: HealthStore, *, settings: Settings) -> HealthReport:
@@ -88,7 +109,8 @@ def check_health(store: HealthStore, *, settings: Settings) -> HealthReport:
     `health_queue_age_s` (no worker running, or one that cannot keep up), when a job runs
     past its time limit (`job_limit_s`, imports `import_limit_s`), when a user has due
     jobs but none running and none started for `health_stuck_s`, or when a job was
-    stopped at its limit within that time (the stop is listed either way for a day)."""
+    stopped at its limit within that time (the stop is listed either way for a day).
+    Door events set aside are listed, not a problem: the conversion goes on without them."""
     try:
         store.ping()
         jobs = store.job_health(stalled_after_s=settings.worker_stalled_s)
@@ -97,6 +119,7 @@ def check_health(store: HealthStore, *, settings: Settings) -> HealthReport:
         )
         stuck = store.stuck_users(stuck_after_s=settings.health_stuck_s)
         stops = store.recent_job_stops(since_s=86_400)
+        set_aside = store.aw_set_aside_counts()
     except DatabaseError:
         return HealthReport(database="unreachable", jobs=None, problems=["no database"])
     problems = []
@@ -124,7 +147,13 @@ def check_health(store: HealthStore, *, settings: Settings) -> HealthReport:
             f"{recent[0].job_id} ({recent[0].task_name}, user {recent[0].user_id})"
         )
     return HealthReport(
-        database="ok", jobs=jobs, problems=problems, over_limit=over_limit, stuck=stuck, stops=stops
+        database="ok",
+        jobs=jobs,
+        problems=problems,
+        over_limit=over_limit,
+        stuck=stuck,
+        stops=stops,
+        set_aside=set_aside,
     )
 
 

@@ -92,6 +92,23 @@ class AwEventWrite(Row):
     change: int
 
 
+class AwImportBatch(Row):
+    """An import's buckets and events, as JSON arrays (one parameter each): buckets as
+    [id, name, type, client, hostname, created (ISO 8601), data as text], events as
+    [bucket id, start µs, duration µs, data as text]."""
+
+    buckets: str
+    events: str
+
+
+class AwSetAsideRow(Row):
+    """Door events set aside (the conversion could not use them), per user and reason."""
+
+    user_id: int
+    reason: str
+    events: int
+
+
 class AwReconciled(Row):
     inserted: int
     updated: int
@@ -179,11 +196,39 @@ class AwDoorStore(Protocol):
     def aw_changed_since(self, *, user_id: int, after: int) -> list[AwChangedRow]: ...
     def aw_events_before(
         self, *, user_id: int, bucket_ids: Sequence[str], before_at: datetime, n: int
-    ) -> list[AwSpanRow]: ...
+    ) -> list[AwSpanIdRow]: ...
     def aw_events_from(
         self, *, user_id: int, bucket_ids: Sequence[str], from_at: datetime | None
     ) -> list[AwSpanIdRow]: ...
     def aw_first_event(self, *, user_id: int, bucket_ids: Sequence[str]) -> datetime | None: ...
+    def aw_import(self, *, user_id: int, batch: AwImportBatch) -> str | None:
+        """Create the buckets and insert their events in one transaction, their buckets
+        marked for the conversion; when one of them exists already nothing is written
+        and its id is returned (None: all written)."""
+        ...
+
+    def aw_set_aside(
+        self, *, user_id: int, bucket_ids: Sequence[str], event_ids: Sequence[int], reason: str
+    ) -> None:
+        """Set events aside with `reason`: the conversion reads them no more."""
+        ...
+
+    def aw_redact_windows(
+        self,
+        *,
+        user_id: int,
+        bucket_ids: Sequence[str],
+        datas: Sequence[str],
+        from_at: datetime | None,
+    ) -> int:
+        """Redact the events of these buckets from `from_at` on whose data equals one of
+        `datas` (JSON); how many."""
+        ...
+
+    def aw_set_aside_counts(self) -> list[AwSetAsideRow]:
+        """Every user's set-aside door events, counted by reason (status, /healthz)."""
+        ...
+
     def aw_reconcile(
         self,
         *,

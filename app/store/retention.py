@@ -25,11 +25,17 @@ class RetentionRow(Row):
 
 
 class RetentionUser(RetentionRow):
-    """A user with a tier, with the clock of their logical day (the job's input)."""
+    """A user with a tier (or an expiry not yet carried out), with the clock of their
+    logical day and how far the job has carried out the saved expiry (the job's input):
+    the conversation turns, notes and digest titles over raw before `raw_applied_before`
+    and the text of episodes of days before `episodes_applied_day` are gone (None: none
+    is known to be)."""
 
     name: str
     time_zone: str
     day_cut_hour: int
+    raw_applied_before: datetime | None = None
+    episodes_applied_day: date | None = None
 
 
 class ExpiryCounts(Row):
@@ -78,7 +84,8 @@ class RetentionStore(Protocol):
         ...
 
     def retention_users(self) -> list[RetentionUser]:
-        """Every user with a raw tier (the job's work, all users)."""
+        """Every user with a raw tier, or with a saved expiry not yet carried out (the
+        job's work, all users)."""
         ...
 
     def first_unsettled_day(self, *, user_id: int, day_from: date, day_to: date) -> date | None:
@@ -153,7 +160,8 @@ class RetentionStore(Protocol):
         expired days, notes and conversation turns that may quote the expired raw, the
         text of the episodes of [episode_from, episode_to), and (unless
         `keep_digest_titles`) the top titles and narratives of the digests over the
-        expired raw. Counts what went."""
+        expired raw; then record the expiry as carried out (`raw_applied_before`,
+        `episodes_applied_day`). Counts what went."""
         ...
 
     def storage_bytes(self) -> list[LayerBytes]:

@@ -35,12 +35,13 @@ DELETE FROM aw_buckets WHERE user_id = %(user_id)s AND bucket_id = %(bucket_id)s
 RETURNING bucket_id;
 
 -- name: aw_last_events --
--- Each bucket's newest event by start (what a heartbeat merges into), for buckets given.
+-- Each bucket's newest event by start (what a heartbeat merges into), for buckets given;
+-- never one set aside.
 SELECT b.bucket_id, e.event_id, e.ts, e.duration_us, e.data::text AS data
 FROM unnest(%(bucket_ids)s::text[]) AS b(bucket_id)
 JOIN LATERAL (
     SELECT x.event_id, x.ts, x.duration_us, x.data FROM aw_events x
-    WHERE x.user_id = %(user_id)s AND x.bucket_id = b.bucket_id
+    WHERE x.user_id = %(user_id)s AND x.bucket_id = b.bucket_id AND x.set_aside IS NULL
     ORDER BY x.ts DESC, x.event_id DESC LIMIT 1
 ) AS e ON true;
 
@@ -142,16 +143,18 @@ ON CONFLICT (user_id) DO UPDATE SET through = GREATEST(aw_converted.through, EXC
 -- written by group commits numbered above `after`, and the highest such number.
 SELECT bucket_id, min(ts) AS dirty_from, max(changed) AS changed
 FROM aw_events
-WHERE user_id = %(user_id)s AND changed > %(after)s
+WHERE user_id = %(user_id)s AND changed > %(after)s AND set_aside IS NULL
 GROUP BY bucket_id ORDER BY bucket_id;
 
 -- name: aw_events_before --
--- The newest `n` events of each bucket starting at or before `before_at`, newest first.
-SELECT b.bucket_id, e.ts, e.duration_us, e.data::text AS data
+-- The newest `n` events of each bucket starting at or before `before_at`, newest first
+-- (none set aside: here and in every read of the conversion).
+SELECT b.bucket_id, e.ts, e.duration_us, e.data::text AS data, e.event_id
 FROM unnest(%(bucket_ids)s::text[]) AS b(bucket_id)
 JOIN LATERAL (
-    SELECT x.ts, x.duration_us, x.data FROM aw_events x
+    SELECT x.ts, x.duration_us, x.data, x.event_id FROM aw_events x
     WHERE x.user_id = %(user_id)s AND x.bucket_id = b.bucket_id AND x.ts <= %(before_at)s
+      AND x.set_aside IS NULL
     ORDER BY x.ts DESC, x.event_id DESC LIMIT %(n)s
 ) AS e ON true
 ORDER BY e.ts DESC;
@@ -165,10 +168,11 @@ FROM unnest(%(bucket_ids)s::text[]) AS b(bucket_id)
 JOIN LATERAL (
     SELECT x.ts, x.duration_us, x.data, x.event_id FROM aw_events x
     WHERE x.user_id = %(user_id)s AND x.bucket_id = b.bucket_id
-      AND (%(from_at)s::timestamptz IS NULL OR x.ts >= %(from_at)s)
+      AND (%(from_at)s::timestamptz IS NULL OR x.ts >= %(from_at)s) AND x.set_aside IS NULL
     UNION ALL
     (SELECT y.ts, y.duration_us, y.data, y.event_id FROM aw_events y
      WHERE y.user_id = %(user_id)s AND y.bucket_id = b.bucket_id AND y.ts < %(from_at)s
+       AND y.set_aside IS NULL
      ORDER BY y.ts DESC, y.event_id DESC LIMIT 3)
 ) AS e ON true
 ORDER BY b.bucket_id, e.ts, e.event_id;
@@ -176,7 +180,68 @@ ORDER BY b.bucket_id, e.ts, e.event_id;
 -- name: aw_first_event --
 -- The earliest start among buckets (where a host's first conversion begins).
 SELECT min(ts) AS first FROM aw_events
-WHERE user_id = %(user_id)s AND bucket_id = ANY(%(bucket_ids)s::text[]);
+WHERE user_id = %(user_id)s AND bucket_id = ANY(%(bucket_ids)s::text[]) AND set_aside IS NULL;
+
+-- name: aw_set_aside --
+-- Events the conversion could not use, with why: its reads skip them from now on.
+UPDATE aw_events e SET set_aside = %(reason)s
+FROM unnest(%(bucket_ids)s::text[], %(event_ids)s::bigint[]) AS u(bucket_id, event_id)
+WHERE e.user_id = %(user_id)s AND e.bucket_id = u.bucket_id AND e.event_id = u.event_id;
+
+-- name: aw_redact_windows --
+-- A host's window events from `from_at` on (all when NULL) whose data is one of `datas`
+-- (windows an incognito tab showed in), redacted as the door redacts as it stores: title
+-- and URL blanked, marked incognito. Returns how many.
+WITH done AS (
+    UPDATE aw_events e SET data = (
+        e.data::jsonb || jsonb_build_object('title', '', 'incognito', true)
+        || CASE WHEN e.data::jsonb ? 'url' THEN jsonb_build_object('url', '') ELSE '{}' END
+    )::json
+    WHERE e.user_id = %(user_id)s AND e.bucket_id = ANY(%(bucket_ids)s::text[])
+      AND (%(from_at)s::timestamptz IS NULL OR e.ts >= %(from_at)s)
+      AND e.data::jsonb = ANY(%(datas)s::jsonb[])
+    RETURNING 1
+)
+SELECT count(*)::int AS n FROM done;
+
+-- name: aw_set_aside_counts --
+-- global: every user's set-aside door events by reason, for `timetrace status` and /healthz
+SELECT user_id, set_aside AS reason, count(*)::bigint AS events
+FROM aw_events WHERE set_aside IS NOT NULL
+GROUP BY user_id, set_aside ORDER BY user_id, set_aside;
+
+-- name: aw_import_buckets --
+-- An import's buckets, created together; yields the first that exists already (its
+-- caller then rolls the whole import back).
+WITH given AS (
+    SELECT b->>0 AS bucket_id, b->>1 AS name, b->>2 AS type, b->>3 AS client,
+           b->>4 AS hostname, (b->>5)::timestamptz AS created, (b->>6)::json AS data, n
+    FROM json_array_elements(%(buckets)s::json) WITH ORDINALITY AS t(b, n)
+), made AS (
+    INSERT INTO aw_buckets (user_id, bucket_id, name, type, client, hostname, created, data)
+    SELECT %(user_id)s, bucket_id, name, type, client, hostname, created, data FROM given
+    ON CONFLICT (user_id, bucket_id) DO NOTHING
+    RETURNING bucket_id
+)
+SELECT g.bucket_id FROM given g
+WHERE NOT EXISTS (SELECT 1 FROM made m WHERE m.bucket_id = g.bucket_id)
+ORDER BY g.n LIMIT 1;
+
+-- name: aw_import_events --
+-- An import's events, with ids from the door's sequence, and their buckets marked for the
+-- conversion in the database (as a deleted event marks them: nothing of the door's
+-- memory, so a crash before the next pass loses no mark).
+WITH ins AS (
+    INSERT INTO aw_events (user_id, bucket_id, event_id, ts, duration_us, data)
+    SELECT %(user_id)s, r->>0, nextval('aw_event_ids'),
+           timestamptz 'epoch' + (r->>1)::bigint * interval '1 microsecond',
+           (r->>2)::bigint, (r->>3)::json
+    FROM json_array_elements(%(events)s::json) AS r
+    RETURNING bucket_id, ts
+)
+UPDATE aw_buckets b SET dirty_from = LEAST(b.dirty_from, f.first), changes = b.changes + 1
+FROM (SELECT bucket_id, min(ts) AS first FROM ins GROUP BY bucket_id) AS f
+WHERE b.user_id = %(user_id)s AND b.bucket_id = f.bucket_id;
 
 -- name: create_aw_staging --
 -- A host's records as the conversion made them, by binary COPY, dropped at commit.

@@ -19,11 +19,16 @@ RETURNING user_id, raw_days, episode_days, keep_digest_titles, raw_expired_befor
 SELECT raw_expired_before FROM retention WHERE user_id = %(user_id)s;
 
 -- name: retention_users --
--- global: the retention job: every user with a tier
+-- global: the retention job: every user with a tier or an expiry not yet carried out
+-- A saved expiry is carried out even after its tier was turned off (a job killed after
+-- saving it, migration 0029).
 SELECT t.user_id, u.name, u.time_zone, u.day_cut_hour, t.raw_days, t.episode_days,
-       t.keep_digest_titles, t.raw_expired_before, t.raw_expired_day, t.episodes_expired_day, t.applied_at
+       t.keep_digest_titles, t.raw_expired_before, t.raw_expired_day, t.episodes_expired_day,
+       t.applied_at, t.raw_applied_before, t.episodes_applied_day
 FROM retention t JOIN users u ON u.user_id = t.user_id
 WHERE t.raw_days IS NOT NULL
+   OR t.raw_expired_before IS DISTINCT FROM t.raw_applied_before
+   OR t.episodes_expired_day IS DISTINCT FROM t.episodes_applied_day
 ORDER BY t.user_id;
 
 -- name: first_unsettled_day --
@@ -110,6 +115,7 @@ WITH r AS (
 ), d AS (  -- as strip_digest_titles
     SELECT count(*) AS n FROM digests g
     WHERE g.user_id = %(user_id)s AND NOT %(keep_digest_titles)s
+      AND COALESCE(%(turns_from)s::timestamptz, '-infinity') < %(raw_before)s
       AND g.period_start < %(raw_before)s
       AND g.period_end > COALESCE(%(turns_from)s::timestamptz, '-infinity')
       AND g.metrics ? 'top_titles'
@@ -134,6 +140,14 @@ FROM r, a, v, e, t, d;
 -- The job's first step for a user: the new expiry, from which ingest drops older records.
 UPDATE retention SET raw_expired_before = %(raw_before)s, raw_expired_day = %(raw_day)s,
        episodes_expired_day = COALESCE(%(episode_to)s::date, episodes_expired_day),
+       applied_at = now()
+WHERE user_id = %(user_id)s;
+
+-- name: mark_retention_applied --
+-- The user's row deletion, last in its transaction: the saved expiry is carried out, so
+-- a later run starts its turns, digest titles and episode text from here.
+UPDATE retention SET raw_applied_before = %(raw_before)s,
+       episodes_applied_day = COALESCE(%(episode_to)s::date, episodes_applied_day),
        applied_at = now()
 WHERE user_id = %(user_id)s;
 
@@ -201,7 +215,8 @@ WHERE user_id = %(user_id)s AND note <> '' AND touched && tstzrange(NULL, %(raw_
 
 -- name: drop_expired_turns --
 -- Conversation turns that may quote expired raw: those whose reach meets the span
--- expired by this run ([turns_from, raw_before)), and those of unknown reach asked
+-- expired since the last finished run ([turns_from, raw_before), turns_from being
+-- raw_applied_before), and those of unknown reach asked
 -- before the expiry; each with every later turn of its conversation, and a
 -- conversation left with no turn goes whole (as deletion does).
 WITH hit AS (
@@ -245,7 +260,8 @@ WITH stripped AS (
 SELECT count(*)::bigint AS episodes FROM stripped;
 
 -- name: strip_digest_titles --
--- Asked for (keep_digest_titles false): the digests over raw this run expires keep
+-- Asked for (keep_digest_titles false): the digests over raw expired since the last
+-- finished run ([turns_from, raw_before): nothing when it is empty) keep
 -- their numbers, and their top titles only the app or site of each (merged); their
 -- narratives go. `updated_at` stays: no rollup reads this as a change. A week or month
 -- that reaches past the expiry is stripped too (its kept days' titles come back when it
@@ -262,6 +278,7 @@ WITH stripped AS (
         narrative = NULL, narrative_raw = NULL, narrative_reason = NULL,
         narrative_status = 'skipped'
     WHERE g.user_id = %(user_id)s AND NOT %(keep_digest_titles)s
+      AND COALESCE(%(turns_from)s::timestamptz, '-infinity') < %(raw_before)s
       AND g.period_start < %(raw_before)s
       AND g.period_end > COALESCE(%(turns_from)s::timestamptz, '-infinity')
       AND g.metrics ? 'top_titles'
@@ -334,8 +351,11 @@ FROM sizes;
 -- Deletion of a span whose raw has expired (retention): no record is left to tombstone,
 -- so the episodes over the span go (every one it overlaps, whole: nothing can rebuild
 -- them), and the device-days they were on come back for their digests and signals.
+-- Only past an expiry: tiers saved and never applied (or all off) expire nothing, and
+-- LEAST would ignore their NULL expiry.
 WITH bound AS (
-    SELECT raw_expired_before AS before FROM retention WHERE user_id = %(user_id)s
+    SELECT raw_expired_before AS before FROM retention
+    WHERE user_id = %(user_id)s AND raw_expired_before IS NOT NULL
 ), gone AS (
     DELETE FROM episodes e USING bound
     WHERE e.user_id = %(user_id)s AND %(record_ids)s::bigint[] IS NULL

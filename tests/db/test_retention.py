@@ -464,3 +464,65 @@ def test_asked_for_digests_over_expired_raw_lose_their_titles_and_keep_their_num
     jan = next(d for d in after if d["scope_key"] == "2003-01")
     labels = [t["title"] for t in jan["metrics"]["top_titles"]]
     assert labels and all(" · " not in t for t in labels) and len(set(labels)) == len(labels)
+
+
+@pytest.mark.parametrize(
+    "tiers",
+    [
+        {"raw_days": None, "episode_days": None},  # saved all-null, never applied
+        {"raw_days": 30, "episode_days": 60},  # saved, the job has not run yet
+    ],
+    ids=["all-null", "unapplied"],
+)
+def test_a_range_deletion_works_for_a_user_whose_saved_tiers_were_never_applied(
+    services: Services, conn: Any, tiers: dict[str, int | None]
+) -> None:
+    api = make_api(services, time_zone="UTC")
+    start = datetime(2003, 5, 6, 9, tzinfo=UTC)
+    for device in ("laptop", "desktop"):
+        rows = [
+            {
+                "client_record_id": f"{device}-{i}",
+                "ts_start": (start + timedelta(minutes=i)).isoformat(),
+                "ts_end": (start + timedelta(minutes=i + 1)).isoformat(),
+                "app": "Code",
+                "window_title": f"{MARK} {device} {i}",
+            }
+            for i in range(30)
+        ]
+        assert api.ingest(device, rows).status_code == 200
+    backfill(services.store, now=NOW, settings=services.settings)
+    services.store.set_retention(user_id=api.user.user_id, **tiers)
+    got = services.store.get_retention(user_id=api.user.user_id)
+    assert got is not None and got.raw_expired_before is None
+    episodes = conn.execute(
+        "SELECT device_id, count(*) AS n FROM episodes GROUP BY 1 ORDER BY 1"
+    ).fetchall()
+    assert [r["device_id"] for r in episodes] == ["desktop", "laptop"]
+
+    deleted = api.client.request(
+        "DELETE",
+        "/api/v1/records",
+        json={
+            "ts_from": (start + timedelta(minutes=10)).isoformat(),
+            "ts_to": (start + timedelta(minutes=20)).isoformat(),
+            "device_id": "laptop",
+        },
+        headers=api.auth,
+    )
+    assert deleted.status_code == 200, deleted.text
+    assert deleted.json() == {"deleted": 10}
+    left = conn.execute(
+        "SELECT device_id, count(*) FILTER (WHERE deleted_at IS NULL) AS live,"
+        " count(*) FILTER (WHERE window_title LIKE %s) AS titled FROM records GROUP BY 1"
+        " ORDER BY 1",
+        [f"{MARK}%"],
+    ).fetchall()
+    assert [tuple(r.values()) for r in left] == [("desktop", 30, 30), ("laptop", 20, 20)]
+    # The other device's episodes were not erased as if its raw had expired.
+    assert conn.execute(
+        "SELECT count(*) AS n FROM episodes WHERE device_id = 'desktop'"
+    ).fetchone()["n"] == next(r["n"] for r in episodes if r["device_id"] == "desktop")
+    # The connection that served the deletion serves the next request.
+    again = api.client.get("/api/v1/retention", headers=api.auth)
+    assert again.status_code == 200 and again.json()["raw_days"] == tiers["raw_days"]

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from aw_client import ActivityWatchClient
 
+from app.awdoor.events import AwEvent
+from app.awdoor.private import Privacy
 from app.awdoor.server import door_in_thread
 from app.importers.activitywatch import import_activitywatch_file
 from app.runtime.services import Services
@@ -35,6 +37,18 @@ def door_client(services: Services, aw_server: AwServer) -> Iterator[ActivityWat
 
 def _events(client: ActivityWatchClient, bucket: str) -> list[tuple[Any, ...]]:
     return [(e.timestamp, e.duration, e.data) for e in client.get_events(bucket, limit=-1)]
+
+
+def _private(data: dict[str, Any], privacy: Privacy) -> dict[str, Any]:
+    """An event's data as the door keeps it: redacted where the privacy rules say."""
+    event = AwEvent(None, 0, 0, data, "")
+    kept = privacy.stored(event)
+    assert kept is not None  # the shipped rules redact, never drop
+    return kept.data
+
+
+def _redacted(events: list[tuple[Any, ...]], privacy: Privacy) -> list[tuple[Any, ...]]:
+    return [(*e[:2], _private(e[2], privacy)) for e in events]
 
 
 def _active_seconds_by_app(conn: Any, user: str) -> dict[str, float]:
@@ -103,17 +117,19 @@ def test_aw_client_reads_back_what_it_sent_and_the_door_converts_as_the_importer
     tmp_path: Path,
 ) -> None:
     day = _both(aw_client, door_client, hours=2)
+    privacy = Privacy(services.rules)  # the door keeps a private window's events redacted
     theirs, ours = aw_client.get_buckets(), door_client.get_buckets()
     assert set(ours) == set(theirs) == {b.id for b in day.buckets}
     for bucket_id, bucket in theirs.items():
         fields = ("id", "type", "client", "hostname", "last_updated")
         assert {k: ours[bucket_id].get(k) for k in fields} == {k: bucket.get(k) for k in fields}
-        assert _events(door_client, bucket_id) == _events(aw_client, bucket_id)
+        assert _events(door_client, bucket_id) == _redacted(_events(aw_client, bucket_id), privacy)
         assert door_client.get_eventcount(bucket_id) == aw_client.get_eventcount(bucket_id)
     exported_theirs = aw_client.export_all()["buckets"]
     exported_ours = door_client.export_all()["buckets"]
     assert {k: v["events"] for k, v in exported_ours.items()} == {
-        k: v["events"] for k, v in exported_theirs.items()
+        k: [{**e, "data": _private(e["data"], privacy)} for e in v["events"]]
+        for k, v in exported_theirs.items()
     }
     # The live conversion, pass after pass, makes what one import of aw-server's export
     # of the same stream makes (the same pipeline: flood, not-afk, tabs, privacy).

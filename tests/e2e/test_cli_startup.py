@@ -2,24 +2,24 @@
 (the model client, the web framework and its server, the job queue), and
 `timetrace --version` answers at once. Each command imports what it uses when it runs.
 
-Timed in a fresh interpreter with `python -X importtime`, whose last line is the
-cumulative time of `app.cli` in microseconds."""
+Speed is counted in modules, not seconds (a loaded machine would fail a time limit
+that an idle one passes): a fresh interpreter's `python -X importtime` writes one line
+per module it imports. `bench/` is where start-up time is measured."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("openai", "fastapi", "uvicorn", "procrastinate", "starlette", "mcp", "httpx")
-# The acceptance bound is 0.5 s; the measured figure is ~0.07 s on an idle machine. The
-# margin absorbs a loaded 2-core machine without hiding a heavy import (openai alone
-# takes 0.8-1.8 s there).
-IMPORT_BOUND_S = 0.5
-VERSION_BOUND_S = 1.0
+# Modules beyond a bare interpreter's: `import app.cli` loads 55 and `timetrace
+# --version` 109 (2026-12-05); fastapi alone brings 332 and openai 772, so a bound
+# with room for growth still catches any one of them.
+IMPORT_BOUND_MODULES = 150
+VERSION_BOUND_MODULES = 220
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
@@ -30,16 +30,16 @@ def _python(*args: str) -> subprocess.CompletedProcess[str]:
     return _run(sys.executable, *args)
 
 
-def _import_seconds() -> float:
-    """`app.cli`'s cumulative import time in a fresh interpreter, the best of three
-    (a loaded machine only ever adds time)."""
-    best = float("inf")
-    for _ in range(3):
-        report = _python("-X", "importtime", "-c", "import app.cli").stderr
-        line = next(ln for ln in reversed(report.splitlines()) if ln.endswith("| app.cli"))
-        cumulative_us = int(line.split("|")[1])
-        best = min(best, cumulative_us / 1e6)
-    return best
+def _imported(*args: str) -> tuple[list[str], str]:
+    """The modules a fresh interpreter imports to run `args` beyond what it imports to
+    run nothing, and what the run printed."""
+
+    def modules(report: str) -> list[str]:
+        return [ln.split("|")[-1].strip() for ln in report.splitlines() if "import time:" in ln]
+
+    bare = set(modules(_python("-X", "importtime", "-c", "pass").stderr))
+    done = _python("-X", "importtime", *args)
+    return [m for m in modules(done.stderr) if m not in bare], done.stdout
 
 
 def test_importing_the_command_loads_no_heavy_library() -> None:
@@ -47,21 +47,19 @@ def test_importing_the_command_loads_no_heavy_library() -> None:
     assert _python("-c", code).stdout.strip() == ""
 
 
-def test_importing_the_command_takes_under_half_a_second() -> None:
-    seconds = _import_seconds()
-    assert seconds < IMPORT_BOUND_S, f"import app.cli took {seconds:.3f} s"
+def test_importing_the_command_loads_few_modules() -> None:
+    loaded, _ = _imported("-c", "import app.cli")
+    assert "app.cli" in loaded
+    assert len(loaded) <= IMPORT_BOUND_MODULES, f"import app.cli loads {len(loaded)} modules"
 
 
-def test_version_answers_within_a_second() -> None:
-    """The installed entry point (`timetrace = app.cli:main`), wall time."""
+def test_version_answers_with_few_modules_loaded() -> None:
+    """The installed entry point (`timetrace = app.cli:main`)."""
     timetrace = str(Path(sys.executable).with_name("timetrace"))
-    best = float("inf")
-    for _ in range(3):
-        started = time.perf_counter()
-        out = _run(timetrace, "--version").stdout
-        best = min(best, time.perf_counter() - started)
+    loaded, out = _imported(timetrace, "--version")
     assert re.fullmatch(r"timetrace, version \d+\.\d+\.\d+\S*\n", out), out
-    assert best < VERSION_BOUND_S, f"timetrace --version took {best:.3f} s"
+    assert not {m.split(".")[0] for m in loaded} & set(HEAVY), loaded
+    assert len(loaded) <= VERSION_BOUND_MODULES, f"--version loads {len(loaded)} modules"
 
 
 def test_a_read_only_command_path_loads_no_model_client_web_server_or_queue() -> None:

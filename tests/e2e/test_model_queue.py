@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -84,7 +83,6 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
                 }
                 for i in range(6)
             ]
-            sent = time.monotonic()
             ingest_batch(
                 services.store,
                 user=user,
@@ -101,7 +99,6 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
                 ).fetchone()
 
             wait_for(lambda: day_digest() is not None, timeout=60, interval=0.2)
-            took = time.monotonic() - sent
             digest = day_digest()
             waiting = _waiting_summaries(conn)
         finally:
@@ -110,5 +107,4 @@ def test_a_sitting_closes_and_its_day_digest_updates_while_200_summaries_wait(
     assert digest is not None, "the day digest did not update within 60 s"
     assert digest["metrics"]["seconds_by_category"] == {"work": 1800.0}
     assert digest["metrics"]["seconds_by_app"] == {"Visual Studio Code": 1800.0}
-    assert took < 60
     assert waiting >= 195  # the model worker took at most a few while the pyramid ran

@@ -40,6 +40,8 @@ def _user(**tiers: object) -> RetentionUser:
         "raw_expired_day": None,
         "episodes_expired_day": None,
         "applied_at": None,
+        "raw_applied_before": None,
+        "episodes_applied_day": None,
     }
     return RetentionUser.model_construct(**(values | tiers))
 
@@ -68,13 +70,34 @@ def test_raw_waits_at_the_first_day_not_built_yet() -> None:
 
 
 def test_an_expiry_never_moves_back_and_a_second_run_does_nothing() -> None:
-    done = _user(
-        raw_expired_day=date(2003, 3, 3),
-        raw_expired_before=datetime(2003, 3, 2, 20, tzinfo=UTC),
-    )
+    before = datetime(2003, 3, 2, 20, tzinfo=UTC)
+    done = _user(raw_expired_day=date(2003, 3, 3), raw_expired_before=before)
+    done = done.model_copy(update={"raw_applied_before": before})
     assert _step_of(done, Unsettled()) is None
     shorter = done.model_copy(update={"raw_days": 60})
     assert _step_of(shorter, Unsettled()) is None
+
+
+def test_a_saved_expiry_not_carried_out_is_carried_out_from_where_the_last_run_reached() -> None:
+    # A run killed after saving the expiry (the tier unchanged since, or turned off).
+    before = datetime(2003, 3, 2, 20, tzinfo=UTC)
+    saved = _user(
+        episode_days=30,
+        raw_expired_day=date(2003, 3, 3),
+        raw_expired_before=before,
+        episodes_expired_day=date(2003, 3, 3),
+    ).model_copy(
+        update={
+            "raw_applied_before": datetime(2003, 2, 1, 20, tzinfo=UTC),
+            "episodes_applied_day": date(2003, 2, 2),
+        }
+    )
+    for user in (saved, saved.model_copy(update={"raw_days": None, "episode_days": None})):
+        step = _step_of(user, Unsettled())
+        assert step is not None and not step.moves
+        assert (step.raw_before, step.raw_day) == (before, date(2003, 3, 3))
+        assert step.turns_from == datetime(2003, 2, 1, 20, tzinfo=UTC)
+        assert (step.episode_from, step.episode_to) == (date(2003, 2, 2), date(2003, 3, 3))
 
 
 def test_episode_text_never_expires_past_raw() -> None:

@@ -280,7 +280,7 @@ def _items(mapping: dict[str, float], top_n: int | None) -> list[tuple[str, int,
 @tool(
     name="query_stats",
     tier="0",
-    cap_tokens=400,
+    cap_tokens=1_500,
     params=QueryStatsArgs,
     result=StatsResult,
     description="""

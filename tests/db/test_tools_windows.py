@@ -99,6 +99,17 @@ class Truth:
         rows = self.conn.execute(query, {"u": self.user_id, "a": ts_from, "b": ts_to}).fetchall()
         return round(sum(r["s"] for r in rows))
 
+    def day_series(self, where: str, first: date, last: date) -> dict[date, float]:
+        """Seconds of whole records on every logical day (zero days included)."""
+        rows = self.conn.execute(
+            "SELECT d::date AS day, COALESCE(sum(v.duration_s), 0)::float AS s "
+            "FROM generate_series(%s::date, %s::date, interval '1 day') d "
+            "LEFT JOIN v_record_durations v ON v.user_id = %s AND v.day_local = d::date "
+            f"AND ({where}) GROUP BY 1 ORDER BY 1",
+            [first, last, self.user_id],
+        ).fetchall()
+        return {r["day"]: r["s"] for r in rows}
+
     def whole_days(self, where: str, first: date, last: date) -> int:
         row = self.conn.execute(
             "SELECT COALESCE(sum(duration_s), 0)::float AS s FROM v_record_durations v "
@@ -295,16 +306,9 @@ def test_top_sites_are_the_sites_inside_browsers_with_the_most_time(
 
 
 def test_the_series_has_every_day_and_days_without_counts_those_under_the_threshold(
-    ctx: ToolContext, truth: Truth, conn: Connection[Any], month: Month
+    ctx: ToolContext, truth: Truth
 ) -> None:
-    rows = conn.execute(
-        "SELECT d::date AS day, COALESCE(sum(v.duration_s), 0)::float AS s "
-        "FROM generate_series(%s::date, %s::date, interval '1 day') d "
-        "LEFT JOIN v_record_durations v ON v.user_id = %s AND v.day_local = d::date "
-        "AND NOT v.is_idle AND v.app = 'Anki' GROUP BY 1 ORDER BY 1",
-        [*MARCH, month.user.user_id],
-    ).fetchall()
-    want = {r["day"]: r["s"] for r in rows}
+    want = truth.day_series("NOT v.is_idle AND v.app = 'Anki'", *MARCH)
     assert 0 < sum(1 for s in want.values() if not s) < len(want)  # zero days and others
     got = ok(ctx, "days_with", {**_custom(*MARCH), "thing": "Anki", "min_minutes": 10})
     assert [(s["day"], s["seconds"]) for s in got["series"]] == [

@@ -367,3 +367,12 @@ def test_bad_window_arguments_are_a_4xx_at_http(api: Api) -> None:
         assert says in reply.json()["error"]
     reply = api.post("/api/v1/tools/days_with", {"thing": "x", "time_to": "02:00"})
     assert reply.status_code == 422 and "time_from" in reply.json()["error"]
+
+
+def test_the_series_of_the_longest_period_fits_the_output_cap(ctx: ToolContext) -> None:
+    longest = {"period": "custom", "date_from": "2002-03-01", "date_to": "2003-04-04"}
+    got = ok(ctx, "days_with", {**longest, "thing": "Slack", "min_minutes": 0})
+    assert len(got["series"]) == got["days_in_period"] == 400
+    assert got["series"][0] == {"day": "2002-03-01", "seconds": 0}
+    # The days listed may be cut to fit; the series and the counts never are.
+    assert got["count"] + got["days_without"] == 400 and got["count"] > 0

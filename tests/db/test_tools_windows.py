@@ -329,8 +329,8 @@ def test_the_series_has_every_day_and_days_without_counts_those_under_the_thresh
 
 BAD = [
     ({"time_from": "09:00"}, "give both time_from and time_to"),
-    ({"time_from": "25:00", "time_to": "26:00"}, "time_from"),
-    ({"time_from": "9:00", "time_to": "12:00"}, "time_from"),
+    ({"time_from": "25:00", "time_to": "02:00"}, "time_from: '25:00' is not a time of day"),
+    ({"time_from": "9:00", "time_to": "12:00"}, "time_from: '9:00' is not a time of day"),
     (
         {"ts_from": "2003-03-12T10:00:00+08:00", "ts_to": "2003-03-12T09:00:00+08:00"},
         "ts_to must be after ts_from",

@@ -5,13 +5,17 @@ in SQL from the clock times, not by the code under test)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from psycopg import Connection
 
+from app.cli import main
 from app.db.connection import connect
 from app.tools import ToolContext, dispatch_json
 from tests.agent_month import NOW, Month, month_fixture
@@ -376,3 +380,19 @@ def test_the_series_of_the_longest_period_fits_the_output_cap(ctx: ToolContext) 
     assert got["series"][0] == {"day": "2002-03-01", "seconds": 0}
     # The days listed may be cut to fit; the series and the counts never are.
     assert got["count"] + got["days_without"] == 400 and got["count"] > 0
+
+
+def test_the_cli_takes_a_window_and_answers_a_bad_one_with_an_error(
+    month: Month, truth: Truth, tmp_path: Path
+) -> None:
+    env = {"TIMETRACE_DATABASE_URL": month.services.url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+    base = ["tool", "query_stats", "--user", month.user.name, *CLI_LAST_WEEK, "--thing", "VS Code"]
+    good = CliRunner().invoke(main, [*base, "--time-from", "09:00", "--time-to", "12:00"], env=env)
+    assert good.exit_code == 0, good.output
+    assert json.loads(good.output)["seconds"] == truth.total(VSCODE, *LAST_WEEK, "09:00", "12:00")
+    bad = CliRunner().invoke(main, [*base, "--time-from", "25:00", "--time-to", "02:00"], env=env)
+    assert bad.exit_code != 0 and "Traceback" not in bad.output
+    assert "'25:00' is not a time of day" in json.loads(bad.output)["error"]
+
+
+CLI_LAST_WEEK = ["--period", "custom", "--date-from", "2003-03-24", "--date-to", "2003-03-30"]

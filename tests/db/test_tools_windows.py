@@ -5,6 +5,7 @@ in SQL from the clock times, not by the code under test)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import date, datetime
@@ -17,6 +18,8 @@ from psycopg import Connection
 
 from app.cli import main
 from app.db.connection import connect
+from app.ingest.records import RecordBatch, ingest_batch
+from app.runtime.services import Services
 from app.tools import ToolContext, dispatch_json
 from tests.agent_month import NOW, Month, month_fixture
 from tests.helpers import Api
@@ -396,3 +399,27 @@ def test_the_cli_takes_a_window_and_answers_a_bad_one_with_an_error(
 
 
 CLI_LAST_WEEK = ["--period", "custom", "--date-from", "2003-03-24", "--date-to", "2003-03-30"]
+
+
+def test_a_record_of_a_whole_day_counts_in_every_window_it_reaches(
+    services: Services,
+) -> None:
+    store = services.store
+    user = store.ensure_user(name="long", time_zone=ZONE, day_cut_hour=CUT)
+    store.add_device(user_id=user.user_id, device_id="pc", name="", kind="other")
+    record = {
+        "client_record_id": "r1",
+        "ts_start": "2004-05-10T10:00:00+08:00",
+        "ts_end": "2004-05-11T10:00:00+08:00",  # 24 hours: the longest a record may be
+        "app": "Steam",
+        "window_title": "Hades II",
+    }
+    batch = RecordBatch.model_validate({"device_id": "pc", "records": [record]})
+    ingest_batch(store, user=user, batch=batch, rules=services.rules)
+    ctx = dataclasses.replace(services.tool_context(user=user, now=NOW), models=None)
+    window = {"time_from": "09:00", "time_to": "12:00", "thing": "Steam", "min_minutes": 0}
+    got = ok(ctx, "days_with", {**_custom(date(2004, 5, 9), date(2004, 5, 12)), **window})
+    assert [s["seconds"] for s in got["series"]] == [0, 2 * 3600, 3600, 0]
+    night = {**window, "time_from": "22:00", "time_to": "02:00"}
+    got = ok(ctx, "days_with", {**_custom(date(2004, 5, 9), date(2004, 5, 12)), **night})
+    assert [s["seconds"] for s in got["series"]] == [0, 4 * 3600, 0, 0]

@@ -150,6 +150,7 @@ from app.store.tools import (
     ToolStore,
     UnbuiltDay,
     UncategorizedTime,
+    WindowSeconds,
 )
 from app.store.user_rules import (
     OrphanText,
@@ -321,4 +322,5 @@ __all__ = [
     "WebSessionRow",
     "WebStore",
     "WindowRecord",
+    "WindowSeconds",
 ]

@@ -26,6 +26,7 @@ from app.tools.periods import Period
 from app.tools.registry import ordered_tools
 
 IntentKind = Literal[
+    "planned",  # answered by the planner (app/agent/operations.py), maybe with several calls
     "now",
     "moment",
     "thing_hours",

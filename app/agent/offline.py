@@ -1,20 +1,28 @@
 """The offline answerer: what `ask` gives with no chat model configured, or with the
-model down. A deterministic intent parser picks the tool and its arguments, the
-tool answers, and the answer is written from its result (app/agent/render.py).
+model down. The question is read as parts (app/agent/parts.py: things from a lexicon
+of the user's names, the time, the operation); the planner answers the operations it
+knows with one or more tool calls (app/agent/operations.py), and the intent table
+(app/agent/intents.py) the rest, its answer written by app/agent/render.py.
 
     answer = answer_offline(ctx, "这个月娱乐花了多少小时？")
-    answer.intent.tool, answer.text
+    answer.intent.tool, answer.text, answer.calls
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 
+from app.agent.dates import find_clocks
 from app.agent.followups import effective_question
-from app.agent.intents import Intent, parse_intent
+from app.agent.intents import Intent, _signal_kinds, parse_intent
+from app.agent.lexicon import ACTIVE, Lexicon, Mention
+from app.agent.operations import plan
+from app.agent.parts import Parts, read_parts
+from app.agent.planner import Call, Planned
 from app.agent.render import render
+from app.rules.things import loose
 from app.text import language_of
 from app.tools import ToolContext, dispatch
 from app.tools.periods import today_of
@@ -30,23 +38,83 @@ class OfflineAnswer:
     intent: Intent
     result: ToolOutcome
     text: str
-    tokens: int  # estimated tokens of the tool's output
+    tokens: int  # estimated tokens of the tools' output
+    calls: list[Call] = field(default_factory=list)  # every tool call, in order
 
 
 def answer_offline(
     ctx: ToolContext, question: str, *, earlier: Sequence[str] = ()
 ) -> OfflineAnswer:
-    """Answer with one tool call and no model; `earlier` are the conversation's earlier
-    questions, oldest first, so that a follow-up keeps their context."""
+    """Answer with no model; `earlier` are the conversation's earlier questions, oldest
+    first, so that a follow-up keeps their context."""
     user = ctx.user
     today = today_of(user, ctx.now)
+    asked = effective_question(question, earlier, today=today)
+    lexicon = Lexicon.of(ctx)
+    parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)
+    parts = replace(parts, language=language_of(question))
+    if plannable(parts):
+        planned = plan(ctx, parts, today=today)
+        if planned is not None and planned.calls:
+            return _planned_answer(parts, planned)
     intent = parse_intent(
-        effective_question(question, earlier, today=today),
+        asked,
         today=today,
         time_zone=user.time_zone,
         cut_hour=user.day_cut_hour,
-        language=language_of(question),
+        language=parts.language,
     )
+    intent = named_by_lexicon(intent, parts.things)
+    return _intent_answer(ctx, intent, today)
+
+
+def plannable(parts: Parts) -> bool:
+    """Habits and single clock times stay with the intent table."""
+    if _signal_kinds(parts.question):
+        return False
+    return not (len(find_clocks(parts.question)) == 1 and parts.operation in ("window", "amount"))
+
+
+def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
+    first = planned.calls[0]
+    intent = Intent(
+        kind="planned",
+        tool=first.tool,
+        arguments=first.arguments,
+        language=parts.language,
+        period=planned.period,
+    )
+    tokens = sum(output_tokens(c.result) for c in planned.calls)
+    return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
+
+
+def named_by_lexicon(intent: Intent, things: list[Mention]) -> Intent:
+    """The intent with its thing as the lexicon read it: leftover words ("minutes
+    Slack", "day before") are no name when the question names a thing the user has."""
+    mention = intent.arguments.get("thing")
+    if not isinstance(mention, str) or not things or mention == "idle":
+        return intent
+    if any(loose(m.text) == loose(mention) or m.name == mention for m in things):
+        return intent
+    if len({m.name for m in things}) != 1:
+        return intent
+    found = things[0]
+    if found.name == ACTIVE:
+        arguments = {k: v for k, v in intent.arguments.items() if k != "thing"}
+        if intent.kind != "thing_hours":
+            return intent
+        return replace(
+            intent,
+            kind="active_hours",
+            arguments={"metric": "active_seconds", **arguments},
+            subject=None,
+            mention=None,
+        )
+    arguments = {**intent.arguments, "thing": found.name}
+    return replace(intent, arguments=arguments, subject=found.text, mention=found.text)
+
+
+def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
     never_seen = False
     if (
@@ -66,6 +134,7 @@ def answer_offline(
         result=result,
         text=render(intent, result, newest=newest, never_seen=never_seen),
         tokens=output_tokens(result),
+        calls=[Call(intent.tool, intent.arguments, result)],
     )
 
 

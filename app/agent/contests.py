@@ -1,0 +1,147 @@
+"""The operations that weigh amounts: which of two is more, both together, over or
+under a threshold (yes or no first), and how much inside a window of the day.
+
+    CONTESTS["threshold"](ctx, parts, today).text   # "No: 18 minutes (0.3 h) on …"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from app.agent.lexicon import ACTIVE
+from app.agent.parts import Parts
+from app.agent.planner import (
+    Planned,
+    _span,
+    compared,
+    not_known,
+    period_of,
+    period_words,
+    said,
+    seconds_of,
+    top_items,
+    window_words,
+)
+from app.agent.wording import duration, t, thing_label
+from app.tools import ToolContext
+from app.tools.results import ToolError
+
+Planner = Callable[[ToolContext, Parts, date], Planned | None]
+
+
+def _names(parts: Parts) -> list[str]:
+    return list(dict.fromkeys(m.name for m in parts.things if m.name != ACTIVE))
+
+
+def _contest(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    names = _names(parts)
+    if len(names) < 2:
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=None)
+    planned = Planned(parts.operation, spec, defaulted=defaulted)
+    lang = parts.language
+    result = compared(planned.call(ctx, "compare", {"things": names[:5], **_span(parts, spec)}))
+    if result is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    sides = [(thing_label(i, i.mention, lang), i.seconds) for i in result.items]
+    listed = t(lang, "，", ", ").join(f"{label} {duration(s, lang)}" for label, s in sides)
+    when = period_words(spec, lang) + window_words(parts)
+    total = sum(s for _, s in sides)
+    if parts.operation == "together":
+        planned.text = t(
+            lang,
+            f"合计 {duration(total, lang)}：{when}，{listed}。",
+            f"{duration(total, lang)} together {when}: {listed}.",
+        )
+        return planned
+    ranked = sorted(sides, key=lambda side: -side[1])
+    (first, most), (_, second) = ranked[0], ranked[1]
+    if most == second:
+        planned.text = t(lang, f"一样多：{when}，{listed}。", f"A tie {when}: {listed}.")
+        return planned
+    planned.text = t(
+        lang,
+        f"{first} 更多，多 {duration(most - second, lang)}：{when}，{listed}。",
+        f"{first}, by {duration(most - second, lang)}: {listed} {when}.",
+    )
+    return planned
+
+
+def _threshold(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    if not parts.things or parts.threshold_minutes is None:
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=None)
+    planned = Planned("threshold", spec, defaulted=defaulted)
+    lang, limit = parts.language, parts.threshold_minutes
+    seconds, label = seconds_of(ctx, planned, parts.things[0], _span(parts, spec), language=lang)
+    if seconds is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    over = seconds > limit * 60
+    yes = over != parts.under
+    bar = duration(limit * 60, lang, minutes=limit < 60)
+    relation = t(lang, "超过", "over") if over else t(lang, "没超过", "not over")
+    when = period_words(spec, lang) + window_words(parts)
+    planned.text = t(
+        lang,
+        f"{'是' if yes else '没有'}：{when}{label} {said(seconds, parts)}，{relation} {bar}。",
+        f"{'Yes' if yes else 'No'}: {said(seconds, parts)} on {label} {when}, {relation} {bar}.",
+    )
+    return planned
+
+
+def _amount(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    """How much of a thing inside a window of the day, or of active time."""
+    active = any(m.name == ACTIVE for m in parts.things)
+    if parts.window is None and not (active and len(parts.things) == 1):
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=None)
+    planned = Planned("amount", spec, defaulted=defaulted)
+    lang = parts.language
+    seconds, label = seconds_of(ctx, planned, parts.things[0], _span(parts, spec), language=lang)
+    if seconds is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    when = period_words(spec, lang) + window_words(parts)
+    planned.text = t(
+        lang,
+        f"{said(seconds, parts)}：{when}，{label}。",
+        f"{said(seconds, parts)} of {label} {when}.",
+    )
+    return planned
+
+
+def _window(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    """What happened inside a window of a day: its apps by time."""
+    if parts.window is None:
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=None)
+    planned = Planned("window", spec, defaulted=defaulted)
+    lang = parts.language
+    arguments = {"metric": "seconds_by_app", **_span(parts, spec), "top_n": 5}
+    items = top_items(planned.call(ctx, "query_stats", arguments))
+    when = period_words(spec, lang) + window_words(parts)
+    if isinstance(planned.calls[-1].result, ToolError):
+        planned.text = not_known(parts, planned)
+        return planned
+    if not items:
+        planned.text = t(lang, f"{when}没有记录。", f"Nothing was recorded {when}.")
+        return planned
+    listed = [f"{i.app} {duration(i.seconds, lang)}" for i in items]
+    planned.text = t(
+        lang,
+        f"{when}主要在用：" + "，".join(listed) + "。",
+        f"{when[0].upper()}{when[1:]}, mostly: " + ", ".join(listed) + ".",
+    )
+    return planned
+
+
+CONTESTS: dict[str, Planner] = {
+    "contest": _contest,
+    "together": _contest,
+    "threshold": _threshold,
+    "amount": _amount,
+    "window": _window,
+}

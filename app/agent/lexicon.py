@@ -1,0 +1,144 @@
+"""Finding the things a question mentions: the longest names it contains from a
+lexicon of the resolver's vocabulary (app/rules/things.py: categories, idle words,
+groups, apps, aliases, nicknames, sites), the user's own apps and domains, and the
+agent's extra names (app/agent/cues.py). A word a letter or two from a name of four
+or more letters is that name (a typo); every other word is ignored, never made a name.
+
+    lexicon = Lexicon.of(ctx)
+    lexicon.find("how many minutes on Slak yesterday?")   # [Mention(text="Slak", name="Slack")]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, NOT_NAMES
+from app.rules.things import loose, vocabulary_for
+from app.text import CJK_CHARS
+from app.tools.registry import ToolContext
+
+ACTIVE = "active"  # the mention of "the computer": active time
+_TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS}]")
+_LATIN = re.compile(r"[a-z0-9]")
+MAX_TOKENS = 6  # the longest name, in words or CJK characters
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A thing a question names: the words as written, where, and the name to ask for."""
+
+    text: str
+    name: str  # what the tools resolve ("Slack", "bilibili.com", "work", "idle", ACTIVE)
+    span: tuple[int, int]
+    typo: bool = False
+
+
+@dataclass(slots=True)
+class Lexicon:
+    """Names by their loose form, each with the mention the tools resolve."""
+
+    names: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, ctx: ToolContext) -> Lexicon:
+        """The shipped vocabulary, the agent's extra names and the user's own names."""
+        lexicon = cls.shipped(ctx)
+        try:
+            known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
+        except NotImplementedError:  # a store with no things has no names of its own
+            known = []
+        for row in known:
+            lexicon.add(row.app, row.app)
+            if row.domain:
+                lexicon.add(row.domain, row.domain)
+                stem = row.domain.split(".")[0]
+                if len(stem) >= 3 and stem not in ("www", "m", "mail"):
+                    lexicon.add(stem, row.domain)
+        return lexicon
+
+    @classmethod
+    def shipped(cls, ctx: ToolContext) -> Lexicon:
+        vocabulary = vocabulary_for(ctx.rules.apps)
+        lexicon = cls()
+        for key in vocabulary.idle:
+            lexicon.names[key] = "idle"
+        for key, category in vocabulary.categories.items():
+            lexicon.names[key] = str(category)
+        for key, group in vocabulary.groups.items():
+            lexicon.names[key] = group.label
+        for key, app in vocabulary.app_names.items():
+            lexicon.names.setdefault(key, app)
+        for key, domain in vocabulary.site_names.items():
+            lexicon.names[key] = domain
+        for name, mention in EXTRA_NAMES.items():
+            lexicon.add(name, mention)
+        for name in ACTIVE_NAMES:
+            lexicon.add(name, ACTIVE)
+        return lexicon
+
+    def add(self, name: str, mention: str) -> None:
+        key = loose(name)
+        if key and not (len(key) < 2 and _LATIN.match(key)):
+            self.names.setdefault(key, mention)
+
+    def find(self, question: str) -> list[Mention]:
+        """Every thing the question names, left to right, longest name first."""
+        tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(question)]
+        found: list[Mention] = []
+        i = 0
+        while i < len(tokens):
+            mention = self._longest(question, tokens, i)
+            if mention is None:
+                mention = self._typo(question, tokens[i])
+            if mention is not None:
+                found.append(mention)
+                while i < len(tokens) and tokens[i][0] < mention.span[1]:
+                    i += 1
+                continue
+            i += 1
+        return found
+
+    def _longest(self, question: str, tokens: list[tuple[int, int]], i: int) -> Mention | None:
+        for j in range(min(len(tokens), i + MAX_TOKENS), i, -1):
+            start, end = tokens[i][0], tokens[j - 1][1]
+            text = question[start:end]
+            key = loose(text)
+            if j - i == 1 and key in NOT_NAMES:
+                return None
+            name = self.names.get(key)
+            if name is not None and not (len(key) < 2 and _LATIN.match(key)):
+                return Mention(text=text, name=name, span=(start, end))
+        return None
+
+    def _typo(self, question: str, token: tuple[int, int]) -> Mention | None:
+        """A Latin word of four or more letters within an edit or two of a name."""
+        text = question[token[0] : token[1]]
+        key = loose(text)
+        if len(key) < 4 or key in NOT_NAMES or not key.isascii() or not key.isalpha():
+            return None
+        most = 1 if len(key) < 7 else 2
+        best: tuple[int, str] | None = None
+        for name, mention in self.names.items():
+            if len(name) >= 4 and name.isascii() and abs(len(name) - len(key)) <= most:
+                distance = edit_distance(key, name, most)
+                if distance <= most and (best is None or distance < best[0]):
+                    best = (distance, mention)
+        if best is None:
+            return None
+        return Mention(text=text, name=best[1], span=token, typo=True)
+
+
+def edit_distance(a: str, b: str, most: int) -> int:
+    """Levenshtein distance of two short words, or `most + 1` once it is past `most`."""
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            )
+        if min(current) > most:
+            return most + 1
+        previous = current
+    return previous[-1]

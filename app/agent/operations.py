@@ -1,0 +1,199 @@
+"""The operations the planner answers, one function each: the tool calls a question's
+parts need and the answer, the answer first.
+
+    planned = plan(ctx, parts, today=date(2026, 12, 1))
+    planned.text   # "Yes: 52 minutes (0.87 h) on YouTube on 2026-11-30, over 45 minutes."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, timedelta
+
+from app.agent.dates import PeriodSpec
+from app.agent.lexicon import ACTIVE
+from app.agent.parts import Parts
+from app.agent.planner import (
+    DEFAULT_DAYS,
+    Planned,
+    days_result,
+    not_known,
+    period_of,
+    period_words,
+    said,
+    say_days,
+    seconds_of,
+    share_of,
+    stated_default,
+    top_items,
+    window_words,
+)
+from app.agent.planner import _span as span_of
+from app.agent.wording import duration, t, thing_label
+from app.tools import ToolContext
+from app.tools.results import ThingInfo
+from app.tools.stats import StatsResult
+
+Planner = Callable[[ToolContext, Parts, date], Planned | None]
+
+
+def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    spec, defaulted = period_of(parts, today=today, default_days=None)
+    planned = Planned("share", spec, defaulted=defaulted)
+    lang, args = parts.language, span_of(parts, spec)
+    seconds, label = seconds_of(ctx, planned, parts.things[0], args, language=lang)
+    if seconds is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    result = planned.calls[-1].result
+    whole = getattr(result, "window_active_seconds", None)
+    if whole is None:
+        active = planned.call(ctx, "query_stats", {"metric": "active_seconds", **args})
+        whole = active.value if isinstance(active, StatsResult) else None
+    whole = float(whole or 0)
+    when = period_words(spec, lang) + window_words(parts)
+    planned.text = t(
+        lang,
+        f"{share_of(seconds, whole)}：{when}，{label} {said(seconds, parts)}，"
+        f"占活跃时间 {duration(whole, lang)}。",
+        f"{share_of(seconds, whole)}: {label} was {said(seconds, parts)} of "
+        f"{duration(whole, lang)} active {when}.",
+    )
+    return planned
+
+
+def _average(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    spec, defaulted = period_of(parts, today=today, default_days=DEFAULT_DAYS)
+    planned = Planned("average", spec, defaulted=defaulted)
+    lang, args = parts.language, span_of(parts, spec)
+    days = (min(spec.date_to, today) - spec.date_from).days + 1
+    if days < 1:
+        return None
+    mention = parts.things[0] if parts.things else None
+    if mention is None or mention.name == ACTIVE:
+        result = planned.call(ctx, "query_stats", {"metric": "active_seconds", **args})
+        total = float(result.value or 0) if isinstance(result, StatsResult) else None
+        label = t(lang, "电脑前（活跃）", "active time")
+    else:
+        found = days_result(planned.call(ctx, "days_with", {"thing": mention.name, **args}))
+        total = float(found.total_seconds) if found is not None else None
+        label = thing_label(found.thing if found else None, mention.text, lang)
+    if total is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    per_day = total / days
+    when = period_words(spec, lang)
+    planned.text = t(
+        lang,
+        f"平均每天 {said(per_day, parts)}：{when}{window_words(parts)}，{label}"
+        f"共 {duration(total, lang)}，{days} 天。",
+        f"{said(per_day, parts)} a day on average: {label}{window_words(parts)} {when}, "
+        f"{duration(total, lang)} over {days} days.",
+    )
+    return planned
+
+
+def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    spec, defaulted = period_of(parts, today=today, default_days=None)
+    planned = Planned("top", spec, defaulted=defaulted)
+    lang, n = parts.language, parts.top_n or 5
+    metric = "seconds_by_site" if parts.sites else "seconds_by_app"
+    arguments = {"metric": metric, **span_of(parts, spec), "top_n": n}
+    if parts.sites:
+        arguments = {**arguments, "limit": n}
+        arguments.pop("top_n")
+    items = top_items(planned.call(ctx, "query_stats", arguments))
+    if not items and parts.sites:
+        planned.text = not_known(parts, planned)
+        return planned
+    what = t(lang, "网站" if parts.sites else "应用", "sites" if parts.sites else "apps")
+    listed = [f"{k}. {i.app} {duration(i.seconds, lang)}" for k, i in enumerate(items[:n], 1)]
+    when = period_words(spec, lang) + window_words(parts)
+    if not listed:
+        planned.text = t(lang, f"{when}没有记录。", f"Nothing was recorded {when}.")
+        return planned
+    planned.text = t(
+        lang,
+        f"{when}用得最多的 {len(listed)} 个{what}：" + "；".join(listed) + "。",
+        f"Top {len(listed)} {what} {when}: " + "; ".join(listed) + ".",
+    )
+    return planned
+
+
+def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    """Days with or without a thing (or under a ceiling); the intent table keeps the
+    plain "days with" questions."""
+    if not parts.things or not (parts.negated or parts.under):
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=DEFAULT_DAYS)
+    planned = Planned("days", spec, defaulted=defaulted)
+    lang, mention = parts.language, parts.things[0]
+    least = parts.threshold_minutes or 1
+    found = days_result(
+        planned.call(
+            ctx, "days_with", {"thing": mention.name, **span_of(parts, spec), "min_minutes": least}
+        )
+    )
+    if found is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    reached = {d.day for d in found.items}
+    last = min(found.to, today)
+    every = [found.from_ + timedelta(days=k) for k in range((last - found.from_).days + 1)]
+    missing = [d for d in every if d not in reached]
+    planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
+    return planned
+
+
+def _days_text(
+    parts: Parts,
+    name: str,
+    thing: ThingInfo,
+    missing: list[date],
+    spec: PeriodSpec,
+    least: float,
+) -> str:
+    lang = parts.language
+    label = thing_label(thing, name, lang)
+    when = period_words(spec, lang)
+    bar = (
+        t(lang, f"不到 {least:g} 分钟", f"under {least:g} minutes")
+        if parts.under or least > 1
+        else t(lang, "没有", "without")
+    )
+    if not missing:
+        return t(lang, f"没有：{when}每天都有{label}。", f"None: {label} every day {when}.")
+    days = say_days(missing, lang)
+    if not parts.listed:
+        return t(
+            lang,
+            f"{len(missing)} 天：{when}{label}{bar}的日子是 {days}。",
+            f"{len(missing)} day{'s' if len(missing) != 1 else ''} {bar} {label} {when}: {days}.",
+        )
+    return t(
+        lang,
+        f"{when}{label}{bar}的日子：{days}（{len(missing)} 天）。",
+        f"Days {bar} {label} {when}: {days} ({len(missing)} day{'s' if len(missing) != 1 else ''}).",
+    )
+
+
+PLANNERS: dict[str, Planner] = {
+    "share": _share,
+    "average": _average,
+    "top": _top,
+    "days": _days,
+}
+
+
+def plan(ctx: ToolContext, parts: Parts, *, today: date) -> Planned | None:
+    """The calls and the answer for the question's parts, or None when the intent
+    table answers it better."""
+    from app.agent.contests import CONTESTS
+
+    planner = {**PLANNERS, **CONTESTS}.get(parts.operation)
+    if planner is None:
+        return None
+    planned = planner(ctx, parts, today)
+    if planned is not None:
+        planned.text += stated_default(planned, parts.language)
+    return planned

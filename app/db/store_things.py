@@ -14,6 +14,7 @@ from app.store import (
     RecordMatch,
     ThingSeconds,
     ToolStore,
+    WindowSeconds,
 )
 
 
@@ -44,6 +45,18 @@ def _matching(params: Params) -> Params:
     return match_params(params["match"])
 
 
+def _windows(params: Params) -> Params:
+    windows = params["windows"]
+    return {
+        "days": [w[0] for w in windows],
+        "starts": [w[1] for w in windows],
+        "ends": [w[2] for w in windows],
+        "by_day": not windows,
+        "browsers": list(params["browsers"]),
+        "title_pattern": _contains(params["title"]) if params["title"] else None,
+    }
+
+
 class PostgresThingStore(Queries):
     known_names = rows(
         ToolStore.known_names,
@@ -51,6 +64,7 @@ class PostgresThingStore(Queries):
         derive=lambda p: {"title_pattern": _contains(p["title"]) if p["title"] else None},
     )
     thing_seconds = rows(ToolStore.thing_seconds, ThingSeconds, derive=_matching)
+    window_seconds = rows(ToolStore.window_seconds, WindowSeconds, derive=_windows)
     page_titles = column(ToolStore.page_titles, derive=_matching)
     episode_thing_seconds = rows(ToolStore.episode_thing_seconds, DaySeconds)
     latest_matching = rows(ToolStore.latest_matching, RecordLine, derive=_matching)

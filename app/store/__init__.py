@@ -148,6 +148,7 @@ from app.store.tools import (
     ToolStore,
     UnbuiltDay,
     UncategorizedTime,
+    WindowSeconds,
 )
 from app.store.user_rules import (
     OrphanText,
@@ -317,4 +318,5 @@ __all__ = [
     "WebSessionRow",
     "WebStore",
     "WindowRecord",
+    "WindowSeconds",
 ]

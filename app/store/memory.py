@@ -10,7 +10,7 @@ test states those facts and checks what the tools make of them.
 
 `tests/db/test_store_contract.py` loads the rows of a built PostgreSQL pyramid into
 one and holds every read both stores implement to the same answer. The things
-reads (`known_names`, `thing_seconds`, `page_titles`, `episode_thing_seconds`,
+reads (`known_names`, `thing_seconds`, `window_seconds`, `page_titles`, `episode_thing_seconds`,
 `latest_matching`, `records_around`) are PostgreSQL's alone: they raise here.
 """
 
@@ -50,6 +50,7 @@ from app.store import (
     ToolStore,
     UnbuiltDay,
     UncategorizedTime,
+    WindowSeconds,
 )
 from app.text import tokenize
 from app.timeutil import period_days
@@ -470,6 +471,20 @@ class MemoryStore(ToolStore):
     def page_titles(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
     ) -> list[str]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
+    def window_seconds(
+        self,
+        *,
+        user_id: int,
+        windows: Sequence[tuple[date, datetime, datetime]],
+        day_from: date,
+        day_to: date,
+        read_from: datetime,
+        read_to: datetime,
+        browsers: Sequence[str],
+        title: str | None,
+    ) -> list[WindowSeconds]:
         raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
 
     def episode_thing_seconds(

@@ -52,6 +52,20 @@ class ThingSeconds(Row):
     last_ts: datetime
 
 
+class WindowSeconds(Row):
+    """Seconds inside windows (or whole logical days) by the duration rule, per day and
+    group; `titled`: the titles hold the text asked for."""
+
+    day_local: date
+    category: str
+    app: str
+    domain: str | None
+    is_idle: bool
+    page_title: str | None  # the title of a URL-less browser record, else None
+    titled: bool
+    seconds: float
+
+
 class DaySeconds(Row):
     day_local: date
     seconds: float
@@ -289,6 +303,25 @@ class ToolStore(Protocol):
         """Seconds of the matching records of [day_from, day_to] by the duration rule, by
         day, app, domain and (for site candidates) title; only records not in an episode
         yet when `unbuilt_only`."""
+        ...
+
+    def window_seconds(
+        self,
+        *,
+        user_id: int,
+        windows: Sequence[tuple[date, datetime, datetime]],
+        day_from: date,
+        day_to: date,
+        read_from: datetime,
+        read_to: datetime,
+        browsers: Sequence[str],
+        title: str | None,
+    ) -> list[WindowSeconds]:
+        """Seconds of the records starting in [read_from, read_to), clipped to each
+        (day, start, end) window and given to its day; with no windows, the records of the
+        logical days [day_from, day_to], whole. Grouped by day, category, app, domain, idle,
+        the title of a URL-less record of these browsers, and whether the title contains
+        `title` (case-insensitive)."""
         ...
 
     def page_titles(

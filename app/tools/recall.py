@@ -19,14 +19,24 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
+from app.rules.things import Thing
 from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
 from app.text import StorableStr
 from app.timeutil import logical_day, zone
-from app.tools.periods import PeriodArgs, resolve, today_of
+from app.tools.periods import (
+    DayWindowArgs,
+    Window,
+    WindowArgs,
+    resolve_window,
+    today_of,
+    window_text,
+    windowed,
+)
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ThingInfo, ToolResult, flag, opt, thing_info
 from app.tools.stats import stitched_metrics, thing_total
 from app.tools.things import belongs, record_match, require_thing, thing_seconds_by_day
+from app.tools.windows import thing_by_day, thing_parts, window_rows
 
 TITLE_MAX = 100
 LAST_SEEN_BATCH = 200
@@ -206,7 +216,7 @@ def last_seen(ctx: ToolContext, args: LastSeenArgs) -> LastSeenResult:
 # -- days_with ----------------------------------------------------------------------------
 
 
-class DaysWithArgs(PeriodArgs):
+class DaysWithArgs(DayWindowArgs):
     thing: StorableStr = Field(min_length=1, max_length=200, description=THING)
     min_minutes: float = Field(
         1, ge=0, le=1440, description="a day counts with at least this many minutes (default 1)"
@@ -218,6 +228,11 @@ class DayMinutes(Shape):
     minutes: float
 
 
+class DaySeconds(Shape):
+    day: date
+    seconds: int
+
+
 class DaysWithResult(ToolResult, Period):
     thing: ThingInfo
     min_minutes: float
@@ -225,43 +240,67 @@ class DaysWithResult(ToolResult, Period):
     days_in_period: int
     total_seconds: int = Field(description="the thing's seconds over the whole period")
     items: list[DayMinutes] = Field(description="the days that reached min_minutes")
+    days_without: int = Field(
+        description="how many days did not reach min_minutes (days with none included)"
+    )
+    series: list[DaySeconds] = Field(
+        description="every day of the period in order with the thing's seconds, 0 included: "
+        "averages per day, days without and thresholds come from it exactly"
+    )
+    window: str | None = opt("the window inside each day counted")
 
 
 @tool(
     name="days_with",
     tier="0",
-    cap_tokens=1_500,
+    cap_tokens=9_000,
     params=DaysWithArgs,
     result=DaysWithResult,
     description="""
 The days in a period with at least min_minutes of a thing (an app, a site inside browsers, a
-category, idle time), each with its minutes, and how many. For "how many days did I …",
-"on which days …", "every day?". Exact, by the duration rule.
-某段时间内某应用/网站/类别达到 min_minutes 分钟的日子：逐日分钟数和天数。用于「几天」「哪几天」。
+category, idle time), each with its minutes, and how many; days_without counts the days
+under min_minutes, and series gives every day of the period with its seconds (0 included),
+for averages per day, "days without", thresholds and streaks. time_from/time_to (HH:MM)
+count only a window inside each day (22:00-02:00: the night after each day). For "how many
+days did I …", "on which days …", "every day?", "on average per day", "days without".
+Exact, by the duration rule.
+某段时间内某应用/网站/类别达到 min_minutes 分钟的日子：逐日分钟数和天数；
+days_without 为未达到的天数，series 为每天的秒数（含 0），用于日均、「有几天没」、阈值。
+time_from/time_to 只算每天的某个时段。
 """,
 )
 def days_with(ctx: ToolContext, args: DaysWithArgs) -> DaysWithResult:
     thing = require_thing(ctx, mention=args.thing)
-    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
-    by_day = thing_seconds_by_day(ctx, thing, day_from=day_from, day_to=day_to)
+    day_from, day_to, windows = resolve_window(args, user=ctx.user, now=ctx.now)
+    if windowed(args):
+        rows = window_rows(
+            ctx, windows=windows, day_from=day_from, day_to=day_to, title=thing.title
+        )
+        by_day = thing_by_day(ctx, thing, rows)
+    else:
+        by_day = thing_seconds_by_day(ctx, thing, day_from=day_from, day_to=day_to)
     least = args.min_minutes * 60
     days = [(d, s) for d, s in by_day.items() if s >= least and s > 0]
+    every = [day_from + timedelta(days=i) for i in range((day_to - day_from).days + 1)]
     return DaysWithResult(
         thing=thing_info(thing),
         from_=day_from,
         to=day_to,
         min_minutes=args.min_minutes,
         count=len(days),
-        days_in_period=(day_to - day_from).days + 1,
+        days_in_period=len(every),
         total_seconds=round(sum(by_day.values())),
         items=[DayMinutes(day=d, minutes=round(s / 60, 1)) for d, s in days],
+        days_without=len(every) - len(days),
+        series=[DaySeconds(day=d, seconds=round(by_day.get(d, 0.0))) for d in every],
+        window=window_text(args),
     )
 
 
 # -- compare ------------------------------------------------------------------------------
 
 
-class CompareArgs(PeriodArgs):
+class CompareArgs(WindowArgs):
     things: list[StorableStr] = Field(
         min_length=2,
         max_length=6,
@@ -290,6 +329,7 @@ class CompareResult(ToolResult, Period):
     max_minus_min_s: int
     first_minus_second_s: int | None = opt("with two things")
     first_minus_second_hours: float | None = opt("with two things")
+    window: str | None = opt("the window inside each day, or the instants, counted")
 
 
 @tool(
@@ -301,31 +341,25 @@ class CompareResult(ToolResult, Period):
     description="""
 Two to six things side by side over one period: seconds and hours of each (apps, sites
 inside browsers, categories, idle time, mixed), which is most and least, and the difference
-(first minus second when there are two). For "X or Y, which more", "X vs Y", "比较", "哪个多",
-"分别". 对比多个应用/网站/类别在同一时段的时长，并给出差值。
+(first minus second when there are two). time_from/time_to (HH:MM) count only a window
+inside each day; ts_from/ts_to (instants with their zone) replace the period. For "X or Y,
+which more", "X vs Y", "比较", "哪个多", "分别". 对比多个应用/网站/类别在同一时段的时长，
+并给出差值；time_from/time_to 只算每天的某个时段，ts_from/ts_to 为起止时刻。
 """,
 )
 def compare(ctx: ToolContext, args: CompareArgs) -> CompareResult:
     things = [require_thing(ctx, mention=name) for name in args.things]
-    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
-    stitched = None
-    items = []
-    for mention, thing in zip(args.things, things, strict=True):
-        if stitched is None and not (thing.domains or thing.title):
-            stitched = stitched_metrics(
-                ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
-            )
-        total, _, _, _ = thing_total(
-            ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
+    day_from, day_to, windows = resolve_window(args, user=ctx.user, now=ctx.now)
+    seconds = _compared_seconds(ctx, things, day_from=day_from, day_to=day_to, windows=windows)
+    items = [
+        Compared(
+            mention=mention.strip(),
+            **thing_info(thing).model_dump(),
+            seconds=round(total),
+            hours=round(total / 3600, 2),
         )
-        items.append(
-            Compared(
-                mention=mention.strip(),
-                **thing_info(thing).model_dump(),
-                seconds=round(total),
-                hours=round(total / 3600, 2),
-            )
-        )
+        for mention, thing, total in zip(args.things, things, seconds, strict=True)
+    ]
     most = max(items, key=lambda i: i.seconds)
     least = min(items, key=lambda i: i.seconds)
     diff = items[0].seconds - items[1].seconds if len(items) == 2 else None
@@ -338,7 +372,37 @@ def compare(ctx: ToolContext, args: CompareArgs) -> CompareResult:
         max_minus_min_s=most.seconds - least.seconds,
         first_minus_second_s=diff,
         first_minus_second_hours=round(diff / 3600, 2) if diff is not None else None,
+        window=window_text(args),
     )
+
+
+def _compared_seconds(
+    ctx: ToolContext, things: list[Thing], *, day_from: date, day_to: date, windows: list[Window]
+) -> list[float]:
+    """Each thing's seconds: inside the windows from records (one read for every thing
+    but those by title text), else as query_stats counts them (one stitched read)."""
+    out = []
+    if windows:
+        shared = window_rows(ctx, windows=windows, day_from=day_from, day_to=day_to)
+        for thing in things:
+            rows = shared
+            if thing.title:
+                rows = window_rows(
+                    ctx, windows=windows, day_from=day_from, day_to=day_to, title=thing.title
+                )
+            out.append(sum(thing_parts(ctx, thing, rows).values()))
+        return out
+    stitched = None
+    for thing in things:
+        if stitched is None and not (thing.domains or thing.title):
+            stitched = stitched_metrics(
+                ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
+            )
+        total, _, _, _ = thing_total(
+            ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
+        )
+        out.append(total)
+    return out
 
 
 # -- the moment ---------------------------------------------------------------------------

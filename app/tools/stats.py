@@ -18,13 +18,13 @@ from pydantic import Field
 
 from app.errors import InvalidInputError, UnknownThingError
 from app.pyramid.metrics import merge_day_metrics
-from app.rules.things import CategoryName, Thing
+from app.rules.things import CategoryName, Thing, vocabulary_for
 from app.settings import Settings
 from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
 from app.text import StorableStr
 from app.timeutil import period_days, read_window, scope_keys
 from app.tools.coverage import Uncovered, coverage_items
-from app.tools.periods import PeriodArgs, resolve, span
+from app.tools.periods import WindowArgs, resolve, resolve_window, span, window_text, windowed
 from app.tools.registry import ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ThingInfo, ToolResult, opt, thing_info
 from app.tools.things import (
@@ -34,6 +34,7 @@ from app.tools.things import (
     resolve_thing,
     site_seconds,
 )
+from app.tools.windows import thing_parts, window_rows, window_totals
 
 Metric = Literal[
     "seconds_by_category",
@@ -43,6 +44,7 @@ Metric = Literal[
     "top_titles",
     "signal_counts",
     "uncategorized",
+    "seconds_by_site",
 ]
 
 
@@ -56,7 +58,7 @@ _GRAINS_LARGEST_FIRST = ("month", "week", "day")
 COVERAGE_ROWS = 2_000
 
 
-class QueryStatsArgs(PeriodArgs):
+class QueryStatsArgs(WindowArgs):
     metric: Metric = Field("seconds_by_category", description="what to count")
     category: CategoryName | None = Field(
         None, description="only this category (with seconds_by_category)"
@@ -83,6 +85,16 @@ class QueryStatsArgs(PeriodArgs):
         description="like thing, for a site only (YouTube, 知乎, github.com): its time in browsers",
     )
     top_n: int = Field(10, ge=1, le=50, description="how many apps, sites or titles to list")
+    limit: int | None = Field(
+        None,
+        ge=1,
+        le=50,
+        description="how many apps (seconds_by_app) or sites (seconds_by_site) to list, most "
+        "first (1-50, default 10); the same as top_n",
+    )
+
+    def how_many(self) -> int:
+        return self.limit if self.limit is not None else self.top_n
 
 
 def _days(first: date, last: date) -> list[date]:
@@ -206,6 +218,15 @@ class KindCount(Shape):
     count: int
 
 
+class SiteTime(Shape):
+    """A site inside browsers: its domain and how people say it."""
+
+    site: str
+    label: str
+    seconds: int
+    hours: float
+
+
 class PartTime(Shape):
     """One part of a thing: a site, an app of the same name, a category."""
 
@@ -214,7 +235,7 @@ class PartTime(Shape):
     hours: float
 
 
-StatItem = CategoryTime | AppTime | TitleTime | KindCount | Uncovered | PartTime
+StatItem = CategoryTime | AppTime | TitleTime | KindCount | Uncovered | PartTime | SiteTime
 
 
 class StatsResult(ToolResult, Period):
@@ -231,6 +252,14 @@ class StatsResult(ToolResult, Period):
     active_seconds: int | None = opt()
     idle_seconds: int | None = opt("idle/locked time, never counted in an app")
     device_overlap_s: int | None = opt("seconds two or more devices were active at once")
+    share: float | None = opt(
+        "thing, category, app or site: its seconds divided by the active seconds of the same "
+        "period and window (0..1)"
+    )
+    window_active_seconds: int | None = opt(
+        "thing, category, app or site: the active seconds of the same period and window"
+    )
+    window: str | None = opt("the window inside each day, or the instants, counted")
     source: Source = Field(description="where the numbers came from")
     computed_through_ts: Stamp | None = opt("how far the numbers go")
     note: str | None = opt()
@@ -267,16 +296,29 @@ by the name people use (知乎, YouTube, B站, VS Code, 命令行, 娱乐, 离�
 nowhere in the user's data is an error with the closest names they have, never 0.
 metric=uncategorized lists the apps and sites with the most uncategorized time, each with
 a rule line for the rules file.
+With thing, category, app or site: share is its part (0..1) of the active time of the same
+period and window, and window_active_seconds that active time ("what share / 占比").
+metric=seconds_by_site: the top sites inside browsers by time (limit 1-50, default 10);
+seconds_by_app honours limit too.
+time_from/time_to (HH:MM, both) count only a window inside each day of the period ("after
+22:00", "9-12 each morning"); time_to at or before time_from crosses midnight and belongs to
+the day it starts on (22:00-02:00 on Monday = Monday 22:00 to Tuesday 02:00). ts_from/ts_to
+(ISO 8601 instants with zone, both) replace the period. A window counts only the part of each
+record inside it (seconds_by_category, seconds_by_app, seconds_by_site, active_seconds, thing).
 统计：某段时间各类别/应用的时长、episode 数、活跃时长、信号次数。问"多少小时/几次"先用它。
 thing=知乎/B站/VS Code/命令行/娱乐/离开电脑 直接给出该应用、网站（浏览器内）、类别或离开时间的秒数。
 多设备各自计时，device_overlap_s 为多台设备同时活跃的秒数。
 应用时长只算活跃时间；空闲/锁屏算 system，另给 idle_seconds。
 uncategorized：未分类时间最多的应用/网站，附建议规则。
+share 为所问对象占同时段活跃时间的比例；seconds_by_site 为浏览器内用时最多的网站（limit 条）。
+time_from/time_to 只算每天的某个时段（如 22:00-02:00 跨午夜，算开始那天）；
+ts_from/ts_to 为起止时刻。
 """,
 )
 def query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     out = _query_stats(ctx, args)
-    if out.metric not in ("seconds", "uncategorized") or out.source != "live":
+    from_records = out.metric in ("seconds", "uncategorized", "seconds_by_site") or out.window
+    if not from_records or out.source != "live":
         return out  # digests and episodes: exact whatever has expired
     expired = ctx.store.raw_expired_before(user_id=ctx.user.user_id)
     if expired is not None and span(out.from_, out.from_, user=ctx.user)[0] < expired:
@@ -295,6 +337,8 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         raise InvalidInputError("category works only with metric seconds_by_category")
     if args.app and args.metric != "seconds_by_app":
         raise InvalidInputError("app works only with metric seconds_by_app")
+    if windowed(args) or args.metric == "seconds_by_site":
+        return _record_stats(ctx, args)
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     out = StatsResult(metric=args.metric, from_=day_from, to=day_to, source="live")
     if args.metric == "top_titles":
@@ -331,6 +375,7 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
                     category=args.category, seconds=round(seconds), hours=round(seconds / 3600, 2)
                 )
             ]
+            _share(out, seconds=seconds, active=metrics.get("active_seconds", 0.0))
         else:
             out.items = [
                 CategoryTime(category=k, seconds=s, hours=h)
@@ -349,7 +394,10 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
                         f"{thing.label} is also a site: thing={args.app!r} counts its time in "
                         "browsers too"
                     )
-        out.items = [AppTime(app=k, seconds=s, hours=h) for k, s, h in _items(by_app, args.top_n)]
+            _share(out, seconds=sum(by_app.values()), active=metrics.get("active_seconds", 0.0))
+        out.items = [
+            AppTime(app=k, seconds=s, hours=h) for k, s, h in _items(by_app, args.how_many())
+        ]
     elif args.metric == "episode_count":
         out.value = metrics.get("episode_count", 0)
     else:
@@ -424,7 +472,13 @@ def thing_total(
     return total, parts, source, through
 
 
-def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
+def _share(out: StatsResult, *, seconds: float, active: float) -> None:
+    """The share of the active time of the same period and window (0..1)."""
+    out.window_active_seconds = round(active)
+    out.share = round(min(1.0, seconds / active), 4) if active > 0 else 0.0
+
+
+def _thing_of(ctx: ToolContext, args: QueryStatsArgs) -> Thing:
     if sum(1 for v in (args.thing, args.site, args.app) if v) > 1:
         raise InvalidInputError("give one of thing, site or app")
     if "metric" in args.model_fields_set and args.metric not in _THING_METRICS:
@@ -437,10 +491,29 @@ def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         raise InvalidInputError(
             f"{mention!r} is {thing.kind} {thing.name!r}, not a site: pass it as thing"
         )
-    day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
-    total, parts, source, through = thing_total(ctx, thing, day_from=day_from, day_to=day_to)
+    return thing
+
+
+def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
+    thing = _thing_of(ctx, args)
+    day_from, day_to, windows = resolve_window(args, user=ctx.user, now=ctx.now)
+    through: datetime | None = None
+    if windowed(args):
+        rows = window_rows(
+            ctx, windows=windows, day_from=day_from, day_to=day_to, title=thing.title
+        )
+        parts = thing_parts(ctx, thing, rows)
+        total, active, source = sum(parts.values()), window_totals(ctx, rows).active, "live"
+    else:
+        stitched = stitched_metrics(
+            ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
+        )
+        total, parts, source, through = thing_total(
+            ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
+        )
+        active = stitched[0].get("active_seconds", 0.0)
     ordered = sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))[: args.top_n]
-    return StatsResult(
+    out = StatsResult(
         metric="seconds",
         thing=thing_info(thing),
         from_=day_from,
@@ -453,4 +526,60 @@ def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         note=f"{thing.label}: no time recorded in this period" if not total else None,
         source=source,
         computed_through_ts=through,
+        window=window_text(args),
     )
+    _share(out, seconds=total, active=active)
+    return out
+
+
+# Metrics a window (or the instants) can cut: seconds, counted from records.
+_WINDOW_METRICS = ("seconds_by_category", "seconds_by_app", "active_seconds", "seconds_by_site")
+
+
+def _record_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
+    """Seconds counted from records: inside a window of each day or between two
+    instants, and the sites inside browsers (whole days without a window)."""
+    if args.metric not in _WINDOW_METRICS:
+        raise InvalidInputError(
+            f"metric {args.metric!r} counts whole days: leave out time_from/time_to and "
+            f"ts_from/ts_to, or use one of {', '.join(_WINDOW_METRICS)}"
+        )
+    day_from, day_to, windows = resolve_window(args, user=ctx.user, now=ctx.now)
+    rows = window_rows(ctx, windows=windows, day_from=day_from, day_to=day_to)
+    totals = window_totals(ctx, rows)
+    out = StatsResult(
+        metric=args.metric, from_=day_from, to=day_to, source="live", window=window_text(args)
+    )
+    if args.metric == "seconds_by_category":
+        by_category = totals.by_category
+        if args.category:
+            by_category = {args.category: by_category.get(args.category, 0.0)}
+            _share(out, seconds=by_category[args.category], active=totals.active)
+        out.items = [
+            CategoryTime(category=k, seconds=round(v), hours=round(v / 3600, 2))
+            for k, v in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0]))
+            if v or args.category
+        ]
+        out.total_seconds = round(sum(by_category.values()))
+        out.idle_seconds = round(totals.idle)
+    elif args.metric == "seconds_by_app":
+        by_app = totals.by_app
+        if args.app:
+            by_app, thing = _apps_named(ctx, args.app, by_app)
+            out.thing = thing_info(thing) if thing is not None else None
+            _share(out, seconds=sum(by_app.values()), active=totals.active)
+        out.items = [
+            AppTime(app=k, seconds=s, hours=h) for k, s, h in _items(by_app, args.how_many())
+        ]
+    elif args.metric == "seconds_by_site":
+        labels = vocabulary_for(ctx.rules.apps).site_labels
+        out.items = [
+            SiteTime(site=k, label=labels.get(k, k), seconds=s, hours=h)
+            for k, s, h in _items(totals.by_site, args.how_many())
+        ]
+        out.active_seconds = round(totals.active)
+    else:
+        out.value = round(totals.active)
+        out.hours = round(totals.active / 3600, 2)
+        out.idle_seconds = round(totals.idle)
+    return out

@@ -177,3 +177,45 @@ LEFT JOIN LATERAL (
 ) nx ON true
 LEFT JOIN record_analyses a ON a.user_id = n.user_id AND a.record_id = n.record_id
 ORDER BY n.device_id, n.ts_start, n.client_record_id COLLATE "C";
+
+-- name: window_seconds --
+-- Seconds by the duration rule inside windows (each [start, end) with the logical day it
+-- belongs to): a record counts only for the part of its effective span inside a window.
+-- Without windows (`by_day`), the logical days' records count whole, as thing_seconds
+-- counts them. Grouped by day, category, app, domain, idle, the title of a URL-less
+-- browser record (a site candidate, confirmed by the caller) and whether the title
+-- holds `title_pattern`: enough to count any thing, the active time and the sites.
+WITH win AS (
+    SELECT * FROM unnest(%(starts)s::timestamptz[], %(ends)s::timestamptz[], %(days)s::date[])
+        AS w(ts_from, ts_to, day)
+), r AS (
+    SELECT r.ts_start, r.day_local, r.app, r.domain, r.category, r.is_idle, r.window_title,
+           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
+               lead(r.ts_start) OVER (PARTITION BY r.device_id
+                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
+               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
+               AS d
+    FROM records r
+    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+      AND r.ts_start >= %(read_from)s AND r.ts_start < %(read_to)s
+), parts AS (
+    SELECT w.day, r.app, r.domain, r.category, r.is_idle, r.window_title,
+           EXTRACT(EPOCH FROM LEAST(r.ts_start + make_interval(secs => r.d), w.ts_to)
+                              - GREATEST(r.ts_start, w.ts_from))::double precision AS s
+    FROM r JOIN win w ON r.ts_start < w.ts_to
+     AND r.ts_start + make_interval(secs => r.d) > w.ts_from
+    WHERE NOT %(by_day)s
+    UNION ALL
+    SELECT r.day_local, r.app, r.domain, r.category, r.is_idle, r.window_title, r.d
+    FROM r
+    WHERE %(by_day)s AND r.day_local BETWEEN %(day_from)s AND %(day_to)s
+)
+SELECT day AS day_local, category, app, domain, is_idle,
+       CASE WHEN domain IS NULL AND app = ANY(%(browsers)s::text[]) THEN window_title END
+           AS page_title,
+       COALESCE(window_title ILIKE %(title_pattern)s, false) AS titled,
+       sum(s) AS seconds
+FROM parts
+WHERE s > 0
+GROUP BY 1, 2, 3, 4, 5, 6, 7
+ORDER BY 1, 2, 3, 4, 5, 6, 7;

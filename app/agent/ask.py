@@ -31,7 +31,7 @@ from app.errors import NotFoundError, TimeTraceError
 from app.store import ConversationStore, NewTurn, TurnStep
 from app.text import estimate_tokens
 from app.tools import ToolContext
-from app.tools.registry import dump, to_json
+from app.tools.registry import dump, output_tokens, to_json
 from app.tools.results import ToolError
 
 MAX_HISTORY_TURNS = 6
@@ -93,19 +93,20 @@ def _offline(
 ) -> str:
     """Answer with the offline answerer, adding its one tool call to `run`; the tool."""
     answer = answer_offline(ctx, question, earlier=[asked for asked, _ in history])
-    intent = answer.intent
-    emit("step", {"phase": "call", "turn": 0, "tool": intent.tool, "arguments": intent.arguments})
-    step = TurnStep(tool=intent.tool, arguments=dict(intent.arguments), tokens=answer.tokens)
-    if isinstance(answer.result, ToolError):
-        step["error"] = answer.result.error
-    emit("step", {"phase": "result", "turn": 0, **step})
-    run.steps.append(step)
-    run.results.append(dump(answer.result))
+    for call in answer.calls:  # each number's source: the calls and their results
+        emit("step", {"phase": "call", "turn": 0, "tool": call.tool, "arguments": call.arguments})
+        tokens = output_tokens(call.result)
+        step = TurnStep(tool=call.tool, arguments=dict(call.arguments), tokens=tokens)
+        if isinstance(call.result, ToolError):
+            step["error"] = call.result.error
+        emit("step", {"phase": "result", "turn": 0, **step})
+        run.steps.append(step)
+        run.results.append(dump(call.result))
     run.tool_tokens += answer.tokens
     run.used_tokens += answer.tokens
     emit("token", {"text": answer.text})
     run.answer = answer.text
-    return intent.tool
+    return answer.intent.tool
 
 
 def _agent(

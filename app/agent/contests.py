@@ -120,7 +120,7 @@ def _window(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("window", spec, defaulted=defaulted)
     lang = parts.language
-    arguments = {"metric": "seconds_by_app", **_span(parts, spec), "top_n": 5}
+    arguments = {"metric": "seconds_by_app", **_span(parts, spec), "limit": 5}
     items = top_items(planned.call(ctx, "query_stats", arguments))
     when = period_words(spec, lang) + window_words(parts)
     if isinstance(planned.calls[-1].result, ToolError):
@@ -129,7 +129,7 @@ def _window(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if not items:
         planned.text = t(lang, f"{when}没有记录。", f"Nothing was recorded {when}.")
         return planned
-    listed = [f"{i.app} {duration(i.seconds, lang)}" for i in items]
+    listed = [f"{name} {duration(seconds, lang)}" for name, seconds in items]
     planned.text = t(
         lang,
         f"{when}主要在用：" + "，".join(listed) + "。",

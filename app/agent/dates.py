@@ -54,7 +54,9 @@ _LAST_DAYS = re.compile(
     rf"(?:过去|最近|近)\s*(?P<zn>{_ZN})\s*天"
     rf"|(?:last|past|previous)\s+(?P<en>{_EN_N})\s+days"
     rf"|(?:过去|最近|近)\s*(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)"
-    rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks",
+    rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks"
+    # "in the past week" is the last 7 days, as 过去一周 is; "the past month" 30.
+    r"|(?:(?:in|over|during)\s+)?(?:the\s+)?past\s+(?:(?P<pw>week)|(?P<pm>month))\b",
     re.IGNORECASE,
 )
 _DAYS_AGO = re.compile(
@@ -300,7 +302,10 @@ def _relative(question: str, today: date) -> PeriodSpec | None:
         return _custom(day, day, match.span())
     if match := _LAST_DAYS.search(question):
         weeks = match["zw"] or match["ew"]
-        n = spoken_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
+        if match["pw"] or match["pm"]:
+            n = 7 if match["pw"] else 30
+        else:
+            n = spoken_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
         n = max(1, min(n, 366))
         return _custom(today - timedelta(days=n - 1), today, match.span())
     if match := _WEEKEND.search(question):

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
-from app.agent.dates import find_clocks, find_period
+from app.agent.dates import find_clocks, find_period, named
 from app.agent.intents import (
     COMPARE,
     COUNT,
@@ -45,10 +45,27 @@ _OPENS = re.compile(
 )
 _ENDS = re.compile(r"呢\s*[?？!！。]*\s*$")
 _OWN_INTENT = (HOURS, COUNT, DAYS_COUNT, DAYS_WHICH, EPISODES, SUMMARY, NOW, SEARCH, LAST_TIME)
+# Moving the previous period: "the day before", "那前一周", "the week after".
+_SHIFT = re.compile(
+    r"(?P<back>the\s+(?:day|week|month)\s+before(?:\s+that)?|(?:那)?前一(?:天|周|个?星期|个月)|再往前一(?:天|周))"
+    r"|(?P<ahead>the\s+(?:day|week|month)\s+after(?:\s+that)?|(?:那)?后一(?:天|周|个?星期|个月))",
+    re.IGNORECASE,
+)
+# An operation asked of the things already named: "both together", "which was longer".
+_OPERATION_EDIT = re.compile(
+    r"\b(?:both|together|combined|in total|which (?:of the two|one) was (?:longer|more)|"
+    r"which was (?:longer|more)|as a share|what percent(?:age)?|per day|on average)\b"
+    r"|两个加起来|加起来|一共多少|哪个(?:更)?(?:多|长|久)|占比|平均(?:每天)?",
+    re.IGNORECASE,
+)
+_SHORT = 48  # characters: a follow-up is a short turn
 
 
 def is_followup(question: str, *, today: date) -> bool:
-    """A short question that opens or ends like a follow-up and asks nothing of its own."""
+    """A short question that opens or ends like a follow-up and asks nothing of its own,
+    or that moves the previous period or asks an operation of the previous things."""
+    if len(question) <= _SHORT and (_SHIFT.search(question) or _OPERATION_EDIT.search(question)):
+        return find_period(question, today=today) is None or bool(_SHIFT.search(question))
     if not (_OPENS.search(question) or _ENDS.search(question)):
         return False
     period = find_period(question, today=today)
@@ -61,8 +78,29 @@ def is_followup(question: str, *, today: date) -> bool:
     return len(thing_mention(rest, None).split()) <= 3
 
 
+def _shifted(previous: str, question: str, *, today: date) -> str | None:
+    """The previous question with its period moved back or ahead by its own length
+    ("the day before", "那前一周"), written as dates; None when nothing moves."""
+    shift = _SHIFT.search(question)
+    if shift is None:
+        return None
+    old = find_period(previous, today=today) or named("today", today=today)
+    days = old.days * (-1 if shift["back"] else 1)
+    first, last = old.date_from + timedelta(days=days), old.date_to + timedelta(days=days)
+    dates = first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
+    if old.span == (0, 0):
+        return f"{previous} {dates}"
+    return previous[: old.span[0]] + dates + previous[old.span[1] :]
+
+
 def _swap(previous: str, question: str, *, today: date) -> str:
-    """The previous question with the follow-up's period and/or thing put in."""
+    """The previous question with the follow-up's period and/or thing put in, its
+    period moved, or the operation it asks of the same things."""
+    moved = _shifted(previous, question, today=today)
+    if moved is not None:
+        return moved
+    if _OPERATION_EDIT.search(question):
+        return f"{question} {previous}"
     new_period = find_period(question, today=today)
     rest = question
     if new_period is not None:

@@ -232,6 +232,7 @@ class Intent:
     kinds: tuple[str, ...] = field(default=())
     mention: str | None = None  # the thing as the question writes it (follow-ups swap it)
     listed: bool = False  # days: list them (which days) rather than count them
+    minutes: bool = False  # the question asks in minutes
 
 
 def _category(question: str) -> Category | None:

@@ -22,6 +22,7 @@ ACTIVE = "active"  # the mention of "the computer": active time
 _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS}]")
 _LATIN = re.compile(r"[a-z0-9]")
 MAX_TOKENS = 6  # the longest name, in words or CJK characters
+_SHIPPED: dict[int, tuple[object, Lexicon]] = {}  # per loaded app identities (rules load once)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,22 +40,28 @@ class Lexicon:
     """Names by their loose form, each with the mention the tools resolve."""
 
     names: dict[str, str] = field(default_factory=dict)
+    # The names a typo may be of: whole names (apps, sites, categories), no aliases
+    # such as "photosapp" that a longer word is a couple of letters from.
+    whole: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Lexicon:
         """The shipped vocabulary, the agent's extra names and the user's own names."""
-        lexicon = cls.shipped(ctx)
+        shipped = _SHIPPED.get(id(ctx.rules.apps))
+        if shipped is None or shipped[0] is not ctx.rules.apps:
+            shipped = _SHIPPED[id(ctx.rules.apps)] = (ctx.rules.apps, cls.shipped(ctx))
+        lexicon = Lexicon(dict(shipped[1].names), set(shipped[1].whole))
         try:
             known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
         except NotImplementedError:  # a store with no things has no names of its own
             known = []
         for row in known:
-            lexicon.add(row.app, row.app)
+            lexicon.add(row.app, row.app, whole=True)
             if row.domain:
                 lexicon.add(row.domain, row.domain)
                 stem = row.domain.split(".")[0]
                 if len(stem) >= 3 and stem not in ("www", "m", "mail"):
-                    lexicon.add(stem, row.domain)
+                    lexicon.add(stem, row.domain, whole=True)
         return lexicon
 
     @classmethod
@@ -71,16 +78,20 @@ class Lexicon:
             lexicon.names.setdefault(key, app)
         for key, domain in vocabulary.site_names.items():
             lexicon.names[key] = domain
+        lexicon.whole = {loose(app) for app in vocabulary.app_names.values()}
+        lexicon.whole |= set(vocabulary.site_names) | set(vocabulary.categories)
         for name, mention in EXTRA_NAMES.items():
             lexicon.add(name, mention)
         for name in ACTIVE_NAMES:
             lexicon.add(name, ACTIVE)
         return lexicon
 
-    def add(self, name: str, mention: str) -> None:
+    def add(self, name: str, mention: str, *, whole: bool = False) -> None:
         key = loose(name)
         if key and not (len(key) < 2 and _LATIN.match(key)):
             self.names.setdefault(key, mention)
+            if whole:
+                self.whole.add(key)
 
     def find(self, question: str) -> list[Mention]:
         """Every thing the question names, left to right, longest name first."""
@@ -112,18 +123,19 @@ class Lexicon:
         return None
 
     def _typo(self, question: str, token: tuple[int, int]) -> Mention | None:
-        """A Latin word of four or more letters within an edit or two of a name."""
+        """A Latin word of four or more letters within an edit (two from seven letters)
+        of a whole name that starts with the same letter."""
         text = question[token[0] : token[1]]
         key = loose(text)
         if len(key) < 4 or key in NOT_NAMES or not key.isascii() or not key.isalpha():
             return None
         most = 1 if len(key) < 7 else 2
         best: tuple[int, str] | None = None
-        for name, mention in self.names.items():
-            if len(name) >= 4 and name.isascii() and abs(len(name) - len(key)) <= most:
+        for name in self.whole:
+            if len(name) >= 4 and name[0] == key[0] and abs(len(name) - len(key)) <= most:
                 distance = edit_distance(key, name, most)
                 if distance <= most and (best is None or distance < best[0]):
-                    best = (distance, mention)
+                    best = (distance, self.names[name])
         if best is None:
             return None
         return Mention(text=text, name=best[1], span=token, typo=True)

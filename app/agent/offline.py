@@ -16,7 +16,7 @@ from datetime import date, timedelta
 
 from app.agent.dates import find_clocks
 from app.agent.followups import effective_question
-from app.agent.intents import Intent, _signal_kinds, parse_intent
+from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
 from app.agent.parts import Parts, read_parts
@@ -64,15 +64,18 @@ def answer_offline(
         cut_hour=user.day_cut_hour,
         language=parts.language,
     )
-    intent = named_by_lexicon(intent, parts.things)
+    intent = replace(named_by_lexicon(intent, parts.things), minutes=parts.minutes)
     return _intent_answer(ctx, intent, today)
 
 
 def plannable(parts: Parts) -> bool:
-    """Habits and single clock times stay with the intent table."""
-    if _signal_kinds(parts.question):
+    """Habits, "when did I last" and single clock times (the moment on screen) stay
+    with the intent table."""
+    if _signal_kinds(parts.question) or LAST_TIME.search(parts.question):
         return False
-    return not (len(find_clocks(parts.question)) == 1 and parts.operation in ("window", "amount"))
+    ranged = parts.window is not None and not parts.window.part_of_day
+    moment = len(find_clocks(parts.question)) == 1 and not ranged
+    return not (moment and parts.operation in ("window", "amount"))
 
 
 def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
@@ -94,7 +97,7 @@ def named_by_lexicon(intent: Intent, things: list[Mention]) -> Intent:
     mention = intent.arguments.get("thing")
     if not isinstance(mention, str) or not things or mention == "idle":
         return intent
-    if any(loose(m.text) == loose(mention) or m.name == mention for m in things):
+    if any(not m.typo and (loose(m.text) == loose(mention) or m.name == mention) for m in things):
         return intent
     if len({m.name for m in things}) != 1:
         return intent

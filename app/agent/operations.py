@@ -8,7 +8,7 @@ parts need and the answer, the answer first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import date
 
 from app.agent.dates import PeriodSpec
 from app.agent.lexicon import ACTIVE
@@ -46,11 +46,11 @@ def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         planned.text = not_known(parts, planned)
         return planned
     result = planned.calls[-1].result
-    whole = getattr(result, "window_active_seconds", None)
-    if whole is None:
+    found = result.window_active_seconds if isinstance(result, StatsResult) else None
+    if found is None:  # active time itself, or a tool that gave no share
         active = planned.call(ctx, "query_stats", {"metric": "active_seconds", **args})
-        whole = active.value if isinstance(active, StatsResult) else None
-    whole = float(whole or 0)
+        found = active.value if isinstance(active, StatsResult) else None
+    whole = float(found or 0)
     when = period_words(spec, lang) + window_words(parts)
     planned.text = t(
         lang,
@@ -94,20 +94,19 @@ def _average(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
 
 
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    if parts.top_n is None and not parts.sites:
+        return None  # "which apps most": the intent table's ranking of ten
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("top", spec, defaulted=defaulted)
     lang, n = parts.language, parts.top_n or 5
     metric = "seconds_by_site" if parts.sites else "seconds_by_app"
-    arguments = {"metric": metric, **span_of(parts, spec), "top_n": n}
-    if parts.sites:
-        arguments = {**arguments, "limit": n}
-        arguments.pop("top_n")
+    arguments = {"metric": metric, **span_of(parts, spec), "limit": n}
     items = top_items(planned.call(ctx, "query_stats", arguments))
     if not items and parts.sites:
         planned.text = not_known(parts, planned)
         return planned
     what = t(lang, "网站" if parts.sites else "应用", "sites" if parts.sites else "apps")
-    listed = [f"{k}. {i.app} {duration(i.seconds, lang)}" for k, i in enumerate(items[:n], 1)]
+    listed = [f"{k}. {name} {duration(s, lang)}" for k, (name, s) in enumerate(items[:n], 1)]
     when = period_words(spec, lang) + window_words(parts)
     if not listed:
         planned.text = t(lang, f"{when}没有记录。", f"Nothing was recorded {when}.")
@@ -127,7 +126,7 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return None
     spec, defaulted = period_of(parts, today=today, default_days=DEFAULT_DAYS)
     planned = Planned("days", spec, defaulted=defaulted)
-    lang, mention = parts.language, parts.things[0]
+    mention = parts.things[0]
     least = parts.threshold_minutes or 1
     found = days_result(
         planned.call(
@@ -137,10 +136,7 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if found is None:
         planned.text = not_known(parts, planned)
         return planned
-    reached = {d.day for d in found.items}
-    last = min(found.to, today)
-    every = [found.from_ + timedelta(days=k) for k in range((last - found.from_).days + 1)]
-    missing = [d for d in every if d not in reached]
+    missing = [d.day for d in found.series if d.day <= today and d.seconds < least * 60]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
     return planned
 
@@ -168,13 +164,17 @@ def _days_text(
         return t(
             lang,
             f"{len(missing)} 天：{when}{label}{bar}的日子是 {days}。",
-            f"{len(missing)} day{'s' if len(missing) != 1 else ''} {bar} {label} {when}: {days}.",
+            f"{len(missing)} day{_plural(len(missing))} {bar} {label} {when}: {days}.",
         )
     return t(
         lang,
         f"{when}{label}{bar}的日子：{days}（{len(missing)} 天）。",
-        f"Days {bar} {label} {when}: {days} ({len(missing)} day{'s' if len(missing) != 1 else ''}).",
+        f"Days {bar} {label} {when}: {days} ({len(missing)} day{_plural(len(missing))}).",
     )
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
 
 
 PLANNERS: dict[str, Planner] = {

@@ -4,8 +4,9 @@ question's language; no tool names or raw seconds: each call and its result trav
 the reply's metadata). Operations it plans: share, average per day, top N apps or
 sites, days with or without a thing, which of two is more, both together, over or
 under a threshold, and a thing or the apps inside a window of the day. Anything else
-is left to the intent table (app/agent/intents.py): the operations return None. The operations themselves are app/agent/operations.py;
-this module holds what they share.
+is left to the intent table (app/agent/intents.py): the operations return None. The
+operations themselves are app/agent/operations.py and app/agent/contests.py; this
+module holds what they share.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from app.text import Language
 from app.tools import ToolContext, dispatch
 from app.tools.recall import CompareResult, DaysWithResult
 from app.tools.results import ToolError, ToolOutcome
-from app.tools.stats import AppTime, StatsResult
+from app.tools.stats import AppTime, SiteTime, StatsResult
 
 DEFAULT_DAYS = 7  # "which days …", averages: the last 7 days when no period is named
 
@@ -128,10 +129,17 @@ def stated_default(planned: Planned, language: Language) -> str:
     )
 
 
-def top_items(result: ToolOutcome) -> list[AppTime]:
+def top_items(result: ToolOutcome) -> list[tuple[str, int]]:
+    """The apps or sites of a ranking, each with its seconds, most first."""
     if not isinstance(result, StatsResult):
         return []
-    return [i for i in result.items or [] if isinstance(i, AppTime)]
+    out: list[tuple[str, int]] = []
+    for item in result.items or []:
+        if isinstance(item, AppTime):
+            out.append((item.app, item.seconds))
+        elif isinstance(item, SiteTime):
+            out.append((item.label or item.site, item.seconds))
+    return out
 
 
 def compared(result: ToolOutcome) -> CompareResult | None:

@@ -55,6 +55,7 @@ class Window:
     time_from: str
     time_to: str
     span: tuple[int, int]
+    part_of_day: bool = False  # "morning", 晚上: no clock time named
 
     def arguments(self) -> dict[str, str]:
         return {"time_from": self.time_from, "time_to": self.time_to}
@@ -131,4 +132,5 @@ def part_of_day(question: str, *, cut_hour: int) -> Window | None:
     if match is None:
         return None
     first, last = _PARTS[match[0].lower()]
-    return Window(_hm(first, 0), _hm(cut_hour if last is None else last, 0), match.span())
+    end = _hm(cut_hour if last is None else last, 0)
+    return Window(_hm(first, 0), end, match.span(), part_of_day=True)

@@ -26,7 +26,7 @@ def duration(seconds: float, language: Language, *, minutes: bool = False) -> st
         return t(language, f"{hours} 小时", f"{hours} hours" if hours != 1 else "1 hour")
     whole = round(seconds / 60)
     said = t(language, f"{whole} 分钟", f"{whole} minute{'s' if whole != 1 else ''}")
-    return f"{said} ({hours} h)" if whole else said
+    return f"{said} ({hours} h)"
 
 
 def category_label(name: str, language: Language) -> str:

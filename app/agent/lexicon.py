@@ -11,10 +11,13 @@ or more letters is that name (a typo); every other word is ignored, never made a
 from __future__ import annotations
 
 import re
+import time
+import weakref
 from dataclasses import dataclass, field
 
 from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, NOT_NAMES
 from app.rules.things import loose, vocabulary_for
+from app.store import KnownName
 from app.text import CJK_CHARS
 from app.tools.registry import ToolContext
 
@@ -23,6 +26,10 @@ _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS
 _LATIN = re.compile(r"[a-z0-9]")
 MAX_TOKENS = 6  # the longest name, in words or CJK characters
 _SHIPPED: dict[int, tuple[object, Lexicon]] = {}  # per loaded app identities (rules load once)
+NAMES_TTL_S = 60.0
+_NAMES: weakref.WeakKeyDictionary[object, dict[int, tuple[float, list[KnownName]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +58,7 @@ class Lexicon:
         if shipped is None or shipped[0] is not ctx.rules.apps:
             shipped = _SHIPPED[id(ctx.rules.apps)] = (ctx.rules.apps, cls.shipped(ctx))
         lexicon = Lexicon(dict(shipped[1].names), set(shipped[1].whole))
-        try:
-            known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
-        except NotImplementedError:  # a store with no things has no names of its own
-            known = []
-        for row in known:
+        for row in _known_names(ctx):
             lexicon.add(row.app, row.app, whole=True)
             if row.domain:
                 lexicon.add(row.domain, row.domain)
@@ -139,6 +142,25 @@ class Lexicon:
         if best is None:
             return None
         return Mention(text=text, name=best[1], span=token, typo=True)
+
+
+def _known_names(ctx: ToolContext) -> list[KnownName]:
+    """The user's apps and domains, read again after NAMES_TTL_S: the names change
+    slowly, and reading them costs more than answering."""
+    try:
+        per_user = _NAMES.setdefault(ctx.store, {})
+    except TypeError:  # a store that takes no weak references
+        per_user = {}
+    cached = per_user.get(ctx.user.user_id)
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < NAMES_TTL_S:
+        return cached[1]
+    try:
+        known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
+    except NotImplementedError:  # a store with no things has no names of its own
+        known = []
+    per_user[ctx.user.user_id] = (now, known)
+    return known
 
 
 def edit_distance(a: str, b: str, most: int) -> int:

@@ -10,20 +10,22 @@ knows with one or more tool calls (app/agent/operations.py), and the intent tabl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from app.agent.dates import find_clocks
+from app.agent.cues import NOT_NAMES
+from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
-from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent
+from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent, summary_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
 from app.agent.parts import Parts, read_parts
 from app.agent.planner import Call, Planned
 from app.agent.render import render
 from app.rules.things import loose
-from app.text import language_of
+from app.text import Language, has_cjk, language_of
 from app.tools import ToolContext, dispatch
 from app.tools.periods import today_of
 from app.tools.reads import NowResult
@@ -52,7 +54,7 @@ def answer_offline(
     asked = effective_question(question, earlier, today=today)
     lexicon = Lexicon.of(ctx)
     parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)
-    parts = replace(parts, language=language_of(question))
+    parts = replace(parts, language=answer_language(question, parts.things, earlier))
     if plannable(parts):
         planned = plan(ctx, parts, today=today)
         if planned is not None and planned.calls:
@@ -64,8 +66,22 @@ def answer_offline(
         cut_hour=user.day_cut_hour,
         language=parts.language,
     )
-    intent = replace(named_by_lexicon(intent, parts.things), minutes=parts.minutes)
+    intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
+    intent = replace(intent, minutes=parts.minutes)
     return _intent_answer(ctx, intent, today)
+
+
+def answer_language(question: str, things: list[Mention], earlier: Sequence[str]) -> Language:
+    """The question's language, judged without the names it mentions ("Slack 呢" is
+    Chinese); a turn of names alone keeps the conversation's language."""
+    rest = question
+    for mention in things:
+        rest = rest.replace(mention.text, " ")
+    if has_cjk(rest):
+        return "zh"
+    if re.search(r"[A-Za-z]{2}", rest) or not earlier:
+        return language_of(question)
+    return language_of(earlier[-1])
 
 
 def plannable(parts: Parts) -> bool:
@@ -91,11 +107,29 @@ def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
     return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
 
 
-def named_by_lexicon(intent: Intent, things: list[Mention]) -> Intent:
+def looks_like_a_name(words: str) -> bool:
+    """A capitalised or Chinese word, a domain, a word with digits: what "I don't know
+    X" may be said of. Plain lowercase English words are not names."""
+    for word in words.split():
+        if has_cjk(word) or "." in word or any(c.isdigit() for c in word):
+            return True
+        if word[:1].isupper() and loose(word) not in NOT_NAMES:
+            return True
+    return False
+
+
+def named_by_lexicon(
+    intent: Intent, things: list[Mention], *, today: date, lang: Language
+) -> Intent:
     """The intent with its thing as the lexicon read it: leftover words ("minutes
     Slack", "day before") are no name when the question names a thing the user has."""
     mention = intent.arguments.get("thing")
-    if not isinstance(mention, str) or not things or mention == "idle":
+    if not isinstance(mention, str) or mention == "idle":
+        return intent
+    if not things:
+        if intent.kind == "thing_hours" and not looks_like_a_name(mention):
+            # Leftover words ("doing stuff") are no name: the period alone was asked.
+            return summary_intent(intent.period or named("today", today=today), language=lang)
         return intent
     if any(not m.typo and (loose(m.text) == loose(mention) or m.name == mention) for m in things):
         return intent

@@ -159,17 +159,12 @@ def _days_text(
     )
     if not missing:
         return t(lang, f"没有：{when}每天都有{label}。", f"None: {label} every day {when}.")
+    n = len(missing)
     days = say_days(missing, lang)
-    if not parts.listed:
-        return t(
-            lang,
-            f"{len(missing)} 天：{when}{label}{bar}的日子是 {days}。",
-            f"{len(missing)} day{_plural(len(missing))} {bar} {label} {when}: {days}.",
-        )
     return t(
         lang,
-        f"{when}{label}{bar}的日子：{days}（{len(missing)} 天）。",
-        f"Days {bar} {label} {when}: {days} ({len(missing)} day{_plural(len(missing))}).",
+        f"{n} 天{bar}{label}（{when}）：{days}。",
+        f"{n} day{_plural(n)} {bar} {label} {when}: {days}.",
     )
 
 

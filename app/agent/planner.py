@@ -125,7 +125,7 @@ def stated_default(planned: Planned, language: Language) -> str:
     return t(
         language,
         f"（问题没有说时间，按最近 {days} 天算。）",
-        f" (No period given: the last {days} days.)",
+        f" (No period was named, so the last {days} days.)",
     )
 
 

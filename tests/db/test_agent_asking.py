@@ -1,0 +1,348 @@
+"""Asking as people type to a chatbot, on the sample month with no model: each
+operation in both languages (share, average per day, top N apps and sites, days
+without, which of two, yes/no thresholds, windows inside days, across midnight),
+follow-ups that edit one part of the previous turn, and answers written plainly
+(the answer first, minutes under an hour, no tool names, no raw seconds). Numbers
+are checked against SQL over the records layer or the generator's exact plan."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from app.agent.offline import OfflineAnswer, answer_offline
+from app.db.connection import connect
+from app.tools.recall import CompareResult
+from app.tools.stats import SiteTime, StatsResult
+from tests.agent_month import NOW, Month, month_fixture
+
+month = month_fixture()
+
+LAST_WEEK = (date(2003, 3, 24), date(2003, 3, 30))
+YESTERDAY = date(2003, 3, 30)
+SOME_DAY = date(2003, 3, 20)  # a Thursday with work and play
+NOW_DAY = date(2003, 3, 31)  # NOW's logical day
+
+
+class Truth:
+    """Exact answers: the generator's plan, or SQL over the records layer."""
+
+    def __init__(self, month: Month) -> None:
+        self.month = month
+        self.zone = ZoneInfo(month.user.time_zone)
+        self.conn = connect(month.services.url, settings=month.services.settings)
+
+    def category(self, first: date, last: date, name: str) -> int:
+        seconds = self.month.data.seconds
+        return sum(s for (d, c), s in seconds.items() if first <= d <= last and c == name)
+
+    def sql(self, where: str, *params: Any) -> int:
+        row = self.conn.execute(
+            "SELECT coalesce(sum(duration_s), 0) AS s FROM v_record_durations "
+            f"WHERE user_id = %s AND {where}",
+            [self.month.user.user_id, *params],
+        ).fetchone()
+        return round(row["s"])
+
+    def active(self, first: date, last: date) -> int:
+        return self.sql("day_local BETWEEN %s AND %s AND NOT is_idle", first, last)
+
+    def top_apps(self, day: date, n: int) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT app FROM v_record_durations WHERE user_id = %s AND day_local = %s "
+            "AND NOT is_idle GROUP BY app ORDER BY sum(duration_s) DESC LIMIT %s",
+            [self.month.user.user_id, day, n],
+        ).fetchall()
+        return [r["app"] for r in rows]
+
+    def clipped(self, app: str | None, start: datetime, end: datetime) -> int:
+        """Seconds of an app's records (or every active record) inside [start, end)."""
+        where = "AND app = %s" if app else ""
+        row = self.conn.execute(
+            "SELECT coalesce(sum(GREATEST(0, EXTRACT(EPOCH FROM "
+            "LEAST(ts_start + make_interval(secs => duration_s), %s) - GREATEST(ts_start, %s)"
+            "))), 0) AS s FROM v_record_durations WHERE user_id = %s AND NOT is_idle "
+            f"AND ts_start < %s AND ts_start + make_interval(secs => duration_s) > %s {where}",
+            [end, start, self.month.user.user_id, end, start, *([app] if app else [])],
+        ).fetchone()
+        return round(row["s"])
+
+    def at(self, day: date, hour: int) -> datetime:
+        return datetime(day.year, day.month, day.day, tzinfo=self.zone) + timedelta(hours=hour)
+
+
+@pytest.fixture(scope="module")
+def truth(month: Month) -> Iterator[Truth]:
+    known = Truth(month)
+    yield known
+    known.conn.close()
+
+
+def ask(month: Month, question: str, earlier: Sequence[str] = ()) -> OfflineAnswer:
+    ctx = month.services.tool_context(user=month.user, now=NOW)
+    answer = answer_offline(ctx, question, earlier=earlier)
+    plain(answer.text)
+    return answer
+
+
+def plain(text: str) -> None:
+    """No tool names, raw seconds or mixed-language labels in an answer."""
+    for tool in ("query_stats", "days_with", "compare", "get_raw", "answered by", "由 "):
+        assert tool not in text, text
+    assert " s)" not in text and "秒" not in text, text
+    assert "(工作)" not in text and "(娱乐)" not in text, text
+
+
+def hours(seconds: float) -> str:
+    return str(round(seconds / 3600, 2))
+
+
+def percent(part: float, whole: float) -> str:
+    return f"{round(part / whole * 100, 1):g}%"
+
+
+# -- each operation, in both languages ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question", ["what percent of 2003-03-20 was entertainment?", "2003-03-20 娱乐占比多少？"]
+)
+def test_a_share_is_the_things_time_over_active_time(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    fun = truth.category(SOME_DAY, SOME_DAY, "entertainment")
+    active = truth.active(SOME_DAY, SOME_DAY)
+    assert answer.text.startswith(percent(fun, active)), answer.text
+    assert hours(fun) in answer.text and hours(active) in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "zh"),
+    [("average work hours a day last week", False), ("上周平均每天工作几个小时？", True)],
+)
+def test_an_average_divides_by_every_day_of_the_period(
+    month: Month, truth: Truth, question: str, zh: bool
+) -> None:
+    answer = ask(month, question)
+    work = truth.category(*LAST_WEEK, "work")
+    assert hours(work / 7) in answer.text.split("：" if zh else ":")[0], answer.text
+    assert ("平均" in answer.text) == zh and "7" in answer.text
+
+
+@pytest.mark.parametrize("question", ["top 3 apps yesterday", "昨天用得最多的前3个应用"])
+def test_top_n_apps_are_the_n_longest_in_order(month: Month, truth: Truth, question: str) -> None:
+    answer = ask(month, question)
+    assert answer.intent.arguments["limit"] == 3
+    apps = truth.top_apps(YESTERDAY, 3)
+    at = [answer.text.index(app) for app in apps]
+    assert at == sorted(at) and answer.text.count("3.") == 1, answer.text
+
+
+@pytest.mark.parametrize("question", ["top 3 sites last week", "上周看得最多的前3个网站"])
+def test_top_n_sites_rank_sites_inside_browsers(month: Month, question: str) -> None:
+    answer = ask(month, question)
+    assert answer.intent.arguments["metric"] == "seconds_by_site"
+    assert isinstance(answer.result, StatsResult) and answer.result.items
+    sites = [i for i in answer.result.items if isinstance(i, SiteTime)][:3]
+    assert len(sites) == 3
+    at = [answer.text.index(site.label) for site in sites]
+    assert at == sorted(at) and all(hours(s.seconds) in answer.text for s in sites)
+
+
+@pytest.mark.parametrize(
+    ("question", "zh"),
+    [("which days last week did I not do any work?", False), ("上周哪几天没写代码？", True)],
+)
+def test_days_without_a_thing_are_the_days_under_a_minute(
+    month: Month, truth: Truth, question: str, zh: bool
+) -> None:
+    answer = ask(month, question)
+    first, last = LAST_WEEK
+    days = [first + timedelta(days=k) for k in range(7)]
+    without = [d for d in days if truth.category(d, d, "work") < 60]
+    assert without, "the sample's weekends have no work"
+    listed = answer.text.rsplit("：" if zh else ": ", 1)[1]
+    for day in days:
+        assert (day.isoformat() in listed) == (day in without), answer.text
+    assert answer.text.startswith(f"{len(without)} {'天' if zh else 'day'}")
+
+
+def test_a_question_with_no_period_says_the_default_it_used(month: Month, truth: Truth) -> None:
+    answer = ask(month, "有没有哪天没写代码")
+    first = NOW_DAY - timedelta(days=6)
+    assert answer.intent.arguments["date_from"] == first.isoformat()
+    assert "最近 7 天" in answer.text
+    english = ask(month, "which days did I not do any work?")
+    assert "the last 7 days" in english.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["did I spend more on work or fun on 2003-03-20?", "2003-03-20 工作和娱乐哪个多？"],
+)
+def test_a_contest_names_both_sides_and_the_winner_first(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    work = truth.category(SOME_DAY, SOME_DAY, "work")
+    fun = truth.category(SOME_DAY, SOME_DAY, "entertainment")
+    winner = ("工作" if "工作" in question else "work") if work > fun else "entertainment"
+    assert answer.text.startswith(winner), answer.text
+    assert hours(work) in answer.text and hours(fun) in answer.text
+    assert hours(abs(work - fun)) in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "limit_h", "yes", "no"),
+    [
+        ("did I work more than 2 hours on 2003-03-20?", 2, "Yes", "No"),
+        ("was I working for over 12 hours on 2003-03-20?", 12, "Yes", "No"),
+        ("2003-03-20 工作超过2小时了吗？", 2, "是", "没有"),
+        ("2003-03-20 工作超过12小时了吗？", 12, "是", "没有"),
+    ],
+)
+def test_a_threshold_question_is_answered_yes_or_no_first(
+    month: Month, truth: Truth, question: str, limit_h: int, yes: str, no: str
+) -> None:
+    answer = ask(month, question)
+    work = truth.category(SOME_DAY, SOME_DAY, "work")
+    assert answer.text.startswith(yes if work > limit_h * 3600 else no), answer.text
+    assert hours(work) in answer.text
+
+
+def test_under_an_hour_the_answer_is_in_minutes(month: Month, truth: Truth) -> None:
+    answer = ask(month, "was I on Slack for under 2 hours on 2003-03-20?")
+    slack = truth.sql("day_local = %s AND app = 'Slack'", SOME_DAY)
+    assert 0 < slack < 3600, "the sample's Slack is under an hour that day"
+    assert answer.text.startswith("Yes: ") and f"{round(slack / 60)} minutes" in answer.text
+    assert "0." not in answer.text.split("(")[0]
+
+
+def test_minutes_asked_for_are_given_in_minutes(month: Month, truth: Truth) -> None:
+    answer = ask(month, "how many minutes on Slack yesterday?")
+    slack = truth.sql("day_local = %s AND app = 'Slack'", YESTERDAY)
+    assert answer.intent.arguments["thing"] in ("Slack", "slack.com")
+    assert answer.text.startswith(f"{round(slack / 60)} minutes"), answer.text
+
+
+# -- windows inside days -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how long was I in Slack between 2 and 4 pm on 2003-03-20?",
+        "2003-03-20 下午2点到4点 Slack 用了多久？",
+    ],
+)
+def test_a_window_inside_a_day_clips_the_things_records(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    assert (answer.intent.arguments["time_from"], answer.intent.arguments["time_to"]) == (
+        "14:00",
+        "16:00",
+    )
+    seconds = truth.clipped("Slack", truth.at(SOME_DAY, 14), truth.at(SOME_DAY, 16))
+    assert isinstance(answer.result, StatsResult)
+    assert abs((answer.result.seconds or 0) - seconds) <= 1
+    assert f"{round(seconds / 60)} " in answer.text
+
+
+@pytest.mark.parametrize(
+    "question", ["what was I doing from 10 pm to 2 am yesterday?", "昨天晚上10点到凌晨2点在干嘛？"]
+)
+def test_a_window_across_midnight_belongs_to_the_day_it_starts(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    arguments = answer.intent.arguments
+    assert (arguments["time_from"], arguments["time_to"]) == ("22:00", "02:00")
+    start, end = truth.at(YESTERDAY, 22), truth.at(YESTERDAY, 26)
+    total = truth.clipped(None, start, end)
+    assert isinstance(answer.result, StatsResult)
+    seconds = sum(getattr(i, "seconds", 0) for i in answer.result.items or [])
+    assert abs(seconds - total) <= len(answer.result.items or []), (seconds, total)
+    if total:
+        top = max(answer.result.items or [], key=lambda i: getattr(i, "seconds", 0))
+        assert getattr(top, "app", "") in answer.text
+
+
+def test_after_a_clock_time_runs_to_the_end_of_the_logical_day(month: Month) -> None:
+    answer = ask(month, "how long on YouTube after 10 pm yesterday?")
+    cut = f"{month.user.day_cut_hour:02d}:00"
+    assert (answer.intent.arguments["time_from"], answer.intent.arguments["time_to"]) == (
+        "22:00",
+        cut,
+    )
+
+
+# -- the lexicon ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("vx聊了多久昨天", "微信"),  # a nickname glued to a verb
+        ("how long on Slak yesterday?", "Slack"),  # a typo
+        ("昨天用了多久 VS Code", "Visual Studio Code"),  # mixed languages
+        ("how many minutes did I spend in Slack yesterday", "Slack"),  # "minutes" is no name
+    ],
+)
+def test_the_lexicon_finds_short_forms_typos_and_mixed_sentences(
+    month: Month, question: str, thing: str
+) -> None:
+    answer = ask(month, question)
+    assert isinstance(answer.result, StatsResult) and answer.result.thing is not None
+    assert thing in (answer.result.thing.label, answer.result.thing.name), answer.result.thing
+
+
+@pytest.mark.parametrize(
+    "question", ["how long was I at the computer yesterday?", "昨天在电脑前多久？"]
+)
+def test_the_computer_means_active_time(month: Month, truth: Truth, question: str) -> None:
+    answer = ask(month, question)
+    assert answer.intent.arguments["metric"] == "active_seconds"
+    assert hours(truth.active(YESTERDAY, YESTERDAY)) in answer.text
+
+
+def test_words_that_are_no_names_are_not_made_into_one(month: Month) -> None:
+    answer = ask(month, "how many hours was I on the day before yesterday doing stuff")
+    assert "no app, site or category called" not in answer.text, answer.text
+
+
+# -- follow-ups edit one part of the previous turn ----------------------------------------
+
+
+def test_a_follow_up_naming_a_thing_keeps_the_period_and_the_language(month: Month) -> None:
+    answer = ask(month, "Slack 呢", ["昨天微信用了多久？"])
+    assert answer.intent.arguments["thing"] in ("Slack", "slack.com")
+    assert answer.intent.arguments["period"] == "yesterday"
+    assert "小时" in answer.text or "分钟" in answer.text
+
+
+def test_the_day_before_moves_the_previous_period(month: Month) -> None:
+    answer = ask(month, "the day before?", ["top 3 apps yesterday"])
+    day = (YESTERDAY - timedelta(days=1)).isoformat()
+    assert answer.intent.arguments["date_from"] == day and answer.intent.arguments["limit"] == 3
+    week = ask(month, "那前一周", ["上周工作了多久？"])
+    assert week.intent.arguments["date_from"] == "2003-03-17"
+    assert week.intent.arguments["date_to"] == "2003-03-23"
+
+
+def test_an_operation_follow_up_acts_on_the_things_already_named(
+    month: Month, truth: Truth
+) -> None:
+    earlier = ["2003-03-20 工作和娱乐各多久？"]
+    together = ask(month, "两个加起来", earlier)
+    work = truth.category(SOME_DAY, SOME_DAY, "work")
+    fun = truth.category(SOME_DAY, SOME_DAY, "entertainment")
+    assert isinstance(together.result, CompareResult)
+    assert together.text.startswith(f"合计 {hours(work + fun)}"), together.text
+    longer = ask(month, "which of the two was longer?", ["work and fun on 2003-03-20?"])
+    assert longer.text.startswith("work" if work > fun else "entertainment"), longer.text

@@ -18,6 +18,7 @@ from typing import Any
 from app.agent.dates import PeriodSpec, named
 from app.agent.lexicon import ACTIVE, Mention
 from app.agent.parts import Parts
+from app.agent.render import default_note
 from app.agent.wording import days_list, duration, percent, t, thing_label
 from app.text import Language
 from app.tools import ToolContext, dispatch
@@ -119,14 +120,7 @@ def not_known(parts: Parts, planned: Planned) -> str:
 
 
 def stated_default(planned: Planned, language: Language) -> str:
-    if not planned.defaulted:
-        return ""
-    days = planned.period.days
-    return t(
-        language,
-        f"（问题没有说时间，按最近 {days} 天算。）",
-        f" (No period was named, so the last {days} days.)",
-    )
+    return default_note(planned.period, language) if planned.defaulted else ""
 
 
 def top_items(result: ToolOutcome) -> list[tuple[str, int]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from app.agent.dates import PeriodSpec
 from app.agent.intents import Intent
 from app.agent.render_things import (
     THING_RENDERERS,
@@ -371,4 +372,22 @@ def render(
     period = intent.period
     if newest and period is not None and newest[:10] < period.date_from.isoformat():
         body = no_data_after(newest, lang) + " " + body
+    if intent.defaulted and period is not None and intent.kind not in ("now", "moment"):
+        body += default_note(period, lang)
     return body  # which tool answered, and from what, is the reply's metadata
+
+
+_DEFAULTS = {
+    "today": ("今天", "today"),
+    "yesterday": ("昨天", "yesterday"),
+    "this_month": ("本月至今", "this month so far"),
+    "this_week": ("本周至今", "this week so far"),
+}
+
+
+def default_note(period: PeriodSpec, language: Language) -> str:
+    """The period a question that named none was read for, said after the answer."""
+    zh, en = _DEFAULTS.get(
+        period.period, (f"最近 {period.days} 天", f"the last {period.days} days")
+    )
+    return _t(language, f"（问题没有说时间，按{zh}算。）", f" (No period was named, so {en}.)")

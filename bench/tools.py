@@ -274,13 +274,19 @@ def main() -> None:
                     lambda: {**month_args(), "kinds": ["rework", "forced_rollback"]},
                 ),
                 "get_raw": ("get_raw", raw_args),
+                # Counted from records, clipped: not under the month target above.
+                "query_stats_month_window": (
+                    "query_stats",
+                    lambda: {**month_args(), "time_from": "22:00", "time_to": "02:00"},
+                ),
+                "days_with_month": ("days_with", lambda: {**month_args(), "thing": "Steam"}),
             }
             latency: dict[str, tuple[float, float]] = {}
             for label, (name, make) in plans.items():
                 samples = []
                 for _ in range(args.calls):
                     arguments = make()
-                    if name == "get_signals":
+                    if name in ("get_signals", "days_with"):
                         arguments.pop("category")
                     started = time.perf_counter()
                     result = dispatch(ctx(), name, arguments)

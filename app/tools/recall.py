@@ -253,7 +253,7 @@ class DaysWithResult(ToolResult, Period):
 @tool(
     name="days_with",
     tier="0",
-    cap_tokens=9_000,
+    cap_tokens=10_000,
     params=DaysWithArgs,
     result=DaysWithResult,
     description="""

@@ -280,7 +280,7 @@ def _items(mapping: dict[str, float], top_n: int | None) -> list[tuple[str, int,
 @tool(
     name="query_stats",
     tier="0",
-    cap_tokens=400,
+    cap_tokens=1_500,
     params=QueryStatsArgs,
     result=StatsResult,
     description="""
@@ -357,7 +357,6 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     metrics, source, through = stitched_metrics(
         ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
     )
-    idle = round(metrics.get("idle_seconds", 0.0))
     if args.metric == "uncategorized":
         out.items = list(_uncategorized(ctx, day_from, day_to, top_n=args.top_n))
         out.uncategorized_seconds = round(
@@ -365,26 +364,56 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         )
         out.active_seconds = round(metrics.get("active_seconds", 0.0))
         out.hint = "put each rule line in a [[category]] with a name and a category"
-    elif args.metric == "seconds_by_category":
-        by_category = metrics.get("seconds_by_category", {})
+    elif args.metric == "episode_count":
+        out.value = metrics.get("episode_count", 0)
+    else:
+        _seconds(
+            ctx,
+            args,
+            out,
+            by_category=metrics.get("seconds_by_category", {}),
+            by_app=metrics.get("seconds_by_app", {}),
+            active=metrics.get("active_seconds", 0.0),
+            idle=metrics.get("idle_seconds", 0.0),
+        )
+    # Each device counts its own time: say how much of it ran on two devices at once.
+    out.device_overlap_s = round(metrics.get("device_overlap_seconds", 0.0))
+    out.source = source
+    out.computed_through_ts = through
+    return out
+
+
+def _seconds(
+    ctx: ToolContext,
+    args: QueryStatsArgs,
+    out: StatsResult,
+    *,
+    by_category: dict[str, float],
+    by_app: dict[str, float],
+    active: float,
+    idle: float,
+) -> None:
+    """seconds_by_category, seconds_by_app or active_seconds from additive numbers (the
+    stitched layers', or those counted inside a window), with the share of one category
+    or app."""
+    if args.metric == "seconds_by_category":
         if args.category:
-            seconds = by_category.get(args.category, 0.0)
-            by_category = {args.category: seconds}
+            by_category = {args.category: by_category.get(args.category, 0.0)}
+            _share(out, seconds=by_category[args.category], active=active)
+            seconds = by_category[args.category]
             out.items = [
                 CategoryTime(
                     category=args.category, seconds=round(seconds), hours=round(seconds / 3600, 2)
                 )
             ]
-            _share(out, seconds=seconds, active=metrics.get("active_seconds", 0.0))
         else:
             out.items = [
                 CategoryTime(category=k, seconds=s, hours=h)
                 for k, s, h in _items(by_category, None)
             ]
         out.total_seconds = round(sum(by_category.values()))
-        out.idle_seconds = idle
+        out.idle_seconds = round(idle)
     elif args.metric == "seconds_by_app":
-        by_app = metrics.get("seconds_by_app", {})
         if args.app:
             by_app, thing = _apps_named(ctx, args.app, by_app)
             if thing is not None:
@@ -394,22 +423,14 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
                         f"{thing.label} is also a site: thing={args.app!r} counts its time in "
                         "browsers too"
                     )
-            _share(out, seconds=sum(by_app.values()), active=metrics.get("active_seconds", 0.0))
+            _share(out, seconds=sum(by_app.values()), active=active)
         out.items = [
             AppTime(app=k, seconds=s, hours=h) for k, s, h in _items(by_app, args.how_many())
         ]
-    elif args.metric == "episode_count":
-        out.value = metrics.get("episode_count", 0)
     else:
-        active = metrics.get("active_seconds", 0.0)
         out.value = round(active)
         out.hours = round(active / 3600, 2)
-        out.idle_seconds = idle
-    # Each device counts its own time: say how much of it ran on two devices at once.
-    out.device_overlap_s = round(metrics.get("device_overlap_seconds", 0.0))
-    out.source = source
-    out.computed_through_ts = through
-    return out
+        out.idle_seconds = round(idle)
 
 
 def _uncategorized(
@@ -550,28 +571,7 @@ def _record_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     out = StatsResult(
         metric=args.metric, from_=day_from, to=day_to, source="live", window=window_text(args)
     )
-    if args.metric == "seconds_by_category":
-        by_category = totals.by_category
-        if args.category:
-            by_category = {args.category: by_category.get(args.category, 0.0)}
-            _share(out, seconds=by_category[args.category], active=totals.active)
-        out.items = [
-            CategoryTime(category=k, seconds=round(v), hours=round(v / 3600, 2))
-            for k, v in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0]))
-            if v or args.category
-        ]
-        out.total_seconds = round(sum(by_category.values()))
-        out.idle_seconds = round(totals.idle)
-    elif args.metric == "seconds_by_app":
-        by_app = totals.by_app
-        if args.app:
-            by_app, thing = _apps_named(ctx, args.app, by_app)
-            out.thing = thing_info(thing) if thing is not None else None
-            _share(out, seconds=sum(by_app.values()), active=totals.active)
-        out.items = [
-            AppTime(app=k, seconds=s, hours=h) for k, s, h in _items(by_app, args.how_many())
-        ]
-    elif args.metric == "seconds_by_site":
+    if args.metric == "seconds_by_site":
         labels = vocabulary_for(ctx.rules.apps).site_labels
         out.items = [
             SiteTime(site=k, label=labels.get(k, k), seconds=s, hours=h)
@@ -579,7 +579,13 @@ def _record_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         ]
         out.active_seconds = round(totals.active)
     else:
-        out.value = round(totals.active)
-        out.hours = round(totals.active / 3600, 2)
-        out.idle_seconds = round(totals.idle)
+        _seconds(
+            ctx,
+            args,
+            out,
+            by_category=totals.by_category,
+            by_app=totals.by_app,
+            active=totals.active,
+            idle=totals.idle,
+        )
     return out

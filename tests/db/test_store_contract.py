@@ -52,6 +52,7 @@ THINGS = frozenset(
     {
         "known_names",
         "thing_seconds",
+        "window_seconds",
         "page_titles",
         "episode_thing_seconds",
         "latest_matching",

@@ -58,14 +58,19 @@ _OPERATION_EDIT = re.compile(
     r"|两个加起来|加起来|一共多少|哪个(?:更)?(?:多|长|久)|占比|平均(?:每天)?",
     re.IGNORECASE,
 )
+# The previous period up to now: "and so far?", "到目前为止呢".
+_SO_FAR = re.compile(
+    r"\bso far\b|\buntil now\b|\bto date\b|到目前为止|目前为止|至今", re.IGNORECASE
+)
 _SHORT = 48  # characters: a follow-up is a short turn
 
 
 def is_followup(question: str, *, today: date) -> bool:
     """A short question that opens or ends like a follow-up and asks nothing of its own,
     or that moves the previous period or asks an operation of the previous things."""
-    if len(question) <= _SHORT and (_SHIFT.search(question) or _OPERATION_EDIT.search(question)):
-        return find_period(question, today=today) is None or bool(_SHIFT.search(question))
+    moves = _SHIFT.search(question) or _SO_FAR.search(question)
+    if len(question) <= _SHORT and (moves or _OPERATION_EDIT.search(question)):
+        return find_period(question, today=today) is None or bool(moves)
     if not (_OPENS.search(question) or _ENDS.search(question)):
         return False
     period = find_period(question, today=today)
@@ -80,13 +85,18 @@ def is_followup(question: str, *, today: date) -> bool:
 
 def _shifted(previous: str, question: str, *, today: date) -> str | None:
     """The previous question with its period moved back or ahead by its own length
-    ("the day before", "那前一周"), written as dates; None when nothing moves."""
+    ("the day before", "那前一周") or run up to today ("so far"), written as dates;
+    None when nothing moves."""
     shift = _SHIFT.search(question)
-    if shift is None:
+    so_far = _SO_FAR.search(question) is not None and find_period(question, today=today) is None
+    if shift is None and not so_far:
         return None
     old = find_period(previous, today=today) or named("today", today=today)
-    days = old.days * (-1 if shift["back"] else 1)
-    first, last = old.date_from + timedelta(days=days), old.date_to + timedelta(days=days)
+    if shift is not None:
+        days = old.days * (-1 if shift["back"] else 1)
+        first, last = old.date_from + timedelta(days=days), old.date_to + timedelta(days=days)
+    else:  # so far: from the previous period's first day up to today
+        first, last = old.date_from, today
     dates = first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
     if old.span == (0, 0):
         return f"{previous} {dates}"

@@ -28,7 +28,7 @@ from app.rules.things import loose
 from app.text import Language, has_cjk, language_of
 from app.tools import ToolContext, dispatch
 from app.tools.periods import today_of
-from app.tools.reads import NowResult
+from app.tools.reads import NowResult, SignalsResult
 from app.tools.recall import LastSeenResult
 from app.tools.registry import output_tokens
 from app.tools.results import ToolOutcome
@@ -151,8 +151,21 @@ def named_by_lexicon(
     return replace(intent, arguments=arguments, subject=found.text, mention=found.text)
 
 
+def _rework_widened(
+    ctx: ToolContext, intent: Intent, result: ToolOutcome
+) -> tuple[Intent, ToolOutcome]:
+    """Rework asked about and none found: a forced rollback is rework too (返工 after
+    `git reset --hard`), so the same period is read again for both."""
+    if intent.kinds != ("rework",) or not isinstance(result, SignalsResult) or result.items:
+        return intent, result
+    kinds = ("rework", "forced_rollback")
+    widened = replace(intent, kinds=kinds, arguments={**intent.arguments, "kinds": list(kinds)})
+    return widened, dispatch(ctx, widened.tool, widened.arguments)
+
+
 def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
+    intent, result = _rework_widened(ctx, intent, result)
     never_seen = False
     if (
         intent.kind == "thing_hours"

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import date
 
 from app.agent.dates import PeriodSpec
+from app.agent.intents import DAYS_DEFAULT
 from app.agent.lexicon import ACTIVE
 from app.agent.parts import Parts
 from app.agent.planner import (
@@ -124,7 +125,7 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     plain "days with" questions."""
     if not parts.things or not (parts.negated or parts.under):
         return None
-    spec, defaulted = period_of(parts, today=today, default_days=DEFAULT_DAYS)
+    spec, defaulted = period_of(parts, today=today, default_days=DAYS_DEFAULT)
     planned = Planned("days", spec, defaulted=defaulted)
     mention = parts.things[0]
     least = parts.threshold_minutes or 1

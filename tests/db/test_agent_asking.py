@@ -173,11 +173,13 @@ def test_days_without_a_thing_are_the_days_under_a_minute(
 
 def test_a_question_with_no_period_says_the_default_it_used(month: Month, truth: Truth) -> None:
     answer = ask(month, "有没有哪天没写代码")
-    first = NOW_DAY - timedelta(days=6)
+    first = NOW_DAY - timedelta(days=29)
     assert answer.intent.arguments["date_from"] == first.isoformat()
-    assert "最近 7 天" in answer.text
+    assert "最近 30 天" in answer.text
     english = ask(month, "which days did I not do any work?")
-    assert "the last 7 days" in english.text
+    assert "the last 30 days" in english.text
+    average = ask(month, "how much work on average per day?")
+    assert "the last 7 days" in average.text
 
 
 @pytest.mark.parametrize(
@@ -332,6 +334,13 @@ def test_the_day_before_moves_the_previous_period(month: Month) -> None:
     week = ask(month, "那前一周", ["上周工作了多久？"])
     assert week.intent.arguments["date_from"] == "2003-03-17"
     assert week.intent.arguments["date_to"] == "2003-03-23"
+
+
+def test_so_far_runs_the_previous_period_up_to_today(month: Month, truth: Truth) -> None:
+    answer = ask(month, "and so far?", ["how long did I work in the week of 2003-03-24?"])
+    assert answer.intent.arguments["date_from"] == "2003-03-24"
+    assert answer.intent.arguments["date_to"] == NOW_DAY.isoformat()
+    assert hours(truth.category(date(2003, 3, 24), NOW_DAY, "work")) in answer.text
 
 
 def test_an_operation_follow_up_acts_on_the_things_already_named(

@@ -24,6 +24,7 @@ from app.agent.planner import (
     window_words,
 )
 from app.agent.wording import duration, t, thing_label
+from app.text import Language
 from app.tools import ToolContext
 from app.tools.results import ToolError
 
@@ -81,15 +82,23 @@ def _threshold(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     over = seconds > limit * 60
     yes = over != parts.under
-    bar = duration(limit * 60, lang, minutes=limit < 60)
-    relation = t(lang, "超过", "over") if over else t(lang, "没超过", "not over")
+    bar = t(lang, f"{limit:g} 分钟", f"{limit:g} minutes")
+    if limit >= 60:
+        bar = t(lang, f"{limit / 60:g} 小时", f"{limit / 60:g} hour{'s' if limit != 60 else ''}")
+    relation = _relation(over=over, under=parts.under, language=lang)
     when = period_words(spec, lang) + window_words(parts)
     planned.text = t(
         lang,
-        f"{'是' if yes else '没有'}：{when}{label} {said(seconds, parts)}，{relation} {bar}。",
+        f"{'是' if yes else '没有'}：{when}，{label} {said(seconds, parts)}，{relation} {bar}。",
         f"{'Yes' if yes else 'No'}: {said(seconds, parts)} on {label} {when}, {relation} {bar}.",
     )
     return planned
+
+
+def _relation(*, over: bool, under: bool, language: Language) -> str:
+    if under:
+        return t(language, "不到", "under") if not over else t(language, "不少于", "not under")
+    return t(language, "超过", "over") if over else t(language, "没超过", "not over")
 
 
 def _amount(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
@@ -127,12 +136,12 @@ def _window(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         planned.text = not_known(parts, planned)
         return planned
     if not items:
-        planned.text = t(lang, f"{when}没有记录。", f"Nothing was recorded {when}.")
+        planned.text = t(lang, f"{when} 没有记录。", f"Nothing was recorded {when}.")
         return planned
     listed = [f"{name} {duration(seconds, lang)}" for name, seconds in items]
     planned.text = t(
         lang,
-        f"{when}主要在用：" + "，".join(listed) + "。",
+        f"{when}，主要在用：" + "，".join(listed) + "。",
         f"{when[0].upper()}{when[1:]}, mostly: " + ", ".join(listed) + ".",
     )
     return planned

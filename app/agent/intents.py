@@ -133,7 +133,7 @@ DAYS_COUNT = _words(
 )  # fmt: skip
 _THRESHOLD = re.compile(
     r"(?:超过|多于|大于|不少于|至少|more than|over|at least|above)\s*"
-    r"(?P<n>\d+(?:\.\d+)?|[一两二三四五六七八九十半]+)\s*(?:个)?\s*"
+    r"(?P<n>\d+(?:\.\d+)?|[一两二三四五六七八九十半]+|\ban?\b|one|two|three|four|five)\s*(?:个)?\s*"
     r"(?P<unit>小时|钟头|hours?|hrs?|h\b|分钟|minutes?|mins?)(?:\s+of)?",
     re.IGNORECASE,
 )

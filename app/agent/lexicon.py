@@ -164,15 +164,18 @@ def _known_names(ctx: ToolContext) -> list[KnownName]:
 
 
 def edit_distance(a: str, b: str, most: int) -> int:
-    """Levenshtein distance of two short words, or `most + 1` once it is past `most`."""
+    """Edits (insert, delete, replace, swap two neighbours) from one short word to
+    another, or `most + 1` once it is past `most`."""
+    before: list[int] = []
     previous = list(range(len(b) + 1))
     for i, char in enumerate(a, 1):
         current = [i]
         for j, other in enumerate(b, 1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
-            )
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                cost = min(cost, before[j - 2] + 1)  # "Chorme": a swap is one edit
+            current.append(cost)
         if min(current) > most:
             return most + 1
-        previous = current
+        before, previous = previous, current
     return previous[-1]

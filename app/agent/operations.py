@@ -110,11 +110,11 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     listed = [f"{k}. {name} {duration(s, lang)}" for k, (name, s) in enumerate(items[:n], 1)]
     when = period_words(spec, lang) + window_words(parts)
     if not listed:
-        planned.text = t(lang, f"{when}没有记录。", f"Nothing was recorded {when}.")
+        planned.text = t(lang, f"{when} 没有记录。", f"Nothing was recorded {when}.")
         return planned
     planned.text = t(
         lang,
-        f"{when}用得最多的 {len(listed)} 个{what}：" + "；".join(listed) + "。",
+        f"{when}，用得最多的 {len(listed)} 个{what}：" + "；".join(listed) + "。",
         f"Top {len(listed)} {what} {when}: " + "; ".join(listed) + ".",
     )
     return planned
@@ -159,7 +159,7 @@ def _days_text(
         else t(lang, "没有", "without")
     )
     if not missing:
-        return t(lang, f"没有：{when}每天都有{label}。", f"None: {label} every day {when}.")
+        return t(lang, f"没有：{when}，每天都有{label}。", f"None: {label} every day {when}.")
     n = len(missing)
     days = say_days(missing, lang)
     return t(

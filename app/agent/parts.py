@@ -44,7 +44,8 @@ _AMOUNT = re.compile(
 )
 _TOP_N = re.compile(
     r"\btop\s*(?P<en>\d+|three|five|ten|two|four)\b|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
-    r"|(?P<most>\d+|[一两二三四五六七八九十]+)\s*(?:个|款)?\s*(?:most|最)",
+    r"|(?P<most>\d+|[一两二三四五六七八九十]+)\s*(?:个|款)?\s*(?:most|最)"
+    r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
     re.IGNORECASE,
 )
 _MINUTES_ASKED = re.compile(r"\bminutes?\b|\bmins?\b|分钟", re.IGNORECASE)
@@ -94,7 +95,7 @@ def _top_n(question: str) -> int | None:
     match = _TOP_N.search(question)
     if match is None:
         return None
-    raw = match["en"] or match["zh"] or match["most"]
+    raw = match["en"] or match["zh"] or match["most"] or match["zhmost"]
     return max(1, min(50, spoken_number(raw)))
 
 

@@ -77,7 +77,7 @@ def window_words(parts: Parts) -> str:
         return ""
     w = parts.window
     return t(
-        parts.language, f"{w.time_from}–{w.time_to}", f" between {w.time_from} and {w.time_to}"
+        parts.language, f" {w.time_from}–{w.time_to}", f" between {w.time_from} and {w.time_to}"
     )
 
 

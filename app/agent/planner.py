@@ -19,6 +19,7 @@ from app.agent.dates import PeriodSpec, named
 from app.agent.lexicon import ACTIVE, Mention
 from app.agent.parts import Parts
 from app.agent.render import default_note
+from app.agent.render_things import unknown_name
 from app.agent.wording import days_list, duration, percent, t, thing_label
 from app.text import Language
 from app.tools import ToolContext, dispatch
@@ -107,16 +108,14 @@ def seconds_of(
 
 
 def not_known(parts: Parts, planned: Planned) -> str:
-    """What to say when a name resolved to nothing: the closest names the user has."""
+    """What to say when a call failed: a name the user lacks (with the closest names
+    they have), or what was understood and what went wrong."""
     error = next((c.result for c in planned.calls if isinstance(c.result, ToolError)), None)
-    closest = ", ".join(error.suggestions or []) if error is not None else ""
+    if error is not None and error.unresolved is not None:
+        mention = error.unresolved or (parts.things[0].text if parts.things else "")
+        return unknown_name(mention, error.suggestions or [], parts.language)
     what = error.error if error is not None else ""
-    return t(
-        parts.language,
-        f"没能回答：{what}" + (f"。最接近的名字：{closest}。" if closest else ""),
-        f"I couldn't answer: {what}"
-        + (f". The closest names you have: {closest}." if closest else ""),
-    )
+    return t(parts.language, f"没能回答：{what}", f"I couldn't answer that: {what}")
 
 
 def stated_default(planned: Planned, language: Language) -> str:

@@ -183,11 +183,14 @@ def unknown_thing(intent: Intent, result: ToolError) -> str | None:
     if result.unresolved is None:
         return None
     mention = result.unresolved or intent.mention or ""
-    closest = _t(
-        intent.language, "、".join(result.suggestions or []), ", ".join(result.suggestions or [])
-    )
+    return unknown_name(mention, result.suggestions or [], intent.language)
+
+
+def unknown_name(mention: str, suggestions: list[str], language: Language) -> str:
+    """ "I have no … called X", with the closest names the user has."""
+    closest = _t(language, "、".join(suggestions), ", ".join(suggestions))
     return _t(
-        intent.language,
+        language,
         f"你的数据里没有叫“{mention}”的应用、网站或类别"
         + (f"；最接近的是：{closest}。" if closest else "。"),
         f"I have no app, site or category called “{mention}” in your data"

@@ -13,12 +13,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from fastapi.testclient import TestClient
 
 from app.agent.offline import OfflineAnswer, answer_offline
+from app.api import create_app
 from app.db.connection import connect
+from app.runtime.auth import hash_token, new_token
 from app.tools.recall import CompareResult
 from app.tools.stats import SiteTime, StatsResult
 from tests.agent_month import NOW, Month, month_fixture
+from tests.helpers import events_of
 
 month = month_fixture()
 
@@ -354,3 +358,51 @@ def test_an_operation_follow_up_acts_on_the_things_already_named(
     assert together.text.startswith(f"合计 {hours(work + fun)}"), together.text
     longer = ask(month, "which of the two was longer?", ["work and fun on 2003-03-20?"])
     assert longer.text.startswith("work" if work > fun else "entertainment"), longer.text
+
+
+# -- through the doors ---------------------------------------------------------------------
+
+
+def _client(month: Month) -> tuple[TestClient, dict[str, str]]:
+    token = new_token()
+    month.services.store.add_token(
+        user_id=month.user.user_id, token_hash=hash_token(token), name="asking"
+    )
+    return TestClient(create_app(services=month.services)), {"Authorization": f"Bearer {token}"}
+
+
+def test_the_openai_door_carries_the_calls_and_the_text_carries_none(
+    month: Month, truth: Truth
+) -> None:
+    client, headers = _client(month)
+    messages = [
+        {"role": "user", "content": "how long was I at the computer on 2003-03-20?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "what percent of it was entertainment?"},
+    ]
+    reply = client.post(
+        "/v1/chat/completions", json={"model": "timetrace", "messages": messages}, headers=headers
+    )
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    text = body["choices"][0]["message"]["content"]
+    plain(text)
+    assert body["timetrace"]["tools_called"][0] == "query_stats"
+    fun = truth.category(SOME_DAY, SOME_DAY, "entertainment")
+    assert text.startswith(percent(fun, truth.active(SOME_DAY, SOME_DAY))), text
+
+
+def test_the_sse_chat_sends_a_step_for_every_call_of_a_planned_answer(month: Month) -> None:
+    client, headers = _client(month)
+    reply = client.post(
+        "/api/v1/agent/chat",
+        json={"question": "what percent of 2003-03-20 was I at the computer?"},
+        headers=headers,
+    )
+    events = events_of(reply.text)
+    calls = [e for kind, e in events if kind == "step" and e["phase"] == "call"]
+    assert [c["arguments"]["metric"] for c in calls] == ["active_seconds", "active_seconds"]
+    done = events[-1][1]
+    assert done["tools_called"] == ["query_stats", "query_stats"]
+    assert done["answer"].startswith("100%"), done["answer"]
+    plain(done["answer"])

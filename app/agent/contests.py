@@ -50,6 +50,13 @@ def _contest(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     listed = t(lang, "，", ", ").join(f"{label} {duration(s, lang)}" for label, s in sides)
     when = period_words(spec, lang) + window_words(parts)
     total = sum(s for _, s in sides)
+    if parts.operation == "each":
+        planned.text = t(
+            lang,
+            f"{when}：{listed}；合计 {duration(total, lang)}。",
+            f"{listed[0].upper()}{listed[1:]} {when}; {duration(total, lang)} together.",
+        )
+        return planned
     if parts.operation == "together":
         planned.text = t(
             lang,
@@ -148,6 +155,7 @@ def _window(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
 
 
 CONTESTS: dict[str, Planner] = {
+    "each": _contest,
     "contest": _contest,
     "together": _contest,
     "threshold": _threshold,

@@ -21,8 +21,9 @@ from app.agent.windows import Window, find_window
 from app.text import Language, language_of
 
 Operation = Literal[
-    "amount", "share", "average", "top", "days", "contest", "together", "threshold", "window"
-]
+    "amount", "each", "share", "average", "top", "days", "contest", "together", "threshold",
+    "window",
+]  # fmt: skip
 
 
 def cue(words: tuple[str, ...]) -> re.Pattern[str]:
@@ -116,6 +117,8 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
         return "contest"
     if threshold is not None and named >= 1:
         return "threshold"
+    if named >= 2:
+        return "each"
     return "amount" if named else "window"
 
 

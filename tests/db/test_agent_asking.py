@@ -406,3 +406,40 @@ def test_the_sse_chat_sends_a_step_for_every_call_of_a_planned_answer(month: Mon
     assert done["tools_called"] == ["query_stats", "query_stats"]
     assert done["answer"].startswith("100%"), done["answer"]
     plain(done["answer"])
+
+
+def test_both_after_a_swapped_thing_means_the_two_things(month: Month, truth: Truth) -> None:
+    earlier = ["how long did I use Slack on 2003-03-20?", "and Zoom?"]
+    answer = ask(month, "both together?", earlier)
+    assert answer.intent.tool == "compare"
+    assert sorted(answer.intent.arguments["things"]) == ["Zoom", "slack.com"]
+    slack = truth.sql("day_local = %s AND app = 'Slack'", SOME_DAY)
+    zoom = truth.sql("day_local = %s AND app = 'Zoom'", SOME_DAY)
+    assert hours(slack + zoom) in answer.text.split(" together")[0], answer.text
+
+
+def test_a_follow_up_naming_a_window_swaps_the_window(month: Month) -> None:
+    answer = ask(month, "晚上呢", ["昨天下午在干嘛"])
+    arguments = answer.intent.arguments
+    assert (arguments["time_from"], arguments["period"]) == ("18:00", "yesterday")
+    assert answer.text.startswith("2003-03-30 18:00")
+
+
+def test_and_sites_turns_a_ranking_of_apps_into_one_of_sites(month: Month) -> None:
+    answer = ask(month, "and sites?", ["top 3 apps yesterday"])
+    assert answer.intent.arguments == {
+        "metric": "seconds_by_site",
+        "period": "yesterday",
+        "limit": 3,
+    }
+
+
+def test_two_things_named_get_each_amount_and_the_sum(month: Month, truth: Truth) -> None:
+    answer = ask(month, "how much time on Slack and Zoom on 2003-03-20?")
+    slack = truth.sql("day_local = %s AND app = 'Slack'", SOME_DAY)
+    zoom = truth.sql("day_local = %s AND app = 'Zoom'", SOME_DAY)
+    assert answer.intent.tool == "compare"
+    assert hours(slack) in answer.text and hours(zoom) in answer.text
+    assert f"{hours(slack + zoom)} hours together" in answer.text or (
+        f"({hours(slack + zoom)} h) together" in answer.text
+    )

@@ -113,3 +113,13 @@ PAST_WEEK: Final[tuple[str, ...]] = (
     "in the past week", "over the past week", "the past week", "past week",
     "past 7 days", "过去一周", "过去一个星期", "最近一周", "近一周", "过去7天", "最近7天",
 )  # fmt: skip
+# When something first began, or last ended, inside a period ("what time did I start
+# working yesterday", 昨天几点开始用电脑的).
+FIRST: Final[tuple[str, ...]] = (
+    "first", "start", "started", "begin", "began", "earliest", "what time did i start",
+    "几点开始", "最早", "第一次", "开始用", "几点起", "开始工作",
+)  # fmt: skip
+LAST_IN_PERIOD: Final[tuple[str, ...]] = (
+    "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
+    "几点结束", "最晚", "几点停", "几点下线", "几点睡",
+)  # fmt: skip

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
+from app.agent.contests import CONTESTS
 from app.agent.dates import PeriodSpec
+from app.agent.firsts import FIRSTS
 from app.agent.intents import DAYS_DEFAULT
 from app.agent.lexicon import ACTIVE
 from app.agent.parts import Parts
@@ -184,9 +186,7 @@ PLANNERS: dict[str, Planner] = {
 def plan(ctx: ToolContext, parts: Parts, *, today: date) -> Planned | None:
     """The calls and the answer for the question's parts, or None when the intent
     table answers it better."""
-    from app.agent.contests import CONTESTS
-
-    planner = {**PLANNERS, **CONTESTS}.get(parts.operation)
+    planner = {**PLANNERS, **CONTESTS, **FIRSTS}.get(parts.operation)
     if planner is None:
         return None
     planned = planner(ctx, parts, today)

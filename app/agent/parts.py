@@ -22,7 +22,7 @@ from app.text import Language, language_of
 
 Operation = Literal[
     "amount", "each", "share", "average", "top", "days", "contest", "together", "threshold",
-    "window",
+    "window", "first", "last",
 ]  # fmt: skip
 
 
@@ -37,6 +37,7 @@ SHARE, AVERAGE, TOP, SITES = cue(cues.SHARE), cue(cues.AVERAGE), cue(cues.TOP), 
 DAYS, NEGATION, CONTEST = cue(cues.DAYS), cue(cues.NEGATION), cue(cues.CONTEST)
 TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
 SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
+FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
 _UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))
 _AMOUNT = re.compile(
     rf"(?P<n>\d+(?:\.\d+)?|半|[一两二三四五六七八九十]+|an?|one|two|three|four|five|six)"
@@ -105,6 +106,10 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     named = len({m.name for m in things})
     if DAYS.search(question):
         return "days"
+    if FIRST.search(question) and named <= 1:
+        return "first"
+    if LAST_IN_PERIOD.search(question) and named <= 1:
+        return "last"
     if SHARE.search(question) and named >= 1:
         return "share"
     if AVERAGE.search(question):
@@ -131,7 +136,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1] :]
     things = lexicon.find(text)
     threshold, under = _threshold(question)
-    operation = _operation(question, things, threshold)
+    operation = _operation(text, things, threshold)  # cues outside the time words
     listed = not re.search(r"how many|几天|多少天|number of", question, re.IGNORECASE)
     return Parts(
         question=question,

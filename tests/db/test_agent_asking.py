@@ -443,3 +443,27 @@ def test_two_things_named_get_each_amount_and_the_sum(month: Month, truth: Truth
     assert f"{hours(slack + zoom)} hours together" in answer.text or (
         f"({hours(slack + zoom)} h) together" in answer.text
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("what time did I start working on 2003-03-20?", True),
+        ("2003-03-20 几点开始工作的？", True),
+        ("when did I stop working on 2003-03-20?", False),
+        ("2003-03-20 工作几点结束的？", False),
+    ],
+)
+def test_when_a_thing_first_began_or_last_ended_in_a_day(
+    month: Month, truth: Truth, question: str, first: bool
+) -> None:
+    answer = ask(month, question)
+    assert answer.intent.arguments["category"] == "work"
+    row = truth.conn.execute(
+        "SELECT min(ts_start) AS a, max(ts_start + make_interval(secs => duration_s)) AS b "
+        "FROM v_record_durations WHERE user_id = %s AND day_local = %s AND category = 'work' "
+        "AND NOT is_idle",
+        [month.user.user_id, SOME_DAY],
+    ).fetchone()
+    at = (row["a"] if first else row["b"]).astimezone(truth.zone)
+    assert answer.text.startswith(f"{at:%H:%M}"), (answer.text, at)

@@ -19,17 +19,17 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "videos": "entertainment",
     "看书": "study", "reading": "study",
     "开会": "social", "meetings": "social", "messaging": "social", "socializing": "social",
-    "vscode": "Visual Studio Code", "vs": "Visual Studio Code",
+    "vscode": "Visual Studio Code",
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
-    "推": "x.com", "dy": "douyin.com",
+    "dy": "douyin.com",
 }  # fmt: skip
 
 # "The computer", "my screen": the user's active (not idle) time.
 ACTIVE_NAMES: Final[tuple[str, ...]] = (
     "computer", "the computer", "my computer", "screen", "my screen", "the screen", "pc",
-    "laptop", "desk", "screen time", "active", "active time", "电脑", "电脑前", "屏幕",
-    "电脑上", "屏幕前", "活跃", "在线",
+    "laptop", "screen time", "active", "active time", "电脑", "电脑前", "屏幕",
+    "电脑上", "屏幕前", "活跃",
 )  # fmt: skip
 
 # Words never taken as a name, even when a name is a letter or two away from them.

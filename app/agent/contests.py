@@ -97,7 +97,7 @@ def _threshold(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     planned.text = t(
         lang,
         f"{'是' if yes else '没有'}：{when}，{label} {said(seconds, parts)}，{relation} {bar}。",
-        f"{'Yes' if yes else 'No'}: {said(seconds, parts)} on {label} {when}, {relation} {bar}.",
+        f"{'Yes' if yes else 'No'}: {label} {when} was {said(seconds, parts)}, {relation} {bar}.",
     )
     return planned
 

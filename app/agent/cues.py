@@ -67,6 +67,7 @@ AVERAGE: Final[tuple[str, ...]] = (
 )  # fmt: skip
 TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
+    "最常去", "最常看", "最常上", "去得最多", "看得最多", "most visited",
     "最常用", "哪些应用", "哪些网站", "which apps", "what apps", "which sites", "what sites",
     "which websites", "most time",
 )  # fmt: skip
@@ -123,3 +124,9 @@ LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
 )  # fmt: skip
+# The one day with the most of a thing ("which day last week did I game most").
+PEAK: Final[tuple[str, ...]] = (
+    "most", "longest", "the most", "最多", "最久", "最长", "最高",
+)  # fmt: skip
+# One app or site asked for ("my most used site", "哪个网站"), not a list.
+ONE: Final[tuple[str, ...]] = ("site", "website", "app", "application", "哪个", "哪一个")

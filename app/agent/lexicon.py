@@ -83,8 +83,8 @@ class Lexicon:
             lexicon.names[key] = domain
         lexicon.whole = {loose(app) for app in vocabulary.app_names.values()}
         lexicon.whole |= set(vocabulary.site_names) | set(vocabulary.categories)
-        for name, mention in EXTRA_NAMES.items():
-            lexicon.add(name, mention)
+        for name, mention in EXTRA_NAMES.items():  # over an alias: "code" is coding
+            lexicon.names[loose(name)] = mention
         for name in ACTIVE_NAMES:
             lexicon.add(name, ACTIVE)
         return lexicon

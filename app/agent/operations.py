@@ -101,7 +101,7 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return None  # "which apps most": the intent table's ranking of ten
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("top", spec, defaulted=defaulted)
-    lang, n = parts.language, parts.top_n or 5
+    lang, n = parts.language, parts.top_n or (1 if parts.one else 5)
     metric = "seconds_by_site" if parts.sites else "seconds_by_app"
     arguments = {"metric": metric, **span_of(parts, spec), "limit": n}
     items = top_items(planned.call(ctx, "query_stats", arguments))
@@ -114,6 +114,15 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if not listed:
         planned.text = t(lang, f"{when} 没有记录。", f"Nothing was recorded {when}.")
         return planned
+    if len(listed) == 1:
+        name, seconds = items[0]
+        one = t(lang, what, what.rstrip("s"))
+        planned.text = t(
+            lang,
+            f"{name}：{when}用得最多的{one}，{duration(seconds, lang)}。",
+            f"{name}: the most used {one} {when}, {duration(seconds, lang)}.",
+        )
+        return planned
     planned.text = t(
         lang,
         f"{when}，用得最多的 {len(listed)} 个{what}：" + "；".join(listed) + "。",
@@ -125,6 +134,8 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
 def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     """Days with or without a thing (or under a ceiling); the intent table keeps the
     plain "days with" questions."""
+    if parts.things and parts.peak and not parts.negated:
+        return _peak_day(ctx, parts, today)
     if not parts.things or not (parts.negated or parts.under):
         return None
     spec, defaulted = period_of(parts, today=today, default_days=DAYS_DEFAULT)
@@ -141,6 +152,35 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     missing = [d.day for d in found.series if d.day <= today and d.seconds < least * 60]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
+    return planned
+
+
+def _peak_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    """The day of the period with the most of a thing."""
+    mention = parts.things[0]
+    if mention.name == ACTIVE:
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=DAYS_DEFAULT)
+    planned = Planned("days", spec, defaulted=defaulted)
+    found = days_result(
+        planned.call(ctx, "days_with", {"thing": mention.name, **span_of(parts, spec)})
+    )
+    if found is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    lang = parts.language
+    when = period_words(spec, lang)
+    label = thing_label(found.thing, mention.text, lang)
+    best = max(found.series, key=lambda d: d.seconds, default=None)
+    if best is None or best.seconds == 0:
+        planned.text = t(lang, f"{when}没有{label}。", f"No {label} {when}.")
+        return planned
+    planned.text = t(
+        lang,
+        f"{best.day.isoformat()}：{when}，{label}最多的一天，{duration(best.seconds, lang)}。",
+        f"{best.day.isoformat()}: the day with the most {label} {when}, "
+        f"{duration(best.seconds, lang)}.",
+    )
     return planned
 
 

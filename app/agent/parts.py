@@ -38,6 +38,7 @@ DAYS, NEGATION, CONTEST = cue(cues.DAYS), cue(cues.NEGATION), cue(cues.CONTEST)
 TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
 SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
 FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
+PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
 _UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))
 _AMOUNT = re.compile(
     rf"(?P<n>\d+(?:\.\d+)?|半|[一两二三四五六七八九十]+|an?|one|two|three|four|five|six)"
@@ -71,6 +72,8 @@ class Parts:
     listed: bool = True  # days: list them (which days) rather than count them
     minutes: bool = False  # the question asks in minutes
     so_far: bool = False
+    peak: bool = False  # the one day with the most ("哪天…最多")
+    one: bool = False  # one app or site asked for, not a list
 
 
 def _minutes_of(match: re.Match[str]) -> float:
@@ -153,4 +156,6 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         listed=listed,
         minutes=bool(_MINUTES_ASKED.search(question)) and threshold is None,
         so_far=bool(SO_FAR.search(question)),
+        peak=bool(PEAK.search(text)),
+        one=bool(ONE.search(text)),
     )

@@ -467,3 +467,34 @@ def test_when_a_thing_first_began_or_last_ended_in_a_day(
     ).fetchone()
     at = (row["a"] if first else row["b"]).astimezone(truth.zone)
     assert answer.text.startswith(f"{at:%H:%M}"), (answer.text, at)
+
+
+@pytest.mark.parametrize(
+    "question", ["which day last week did I have the most fun?", "上周哪天娱乐最多？"]
+)
+def test_the_peak_day_is_the_day_with_the_most(month: Month, truth: Truth, question: str) -> None:
+    answer = ask(month, question)
+    days = [LAST_WEEK[0] + timedelta(days=k) for k in range(7)]
+    best = max(days, key=lambda d: truth.category(d, d, "entertainment"))
+    assert answer.text.startswith(best.isoformat()), answer.text
+    assert hours(truth.category(best, best, "entertainment")) in answer.text
+
+
+@pytest.mark.parametrize(
+    "question", ["what's my most used site last week?", "上周最常去的网站是哪个？"]
+)
+def test_one_site_asked_for_is_one_site(month: Month, question: str) -> None:
+    answer = ask(month, question)
+    assert answer.intent.arguments["limit"] == 1
+    assert isinstance(answer.result, StatsResult) and answer.result.items
+    top = answer.result.items[0]
+    assert isinstance(top, SiteTime) and answer.text.startswith(top.label)
+
+
+def test_screen_time_over_a_threshold_is_yes_or_no_on_active_time(
+    month: Month, truth: Truth
+) -> None:
+    answer = ask(month, "was my screen time over 8 hours on 2003-03-20?")
+    active = truth.active(SOME_DAY, SOME_DAY)
+    assert answer.intent.arguments["metric"] == "active_seconds"
+    assert answer.text.startswith("Yes" if active > 8 * 3600 else "No"), answer.text

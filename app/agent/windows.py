@@ -29,11 +29,17 @@ _ZH_RANGE = re.compile(rf"{_ZH_CLOCK}\s*(?:到|至|-|–|~)\s*{_ZH_CLOCK}")
 _HM_RANGE = re.compile(
     r"\b([01]?\d|2[0-3])[:：]([0-5]\d)\s*(?:-|–|to|到|至|~)\s*([01]?\d|2[0-3])[:：]([0-5]\d)"
 )
+# "after 10 pm", "after 22:00": a clock, never a count ("the past 7 days").
 _AFTER = re.compile(
-    rf"(?:after|past|since)\s+{_EN_CLOCK}|{_ZH_CLOCK}\s*(?:以后|之后|后|以来)",
+    rf"(?:after|past|since)\s+{_EN_SAID}(?![\w:])|(?:after|past|since)\s+(\d{{1,2}}):([0-5]\d)()"
+    rf"|{_ZH_CLOCK}\s*(?:以后|之后|后|以来)",
     re.IGNORECASE,
 )
-_BEFORE = re.compile(rf"before\s+{_EN_CLOCK}|{_ZH_CLOCK}\s*(?:以前|之前|前)", re.IGNORECASE)
+_BEFORE = re.compile(
+    rf"before\s+{_EN_SAID}(?![\w:])|before\s+(\d{{1,2}}):([0-5]\d)()"
+    rf"|{_ZH_CLOCK}\s*(?:以前|之前|前)",
+    re.IGNORECASE,
+)
 _PARTS: dict[str, tuple[int, int | None]] = {
     "morning": (6, 12), "afternoon": (12, 18), "evening": (18, None), "at night": (22, None),
     "late at night": (22, None), "tonight": (18, None), "last night": (18, None),
@@ -106,6 +112,15 @@ def _zh_range(match: re.Match[str]) -> tuple[tuple[int, int], tuple[int, int]]:
     return start, end
 
 
+def _edge(g: tuple[str | None, ...]) -> tuple[int, int]:
+    """The clock of an after/before match: "10 pm", "22:00" or 晚上10点."""
+    if g[0]:
+        return _en(g[0], g[1], g[2])
+    if g[3]:
+        return _en(g[3], g[4], None)
+    return _zh(g[6], str(g[7]), g[8])
+
+
 def find_window(question: str, *, cut_hour: int) -> Window | None:
     """The window inside days the question names, or None."""
     if match := _HM_RANGE.search(question):
@@ -116,13 +131,9 @@ def find_window(question: str, *, cut_hour: int) -> Window | None:
             start, end = read(match)
             return Window(_hm(*start), _hm(*end), match.span())
     if match := _AFTER.search(question):
-        g = match.groups()
-        start = _en(g[0], g[1], g[2]) if g[0] else _zh(g[3], g[4], g[5])
-        return Window(_hm(*start), _hm(cut_hour, 0), match.span())
+        return Window(_hm(*_edge(match.groups())), _hm(cut_hour, 0), match.span())
     if match := _BEFORE.search(question):
-        g = match.groups()
-        end = _en(g[0], g[1], g[2]) if g[0] else _zh(g[3], g[4], g[5])
-        return Window(_hm(cut_hour, 0), _hm(*end), match.span())
+        return Window(_hm(cut_hour, 0), _hm(*_edge(match.groups())), match.span())
     return part_of_day(question, cut_hour=cut_hour)
 
 

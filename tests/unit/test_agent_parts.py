@@ -84,9 +84,11 @@ def test_windows_inside_days(question: str, window: tuple[str, str]) -> None:
     assert found is not None and (found.time_from, found.time_to) == window
 
 
-def test_dates_are_no_clock_ranges() -> None:
+def test_dates_and_counts_are_no_windows() -> None:
     assert find_window("2026-11-16到2026-11-22", cut_hour=4) is None
     assert find_window("between 2026-11-16 and 2026-11-22", cut_hour=4) is None
+    assert find_window("How much time per category in the past 7 days?", cut_hour=4) is None
+    assert find_window("what did I do after 3 days off", cut_hour=4) is None
 
 
 @pytest.mark.parametrize(

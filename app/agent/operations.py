@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
+from app.agent.active_days import active_days
 from app.agent.contests import CONTESTS
 from app.agent.dates import PeriodSpec
 from app.agent.firsts import FIRSTS
@@ -134,6 +135,8 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
 def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     """Days with or without a thing (or under a ceiling); the intent table keeps the
     plain "days with" questions."""
+    if len(parts.things) == 1 and parts.things[0].name == ACTIVE:
+        return active_days(ctx, parts, today)
     if parts.things and parts.peak and not parts.negated:
         return _peak_day(ctx, parts, today)
     if not parts.things or not (parts.negated or parts.under):

@@ -498,3 +498,22 @@ def test_screen_time_over_a_threshold_is_yes_or_no_on_active_time(
     active = truth.active(SOME_DAY, SOME_DAY)
     assert answer.intent.arguments["metric"] == "active_seconds"
     assert answer.text.startswith("Yes" if active > 8 * 3600 else "No"), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "zh"),
+    [
+        ("which days last week was I at the computer for over 10 hours?", False),
+        ("上周有几天超过10小时在电脑前？", True),
+    ],
+)
+def test_days_by_active_time_read_each_day(
+    month: Month, truth: Truth, question: str, zh: bool
+) -> None:
+    answer = ask(month, question)
+    days = [LAST_WEEK[0] + timedelta(days=k) for k in range(7)]
+    over = [d for d in days if truth.active(d, d) > 10 * 3600]
+    assert 0 < len(over) < 7, "the sample has long and short days"
+    listed = answer.text.rsplit("：" if zh else ": ", 1)[1]
+    assert [d for d in days if d.isoformat() in listed] == over, answer.text
+    assert answer.text.startswith(f"{len(over)} {'天' if zh else 'day'}")

@@ -105,7 +105,7 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     lang, n = parts.language, parts.top_n or (1 if parts.one else 5)
     metric = "seconds_by_site" if parts.sites else "seconds_by_app"
     arguments = {"metric": metric, **span_of(parts, spec), "limit": n}
-    items = top_items(planned.call(ctx, "query_stats", arguments))
+    items = top_items(planned.call(ctx, "query_stats", arguments), lang)
     if not items and parts.sites:
         planned.text = not_known(parts, planned)
         return planned

@@ -20,7 +20,7 @@ from app.agent.lexicon import ACTIVE, Mention
 from app.agent.parts import Parts
 from app.agent.render import default_note
 from app.agent.render_things import unknown_name
-from app.agent.wording import days_list, duration, percent, t, thing_label
+from app.agent.wording import days_list, duration, in_language, percent, t, thing_label
 from app.text import Language
 from app.tools import ToolContext, dispatch
 from app.tools.recall import CompareResult, DaysWithResult
@@ -122,7 +122,7 @@ def stated_default(planned: Planned, language: Language) -> str:
     return default_note(planned.period, language) if planned.defaulted else ""
 
 
-def top_items(result: ToolOutcome) -> list[tuple[str, int]]:
+def top_items(result: ToolOutcome, language: Language = "en") -> list[tuple[str, int]]:
     """The apps or sites of a ranking, each with its seconds, most first."""
     if not isinstance(result, StatsResult):
         return []
@@ -131,7 +131,7 @@ def top_items(result: ToolOutcome) -> list[tuple[str, int]]:
         if isinstance(item, AppTime):
             out.append((item.app, item.seconds))
         elif isinstance(item, SiteTime):
-            out.append((item.label or item.site, item.seconds))
+            out.append((in_language(item.label or item.site, item.site, language), item.seconds))
     return out
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from app.agent.intents import Intent
-from app.agent.wording import duration, thing_label
+from app.agent.wording import duration, in_language, thing_label
 from app.signal_labels import signal_label
 from app.text import Language
 from app.tools.reads import RawRecord, RawResult, SignalsResult
@@ -59,7 +59,7 @@ def _label(thing: ThingInfo | None, fallback: str, language: Language = "en") ->
         return fallback
     if thing.kind in ("category", "idle"):
         return thing_label(thing, fallback, language)
-    label = thing.label or thing.name or fallback
+    label = in_language(thing.label or thing.name or fallback, thing.name, language)
     return f"{label} ({thing.name})" if thing.name and thing.name not in label else label
 
 

@@ -9,7 +9,7 @@ a category as "work" or "工作", never both.
 from __future__ import annotations
 
 from app.rules.categories import CATEGORY_LABELS_ZH
-from app.text import Language
+from app.text import Language, has_cjk
 from app.tools.results import ThingInfo
 
 _CATEGORIES_ZH: dict[str, str] = {str(k): v for k, v in CATEGORY_LABELS_ZH.items()}
@@ -41,7 +41,15 @@ def thing_label(thing: ThingInfo | None, fallback: str, language: Language) -> s
         return category_label(thing.name, language)
     if thing.kind == "idle":
         return t(language, "离开/空闲", "away (idle or locked)")
-    return thing.label or thing.name or fallback
+    return in_language(thing.label or thing.name or fallback, thing.name, language)
+
+
+def in_language(label: str, name: str, language: Language) -> str:
+    """A Chinese label ("哔哩哔哩") in an English answer is said by its Latin name
+    ("bilibili.com") when it has one."""
+    if language == "en" and has_cjk(label) and name and not has_cjk(name):
+        return name
+    return label
 
 
 def percent(share: float) -> str:

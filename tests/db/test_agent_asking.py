@@ -19,6 +19,7 @@ from app.agent.offline import OfflineAnswer, answer_offline
 from app.api import create_app
 from app.db.connection import connect
 from app.runtime.auth import hash_token, new_token
+from app.text import has_cjk
 from app.tools.recall import CompareResult
 from app.tools.stats import SiteTime, StatsResult
 from tests.agent_month import NOW, Month, month_fixture
@@ -101,6 +102,11 @@ def plain(text: str) -> None:
     assert "(工作)" not in text and "(娱乐)" not in text, text
 
 
+def said_as(site: SiteTime, text: str) -> str:
+    """A site as an answer names it: a Chinese label only in a Chinese answer."""
+    return site.label if has_cjk(text) or not has_cjk(site.label) else site.site
+
+
 def hours(seconds: float) -> str:
     return str(round(seconds / 3600, 2))
 
@@ -154,7 +160,7 @@ def test_top_n_sites_rank_sites_inside_browsers(month: Month, question: str) -> 
     assert isinstance(answer.result, StatsResult) and answer.result.items
     sites = [i for i in answer.result.items if isinstance(i, SiteTime)][:3]
     assert len(sites) == 3
-    at = [answer.text.index(site.label) for site in sites]
+    at = [answer.text.index(said_as(site, answer.text)) for site in sites]
     assert at == sorted(at) and all(hours(s.seconds) in answer.text for s in sites)
 
 
@@ -488,7 +494,7 @@ def test_one_site_asked_for_is_one_site(month: Month, question: str) -> None:
     assert answer.intent.arguments["limit"] == 1
     assert isinstance(answer.result, StatsResult) and answer.result.items
     top = answer.result.items[0]
-    assert isinstance(top, SiteTime) and answer.text.startswith(top.label)
+    assert isinstance(top, SiteTime) and answer.text.startswith(said_as(top, answer.text))
 
 
 def test_screen_time_over_a_threshold_is_yes_or_no_on_active_time(
@@ -517,3 +523,13 @@ def test_days_by_active_time_read_each_day(
     listed = answer.text.rsplit("：" if zh else ": ", 1)[1]
     assert [d for d in days if d.isoformat() in listed] == over, answer.text
     assert answer.text.startswith(f"{len(over)} {'天' if zh else 'day'}")
+
+
+def test_labels_are_in_the_answers_language_only(month: Month) -> None:
+    english = ask(month, "how long on bilibili last week?")
+    assert "bilibili" in english.text and not has_cjk(english.text), english.text
+    chinese = ask(month, "上周B站看了多久？")
+    assert "哔哩哔哩" in chinese.text
+    category = ask(month, "did I spend more on work or fun on 2003-03-20?")
+    assert not has_cjk(category.text), category.text
+    assert "娱乐" in ask(month, "2003-03-20 工作和娱乐哪个多？").text

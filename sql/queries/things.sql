@@ -198,13 +198,25 @@ WITH win AS (
     FROM records r
     WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
       AND r.ts_start >= %(read_from)s AND r.ts_start < %(read_to)s
+), near AS (
+    -- The windows a record may reach. One window (two instants): every record read. A
+    -- window in each day: those of the days beside the record's own (a window lies
+    -- within its day and the next; two days either side allow for a record stamped in
+    -- another zone), found by equality on the day, not by comparing every pair.
+    SELECT r.*, w.day, w.ts_from, w.ts_to
+    FROM r CROSS JOIN win w
+    WHERE NOT %(by_day)s AND cardinality(%(days)s::date[]) = 1
+    UNION ALL
+    SELECT r.*, w.day, w.ts_from, w.ts_to
+    FROM r CROSS JOIN generate_series(-2, 2) AS k(shift)
+    JOIN win w ON w.day = r.day_local + k.shift
+    WHERE NOT %(by_day)s AND cardinality(%(days)s::date[]) > 1
 ), parts AS (
-    SELECT w.day, r.app, r.domain, r.category, r.is_idle, r.window_title,
-           EXTRACT(EPOCH FROM LEAST(r.ts_start + make_interval(secs => r.d), w.ts_to)
-                              - GREATEST(r.ts_start, w.ts_from))::double precision AS s
-    FROM r JOIN win w ON r.ts_start < w.ts_to
-     AND r.ts_start + make_interval(secs => r.d) > w.ts_from
-    WHERE NOT %(by_day)s
+    SELECT day, app, domain, category, is_idle, window_title,
+           EXTRACT(EPOCH FROM LEAST(ts_start + make_interval(secs => d), ts_to)
+                              - GREATEST(ts_start, ts_from))::double precision AS s
+    FROM near
+    WHERE ts_start < ts_to AND ts_start + make_interval(secs => d) > ts_from
     UNION ALL
     SELECT r.day_local, r.app, r.domain, r.category, r.is_idle, r.window_title, r.d
     FROM r

@@ -43,6 +43,7 @@ _BEFORE = re.compile(
 _PARTS: dict[str, tuple[int, int | None]] = {
     "morning": (6, 12), "afternoon": (12, 18), "evening": (18, None), "at night": (22, None),
     "late at night": (22, None), "tonight": (18, None), "last night": (18, None),
+    "after midnight": (0, None), "past midnight": (0, None),
     "上午": (6, 12), "早上": (6, 12), "早晨": (6, 12), "中午": (11, 14), "下午": (12, 18),
     "傍晚": (17, 20), "晚上": (18, None), "昨晚": (18, None), "今晚": (18, None),
     "半夜": (0, None), "凌晨": (0, None), "深夜": (22, None),
@@ -100,6 +101,8 @@ def _en_range(match: re.Match[str]) -> tuple[tuple[int, int], tuple[int, int]]:
     start = _en(h1, m1, a1 or a2)
     if not a1 and start > end and a2:  # "between 11 and 1 pm": 11 am
         start = _en(h1, m1, "am")
+    if not a1 and not a2 and end < start and end[0] + 12 > start[0]:  # "from 9 to 5"
+        end = (end[0] + 12, end[1])
     return start, end
 
 

@@ -68,6 +68,8 @@ def test_a_typo_is_read_only_near_a_whole_name_of_four_letters() -> None:
     [
         ("between 2 and 4 pm on Monday", ("14:00", "16:00")),
         ("from 9 to 11 am", ("09:00", "11:00")),
+        ("on Slack from 9 to 5", ("09:00", "17:00")),
+        ("what did I do after midnight last night", ("00:00", "04:00")),
         ("14:00-16:00", ("14:00", "16:00")),
         ("上午十点到十二点", ("10:00", "12:00")),
         ("下午2点到4点", ("14:00", "16:00")),

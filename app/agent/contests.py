@@ -78,11 +78,11 @@ def _contest(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
 
 
 def _threshold(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
-    if not parts.things or parts.threshold_minutes is None:
+    if not parts.things:
         return None
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("threshold", spec, defaulted=defaulted)
-    lang, limit = parts.language, parts.threshold_minutes
+    lang, limit = parts.language, parts.threshold_minutes or 0
     seconds, label = seconds_of(ctx, planned, parts.things[0], _span(parts, spec), language=lang)
     if seconds is None:
         planned.text = not_known(parts, planned)
@@ -94,6 +94,13 @@ def _threshold(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         bar = t(lang, f"{limit / 60:g} 小时", f"{limit / 60:g} hour{'s' if limit != 60 else ''}")
     relation = _relation(over=over, under=parts.under, language=lang)
     when = period_words(spec, lang) + window_words(parts)
+    if not limit:  # "did I open Steam yesterday?": any time at all
+        planned.text = t(
+            lang,
+            f"{'是' if over else '没有'}：{when}，{label} {said(seconds, parts)}。",
+            f"{'Yes' if over else 'No'}: {said(seconds, parts)} on {label} {when}.",
+        )
+        return planned
     planned.text = t(
         lang,
         f"{'是' if yes else '没有'}：{when}，{label} {said(seconds, parts)}，{relation} {bar}。",

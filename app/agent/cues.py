@@ -130,3 +130,13 @@ PEAK: Final[tuple[str, ...]] = (
 )  # fmt: skip
 # One app or site asked for ("my most used site", "哪个网站"), not a list.
 ONE: Final[tuple[str, ...]] = ("site", "website", "app", "application", "哪个", "哪一个")
+# A yes/no question: "did I …", "was I …", "…了吗", "有没有".
+YES_NO: Final[tuple[str, ...]] = (
+    "did i", "was i", "were i", "have i", "had i", "is there", "吗", "有没有", "是不是",
+)  # fmt: skip
+# How much, asked: a yes/no cue beside one of these is still "how much".
+HOW_MUCH: Final[tuple[str, ...]] = (
+    "how long", "how much", "how many", "多久", "多少", "几个小时", "几小时", "多长",
+)  # fmt: skip
+# Every day of a period ("did I use YouTube every day last week", 每天都).
+EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day", "每天都", "天天")

@@ -90,8 +90,7 @@ def plannable(parts: Parts) -> bool:
     if _signal_kinds(parts.question) or LAST_TIME.search(parts.question):
         return False
     ranged = parts.window is not None and not parts.window.part_of_day
-    moment = len(find_clocks(parts.question)) == 1 and not ranged
-    return not (moment and parts.operation in ("window", "amount"))
+    return len(find_clocks(parts.question)) != 1 or ranged
 
 
 def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:

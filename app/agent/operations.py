@@ -214,6 +214,34 @@ def _days_text(
     )
 
 
+def _every_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    """ "Did I … every day last week?": yes, or no with the days without it."""
+    mention = parts.things[0]
+    if mention.name == ACTIVE:
+        return None
+    spec, defaulted = period_of(parts, today=today, default_days=DEFAULT_DAYS)
+    planned = Planned("days", spec, defaulted=defaulted)
+    found = days_result(
+        planned.call(ctx, "days_with", {"thing": mention.name, **span_of(parts, spec)})
+    )
+    if found is None:
+        planned.text = not_known(parts, planned)
+        return planned
+    lang = parts.language
+    label, when = thing_label(found.thing, mention.text, lang), period_words(spec, lang)
+    missing = [d.day for d in found.series if d.day <= today and d.seconds < 60]
+    if not missing:
+        planned.text = t(lang, f"是：{when}，每天都有{label}。", f"Yes: {label} every day {when}.")
+        return planned
+    days = say_days(missing, lang)
+    planned.text = t(
+        lang,
+        f"没有：{when}，有 {len(missing)} 天没有{label}：{days}。",
+        f"No: {len(missing)} day{_plural(len(missing))} {when} without {label}: {days}.",
+    )
+    return planned
+
+
 def _plural(n: int) -> str:
     return "" if n == 1 else "s"
 
@@ -223,6 +251,7 @@ PLANNERS: dict[str, Planner] = {
     "average": _average,
     "top": _top,
     "days": _days,
+    "every_day": _every_day,
 }
 
 

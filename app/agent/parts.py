@@ -22,7 +22,7 @@ from app.text import Language, language_of
 
 Operation = Literal[
     "amount", "each", "share", "average", "top", "days", "contest", "together", "threshold",
-    "window", "first", "last",
+    "window", "first", "last", "every_day",
 ]  # fmt: skip
 
 
@@ -39,6 +39,13 @@ TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
 SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
 FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
 PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
+HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
+# A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
+_YES_NO = re.compile(
+    rf"^\W*(?:{'|'.join(w for w in cues.YES_NO if w.isascii())})\b"
+    rf"|{'|'.join(w for w in cues.YES_NO if not w.isascii())}",
+    re.IGNORECASE,
+)
 _UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))
 _AMOUNT = re.compile(
     rf"(?P<n>\d+(?:\.\d+)?|半|[一两二三四五六七八九十]+|an?|one|two|three|four|five|six)"
@@ -107,8 +114,11 @@ def _top_n(question: str) -> int | None:
 def _operation(question: str, things: list[Mention], threshold: float | None) -> Operation:
     """The operation the cue words pick, most specific first."""
     named = len({m.name for m in things})
+    yes_no = bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
     if DAYS.search(question):
         return "days"
+    if yes_no and named == 1 and EVERY_DAY.search(question) and "平均" not in question:
+        return "every_day"
     if FIRST.search(question) and named <= 1:
         return "first"
     if LAST_IN_PERIOD.search(question) and named <= 1:
@@ -123,8 +133,8 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
         return "together"
     if named >= 2 and CONTEST.search(question):
         return "contest"
-    if threshold is not None and named >= 1:
-        return "threshold"
+    if named == 1 and (threshold is not None or yes_no):
+        return "threshold"  # no threshold: "did I open Steam yesterday?" (over 0)
     if named >= 2:
         return "each"
     return "amount" if named else "window"

@@ -533,3 +533,40 @@ def test_labels_are_in_the_answers_language_only(month: Month) -> None:
     category = ask(month, "did I spend more on work or fun on 2003-03-20?")
     assert not has_cjk(category.text), category.text
     assert "娱乐" in ask(month, "2003-03-20 工作和娱乐哪个多？").text
+
+
+@pytest.mark.parametrize(
+    ("question", "yes", "no"),
+    [
+        ("did I do any work on 2003-03-22?", "Yes", "No"),
+        ("did I do any work on 2003-03-20?", "Yes", "No"),
+        ("2003-03-22 工作了吗？", "是", "没有"),
+    ],
+)
+def test_a_did_i_question_is_yes_or_no_first(
+    month: Month, truth: Truth, question: str, yes: str, no: str
+) -> None:
+    answer = ask(month, question)
+    day = date.fromisoformat(question.split("on ")[-1][:10] if "on " in question else "2003-03-22")
+    work = truth.category(day, day, "work")
+    assert answer.text.startswith(
+        f"{yes if work else no}:" if yes == "Yes" else (yes if work else no)
+    )
+
+
+@pytest.mark.parametrize(
+    "question", ["did I do any work every day last week?", "上周每天都工作了吗？"]
+)
+def test_every_day_is_yes_or_no_with_the_days_without(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    days = [LAST_WEEK[0] + timedelta(days=k) for k in range(7)]
+    without = [d for d in days if truth.category(d, d, "work") < 60]
+    assert without and answer.text.startswith("No" if "every" in question else "没有")
+    assert all(d.isoformat() in answer.text for d in without), answer.text
+
+
+def test_a_question_about_a_moment_is_no_yes_or_no(month: Month) -> None:
+    answer = ask(month, "what was I working on on 2003-03-20 at 14:15?")
+    assert answer.intent.kind == "moment" and not answer.text.startswith(("Yes", "No"))

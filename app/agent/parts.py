@@ -47,14 +47,16 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))
+# Each starts only where its run of digits starts (never inside one): linear time.
 _AMOUNT = re.compile(
-    rf"(?P<n>\d+(?:\.\d+)?|半|[一两二三四五六七八九十]+|an?|one|two|three|four|five|six)"
+    rf"(?P<n>(?<![\d.])\d+(?:\.\d+)?|半|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+|an?|one|two|three|four|five|six)"
     rf"\s*(?:个)?\s*(?P<unit>{_UNITS})(?![a-z])",
     re.IGNORECASE,
 )
 _TOP_N = re.compile(
     r"\btop\s*(?P<en>\d+|three|five|ten|two|four)\b|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
-    r"|(?P<most>\d+|[一两二三四五六七八九十]+)\s*(?:个|款)?\s*(?:most|最)"
+    r"|(?P<most>(?<!\d)\d+|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+)"
+    r"\s*(?:个|款)?\s*(?:most|最)"
     r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
     re.IGNORECASE,
 )

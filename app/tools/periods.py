@@ -2,18 +2,20 @@
 windows inside them.
 
     args = WindowArgs(period="last_week", time_from="22:00", time_to="02:00")
-    windows(args, user=user, now=now)   # one [start, end) per logical day: Mon 22:00-Tue 02:00, ...
+    resolve_window(args, user=user, now=now)
+    # (first day, last day, [Window per day]): Monday 22:00 to Tuesday 02:00, ...
     args = WindowArgs(ts_from="2026-06-02T09:00+08:00", ts_to="2026-06-02T12:00+08:00")
-    windows(args, user=user, now=now)   # the one window of the two instants
+    resolve_window(args, user=user, now=now)   # the one window of the two instants
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from app.boundary import Day, Instant
 from app.store import UserContext
@@ -101,6 +103,7 @@ def span(day_from: date, day_to: date, *, user: UserContext) -> tuple[datetime, 
 # -- windows inside days ---------------------------------------------------------------
 
 CLOCK = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+_CLOCK = re.compile(CLOCK)
 
 
 class DayWindowArgs(PeriodArgs):
@@ -108,17 +111,24 @@ class DayWindowArgs(PeriodArgs):
 
     time_from: str | None = Field(
         None,
-        pattern=CLOCK,
+        json_schema_extra={"pattern": CLOCK},
         description="start of a window inside each day (HH:MM, the user's local clock; with "
         "time_to): only the time inside the window counts. 每天的时段开始",
     )
     time_to: str | None = Field(
         None,
-        pattern=CLOCK,
+        json_schema_extra={"pattern": CLOCK},
         description="end of that window (HH:MM); at or before time_from the window crosses "
         "midnight and belongs to the day it starts on (22:00-02:00 on Monday = Monday 22:00 to "
         "Tuesday 02:00). 每天的时段结束",
     )
+
+    @field_validator("time_from", "time_to")
+    @classmethod
+    def _clock_time(cls, value: str | None) -> str | None:
+        if value is not None and not _CLOCK.fullmatch(value):
+            raise ValueError(f"{value!r} is not a time of day: give HH:MM from 00:00 to 23:59")
+        return value
 
     @model_validator(mode="after")
     def _both_clock_times(self) -> Self:

@@ -202,13 +202,14 @@ WITH win AS (
     -- The windows a record may reach. One window (two instants): every record read. A
     -- window in each day: those of the days beside the record's own (a window lies
     -- within its day and the next; two days either side allow for a record stamped in
-    -- another zone), found by equality on the day, not by comparing every pair.
+    -- another zone, and one more after for a record of up to 24 hours, the longest
+    -- ingest takes), found by equality on the day, not by comparing every pair.
     SELECT r.*, w.day, w.ts_from, w.ts_to
     FROM r CROSS JOIN win w
     WHERE NOT %(by_day)s AND cardinality(%(days)s::date[]) = 1
     UNION ALL
     SELECT r.*, w.day, w.ts_from, w.ts_to
-    FROM r CROSS JOIN generate_series(-2, 2) AS k(shift)
+    FROM r CROSS JOIN generate_series(-2, 3) AS k(shift)
     JOIN win w ON w.day = r.day_local + k.shift
     WHERE NOT %(by_day)s AND cardinality(%(days)s::date[]) > 1
 ), parts AS (

@@ -5,14 +5,21 @@ in SQL from the clock times, not by the code under test)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from psycopg import Connection
 
+from app.cli import main
 from app.db.connection import connect
+from app.ingest.records import RecordBatch, ingest_batch
+from app.runtime.services import Services
 from app.tools import ToolContext, dispatch_json
 from tests.agent_month import NOW, Month, month_fixture
 from tests.helpers import Api
@@ -329,8 +336,8 @@ def test_the_series_has_every_day_and_days_without_counts_those_under_the_thresh
 
 BAD = [
     ({"time_from": "09:00"}, "give both time_from and time_to"),
-    ({"time_from": "25:00", "time_to": "26:00"}, "time_from"),
-    ({"time_from": "9:00", "time_to": "12:00"}, "time_from"),
+    ({"time_from": "25:00", "time_to": "02:00"}, "time_from: '25:00' is not a time of day"),
+    ({"time_from": "9:00", "time_to": "12:00"}, "time_from: '9:00' is not a time of day"),
     (
         {"ts_from": "2003-03-12T10:00:00+08:00", "ts_to": "2003-03-12T09:00:00+08:00"},
         "ts_to must be after ts_from",
@@ -376,3 +383,43 @@ def test_the_series_of_the_longest_period_fits_the_output_cap(ctx: ToolContext) 
     assert got["series"][0] == {"day": "2002-03-01", "seconds": 0}
     # The days listed may be cut to fit; the series and the counts never are.
     assert got["count"] + got["days_without"] == 400 and got["count"] > 0
+
+
+def test_the_cli_takes_a_window_and_answers_a_bad_one_with_an_error(
+    month: Month, truth: Truth, tmp_path: Path
+) -> None:
+    env = {"TIMETRACE_DATABASE_URL": month.services.url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+    base = ["tool", "query_stats", "--user", month.user.name, *CLI_LAST_WEEK, "--thing", "VS Code"]
+    good = CliRunner().invoke(main, [*base, "--time-from", "09:00", "--time-to", "12:00"], env=env)
+    assert good.exit_code == 0, good.output
+    assert json.loads(good.output)["seconds"] == truth.total(VSCODE, *LAST_WEEK, "09:00", "12:00")
+    bad = CliRunner().invoke(main, [*base, "--time-from", "25:00", "--time-to", "02:00"], env=env)
+    assert bad.exit_code != 0 and "Traceback" not in bad.output
+    assert "'25:00' is not a time of day" in json.loads(bad.output)["error"]
+
+
+CLI_LAST_WEEK = ["--period", "custom", "--date-from", "2003-03-24", "--date-to", "2003-03-30"]
+
+
+def test_a_record_of_a_whole_day_counts_in_every_window_it_reaches(
+    services: Services,
+) -> None:
+    store = services.store
+    user = store.ensure_user(name="long", time_zone=ZONE, day_cut_hour=CUT)
+    store.add_device(user_id=user.user_id, device_id="pc", name="", kind="other")
+    record = {
+        "client_record_id": "r1",
+        "ts_start": "2004-05-10T10:00:00+08:00",
+        "ts_end": "2004-05-11T10:00:00+08:00",  # 24 hours: the longest a record may be
+        "app": "Steam",
+        "window_title": "Hades II",
+    }
+    batch = RecordBatch.model_validate({"device_id": "pc", "records": [record]})
+    ingest_batch(store, user=user, batch=batch, rules=services.rules)
+    ctx = dataclasses.replace(services.tool_context(user=user, now=NOW), models=None)
+    window = {"time_from": "09:00", "time_to": "12:00", "thing": "Steam", "min_minutes": 0}
+    got = ok(ctx, "days_with", {**_custom(date(2004, 5, 9), date(2004, 5, 12)), **window})
+    assert [s["seconds"] for s in got["series"]] == [0, 2 * 3600, 3600, 0]
+    night = {**window, "time_from": "22:00", "time_to": "02:00"}
+    got = ok(ctx, "days_with", {**_custom(date(2004, 5, 9), date(2004, 5, 12)), **night})
+    assert [s["seconds"] for s in got["series"]] == [0, 4 * 3600, 0, 0]

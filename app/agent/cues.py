@@ -140,3 +140,7 @@ HOW_MUCH: Final[tuple[str, ...]] = (
 )  # fmt: skip
 # Every day of a period ("did I use YouTube every day last week", 每天都).
 EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day", "每天都", "天天")
+# Kinds of app (the resolver's groups) as Chinese answers say them.
+GROUP_LABELS_ZH: Final[dict[str, str]] = {
+    "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
+}  # fmt: skip

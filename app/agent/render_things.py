@@ -57,7 +57,7 @@ def when(result: ToolResult, intent: Intent) -> str:
 def _label(thing: ThingInfo | None, fallback: str, language: Language = "en") -> str:
     if thing is None:
         return fallback
-    if thing.kind in ("category", "idle"):
+    if thing.kind in ("category", "idle") or thing.matched_by == "group":
         return thing_label(thing, fallback, language)
     label = in_language(thing.label or thing.name or fallback, thing.name, language)
     return f"{label} ({thing.name})" if thing.name and thing.name not in label else label

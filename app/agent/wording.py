@@ -8,6 +8,7 @@ a category as "work" or "工作", never both.
 
 from __future__ import annotations
 
+from app.agent.cues import GROUP_LABELS_ZH
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import Language, has_cjk
 from app.tools.results import ThingInfo
@@ -41,6 +42,8 @@ def thing_label(thing: ThingInfo | None, fallback: str, language: Language) -> s
         return category_label(thing.name, language)
     if thing.kind == "idle":
         return t(language, "离开/空闲", "away (idle or locked)")
+    if thing.matched_by == "group" and language == "zh":
+        return GROUP_LABELS_ZH.get(thing.label, thing.label)
     return in_language(thing.label or thing.name or fallback, thing.name, language)
 
 

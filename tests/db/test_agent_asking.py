@@ -570,3 +570,10 @@ def test_every_day_is_yes_or_no_with_the_days_without(
 def test_a_question_about_a_moment_is_no_yes_or_no(month: Month) -> None:
     answer = ask(month, "what was I working on on 2003-03-20 at 14:15?")
     assert answer.intent.kind == "moment" and not answer.text.startswith(("Yes", "No"))
+
+
+def test_a_kind_of_app_is_named_in_the_answers_language(month: Month) -> None:
+    chinese = ask(month, "2003-03-20 终端用了多久？")
+    assert "终端" in chinese.text and "terminal" not in chinese.text, chinese.text
+    english = ask(month, "how long in the terminal on 2003-03-20?")
+    assert "terminal" in english.text and not has_cjk(english.text), english.text

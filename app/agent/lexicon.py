@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, NOT_NAMES
 from app.rules.things import loose, vocabulary_for
-from app.store import KnownName
 from app.text import CJK_CHARS
 from app.tools.registry import ToolContext
 
@@ -27,7 +26,7 @@ _LATIN = re.compile(r"[a-z0-9]")
 MAX_TOKENS = 6  # the longest name, in words or CJK characters
 _SHIPPED: dict[int, tuple[object, Lexicon]] = {}  # per loaded app identities (rules load once)
 NAMES_TTL_S = 60.0
-_NAMES: weakref.WeakKeyDictionary[object, dict[int, tuple[float, list[KnownName]]]] = (
+_BUILT: weakref.WeakKeyDictionary[object, dict[tuple[int, int], tuple[float, Lexicon]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -53,12 +52,33 @@ class Lexicon:
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Lexicon:
-        """The shipped vocabulary, the agent's extra names and the user's own names."""
+        """The shipped vocabulary, the agent's extra names and the user's own names,
+        built again after NAMES_TTL_S: the names change slowly, and reading them costs
+        more than answering."""
+        try:
+            per_user = _BUILT.setdefault(ctx.store, {})
+        except TypeError:  # a store that takes no weak references
+            per_user = {}
+        key = (ctx.user.user_id, id(ctx.rules.apps))
+        cached = per_user.get(key)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < NAMES_TTL_S:
+            return cached[1]
+        lexicon = cls._built(ctx)
+        per_user[key] = (now, lexicon)
+        return lexicon
+
+    @classmethod
+    def _built(cls, ctx: ToolContext) -> Lexicon:
         shipped = _SHIPPED.get(id(ctx.rules.apps))
         if shipped is None or shipped[0] is not ctx.rules.apps:
             shipped = _SHIPPED[id(ctx.rules.apps)] = (ctx.rules.apps, cls.shipped(ctx))
         lexicon = Lexicon(dict(shipped[1].names), set(shipped[1].whole))
-        for row in _known_names(ctx):
+        try:
+            known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
+        except NotImplementedError:  # a store with no things has no names of its own
+            known = []
+        for row in known:
             lexicon.add(row.app, row.app, whole=True)
             if row.domain:
                 lexicon.add(row.domain, row.domain)
@@ -142,25 +162,6 @@ class Lexicon:
         if best is None:
             return None
         return Mention(text=text, name=best[1], span=token, typo=True)
-
-
-def _known_names(ctx: ToolContext) -> list[KnownName]:
-    """The user's apps and domains, read again after NAMES_TTL_S: the names change
-    slowly, and reading them costs more than answering."""
-    try:
-        per_user = _NAMES.setdefault(ctx.store, {})
-    except TypeError:  # a store that takes no weak references
-        per_user = {}
-    cached = per_user.get(ctx.user.user_id)
-    now = time.monotonic()
-    if cached is not None and now - cached[0] < NAMES_TTL_S:
-        return cached[1]
-    try:
-        known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
-    except NotImplementedError:  # a store with no things has no names of its own
-        known = []
-    per_user[ctx.user.user_id] = (now, known)
-    return known
 
 
 def edit_distance(a: str, b: str, most: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
-from app.agent.lexicon import ACTIVE
+from app.agent.lexicon import ACTIVE, Mention
 from app.agent.parts import Parts
 from app.agent.planner import (
     Planned,
@@ -161,7 +161,32 @@ def _window(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     return planned
 
 
+def _periods(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
+    """One thing (or active time) over two periods, the larger first."""
+    first, second = parts.period, parts.second_period
+    if first is None or second is None:
+        return None
+    mention = parts.things[0] if parts.things else Mention("", ACTIVE, (0, 0))
+    planned = Planned("periods", first)
+    lang, sides = parts.language, []
+    for spec in sorted((first, second), key=lambda p: p.date_from):
+        seconds, label = seconds_of(ctx, planned, mention, _span(parts, spec), language=lang)
+        if seconds is None:
+            planned.text = not_known(parts, planned)
+            return planned
+        sides.append((period_words(spec, lang), seconds))
+    (a, sa), (_, sb) = sorted(sides, key=lambda side: -side[1])
+    listed = t(lang, "，", "; ").join(f"{w} {duration(s, lang)}" for w, s in sides)
+    planned.text = t(
+        lang,
+        f"{a}更多，多 {duration(sa - sb, lang)}：{label}，{listed}。",
+        f"More {a}, by {duration(sa - sb, lang)}: {label} {listed}.",
+    )
+    return planned
+
+
 CONTESTS: dict[str, Planner] = {
+    "periods": _periods,
     "each": _contest,
     "contest": _contest,
     "together": _contest,

@@ -22,7 +22,7 @@ from app.text import Language, language_of
 
 Operation = Literal[
     "amount", "each", "share", "average", "top", "days", "contest", "together", "threshold",
-    "window", "first", "last", "every_day",
+    "window", "first", "last", "every_day", "periods",
 ]  # fmt: skip
 
 
@@ -40,6 +40,8 @@ SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
 FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
 PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
 HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
+# Two periods weighed: "this week compared to last week", "这周比上周".
+_VERSUS = re.compile(r"\b(?:compared|than|vs|versus|or)\b|比|对比|相比|还是", re.IGNORECASE)
 # A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
 _YES_NO = re.compile(
     rf"^\W*(?:{'|'.join(w for w in cues.YES_NO if w.isascii())})\b"
@@ -82,6 +84,7 @@ class Parts:
     minutes: bool = False  # the question asks in minutes
     so_far: bool = False
     peak: bool = False  # the one day with the most ("哪天…最多")
+    second_period: PeriodSpec | None = None  # "this week compared to last week"
     one: bool = False  # one app or site asked for, not a list
 
 
@@ -152,6 +155,9 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
     things = lexicon.find(text)
     threshold, under = _threshold(question)
     operation = _operation(text, things, threshold)  # cues outside the time words
+    second = find_period(text, today=today) if period is not None else None
+    if second is not None and len(things) <= 1 and _VERSUS.search(text):
+        operation = "periods"
     listed = not re.search(r"how many|几天|多少天|number of", question, re.IGNORECASE)
     return Parts(
         question=question,
@@ -169,5 +175,6 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         minutes=bool(_MINUTES_ASKED.search(question)) and threshold is None,
         so_far=bool(SO_FAR.search(question)),
         peak=bool(PEAK.search(text)),
+        second_period=second,
         one=bool(ONE.search(text)),
     )

@@ -577,3 +577,18 @@ def test_a_kind_of_app_is_named_in_the_answers_language(month: Month) -> None:
     assert "终端" in chinese.text and "terminal" not in chinese.text, chinese.text
     english = ask(month, "how long in the terminal on 2003-03-20?")
     assert "terminal" in english.text and not has_cjk(english.text), english.text
+
+
+@pytest.mark.parametrize(
+    "question", ["more work last week or the week before last?", "上周比上上周工作多吗？"]
+)
+def test_two_periods_are_weighed_the_larger_first(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    before = (date(2003, 3, 17), date(2003, 3, 23))
+    last, earlier = truth.category(*LAST_WEEK, "work"), truth.category(*before, "work")
+    assert [c.tool for c in answer.calls] == ["query_stats", "query_stats"]
+    larger = LAST_WEEK if last > earlier else before
+    assert larger[0].isoformat() in answer.text.split(":")[0].split("：")[0], answer.text
+    assert hours(last) in answer.text and hours(earlier) in answer.text

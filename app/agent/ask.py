@@ -31,7 +31,7 @@ from app.errors import NotFoundError, TimeTraceError
 from app.store import ConversationStore, NewTurn, TurnStep
 from app.text import estimate_tokens
 from app.tools import ToolContext
-from app.tools.registry import dump, to_json
+from app.tools.registry import dump, output_tokens, to_json
 from app.tools.results import ToolError
 
 MAX_HISTORY_TURNS = 6
@@ -93,19 +93,20 @@ def _offline(
 ) -> str:
     """Answer with the offline answerer, adding its one tool call to `run`; the tool."""
     answer = answer_offline(ctx, question, earlier=[asked for asked, _ in history])
-    intent = answer.intent
-    emit("step", {"phase": "call", "turn": 0, "tool": intent.tool, "arguments": intent.arguments})
-    step = TurnStep(tool=intent.tool, arguments=dict(intent.arguments), tokens=answer.tokens)
-    if isinstance(answer.result, ToolError):
-        step["error"] = answer.result.error
-    emit("step", {"phase": "result", "turn": 0, **step})
-    run.steps.append(step)
-    run.results.append(dump(answer.result))
+    for call in answer.calls:  # each number's source: the calls and their results
+        emit("step", {"phase": "call", "turn": 0, "tool": call.tool, "arguments": call.arguments})
+        tokens = output_tokens(call.result)
+        step = TurnStep(tool=call.tool, arguments=dict(call.arguments), tokens=tokens)
+        if isinstance(call.result, ToolError):
+            step["error"] = call.result.error
+        emit("step", {"phase": "result", "turn": 0, **step})
+        run.steps.append(step)
+        run.results.append(dump(call.result))
     run.tool_tokens += answer.tokens
     run.used_tokens += answer.tokens
     emit("token", {"text": answer.text})
     run.answer = answer.text
-    return intent.tool
+    return answer.intent.tool
 
 
 def _agent(
@@ -159,8 +160,36 @@ def ask(
             status = "cancelled"
             run = runner.result if runner is not None else run
             run.answer = run.answer or "".join(run.streamed)  # what the asker saw
-    episode_ids = cited_episodes(run.answer, run.results)
-    done: dict[str, Any] = {
+    done = _done(
+        ctx, question, run, status=status, mode=mode, conversation_id=conversation_id,
+        elapsed_ms=round(1000 * (time.monotonic() - started)),
+        extra={
+            **({"answered_by": answered_by} if answered_by else {}),
+            **({"fallback": fallback} if fallback else {}),
+            **({"forced_answer": True} if run.forced else {}),
+        },
+    )  # fmt: skip
+    if conversations is not None and conversation_id is not None:
+        done["turn"] = _store_turn(
+            ctx, conversations, conversation_id, question, run, done, started_at=started_at
+        )
+    emit("done", done)
+    return done
+
+
+def _done(
+    ctx: ToolContext,
+    question: str,
+    run: RunResult,
+    *,
+    status: str,
+    mode: str,
+    conversation_id: int | None,
+    elapsed_ms: int,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """The `done` event's data: the answer, what was called and what it cost."""
+    return {
         "conversation_id": conversation_id,
         "turn": None,
         "status": status,
@@ -171,38 +200,44 @@ def ask(
         "tool_tokens": run.tool_tokens,
         "tokens_used": run.used_tokens,
         "budget": ctx.settings.agent_budget_tokens,
-        "episode_ids": episode_ids,
+        "episode_ids": cited_episodes(run.answer, run.results),
         "model_calls": run.model_calls,
-        "elapsed_ms": round(1000 * (time.monotonic() - started)),
+        "elapsed_ms": elapsed_ms,
         "unsupported_numbers": unsupported_numbers(run.answer, run.results, question),
-        **({"answered_by": answered_by} if answered_by else {}),
-        **({"fallback": fallback} if fallback else {}),
-        **({"forced_answer": True} if run.forced else {}),
+        **extra,
     }
-    if conversations is not None and conversation_id is not None:
-        done["turn"] = conversations.add_turn(
-            user_id=ctx.user.user_id,
-            conversation_id=conversation_id,
-            turn=NewTurn(
-                question=question,
-                answer=run.answer,
-                status=status,
-                mode=mode,
-                steps=run.steps,
-                episode_ids=episode_ids,
-                tool_tokens=run.tool_tokens,
-                model_calls=run.model_calls,
-                elapsed_ms=done["elapsed_ms"],
-                reach=turn_reach(
-                    called_tools=bool(run.steps),
-                    texts=[
-                        *(to_json(dict(step)) for step in run.steps),
-                        *(to_json(result) for result in run.results),
-                        run.answer,
-                    ],
-                ),
-                started_at=started_at,
-            ),
-        )
-    emit("done", done)
-    return done
+
+
+def _store_turn(
+    ctx: ToolContext,
+    conversations: ConversationStore,
+    conversation_id: int,
+    question: str,
+    run: RunResult,
+    done: dict[str, Any],
+    *,
+    started_at: datetime,
+) -> int | None:
+    """Store the turn in its conversation; its number."""
+    texts = [
+        *(to_json(dict(step)) for step in run.steps),
+        *(to_json(result) for result in run.results),
+        run.answer,
+    ]
+    return conversations.add_turn(
+        user_id=ctx.user.user_id,
+        conversation_id=conversation_id,
+        turn=NewTurn(
+            question=question,
+            answer=run.answer,
+            status=done["status"],
+            mode=done["mode"],
+            steps=run.steps,
+            episode_ids=done["episode_ids"],
+            tool_tokens=run.tool_tokens,
+            model_calls=run.model_calls,
+            elapsed_ms=done["elapsed_ms"],
+            reach=turn_reach(called_tools=bool(run.steps), texts=texts),
+            started_at=started_at,
+        ),
+    )

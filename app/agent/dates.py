@@ -15,6 +15,7 @@ ranges of two dates. Clock times (14:30, 下午3点半, 昨晚8点, 3 pm) are fo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -54,7 +55,9 @@ _LAST_DAYS = re.compile(
     rf"(?:过去|最近|近)\s*(?P<zn>{_ZN})\s*天"
     rf"|(?:last|past|previous)\s+(?P<en>{_EN_N})\s+days"
     rf"|(?:过去|最近|近)\s*(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)"
-    rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks",
+    rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks"
+    # "in the past week" is the last 7 days, as 过去一周 is; "the past month" 30.
+    r"|(?:(?:in|over|during)\s+)?(?:the\s+)?past\s+(?:(?P<pw>week)|(?P<pm>month))\b",
     re.IGNORECASE,
 )
 _DAYS_AGO = re.compile(
@@ -226,98 +229,141 @@ def _month_end(first: date) -> date:
 def _relative(question: str, today: date) -> PeriodSpec | None:
     """Periods counted from today or from a month or a weekday, most specific first."""
     monday = today - timedelta(days=today.weekday())
-    if match := _WEEKDAY_RANGE.search(question):
-        first_day = _weekday_number(match["za"] or match["ea"])
-        last_day = _weekday_number(match["zb"] or match["eb"])
-        start = monday if monday + timedelta(days=first_day) <= today else monday - timedelta(7)
-        return _custom(
-            start + timedelta(days=first_day), start + timedelta(days=last_day), match.span()
-        )
-    if match := _FIRST_WEEK.search(question):
-        if match["zm"]:
-            year = int(match["zy"]) if match["zy"] else None
-            first = _month_of(int(match["zm"]), year, today)
-            nth = spoken_number(match["zn"]) if not match["zn"].isdigit() else int(match["zn"])
-        else:
-            year = int(match["ey"]) if match["ey"] else None
-            first = _month_of(MONTH_NUMBERS[match["em"].lower()], year, today)
-            nth = (
-                ("first", "second", "third", "fourth").index(match["en"].lower()) + 1
-                if (match["en"].lower() != "last")
-                else 0
-            )
-        if nth == 0:  # the last week: its last seven days
-            end = _month_end(first)
-            return _custom(end - timedelta(days=6), end, match.span())
-        start = first + timedelta(days=7 * (nth - 1))
-        return _custom(start, min(start + timedelta(days=6), _month_end(first)), match.span())
-    if match := _MONTH_PART.search(question):
-        which = (match["zwhich"] or match["ewhich"] or match["eendwhich"] or "").lower()
-        if match["zm"]:
-            first = _month_of(int(match["zm"]), None, today)
-        elif which.startswith("上") or which == "last":
-            first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
-        else:
-            first = today.replace(day=1)
-        part = match["zpart"] or {"early": "初", "start": "初", "beginning": "初"}.get(
-            (match["epart"] or match["eend"] or "").lower(), "底"
-        )
-        if part == "初":
-            return _custom(first, first + timedelta(days=9), match.span())
-        if part == "中":
-            return _custom(first + timedelta(days=10), first + timedelta(days=19), match.span())
-        return _custom(first + timedelta(days=20), _month_end(first), match.span())
-    if match := _MONTH_ONLY.search(question):
-        if match["zm"]:
-            month, year = int(match["zm"]), int(match["zy"]) if match["zy"] else None
-        elif match["em"]:
-            month, year = (
-                MONTH_NUMBERS[match["em"].lower()],
-                int(match["ey"]) if match["ey"] else None,
-            )
-        else:
-            month, year = MONTH_NUMBERS[match["em2"].lower()], int(match["ey2"])
-        first = _month_of(month, year, today)
-        return _custom(first, _month_end(first), match.span())
-    if match := _SINCE_WEEKDAY.search(question):
-        day = monday + timedelta(days=_weekday_number(match["z"] or match["e"]))
-        if day > today:
-            day -= timedelta(days=7)
-        return _custom(day, today, match.span())
-    if match := _WEEK_BEFORE_LAST.search(question):
-        return _custom(monday - timedelta(days=14), monday - timedelta(days=8), match.span())
-    if match := _DAYS_AGO.search(question):
-        if match["big"] or match["bigafter"] or match["after"]:
-            shift = -3 if match["big"] else 3 if match["bigafter"] else 2
-            day = today + timedelta(days=shift)
-            return _custom(day, day, match.span())
-        weeks = match["zw"] or match["ew"]
-        n = max(0, min(spoken_number(weeks or match["zn"] or match["en"]), 400))
-        if weeks and n >= 2:  # two weeks ago: that week
-            start = monday - timedelta(days=7 * n)
-            return _custom(start, start + timedelta(days=6), match.span())
-        day = today - timedelta(days=7 * n if weeks else n)
-        return _custom(day, day, match.span())
-    if match := _LAST_DAYS.search(question):
-        weeks = match["zw"] or match["ew"]
-        n = spoken_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
-        n = max(1, min(n, 366))
-        return _custom(today - timedelta(days=n - 1), today, match.span())
-    if match := _WEEKEND.search(question):
-        saturday = monday + timedelta(days=5)
-        if (match["z"] or match["e"] or "").lower() in ("上", "last"):
-            saturday -= timedelta(days=7)
-        return _custom(saturday, saturday + timedelta(days=1), match.span())
-    if match := _WEEKDAY.search(question):
-        day = monday + timedelta(days=_weekday_number(match["zd"] or match["ed"]))
-        if match["zlast"] or match["elast"]:
-            day -= timedelta(days=7)
-        elif match["znext"] or match["enext"]:
-            day += timedelta(days=7)
-        elif day > today and not (match["zthis"] or match["ethis"]):
-            day -= timedelta(days=7)
-        return _custom(day, day, match.span())
+    for pattern, read in _RELATIVE:
+        if match := pattern.search(question):
+            return read(match, today, monday)
     return None
+
+
+Match = re.Match[str]
+
+
+def _weekday_range(match: Match, today: date, monday: date) -> PeriodSpec:
+    first_day = _weekday_number(match["za"] or match["ea"])
+    last_day = _weekday_number(match["zb"] or match["eb"])
+    start = monday if monday + timedelta(days=first_day) <= today else monday - timedelta(7)
+    return _custom(
+        start + timedelta(days=first_day), start + timedelta(days=last_day), match.span()
+    )
+
+
+def _first_week(match: Match, today: date, monday: date) -> PeriodSpec:
+    if match["zm"]:
+        year = int(match["zy"]) if match["zy"] else None
+        first = _month_of(int(match["zm"]), year, today)
+        nth = spoken_number(match["zn"]) if not match["zn"].isdigit() else int(match["zn"])
+    else:
+        year = int(match["ey"]) if match["ey"] else None
+        first = _month_of(MONTH_NUMBERS[match["em"].lower()], year, today)
+        nth = (
+            ("first", "second", "third", "fourth").index(match["en"].lower()) + 1
+            if (match["en"].lower() != "last")
+            else 0
+        )
+    if nth == 0:  # the last week: its last seven days
+        end = _month_end(first)
+        return _custom(end - timedelta(days=6), end, match.span())
+    start = first + timedelta(days=7 * (nth - 1))
+    return _custom(start, min(start + timedelta(days=6), _month_end(first)), match.span())
+
+
+def _month_part(match: Match, today: date, monday: date) -> PeriodSpec:
+    which = (match["zwhich"] or match["ewhich"] or match["eendwhich"] or "").lower()
+    if match["zm"]:
+        first = _month_of(int(match["zm"]), None, today)
+    elif which.startswith("上") or which == "last":
+        first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+    else:
+        first = today.replace(day=1)
+    part = match["zpart"] or {"early": "初", "start": "初", "beginning": "初"}.get(
+        (match["epart"] or match["eend"] or "").lower(), "底"
+    )
+    if part == "初":
+        return _custom(first, first + timedelta(days=9), match.span())
+    if part == "中":
+        return _custom(first + timedelta(days=10), first + timedelta(days=19), match.span())
+    return _custom(first + timedelta(days=20), _month_end(first), match.span())
+
+
+def _month_only(match: Match, today: date, monday: date) -> PeriodSpec:
+    if match["zm"]:
+        month, year = int(match["zm"]), int(match["zy"]) if match["zy"] else None
+    elif match["em"]:
+        month, year = (
+            MONTH_NUMBERS[match["em"].lower()],
+            int(match["ey"]) if match["ey"] else None,
+        )
+    else:
+        month, year = MONTH_NUMBERS[match["em2"].lower()], int(match["ey2"])
+    first = _month_of(month, year, today)
+    return _custom(first, _month_end(first), match.span())
+
+
+def _since_weekday(match: Match, today: date, monday: date) -> PeriodSpec:
+    day = monday + timedelta(days=_weekday_number(match["z"] or match["e"]))
+    if day > today:
+        day -= timedelta(days=7)
+    return _custom(day, today, match.span())
+
+
+def _week_before_last(match: Match, today: date, monday: date) -> PeriodSpec:
+    return _custom(monday - timedelta(days=14), monday - timedelta(days=8), match.span())
+
+
+def _days_ago(match: Match, today: date, monday: date) -> PeriodSpec:
+    if match["big"] or match["bigafter"] or match["after"]:
+        shift = -3 if match["big"] else 3 if match["bigafter"] else 2
+        day = today + timedelta(days=shift)
+        return _custom(day, day, match.span())
+    weeks = match["zw"] or match["ew"]
+    n = max(0, min(spoken_number(weeks or match["zn"] or match["en"]), 400))
+    if weeks and n >= 2:  # two weeks ago: that week
+        start = monday - timedelta(days=7 * n)
+        return _custom(start, start + timedelta(days=6), match.span())
+    day = today - timedelta(days=7 * n if weeks else n)
+    return _custom(day, day, match.span())
+
+
+def _last_days(match: Match, today: date, monday: date) -> PeriodSpec:
+    weeks = match["zw"] or match["ew"]
+    if match["pw"] or match["pm"]:
+        n = 7 if match["pw"] else 30
+    else:
+        n = spoken_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
+    n = max(1, min(n, 366))
+    return _custom(today - timedelta(days=n - 1), today, match.span())
+
+
+def _weekend(match: Match, today: date, monday: date) -> PeriodSpec:
+    saturday = monday + timedelta(days=5)
+    if (match["z"] or match["e"] or "").lower() in ("上", "last"):
+        saturday -= timedelta(days=7)
+    return _custom(saturday, saturday + timedelta(days=1), match.span())
+
+
+def _weekday(match: Match, today: date, monday: date) -> PeriodSpec:
+    day = monday + timedelta(days=_weekday_number(match["zd"] or match["ed"]))
+    if match["zlast"] or match["elast"]:
+        day -= timedelta(days=7)
+    elif match["znext"] or match["enext"]:
+        day += timedelta(days=7)
+    elif day > today and not (match["zthis"] or match["ethis"]):
+        day -= timedelta(days=7)
+    return _custom(day, day, match.span())
+
+
+_RELATIVE: tuple[tuple[re.Pattern[str], Callable[[Match, date, date], PeriodSpec]], ...] = (
+    (_WEEKDAY_RANGE, _weekday_range),
+    (_FIRST_WEEK, _first_week),
+    (_MONTH_PART, _month_part),
+    (_MONTH_ONLY, _month_only),
+    (_SINCE_WEEKDAY, _since_weekday),
+    (_WEEK_BEFORE_LAST, _week_before_last),
+    (_DAYS_AGO, _days_ago),
+    (_LAST_DAYS, _last_days),
+    (_WEEKEND, _weekend),
+    (_WEEKDAY, _weekday),
+)
 
 
 def _named(question: str, today: date) -> PeriodSpec | None:

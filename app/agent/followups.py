@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
-from app.agent.dates import find_clocks, find_period
+from app.agent.dates import find_clocks, find_period, named
 from app.agent.intents import (
     COMPARE,
     COUNT,
@@ -32,6 +32,7 @@ from app.agent.intents import (
     parse_intent,
     thing_mention,
 )
+from app.agent.windows import find_window
 
 # How a follow-up opens or ends: "and …", "what about …", "那 … 呢", "换成 …".
 _MARKERS = _words(
@@ -45,10 +46,33 @@ _OPENS = re.compile(
 )
 _ENDS = re.compile(r"呢\s*[?？!！。]*\s*$")
 _OWN_INTENT = (HOURS, COUNT, DAYS_COUNT, DAYS_WHICH, EPISODES, SUMMARY, NOW, SEARCH, LAST_TIME)
+# Moving the previous period: "the day before", "那前一周", "the week after".
+_SHIFT = re.compile(
+    r"(?P<back>the\s+(?:day|week|month)\s+before(?:\s+that)?|(?:那)?前一(?:天|周|个?星期|个月)|再往前一(?:天|周))"
+    r"|(?P<ahead>the\s+(?:day|week|month)\s+after(?:\s+that)?|(?:那)?后一(?:天|周|个?星期|个月))",
+    re.IGNORECASE,
+)
+# An operation asked of the things already named: "both together", "which was longer".
+_OPERATION_EDIT = re.compile(
+    r"\b(?:both|together|combined|in total|which (?:of the two|one) was (?:longer|more)|"
+    r"which was (?:longer|more)|as a share|what percent(?:age)?|per day|on average|sites|"
+    r"websites)\b"
+    r"|两个加起来|加起来|一共多少|哪个(?:更)?(?:多|长|久)|占比|平均(?:每天)?|网站呢",
+    re.IGNORECASE,
+)
+# The previous period up to now: "and so far?", "到目前为止呢".
+_SO_FAR = re.compile(
+    r"\bso far\b|\buntil now\b|\bto date\b|到目前为止|目前为止|至今", re.IGNORECASE
+)
+_SHORT = 48  # characters: a follow-up is a short turn
 
 
 def is_followup(question: str, *, today: date) -> bool:
-    """A short question that opens or ends like a follow-up and asks nothing of its own."""
+    """A short question that opens or ends like a follow-up and asks nothing of its own,
+    or that moves the previous period or asks an operation of the previous things."""
+    moves = _SHIFT.search(question) or _SO_FAR.search(question)
+    if len(question) <= _SHORT and (moves or _OPERATION_EDIT.search(question)):
+        return find_period(question, today=today) is None or bool(moves)
     if not (_OPENS.search(question) or _ENDS.search(question)):
         return False
     period = find_period(question, today=today)
@@ -56,23 +80,53 @@ def is_followup(question: str, *, today: date) -> bool:
     if period is not None:
         rest = rest[: period.span[0]] + " " + rest[period.span[1] :]
     rest = _MARKERS.sub(" ", rest)
-    if any(p.search(rest) for p in _OWN_INTENT) or COMPARE.search(rest) or find_clocks(rest):
+    clock = find_clocks(rest) and find_window(rest, cut_hour=0) is None  # a moment of its own
+    if any(p.search(rest) for p in _OWN_INTENT) or COMPARE.search(rest) or clock:
         return False
     return len(thing_mention(rest, None).split()) <= 3
 
 
-def _swap(previous: str, question: str, *, today: date) -> str:
-    """The previous question with the follow-up's period and/or thing put in."""
+def _shifted(previous: str, question: str, *, today: date) -> str | None:
+    """The previous question with its period moved back or ahead by its own length
+    ("the day before", "那前一周") or run up to today ("so far"), written as dates;
+    None when nothing moves."""
+    shift = _SHIFT.search(question)
+    so_far = _SO_FAR.search(question) is not None and find_period(question, today=today) is None
+    if shift is None and not so_far:
+        return None
+    old = find_period(previous, today=today) or named("today", today=today)
+    if shift is not None:
+        days = old.days * (-1 if shift["back"] else 1)
+        first, last = old.date_from + timedelta(days=days), old.date_to + timedelta(days=days)
+    else:  # so far: from the previous period's first day up to today
+        first, last = old.date_from, today
+    dates = first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
+    if old.span == (0, 0):
+        return f"{previous} {dates}"
+    return previous[: old.span[0]] + dates + previous[old.span[1] :]
+
+
+def _swap(previous: str, question: str, *, today: date, dropped: str = "") -> tuple[str, str]:
+    """The previous question with the follow-up's period, window and/or thing put in,
+    its period moved, or the operation it asks of the same things (with `dropped`, the
+    thing the turn before swapped out: "both" means it too); and the thing this swap
+    dropped."""
+    moved = _shifted(previous, question, today=today)
+    if moved is not None:
+        return moved, dropped
+    if _OPERATION_EDIT.search(question):
+        return f"{question} {dropped} {previous}".replace("  ", " "), ""
     new_period = find_period(question, today=today)
     rest = question
     if new_period is not None:
         rest = rest[: new_period.span[0]] + " " + rest[new_period.span[1] :]
+    text, rest = _window_swapped(previous, rest)
     mention = thing_mention(_MARKERS.sub(" ", rest), None)
-    text = previous
     old = parse_intent(previous, today=today)
+    swapped = ""
     if mention:
         if old.mention and old.mention in text:
-            text = text.replace(old.mention, mention, 1)
+            text, swapped = text.replace(old.mention, mention, 1), old.mention
         else:
             text = f"{mention} {text}"
     if new_period is not None:
@@ -82,16 +136,31 @@ def _swap(previous: str, question: str, *, today: date) -> str:
             text = text[: old_period.span[0]] + phrase + text[old_period.span[1] :]
         else:
             text = f"{phrase} {text}"
-    return text
+    return text, swapped
+
+
+def _window_swapped(previous: str, rest: str) -> tuple[str, str]:
+    """The previous question with the follow-up's window ("晚上呢", "and after 10
+    pm?") in place of its own, and the follow-up without it."""
+    window = find_window(rest, cut_hour=0)
+    if window is None:
+        return previous, rest
+    phrase = rest[window.span[0] : window.span[1]]
+    rest = rest[: window.span[0]] + " " + rest[window.span[1] :]
+    old = find_window(previous, cut_hour=0)
+    if old is None:
+        return f"{phrase} {previous}", rest
+    return previous[: old.span[0]] + phrase + previous[old.span[1] :], rest
 
 
 def effective_question(question: str, earlier: Sequence[str], *, today: date) -> str:
     """The question to answer: the question itself, or — for a follow-up — the
     previous effective question with what the follow-up names swapped in."""
     effective: str | None = None
+    dropped = ""
     for asked in [*earlier, question]:
         if effective is not None and is_followup(asked, today=today):
-            effective = _swap(effective, asked, today=today)
+            effective, dropped = _swap(effective, asked, today=today, dropped=dropped)
         else:
-            effective = asked
+            effective, dropped = asked, ""
     return effective or question

@@ -26,6 +26,7 @@ from app.tools.periods import Period
 from app.tools.registry import ordered_tools
 
 IntentKind = Literal[
+    "planned",  # answered by the planner (app/agent/operations.py), maybe with several calls
     "now",
     "moment",
     "thing_hours",
@@ -132,7 +133,7 @@ DAYS_COUNT = _words(
 )  # fmt: skip
 _THRESHOLD = re.compile(
     r"(?:超过|多于|大于|不少于|至少|more than|over|at least|above)\s*"
-    r"(?P<n>\d+(?:\.\d+)?|[一两二三四五六七八九十半]+)\s*(?:个)?\s*"
+    r"(?P<n>\d+(?:\.\d+)?|[一两二三四五六七八九十半]+|\ban?\b|one|two|three|four|five)\s*(?:个)?\s*"
     r"(?P<unit>小时|钟头|hours?|hrs?|h\b|分钟|minutes?|mins?)(?:\s+of)?",
     re.IGNORECASE,
 )
@@ -231,6 +232,8 @@ class Intent:
     kinds: tuple[str, ...] = field(default=())
     mention: str | None = None  # the thing as the question writes it (follow-ups swap it)
     listed: bool = False  # days: list them (which days) rather than count them
+    minutes: bool = False  # the question asks in minutes
+    defaulted: bool = False  # the question named no period: `period` is the default
 
 
 def _category(question: str) -> Category | None:
@@ -307,6 +310,7 @@ def _registered(name: str) -> bool:
 
 
 MOMENT_TOOLS = ("get_moment", "moment", "at_moment")
+DAYS_DEFAULT = 30  # days asked about with no period: the last 30 days
 
 
 def _period_or(period: PeriodSpec | None, default: Period, today: date) -> PeriodSpec:
@@ -348,179 +352,255 @@ def parse_intent(
     """The intent of a question, the tool to call and its arguments; clock times are
     read in `time_zone` on logical days that start at `cut_hour`. `language` is the
     answer's language when it is not the question's (a follow-up rewritten)."""
-    language = language or language_of(question)
     period = find_period(question, today=today)
-    kinds = _signal_kinds(question)
-    clocks = find_clocks(question)
+    intent = _parse(question, period, today=today, time_zone=time_zone, cut_hour=cut_hour,
+                    language=language or language_of(question))  # fmt: skip
+    if period is None and intent.period is not None:
+        return replace(intent, defaulted=True)
+    return intent
 
-    def make(kind: IntentKind, tool: str, arguments: dict[str, Any], **extra: Any) -> Intent:
-        return Intent(kind=kind, tool=tool, arguments=arguments, language=language, **extra)
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A question being read by the rules, with what every rule needs."""
+
+    question: str
+    period: PeriodSpec | None
+    today: date
+    time_zone: str
+    cut_hour: int
+    language: Language
+    kinds: tuple[str, ...]
+    clocks: list[tuple[int, int]]
+
+    def make(self, kind: IntentKind, tool: str, arguments: dict[str, Any], **extra: Any) -> Intent:
+        return Intent(kind=kind, tool=tool, arguments=arguments, language=self.language, **extra)
 
     def stats(
+        self,
         kind: IntentKind,
         metric: str,
         spec: PeriodSpec,
         *,
         category: Category | None = None,
         top_n: int | None = None,
-        app: str | None = None,
     ) -> Intent:
         args: dict[str, Any] = {"metric": metric, **spec.arguments()}
         args |= {"category": category} if category else {}
-        args |= {"app": app} if app else {}
         args |= {"top_n": top_n} if top_n else {}
-        return make(kind, "query_stats", args, period=spec, subject=app or category)
+        return self.make(kind, "query_stats", args, period=spec, subject=category)
 
     def thing(
-        kind: IntentKind, tool: str, arguments: dict[str, Any], mention: str, **extra: Any
+        self, kind: IntentKind, tool: str, arguments: dict[str, Any], mention: str, **extra: Any
     ) -> Intent:
-        return make(kind, tool, arguments, subject=mention, mention=mention, **extra)
+        return self.make(kind, tool, arguments, subject=mention, mention=mention, **extra)
 
-    # The moment: a clock time on one day; the record that covered it first.
-    if clocks and (period is None or period.days == 1):
-        day = period.date_from if period is not None else today
-        start, end = _moment(clocks, day, time_zone=time_zone, cut_hour=cut_hour)
-        if len(clocks) == 1:
-            at = start + timedelta(seconds=MOMENT_S)
-            tool = next((t for t in MOMENT_TOOLS if _registered(t)), None)
-            if tool is not None:
-                return make("moment", tool, {"at": at.isoformat()}, period=period)
-            arguments = {
-                "ts_from": start.isoformat(),
-                "ts_to": (at + timedelta(seconds=60)).isoformat(),
-            }
-            return make("moment", "get_raw", arguments, period=period, subject=at.isoformat())
-        if end - start <= timedelta(hours=2):
-            arguments = {"ts_from": start.isoformat(), "ts_to": end.isoformat()}
-            return make("moment", "get_raw", arguments, period=period)
-    # "When did I last …": the newest record of the thing, exactly.
-    if LAST_TIME.search(question) and not kinds:
-        mention = thing_mention(
-            question, period, LAST_TIME, SEARCH, _words("哪天", "几号", "what day", "which day")
-        )
-        if mention:
-            return thing("last_seen", "last_seen", {"thing": mention}, mention)
-    # "How many days / on which days": of a behaviour (by day), or of a thing.
-    listed = bool(DAYS_WHICH.search(question))
-    if listed or DAYS_COUNT.search(question):
-        spec = _period_or(period, "this_month", today)
-        if kinds:
-            args: dict[str, Any] = {**spec.arguments(), "kinds": list(kinds), "by_day": True}
-            return make("signal_days", "get_signals", args, period=spec, kinds=kinds, listed=listed)
-        minutes, threshold = _minutes(question)
-        cut = [
-            _words("每天", "每一天", "every day", "each day"),
-            DAYS_WHICH,
-            DAYS_COUNT,
-            HOURS,
-            _words("days?", "nights?", "with", "列", "有", "超过", "天"),
-        ]
-        text = question if threshold is None else question.replace(threshold[0], " ")
-        mention = "idle" if IDLE.search(text) else thing_mention(text, period, *cut)
-        if mention:
-            args = {"thing": mention, **spec.arguments(), "min_minutes": minutes}
-            return thing("days", "days_with", args, mention, period=spec, listed=listed)
-    # Comparisons: two or more things over one period, side by side.
-    if COMPARE.search(question) and not kinds:
-        names = _compared(question, period)
-        if len(names) >= 2:
-            spec = _period_or(period, "today", today)
-            args = {"things": names[:5], **spec.arguments()}
-            return make("compare", "compare", args, period=spec, subject=" / ".join(names))
-    # Habits and behaviours: counted, listed with their evidence, or the rework habits.
-    if kinds and COUNT.search(question) and not HOURS.search(question):
-        spec = _period_or(period, "this_month", today)
-        return make(
-            "signal_count",
-            "query_stats",
-            {"metric": "signal_counts", **spec.arguments()},
-            period=spec,
-            kinds=kinds,
-        )
-    if HABITS.search(question):
-        spec = _period_or(period, "this_month", today)
-        return make(
-            "habits",
-            "get_signals",
-            {**spec.arguments(), "kinds": ["rework", "forced_rollback"], "limit": 8},
-            period=spec,
-            kinds=("rework", "forced_rollback"),
-        )
-    if NOW.search(question) and (period is None or period.period == "today"):
-        return make("now", "get_now", {})
-    if SEARCH.search(question):
-        words = leftover_words(question, period, SEARCH)
-        if words:
-            args = {"query": words, "k": 30 if LAST_TIME.search(question) else 8}
-            if period is not None:
-                args |= {
-                    "date_from": period.date_from.isoformat(),
-                    "date_to": period.date_to.isoformat(),
-                }
-            return make("search", "search_episodes", args, period=period, subject=words)
-    if IDLE.search(question) and not COUNT.search(question):
-        spec = _period_or(period, "today", today)
-        args = {"thing": "idle", **spec.arguments()}
-        return thing("thing_hours", "query_stats", args, "idle", period=spec)
-    if kinds and not HOURS.search(question):
-        spec = _period_or(period, "this_month", today)
-        return make(
-            "signals",
-            "get_signals",
-            {**spec.arguments(), "kinds": list(kinds), "limit": 8},
-            period=spec,
-            kinds=kinds,
-        )
-    if SUMMARY.search(question):
-        return summary_intent(period or named("yesterday", today=today), language=language)
-    spec = _period_or(period, "today", today)
-    if EPISODE_COUNT.search(question):
-        return stats("episode_count", "episode_count", spec)
-    if TOP_TITLES.search(question):
-        return stats("top_titles", "top_titles", spec)
-    if APP_RANKING.search(question):
-        return stats("app_hours", "seconds_by_app", spec, top_n=10)
-    category = _category(question)
-    if HOURS.search(question):
-        if IDLE.search(question):
-            return thing(
-                "thing_hours",
-                "query_stats",
-                {"thing": "idle", **spec.arguments()},
-                "idle",
-                period=spec,
-            )
-        mention = thing_mention(question, period, HOURS)
-        if category is not None and (
-            not mention or CATEGORY_WORDS[category].fullmatch(mention) is not None
-        ):
-            intent = stats("category_hours", "seconds_by_category", spec, category=category)
-            return replace(intent, mention=mention or None)
-        if ACTIVE.search(question) and not thing_mention(question, period, HOURS, ACTIVE):
-            return stats("active_hours", "active_seconds", spec)
-        if mention:
-            return thing(
-                "thing_hours",
-                "query_stats",
-                {"thing": mention, **spec.arguments()},
-                mention,
-                period=spec,
-            )
-        return stats("category_hours", "seconds_by_category", spec)
-    if EPISODES.search(question):
+    def or_default(self, default: Period) -> PeriodSpec:
+        return _period_or(self.period, default, self.today)
+
+
+def _parse(
+    question: str,
+    period: PeriodSpec | None,
+    *,
+    today: date,
+    time_zone: str,
+    cut_hour: int,
+    language: Language,
+) -> Intent:
+    asked = _Asked(
+        question, period, today, time_zone, cut_hour, language,
+        kinds=_signal_kinds(question), clocks=find_clocks(question),
+    )  # fmt: skip
+    for rule in _RULES:
+        intent = rule(asked)
+        if intent is not None:
+            return intent
+    return _rest(asked)
+
+
+def _moment_rule(a: _Asked) -> Intent | None:
+    """The moment: a clock time on one day; the record that covered it first."""
+    if not a.clocks or (a.period is not None and a.period.days != 1):
+        return None
+    day = a.period.date_from if a.period is not None else a.today
+    start, end = _moment(a.clocks, day, time_zone=a.time_zone, cut_hour=a.cut_hour)
+    if len(a.clocks) == 1:
+        at = start + timedelta(seconds=MOMENT_S)
+        tool = next((t for t in MOMENT_TOOLS if _registered(t)), None)
+        if tool is not None:
+            return a.make("moment", tool, {"at": at.isoformat()}, period=a.period)
+        arguments = {
+            "ts_from": start.isoformat(),
+            "ts_to": (at + timedelta(seconds=60)).isoformat(),
+        }
+        return a.make("moment", "get_raw", arguments, period=a.period, subject=at.isoformat())
+    if end - start <= timedelta(hours=2):
+        arguments = {"ts_from": start.isoformat(), "ts_to": end.isoformat()}
+        return a.make("moment", "get_raw", arguments, period=a.period)
+    return None
+
+
+def _last_rule(a: _Asked) -> Intent | None:
+    """ "When did I last …": the newest record of the thing, exactly."""
+    if not LAST_TIME.search(a.question) or a.kinds:
+        return None
+    cut = _words("哪天", "几号", "what day", "which day")
+    mention = thing_mention(a.question, a.period, LAST_TIME, SEARCH, cut)
+    return a.thing("last_seen", "last_seen", {"thing": mention}, mention) if mention else None
+
+
+_DAY_WORDS = [
+    _words("每天", "每一天", "every day", "each day"),
+    DAYS_WHICH,
+    DAYS_COUNT,
+    HOURS,
+    _words("days?", "nights?", "with", "列", "有", "超过", "天"),
+]
+
+
+def _days_rule(a: _Asked) -> Intent | None:
+    """ "How many days / on which days": of a behaviour (by day), or of a thing."""
+    listed = bool(DAYS_WHICH.search(a.question))
+    if not (listed or DAYS_COUNT.search(a.question)):
+        return None
+    # "Which day …" with no period: the last 30 days, not this month so far.
+    spec = a.period or PeriodSpec(
+        "custom", a.today - timedelta(days=DAYS_DEFAULT - 1), a.today, (0, 0)
+    )
+    if a.kinds:
+        args: dict[str, Any] = {**spec.arguments(), "kinds": list(a.kinds), "by_day": True}
+        return a.make("signal_days", "get_signals", args, period=spec, kinds=a.kinds, listed=listed)
+    minutes, threshold = _minutes(a.question)
+    text = a.question if threshold is None else a.question.replace(threshold[0], " ")
+    mention = "idle" if IDLE.search(text) else thing_mention(text, a.period, *_DAY_WORDS)
+    if not mention:
+        return None
+    args = {"thing": mention, **spec.arguments(), "min_minutes": minutes}
+    return a.thing("days", "days_with", args, mention, period=spec, listed=listed)
+
+
+def _compare_rule(a: _Asked) -> Intent | None:
+    """Comparisons: two or more things over one period, side by side."""
+    if not COMPARE.search(a.question) or a.kinds:
+        return None
+    names = _compared(a.question, a.period)
+    if len(names) < 2:
+        return None
+    spec = a.or_default("today")
+    args = {"things": names[:5], **spec.arguments()}
+    return a.make("compare", "compare", args, period=spec, subject=" / ".join(names))
+
+
+def _habit_rule(a: _Asked) -> Intent | None:
+    """Habits and behaviours counted, or the rework habits with their evidence."""
+    if a.kinds and COUNT.search(a.question) and not HOURS.search(a.question):
+        spec = a.or_default("this_month")
+        args: dict[str, Any] = {"metric": "signal_counts", **spec.arguments()}
+        return a.make("signal_count", "query_stats", args, period=spec, kinds=a.kinds)
+    if HABITS.search(a.question):
+        spec = a.or_default("this_month")
+        kinds = ("rework", "forced_rollback")
+        args = {**spec.arguments(), "kinds": list(kinds), "limit": 8}
+        return a.make("habits", "get_signals", args, period=spec, kinds=kinds)
+    return None
+
+
+def _now_or_search_rule(a: _Asked) -> Intent | None:
+    if NOW.search(a.question) and (a.period is None or a.period.period == "today"):
+        return a.make("now", "get_now", {})
+    if not SEARCH.search(a.question):
+        return None
+    words = leftover_words(a.question, a.period, SEARCH)
+    if not words:
+        return None
+    args: dict[str, Any] = {"query": words, "k": 30 if LAST_TIME.search(a.question) else 8}
+    if a.period is not None:
+        args |= {
+            "date_from": a.period.date_from.isoformat(),
+            "date_to": a.period.date_to.isoformat(),
+        }
+    return a.make("search", "search_episodes", args, period=a.period, subject=words)
+
+
+def _idle_or_signals_rule(a: _Asked) -> Intent | None:
+    if IDLE.search(a.question) and not COUNT.search(a.question):
+        spec = a.or_default("today")
+        args: dict[str, Any] = {"thing": "idle", **spec.arguments()}
+        return a.thing("thing_hours", "query_stats", args, "idle", period=spec)
+    if a.kinds and not HOURS.search(a.question):
+        spec = a.or_default("this_month")
+        args = {**spec.arguments(), "kinds": list(a.kinds), "limit": 8}
+        return a.make("signals", "get_signals", args, period=spec, kinds=a.kinds)
+    if SUMMARY.search(a.question):
+        return summary_intent(a.period or named("yesterday", today=a.today), language=a.language)
+    return None
+
+
+def _ranking_rule(a: _Asked) -> Intent | None:
+    spec = a.or_default("today")
+    if EPISODE_COUNT.search(a.question):
+        return a.stats("episode_count", "episode_count", spec)
+    if TOP_TITLES.search(a.question):
+        return a.stats("top_titles", "top_titles", spec)
+    if APP_RANKING.search(a.question):
+        return a.stats("app_hours", "seconds_by_app", spec, top_n=10)
+    return None
+
+
+def _hours_rule(a: _Asked) -> Intent | None:
+    """How long: of idle time, a category, active time or a thing."""
+    if not HOURS.search(a.question):
+        return None
+    spec, category = a.or_default("today"), _category(a.question)
+    if IDLE.search(a.question):
+        args: dict[str, Any] = {"thing": "idle", **spec.arguments()}
+        return a.thing("thing_hours", "query_stats", args, "idle", period=spec)
+    mention = thing_mention(a.question, a.period, HOURS)
+    if category is not None and (
+        not mention or CATEGORY_WORDS[category].fullmatch(mention) is not None
+    ):
+        intent = a.stats("category_hours", "seconds_by_category", spec, category=category)
+        return replace(intent, mention=mention or None)
+    if ACTIVE.search(a.question) and not thing_mention(a.question, a.period, HOURS, ACTIVE):
+        return a.stats("active_hours", "active_seconds", spec)
+    if mention:
+        args = {"thing": mention, **spec.arguments()}
+        return a.thing("thing_hours", "query_stats", args, mention, period=spec)
+    return a.stats("category_hours", "seconds_by_category", spec)
+
+
+def _rest(a: _Asked) -> Intent:
+    """Episodes, a category, a thing and a period, a period alone, or a search."""
+    spec, category = a.or_default("today"), _category(a.question)
+    if EPISODES.search(a.question):
         args = {**spec.arguments(), "limit": 60, **({"category": category} if category else {})}
-        return make("episodes", "get_episodes", args, period=spec, subject=category)
+        return a.make("episodes", "get_episodes", args, period=spec, subject=category)
     if category is not None:
-        return stats("category_hours", "seconds_by_category", spec, category=category)
-    words = leftover_words(question, period)
-    mention = thing_mention(question, period)
-    if period is not None and mention and len(mention.split()) <= 2 and len(mention) <= 24:
+        return a.stats("category_hours", "seconds_by_category", spec, category=category)
+    words = leftover_words(a.question, a.period)
+    mention = thing_mention(a.question, a.period)
+    if a.period is not None and mention and len(mention.split()) <= 2 and len(mention) <= 24:
         # "YouTube yesterday?": a thing and a period, nothing else: its hours.
         args = {"thing": mention, **spec.arguments()}
-        return thing("thing_hours", "query_stats", args, mention, period=spec)
-    if period is not None or not words:
-        return summary_intent(spec, language=language)
-    return make("search", "search_episodes", {"query": words, "k": 8}, subject=words)
+        return a.thing("thing_hours", "query_stats", args, mention, period=spec)
+    if a.period is not None or not words:
+        return summary_intent(spec, language=a.language)
+    return a.make("search", "search_episodes", {"query": words, "k": 8}, subject=words)
+
+
+# Tried in order; the first that claims the question answers it.
+_RULES = (
+    _moment_rule,
+    _last_rule,
+    _days_rule,
+    _compare_rule,
+    _habit_rule,
+    _now_or_search_rule,
+    _idle_or_signals_rule,
+    _ranking_rule,
+    _hours_rule,
+)
 
 
 def summary_intent(spec: PeriodSpec, *, language: Language) -> Intent:

@@ -142,7 +142,17 @@ def pick_tool(
     )
     if pick.tool == ANSWER:
         return None
-    spec = REGISTRY[pick.tool]
+    arguments = _arguments(models, messages, ask, tool=pick.tool, language=language)
+    return ToolCallRequest(
+        id=call_id, name=pick.tool, arguments=json.dumps(arguments, ensure_ascii=False)
+    )
+
+
+def _arguments(
+    models: ModelClient, messages: list[dict[str, Any]], ask: str, *, tool: str, language: Language
+) -> dict[str, Any]:
+    """The arguments of the picked tool, as the model writes them to its schema."""
+    spec = REGISTRY[tool]
     schema = next(t["input_schema"] for t in list_tools() if t["name"] == spec.name)
     request = ARGUMENTS[language].format(
         tool=spec.name, schema=json.dumps(schema, ensure_ascii=False)
@@ -168,9 +178,7 @@ def pick_tool(
         if _validation_problems(spec.name, {}):
             raise
         arguments = {}
-    return ToolCallRequest(
-        id=call_id, name=spec.name, arguments=json.dumps(arguments, ensure_ascii=False)
-    )
+    return arguments
 
 
 __all__ = ["ANSWER", "ModelOutputError", "ToolArguments", "ToolPick", "pick_tool"]

@@ -1,24 +1,34 @@
 """The offline answerer: what `ask` gives with no chat model configured, or with the
-model down. A deterministic intent parser picks the tool and its arguments, the
-tool answers, and the answer is written from its result (app/agent/render.py).
+model down. The question is read as parts (app/agent/parts.py: things from a lexicon
+of the user's names, the time, the operation); the planner answers the operations it
+knows with one or more tool calls (app/agent/operations.py), and the intent table
+(app/agent/intents.py) the rest, its answer written by app/agent/render.py.
 
     answer = answer_offline(ctx, "这个月娱乐花了多少小时？")
-    answer.intent.tool, answer.text
+    answer.intent.tool, answer.text, answer.calls
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 
+from app.agent.cues import NOT_NAMES
+from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
-from app.agent.intents import Intent, parse_intent
+from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent, summary_intent
+from app.agent.lexicon import ACTIVE, Lexicon, Mention
+from app.agent.operations import plan
+from app.agent.parts import Parts, read_parts
+from app.agent.planner import Call, Planned
 from app.agent.render import render
-from app.text import language_of
+from app.rules.things import loose
+from app.text import Language, has_cjk, language_of
 from app.tools import ToolContext, dispatch
 from app.tools.periods import today_of
-from app.tools.reads import NowResult
+from app.tools.reads import NowResult, SignalsResult
 from app.tools.recall import LastSeenResult
 from app.tools.registry import output_tokens
 from app.tools.results import ToolOutcome
@@ -30,24 +40,131 @@ class OfflineAnswer:
     intent: Intent
     result: ToolOutcome
     text: str
-    tokens: int  # estimated tokens of the tool's output
+    tokens: int  # estimated tokens of the tools' output
+    calls: list[Call] = field(default_factory=list)  # every tool call, in order
 
 
 def answer_offline(
     ctx: ToolContext, question: str, *, earlier: Sequence[str] = ()
 ) -> OfflineAnswer:
-    """Answer with one tool call and no model; `earlier` are the conversation's earlier
-    questions, oldest first, so that a follow-up keeps their context."""
+    """Answer with no model; `earlier` are the conversation's earlier questions, oldest
+    first, so that a follow-up keeps their context."""
     user = ctx.user
     today = today_of(user, ctx.now)
+    asked = effective_question(question, earlier, today=today)
+    lexicon = Lexicon.of(ctx)
+    parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)
+    parts = replace(parts, language=answer_language(question, parts.things, earlier))
+    if plannable(parts):
+        planned = plan(ctx, parts, today=today)
+        if planned is not None and planned.calls:
+            return _planned_answer(parts, planned)
     intent = parse_intent(
-        effective_question(question, earlier, today=today),
+        asked,
         today=today,
         time_zone=user.time_zone,
         cut_hour=user.day_cut_hour,
-        language=language_of(question),
+        language=parts.language,
     )
+    intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
+    intent = replace(intent, minutes=parts.minutes)
+    return _intent_answer(ctx, intent, today)
+
+
+def answer_language(question: str, things: list[Mention], earlier: Sequence[str]) -> Language:
+    """The question's language, judged without the names it mentions ("Slack 呢" is
+    Chinese); a turn of names alone keeps the conversation's language."""
+    rest = question
+    for mention in things:
+        rest = rest.replace(mention.text, " ")
+    if has_cjk(rest):
+        return "zh"
+    if re.search(r"[A-Za-z]{2}", rest) or not earlier:
+        return language_of(question)
+    return language_of(earlier[-1])
+
+
+def plannable(parts: Parts) -> bool:
+    """Habits, "when did I last" and single clock times (the moment on screen) stay
+    with the intent table."""
+    if _signal_kinds(parts.question) or LAST_TIME.search(parts.question):
+        return False
+    ranged = parts.window is not None and not parts.window.part_of_day
+    return len(find_clocks(parts.question)) != 1 or ranged
+
+
+def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
+    first = planned.calls[0]
+    intent = Intent(
+        kind="planned",
+        tool=first.tool,
+        arguments=first.arguments,
+        language=parts.language,
+        period=planned.period,
+    )
+    tokens = sum(output_tokens(c.result) for c in planned.calls)
+    return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
+
+
+def looks_like_a_name(words: str) -> bool:
+    """A capitalised or Chinese word, a domain, a word with digits: what "I don't know
+    X" may be said of. Plain lowercase English words are not names."""
+    for word in words.split():
+        if has_cjk(word) or "." in word or any(c.isdigit() for c in word):
+            return True
+        if word[:1].isupper() and loose(word) not in NOT_NAMES:
+            return True
+    return False
+
+
+def named_by_lexicon(
+    intent: Intent, things: list[Mention], *, today: date, lang: Language
+) -> Intent:
+    """The intent with its thing as the lexicon read it: leftover words ("minutes
+    Slack", "day before") are no name when the question names a thing the user has."""
+    mention = intent.arguments.get("thing")
+    if not isinstance(mention, str) or mention == "idle":
+        return intent
+    if not things:
+        if intent.kind == "thing_hours" and not looks_like_a_name(mention):
+            # Leftover words ("doing stuff") are no name: the period alone was asked.
+            return summary_intent(intent.period or named("today", today=today), language=lang)
+        return intent
+    if any(not m.typo and (loose(m.text) == loose(mention) or m.name == mention) for m in things):
+        return intent
+    if len({m.name for m in things}) != 1:
+        return intent
+    found = things[0]
+    if found.name == ACTIVE:
+        arguments = {k: v for k, v in intent.arguments.items() if k != "thing"}
+        if intent.kind != "thing_hours":
+            return intent
+        return replace(
+            intent,
+            kind="active_hours",
+            arguments={"metric": "active_seconds", **arguments},
+            subject=None,
+            mention=None,
+        )
+    arguments = {**intent.arguments, "thing": found.name}
+    return replace(intent, arguments=arguments, subject=found.text, mention=found.text)
+
+
+def _rework_widened(
+    ctx: ToolContext, intent: Intent, result: ToolOutcome
+) -> tuple[Intent, ToolOutcome]:
+    """Rework asked about and none found: a forced rollback is rework too (返工 after
+    `git reset --hard`), so the same period is read again for both."""
+    if intent.kinds != ("rework",) or not isinstance(result, SignalsResult) or result.items:
+        return intent, result
+    kinds = ("rework", "forced_rollback")
+    widened = replace(intent, kinds=kinds, arguments={**intent.arguments, "kinds": list(kinds)})
+    return widened, dispatch(ctx, widened.tool, widened.arguments)
+
+
+def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
+    intent, result = _rework_widened(ctx, intent, result)
     never_seen = False
     if (
         intent.kind == "thing_hours"
@@ -66,6 +183,7 @@ def answer_offline(
         result=result,
         text=render(intent, result, newest=newest, never_seen=never_seen),
         tokens=output_tokens(result),
+        calls=[Call(intent.tool, intent.arguments, result)],
     )
 
 

@@ -1,7 +1,7 @@
 """Answers written from tool results, in the question's language, with no model:
 every number in them is a number of the result, and every episode is cited as #id.
 
-    render(intent, result)  # "本月（2026-06-01 至 2026-06-20）娱乐共 25.43 小时。…"
+    render(intent, result)  # "25.43 小时：2026-06-01 至 2026-06-20，娱乐。"
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from app.agent.dates import PeriodSpec
 from app.agent.intents import Intent
 from app.agent.render_things import (
     THING_RENDERERS,
@@ -18,6 +19,7 @@ from app.agent.render_things import (
     unknown_thing,
     when,
 )
+from app.agent.wording import duration
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.signal_labels import signal_label
 from app.text import Language
@@ -78,7 +80,7 @@ def _episode(item: Episode, language: Language) -> str:
         language,
         f"#{item.id} {item.when} {item.title}（{_category(item.category, language)}，"
         f"{item.minutes} 分钟）",
-        f"#{item.id} {item.when} {item.title} ({item.category}, {item.minutes} min)",
+        f"#{item.id} {item.when} {item.title} ({item.category}, {item.minutes} minutes)",
     )
 
 
@@ -141,27 +143,21 @@ def _category_hours(intent: Intent, result: StatsResult) -> str:
     items = _of(result, CategoryTime)
     if intent.subject and items:
         item = items[0]
-        category, hours, seconds = _category(item.category, lang), item.hours, item.seconds
+        category = _category(item.category, lang)
+        amount = duration(item.seconds, lang, minutes=intent.minutes)
         return _t(
             lang,
-            f"{hours} 小时：{period}，{category}（{seconds} 秒）。",
-            f"{hours} hours of {category} {when(result, intent)} ({seconds} s).",
+            f"{amount}：{period}，{category}。",
+            f"{amount} of {category} {when(result, intent)}.",
         )
     if not items:
         return _t(lang, f"{period} 没有记录到活动。", f"No activity recorded for {period}.")
-    parts = [
-        _t(
-            lang,
-            f"{_category(i.category, lang)} {i.hours} 小时",
-            f"{i.category} {i.hours} h",
-        )
-        for i in items
-    ]
-    total = round((result.total_seconds or 0) / 3600, 2)
+    parts = [f"{_category(i.category, lang)} {duration(i.seconds, lang)}" for i in items]
+    total = duration(result.total_seconds or 0, lang)
     return _t(
         lang,
-        f"{period}按类别：" + "，".join(parts) + f"；合计 {total} 小时。",
-        f"{period} by category: " + ", ".join(parts) + f"; {total} hours in all.",
+        f"{period}按类别：" + "，".join(parts) + f"；合计 {total}。",
+        f"{period} by category: " + ", ".join(parts) + f"; {total} in all.",
     )
 
 
@@ -178,12 +174,13 @@ def _app_hours(intent: Intent, result: StatsResult) -> str:
                 f"No time in “{intent.subject}” for {period}.",
             )
         app = match[0]
+        amount = duration(app.seconds, lang, minutes=intent.minutes)
         return _t(
             lang,
-            f"{app.hours} 小时：{period}，{app.app}（{app.seconds} 秒）。",
-            f"{app.hours} hours in {app.app} {when(result, intent)} ({app.seconds} s).",
+            f"{amount}：{period}，{app.app}。",
+            f"{amount} in {app.app} {when(result, intent)}.",
         )
-    parts = [f"{i.app} {i.hours}" + _t(lang, " 小时", " h") for i in items[:MAX_LINES]]
+    parts = [f"{i.app} {duration(i.seconds, lang)}" for i in items[:MAX_LINES]]
     if not parts:
         return _t(lang, f"{period} 没有记录到应用使用。", f"No app time recorded for {period}.")
     return _sentence(lang, f"{period}用得最多的应用：", f"{period}, most used apps: ", parts)
@@ -192,19 +189,20 @@ def _app_hours(intent: Intent, result: StatsResult) -> str:
 def _value(intent: Intent, result: StatsResult) -> str:
     lang, period = intent.language, _period(result, intent.language)
     if intent.kind == "active_hours":
+        amount = duration(result.value or 0, lang, minutes=intent.minutes)
         return _t(
             lang,
-            f"{result.hours} 小时：{period}活跃（非空闲）（{result.value} 秒）。",
-            f"{result.hours} active (not idle) hours {when(result, intent)} ({result.value} s).",
+            f"{amount}：{period}在电脑前（活跃，不含空闲）。",
+            f"{amount} active (not idle) {when(result, intent)}.",
         )
-    return _t(
-        lang, f"{period}共 {result.value} 段 episode。", f"{period}: {result.value} episodes."
-    )
+    return _t(lang, f"{period}共 {result.value} 段活动。", f"{period}: {result.value} episodes.")
 
 
 def _top_titles(intent: Intent, result: StatsResult) -> str:
     lang, period = intent.language, _period(result, intent.language)
-    parts = [f"{i.title} ({i.hours} h)" for i in _of(result, TitleTime)[:MAX_LINES]]
+    parts = [
+        f"{i.title}: {duration(i.hours * 3600, lang)}" for i in _of(result, TitleTime)[:MAX_LINES]
+    ]
     return _t(lang, f"{period}时间最多的窗口：", f"{period}, top windows: ") + "; ".join(parts)
 
 
@@ -252,7 +250,7 @@ def _signals(intent: Intent, result: SignalsResult) -> str:
     )
     text = head + _t(lang, "；", "; ").join(lines) + _t(lang, "。", ".")
     if evidence:
-        text += _t(lang, " 证据 episode：", " Evidence episodes: ") + "; ".join(evidence) + "."
+        text += _t(lang, " 证据：", " Evidence episodes: ") + "; ".join(evidence) + "."
     return text
 
 
@@ -260,7 +258,7 @@ def _episodes(intent: Intent, result: EpisodesResult) -> str:
     lang, period = intent.language, _period(result, intent.language)
     items = result.items
     if not items:
-        return _t(lang, f"{period} 没有 episode。", f"No episodes in {period}.")
+        return _t(lang, f"{period} 没有活动记录。", f"No episodes in {period}.")
     shown, total = items[:MAX_LINES], str(len(items) + (result.omitted or 0))
     total += "+" if result.note else ""  # the tool's limit cut the list
     head = _t(
@@ -277,12 +275,12 @@ def _search(intent: Intent, result: SearchResult) -> str:
     if not items:
         return _t(
             lang,
-            f"没有找到与“{intent.subject}”相关的 episode。",
+            f"没有找到与“{intent.subject}”相关的活动。",
             f"No episode matches “{intent.subject}”.",
         )
     head = _t(
         lang,
-        f"与“{intent.subject}”最相关的 {len(items)} 段中，最近一次是 #{items[0].id}：",
+        f"与“{intent.subject}”最相关的 {len(items)} 段活动中，最近一次是 #{items[0].id}：",
         f"Of the {len(items)} episodes that best match “{intent.subject}”, the latest is "
         f"#{items[0].id}:",
     )
@@ -295,14 +293,18 @@ def _summary(intent: Intent, result: DigestResult | StatsResult) -> str:
     lang = intent.language
     metrics = result.metrics
     parts = [
-        _t(lang, f"{_category(c, lang)} {h} 小时", f"{c} {h} h")
+        f"{_category(c, lang)} {duration(h * 3600, lang)}"
         for c, h in list(metrics.hours_by_category.items())[:6]
     ]
     key, active, episodes = result.key, metrics.active_hours, metrics.episodes
     text = _t(
         lang,
-        f"{key}：活跃 {active} 小时，{episodes} 段 episode；" + "，".join(parts) + "。",
-        f"{key}: {active} active hours, {episodes} episodes; " + ", ".join(parts) + ".",
+        f"{key}：活跃 {duration(active * 3600, lang)}，{episodes} 段活动；"
+        + "，".join(parts)
+        + "。",
+        f"{key}: {duration(active * 3600, lang)} active, {episodes} episodes; "
+        + ", ".join(parts)
+        + ".",
     )
     if result.narrative:
         text += "\n" + result.narrative
@@ -310,7 +312,7 @@ def _summary(intent: Intent, result: DigestResult | StatsResult) -> str:
         text += _t(
             lang,
             "（摘要尚未生成，以上为实时统计。）",
-            " (The digest is not built yet: live numbers.)",
+            " (The digest is not built yet: these are live numbers.)",
         )
     return text
 
@@ -352,9 +354,10 @@ RENDERERS: dict[str, Renderer] = {
 def render(
     intent: Intent, result: ToolOutcome, *, newest: str | None = None, never_seen: bool = False
 ) -> str:
-    """The answer to `intent` from its tool's `result`, saying which tool answered;
-    `newest` is the day of the newest record, when the period may reach past it;
-    `never_seen`: the thing asked about has no record at all (not "0 h")."""
+    """The answer to `intent` from its tool's `result` (which tool answered is the
+    reply's metadata, never the text); `newest` is the day of the newest record, when
+    the period may reach past it; `never_seen`: the thing asked about has no record at
+    all (not "0 h")."""
     lang = intent.language
     if isinstance(result, ToolError):
         body = unknown_thing(intent, result) or _t(
@@ -369,8 +372,22 @@ def render(
     period = intent.period
     if newest and period is not None and newest[:10] < period.date_from.isoformat():
         body = no_data_after(newest, lang) + " " + body
-    source = result.source if isinstance(result, StatsResult | DigestResult) else None
-    said = f", {source}" if source else ""
-    return body + _t(
-        lang, f"\n（由 {intent.tool} 回答{said}）", f"\n(answered by {intent.tool}{said})"
+    if intent.defaulted and period is not None and intent.kind not in ("now", "moment"):
+        body += default_note(period, lang)
+    return body  # which tool answered, and from what, is the reply's metadata
+
+
+_DEFAULTS = {
+    "today": ("今天", "today"),
+    "yesterday": ("昨天", "yesterday"),
+    "this_month": ("本月至今", "this month so far"),
+    "this_week": ("本周至今", "this week so far"),
+}
+
+
+def default_note(period: PeriodSpec, language: Language) -> str:
+    """The period a question that named none was read for, said after the answer."""
+    zh, en = _DEFAULTS.get(
+        period.period, (f"最近 {period.days} 天", f"the last {period.days} days")
     )
+    return _t(language, f"（问题没有说时间，按{zh}算。）", f" (No period was named, so {en}.)")

@@ -4,7 +4,7 @@ last", "how many days" / "which days", habits by day, the moment on screen, and 
 name the data does not hold (the closest names instead, never "0 h").
 
     THING_RENDERERS[intent.kind](intent, result, newest)
-    # -> "3.5 小时：昨天（2026-12-01）在 YouTube（youtube.com）。"
+    # -> "3.5 小时：2026-12-01，YouTube (youtube.com)。"
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from app.agent.intents import Intent
+from app.agent.wording import duration, in_language, thing_label
 from app.signal_labels import signal_label
 from app.text import Language
 from app.tools.reads import RawRecord, RawResult, SignalsResult
@@ -53,10 +54,12 @@ def when(result: ToolResult, intent: Intent) -> str:
     return f"from {period}" if " to " in period else f"on {period}"
 
 
-def _label(thing: ThingInfo | None, fallback: str) -> str:
+def _label(thing: ThingInfo | None, fallback: str, language: Language = "en") -> str:
     if thing is None:
         return fallback
-    label = thing.label or thing.name or fallback
+    if thing.kind in ("category", "idle") or thing.matched_by == "group":
+        return thing_label(thing, fallback, language)
+    label = in_language(thing.label or thing.name or fallback, thing.name, language)
     return f"{label} ({thing.name})" if thing.name and thing.name not in label else label
 
 
@@ -69,7 +72,7 @@ def no_data_after(newest: str | None, language: Language) -> str:
 def never_seen_thing(intent: Intent, result: StatsResult) -> str:
     """A name the rules know that the user's data never held: no record at all, not 0 h."""
     period = period_words(result, intent)
-    label = _label(result.thing, intent.mention or "")
+    label = _label(result.thing, intent.mention or "", intent.language)
     mention = intent.mention or label
     thing = result.thing
     names = [n for n in ((thing.label, thing.name) if thing else ()) if n and n != mention]
@@ -83,33 +86,25 @@ def never_seen_thing(intent: Intent, result: StatsResult) -> str:
 
 def _thing_hours(intent: Intent, result: StatsResult, newest: str | None) -> str:
     lang, period = intent.language, period_words(result, intent)
-    label = _label(result.thing, intent.mention or "")
-    seconds = result.seconds or 0
-    hours = result.hours if result.hours is not None else round(seconds / 3600, 2)
+    label = _label(result.thing, intent.mention or "", lang)
+    amount = duration(result.seconds or 0, lang, minutes=intent.minutes)
     if intent.mention == "idle" or (result.thing is not None and result.thing.kind == "idle"):
         label = _t(lang, "离开/空闲（锁屏）", "away (idle or locked)")
     return _t(
         lang,
-        f"{hours} 小时：{period}，{label}（{seconds} 秒）。",
-        f"{hours} hours on {label} {when(result, intent)} ({seconds} s).",
+        f"{amount}：{period}，{label}。",
+        f"{amount} on {label} {when(result, intent)}.",
     )
 
 
 def _compare(intent: Intent, result: CompareResult, newest: str | None) -> str:
     lang, period = intent.language, period_words(result, intent)
     items = result.items
-    parts = [
-        _t(
-            lang,
-            f"{_label(i, i.mention)} {i.hours} 小时",
-            f"{_label(i, i.mention)} {i.hours} h",
-        )
-        for i in items
-    ]
+    parts = [f"{_label(i, i.mention, lang)} {duration(i.seconds, lang)}" for i in items]
     if not parts:
         return _t(lang, f"{period} 没有可比较的记录。", f"Nothing to compare for {period}.")
     ranked = sorted(items, key=lambda i: -i.seconds)
-    most = _label(ranked[0], ranked[0].mention)
+    most = _label(ranked[0], ranked[0].mention, lang)
     head = _t(lang, f"{period}：", f"{period}: ")
     tail = _t(lang, f"；{most} 最多。", f"; most: {most}.")
     return head + _t(lang, "，", ", ").join(parts) + tail
@@ -117,7 +112,7 @@ def _compare(intent: Intent, result: CompareResult, newest: str | None) -> str:
 
 def _last_seen(intent: Intent, result: LastSeenResult, newest: str | None) -> str:
     lang = intent.language
-    label = _label(result.thing, intent.mention or "")
+    label = _label(result.thing, intent.mention or "", intent.language)
     if not result.found or not result.at:
         return _t(lang, f"没有找到“{label}”的记录。", f"No record of “{label}” found.")
     detail = " — ".join(x for x in (result.app, result.title) if x)
@@ -141,7 +136,7 @@ def _days(intent: Intent, result: DaysWithResult | SignalsResult, newest: str | 
     else:
         minutes = int(intent.arguments.get("min_minutes", 1))
         thing = result.thing if isinstance(result, DaysWithResult) else None
-        label = _label(thing, intent.mention or "")
+        label = _label(thing, intent.mention or "", intent.language)
         least = _t(lang, f"（至少 {minutes} 分钟）", f" (at least {minutes} min)")
         what = what_en = label + (least if minutes > 1 else "")
     n = len(days)
@@ -188,11 +183,14 @@ def unknown_thing(intent: Intent, result: ToolError) -> str | None:
     if result.unresolved is None:
         return None
     mention = result.unresolved or intent.mention or ""
-    closest = _t(
-        intent.language, "、".join(result.suggestions or []), ", ".join(result.suggestions or [])
-    )
+    return unknown_name(mention, result.suggestions or [], intent.language)
+
+
+def unknown_name(mention: str, suggestions: list[str], language: Language) -> str:
+    """ "I have no … called X", with the closest names the user has."""
+    closest = _t(language, "、".join(suggestions), ", ".join(suggestions))
     return _t(
-        intent.language,
+        language,
         f"你的数据里没有叫“{mention}”的应用、网站或类别"
         + (f"；最接近的是：{closest}。" if closest else "。"),
         f"I have no app, site or category called “{mention}” in your data"

@@ -126,20 +126,7 @@ class AgentRunner:
     def run(self, *, question: str, history: Sequence[tuple[str, str]]) -> RunResult:
         """Answer `question`, after the earlier (question, answer) pairs of `history`."""
         language = language_of(question)
-        local_now = self.ctx.now.astimezone(zone(self.ctx.user.time_zone))
-        system = router_prompt(
-            language=language,
-            today=today_of(self.ctx.user, self.ctx.now),
-            now=f"{local_now:%Y-%m-%d %H:%M}",
-            zone=self.ctx.user.time_zone,
-        )
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        for asked, answered in history:
-            messages += [
-                {"role": "user", "content": asked},
-                {"role": "assistant", "content": answered},
-            ]
-        messages.append({"role": "user", "content": question})
+        messages = self._opening(question, history, language=language)
         run = self.result
         run.used_tokens = _message_tokens(messages)
         tools = tool_specs()
@@ -163,32 +150,59 @@ class AgentRunner:
                     self._on_token(reply.content)
                 run.answer = reply.content.strip()
                 return run
-            if run.path != "router":
-                assistant: dict[str, Any] = {
-                    "role": "assistant",
-                    # Text, never null: llama-cpp-python's server refuses a null content.
-                    "content": reply.content,
-                    "tool_calls": [
-                        {
-                            "id": call.id,
-                            "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
-                        }
-                        for call in reply.tool_calls
-                    ],
-                }
-                messages.append(assistant)
-                run.used_tokens += _message_tokens([assistant])
-            for call in reply.tool_calls:
-                result = self._call_tool(call, run, turn=turn + 1, language=language)
-                content = to_json(result)
-                if run.path == "router":  # a server without tool calling reads them as text
-                    said = {"role": "user", "content": f"{call.name} → {content}"}
-                    messages.append(said)
-                    run.used_tokens += _message_tokens([said]) - estimate_tokens(content)
-                else:
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+            self._answer_calls(reply, messages, turn=turn, language=language)
         return run  # unreachable: the last turn is offered no tools
+
+    def _opening(
+        self, question: str, history: Sequence[tuple[str, str]], *, language: Language
+    ) -> list[dict[str, Any]]:
+        """The system prompt, the earlier turns and the question."""
+        local_now = self.ctx.now.astimezone(zone(self.ctx.user.time_zone))
+        system = router_prompt(
+            language=language,
+            today=today_of(self.ctx.user, self.ctx.now),
+            now=f"{local_now:%Y-%m-%d %H:%M}",
+            zone=self.ctx.user.time_zone,
+        )
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        for asked, answered in history:
+            messages += [
+                {"role": "user", "content": asked},
+                {"role": "assistant", "content": answered},
+            ]
+        messages.append({"role": "user", "content": question})
+        return messages
+
+    def _answer_calls(
+        self, reply: ChatTurn, messages: list[dict[str, Any]], *, turn: int, language: Language
+    ) -> None:
+        """Run the reply's tool calls and add them and their results to `messages`."""
+        run = self.result
+        if run.path != "router":
+            assistant: dict[str, Any] = {
+                "role": "assistant",
+                # Text, never null: llama-cpp-python's server refuses a null content.
+                "content": reply.content,
+                "tool_calls": [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
+                    for call in reply.tool_calls
+                ],
+            }
+            messages.append(assistant)
+            run.used_tokens += _message_tokens([assistant])
+        for call in reply.tool_calls:
+            result = self._call_tool(call, run, turn=turn + 1, language=language)
+            content = to_json(result)
+            if run.path == "router":  # a server without tool calling reads them as text
+                said = {"role": "user", "content": f"{call.name} → {content}"}
+                messages.append(said)
+                run.used_tokens += _message_tokens([said]) - estimate_tokens(content)
+            else:
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
     def _tool_turn(
         self,
@@ -208,25 +222,9 @@ class AgentRunner:
         while True:
             self._check()
             if path == "router":
-                # Reads that answered are not offered again.
-                answered = {step["tool"] for step in run.steps if "error" not in step}
-                errors = sum("error" in step for step in run.steps)
-                call = None
-                if errors < ROUTER_MAX_ERRORS and len(answered) < ROUTER_MAX_READS:
-                    call = pick_tool(
-                        self.models,
-                        messages=messages,
-                        question=question,
-                        language=language,
-                        answered=answered,
-                        call_id=f"call_{turn}",
-                    )
-                run.path = "router"
-                if call is None:
-                    return None
-                if not confirmed:
-                    self.models.tool_path_worked("router")
-                return ChatTurn(content="", tool_calls=(call,), streamed=False)
+                return self._router_turn(
+                    messages, question=question, language=language, turn=turn, confirmed=confirmed
+                )
             why = "gave no text and no tool call"
             try:
                 # Until this endpoint has called a tool its prose may be a server that
@@ -261,6 +259,37 @@ class AgentRunner:
                 run.path = path
                 return reply  # an empty answer from a path that works: the asker gets none
             path, confirmed = self.models.tool_path_failed(path, why=why), False
+
+    def _router_turn(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        question: str,
+        language: Language,
+        turn: int,
+        confirmed: bool,
+    ) -> ChatTurn | None:
+        """The JSON router picks the next read; None when the results suffice."""
+        run = self.result
+        # Reads that answered are not offered again.
+        answered = {step["tool"] for step in run.steps if "error" not in step}
+        errors = sum("error" in step for step in run.steps)
+        call = None
+        if errors < ROUTER_MAX_ERRORS and len(answered) < ROUTER_MAX_READS:
+            call = pick_tool(
+                self.models,
+                messages=messages,
+                question=question,
+                language=language,
+                answered=answered,
+                call_id=f"call_{turn}",
+            )
+        run.path = "router"
+        if call is None:
+            return None
+        if not confirmed:
+            self.models.tool_path_worked("router")
+        return ChatTurn(content="", tool_calls=(call,), streamed=False)
 
     def _call_tool(
         self, call: ToolCallRequest, run: RunResult, *, turn: int, language: Language

@@ -129,6 +129,9 @@ NOT_CAPTURED = {
     "app.agent.dates": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.intents": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.followups": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.parts": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.windows": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.lexicon": "reads only the asker's question (at most 4,000 characters)",
     "app.enrich.negotiation": "reads a model server's error message",
     "app.db": "reads the SQL files and migration names shipped with the code",
 }

@@ -1,0 +1,146 @@
+"""The words a question is read by, as data: names beyond the resolver's vocabulary,
+what "the computer" means, and the cue words that pick an operation, in Chinese and
+English. app/agent/lexicon.py and app/agent/parts.py read these; no code lives here.
+
+English cues match whole words (case-insensitive); Chinese cues match anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Names people use that the resolver's vocabulary (app/rules/things.toml) lacks,
+# mapped to a mention it resolves. Matched whole, in the loose form.
+EXTRA_NAMES: Final[dict[str, str]] = {
+    "写代码": "work", "编程": "work", "敲代码": "work", "coding": "work",
+    "programming": "work", "code": "work",
+    "游戏": "entertainment", "打游戏": "entertainment", "视频": "entertainment",
+    "追剧": "entertainment", "gaming": "entertainment", "games": "entertainment",
+    "videos": "entertainment",
+    "看书": "study", "reading": "study",
+    "开会": "social", "meetings": "social", "messaging": "social", "socializing": "social",
+    "vscode": "Visual Studio Code",
+    "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
+    "b站": "bilibili.com", "破站": "bilibili.com",
+    "dy": "douyin.com",
+}  # fmt: skip
+
+# "The computer", "my screen": the user's active (not idle) time.
+ACTIVE_NAMES: Final[tuple[str, ...]] = (
+    "computer", "the computer", "my computer", "screen", "my screen", "the screen", "pc",
+    "laptop", "screen time", "active", "active time", "电脑", "电脑前", "屏幕",
+    "电脑上", "屏幕前", "活跃",
+)  # fmt: skip
+
+# Words never taken as a name, even when a name is a letter or two away from them.
+NOT_NAMES: Final[frozenset[str]] = frozenset((
+    "a", "about", "above", "after", "afternoon", "again", "against", "ago", "all", "altogether",
+    "am", "an", "and", "any", "app", "apps", "are", "as", "at", "average", "avg", "back", "be",
+    "been", "before", "being", "below", "between", "both", "but", "by", "can", "combined",
+    "compare", "day", "days", "did", "didnt", "do", "does", "doing", "done", "down", "during",
+    "each", "either", "evening", "ever", "every", "far", "few", "fewer", "first", "for",
+    "fraction", "from", "further", "give", "had", "has", "have", "having", "hour", "hours",
+    "how", "hr", "hrs", "i", "if", "in", "into", "is", "it", "its", "last", "later", "least",
+    "less", "list", "long", "longer", "longest", "look", "many", "me", "min", "mins", "minute",
+    "minutes", "month", "months", "more", "morning", "most", "mostly", "much", "my", "myself",
+    "next", "night", "nights", "no", "noon", "nor", "not", "now", "of", "off", "often", "on",
+    "once", "only", "open", "opened", "or", "other", "our", "out", "over", "own", "part",
+    "past", "per", "percent", "play", "played", "pm", "portion", "previous", "rank", "ranking",
+    "rather", "same", "share", "should", "show", "site", "sites", "so", "so-far", "some",
+    "spend", "spending", "spent", "still", "such", "sum", "tell", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "three", "through",
+    "time", "times", "to", "today", "together", "too", "top", "total", "two", "under", "until",
+    "up", "usage", "use", "used", "using", "versus", "very", "visit", "visited", "vs", "was",
+    "watch", "watched", "website", "websites", "week", "weekday", "weekend", "weeks", "were",
+    "what", "when", "where", "which", "while", "who", "whole", "whom", "why", "will", "with",
+    "without", "would", "year", "yes", "yesterday", "you", "your"
+))  # fmt: skip
+
+# Operations, picked by cue words (first match in this order wins; see parts.py).
+SHARE: Final[tuple[str, ...]] = (
+    "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",
+    "占比", "百分之", "百分比", "比例", "占了多少", "占多少", "几成", "占",
+)  # fmt: skip
+AVERAGE: Final[tuple[str, ...]] = (
+    "average", "avg", "on average", "per day", "a day", "daily", "each day", "every day",
+    "平均", "日均", "每天", "一天平均", "每日",
+)  # fmt: skip
+TOP: Final[tuple[str, ...]] = (
+    "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
+    "最常去", "最常看", "最常上", "去得最多", "看得最多", "most visited",
+    "最常用", "哪些应用", "哪些网站", "which apps", "what apps", "which sites", "what sites",
+    "which websites", "most time",
+)  # fmt: skip
+SITES: Final[tuple[str, ...]] = ("site", "sites", "website", "websites", "网站", "网页", "domains")
+DAYS: Final[tuple[str, ...]] = (
+    "which days", "what days", "which day", "what day", "how many days", "which nights",
+    "how many nights", "on which", "any day", "any days", "days did", "days was", "days",
+    "哪天", "哪几天", "哪些天", "哪一天", "几天", "多少天", "有没有哪天", "哪个晚上", "哪几个晚上",
+)  # fmt: skip
+NEGATION: Final[tuple[str, ...]] = (
+    "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
+    "没", "没有", "不", "未", "没碰", "没开",
+)  # fmt: skip
+CONTEST: Final[tuple[str, ...]] = (
+    "more", "longer", "less", "shorter", "or", "vs", "versus", "compare", "compared",
+    "which of", "which was", "bigger", "winner", "还是", "哪个多", "哪个长", "更多", "更久", "更长",
+    "比较", "对比", "哪个", "多还是",
+)  # fmt: skip
+TOGETHER: Final[tuple[str, ...]] = (
+    "together", "combined", "in total", "total", "sum", "both", "altogether", "加起来",
+    "一共", "合计", "总共", "加在一起", "两个",
+)  # fmt: skip
+OVER: Final[tuple[str, ...]] = (
+    "over", "more than", "at least", "above", "longer than", "exceed", "exceeded",
+    "超过", "多于", "大于", "不少于", "至少", "以上", "过了",
+)  # fmt: skip
+UNDER: Final[tuple[str, ...]] = (
+    "under", "less than", "fewer than", "below", "at most", "shorter than",
+    "不到", "少于", "小于", "不超过", "以下", "以内",
+)  # fmt: skip
+MINUTES_WORDS: Final[tuple[str, ...]] = ("minutes", "minute", "mins", "min", "分钟", "分")
+HOURS_WORDS: Final[tuple[str, ...]] = ("hours", "hour", "hrs", "hr", "h", "小时", "钟头")
+# "So far": the period up to now (this week so far, 到目前为止).
+SO_FAR: Final[tuple[str, ...]] = (
+    "so far",
+    "until now",
+    "to date",
+    "到目前为止",
+    "目前为止",
+    "至今",
+)
+# A past week with no calendar edge: the last 7 days.
+PAST_WEEK: Final[tuple[str, ...]] = (
+    "in the past week", "over the past week", "the past week", "past week",
+    "past 7 days", "过去一周", "过去一个星期", "最近一周", "近一周", "过去7天", "最近7天",
+)  # fmt: skip
+# When something first began, or last ended, inside a period ("what time did I start
+# working yesterday", 昨天几点开始用电脑的).
+FIRST: Final[tuple[str, ...]] = (
+    "first", "start", "started", "begin", "began", "earliest", "what time did i start",
+    "几点开始", "最早", "第一次", "开始用", "几点起", "开始工作",
+)  # fmt: skip
+LAST_IN_PERIOD: Final[tuple[str, ...]] = (
+    "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
+    "几点结束", "最晚", "几点停", "几点下线", "几点睡",
+)  # fmt: skip
+# The one day with the most of a thing ("which day last week did I game most").
+PEAK: Final[tuple[str, ...]] = (
+    "most", "longest", "the most", "最多", "最久", "最长", "最高",
+)  # fmt: skip
+# One app or site asked for ("my most used site", "哪个网站"), not a list.
+ONE: Final[tuple[str, ...]] = ("site", "website", "app", "application", "哪个", "哪一个")
+# A yes/no question: "did I …", "was I …", "…了吗", "有没有".
+YES_NO: Final[tuple[str, ...]] = (
+    "did i", "was i", "were i", "have i", "had i", "is there", "吗", "有没有", "是不是",
+)  # fmt: skip
+# How much, asked: a yes/no cue beside one of these is still "how much".
+HOW_MUCH: Final[tuple[str, ...]] = (
+    "how long", "how much", "how many", "多久", "多少", "几个小时", "几小时", "多长",
+)  # fmt: skip
+# Every day of a period ("did I use YouTube every day last week", 每天都).
+EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day", "每天都", "天天")
+# Kinds of app (the resolver's groups) as Chinese answers say them.
+GROUP_LABELS_ZH: Final[dict[str, str]] = {
+    "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
+}  # fmt: skip

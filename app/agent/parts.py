@@ -1,0 +1,180 @@
+"""A question read as parts, each found on its own anywhere in the sentence: the
+things it names (app/agent/lexicon.py), the time (a period from app/agent/dates.py,
+a window inside days from app/agent/windows.py) and the operation its cue words
+pick (app/agent/cues.py), with a count ("top 3") or a threshold ("over 45 minutes").
+
+    read_parts("what percent of 2026-11-16 was entertainment", lexicon=..., today=..., cut_hour=4)
+    # Parts(things=[Mention("entertainment")], period=PeriodSpec(...), operation="share")
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from app.agent import cues
+from app.agent.dates import PeriodSpec, find_period, spoken_number
+from app.agent.lexicon import Lexicon, Mention
+from app.agent.windows import Window, find_window
+from app.text import Language, language_of
+
+Operation = Literal[
+    "amount", "each", "share", "average", "top", "days", "contest", "together", "threshold",
+    "window", "first", "last", "every_day", "periods",
+]  # fmt: skip
+
+
+def cue(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for cue words: Chinese anywhere, English as whole words."""
+    parts = [re.escape(w) if not w.isascii() or not w[0].isalnum() else rf"\b{re.escape(w)}\b"
+             for w in sorted(words, key=len, reverse=True)]  # fmt: skip
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+SHARE, AVERAGE, TOP, SITES = cue(cues.SHARE), cue(cues.AVERAGE), cue(cues.TOP), cue(cues.SITES)
+DAYS, NEGATION, CONTEST = cue(cues.DAYS), cue(cues.NEGATION), cue(cues.CONTEST)
+TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
+SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
+FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
+PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
+HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
+# Two periods weighed: "this week compared to last week", "这周比上周".
+_VERSUS = re.compile(r"\b(?:compared|than|vs|versus|or)\b|比|对比|相比|还是", re.IGNORECASE)
+# A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
+_YES_NO = re.compile(
+    rf"^\W*(?:{'|'.join(w for w in cues.YES_NO if w.isascii())})\b"
+    rf"|{'|'.join(w for w in cues.YES_NO if not w.isascii())}",
+    re.IGNORECASE,
+)
+_UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))
+# Each starts only where its run of digits starts (never inside one): linear time.
+_AMOUNT = re.compile(
+    rf"(?P<n>(?<![\d.])\d+(?:\.\d+)?|半|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+|an?|one|two|three|four|five|six)"
+    rf"\s*(?:个)?\s*(?P<unit>{_UNITS})(?![a-z])",
+    re.IGNORECASE,
+)
+_TOP_N = re.compile(
+    r"\btop\s*(?P<en>\d+|three|five|ten|two|four)\b|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
+    r"|(?P<most>(?<!\d)\d+|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+)"
+    r"\s*(?:个|款)?\s*(?:most|最)"
+    r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
+    re.IGNORECASE,
+)
+_MINUTES_ASKED = re.compile(r"\bminutes?\b|\bmins?\b|分钟", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """What a question gives: things, a period and a window, an operation."""
+
+    question: str
+    language: Language
+    things: list[Mention] = field(default_factory=list)
+    period: PeriodSpec | None = None
+    window: Window | None = None
+    operation: Operation = "amount"
+    top_n: int | None = None
+    sites: bool = False
+    negated: bool = False
+    threshold_minutes: float | None = None
+    under: bool = False  # the threshold is a ceiling ("under 30 minutes")
+    listed: bool = True  # days: list them (which days) rather than count them
+    minutes: bool = False  # the question asks in minutes
+    so_far: bool = False
+    peak: bool = False  # the one day with the most ("哪天…最多")
+    second_period: PeriodSpec | None = None  # "this week compared to last week"
+    one: bool = False  # one app or site asked for, not a list
+
+
+def _minutes_of(match: re.Match[str]) -> float:
+    raw = match["n"].lower()
+    n = 0.5 if raw == "半" else float(raw) if raw[0].isdigit() else 1.0
+    if not raw[0].isdigit() and raw not in ("a", "an", "半"):
+        n = float(spoken_number(raw))
+    hours = match["unit"].lower() in cues.HOURS_WORDS
+    return n * 60 if hours else n
+
+
+def _threshold(question: str) -> tuple[float | None, bool]:
+    """The minutes a threshold names ("over 45 minutes", "超过2小时"), and whether it is
+    a ceiling."""
+    for pattern, under in ((OVER, False), (UNDER, True)):
+        for match in pattern.finditer(question):
+            amount = _AMOUNT.search(question, match.end(), match.end() + 16)
+            if amount is not None:
+                return _minutes_of(amount), under
+    return None, False
+
+
+def _top_n(question: str) -> int | None:
+    match = _TOP_N.search(question)
+    if match is None:
+        return None
+    raw = match["en"] or match["zh"] or match["most"] or match["zhmost"]
+    return max(1, min(50, spoken_number(raw)))
+
+
+def _operation(question: str, things: list[Mention], threshold: float | None) -> Operation:
+    """The operation the cue words pick, most specific first."""
+    named = len({m.name for m in things})
+    yes_no = bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
+    if DAYS.search(question):
+        return "days"
+    if yes_no and named == 1 and EVERY_DAY.search(question) and "平均" not in question:
+        return "every_day"
+    if FIRST.search(question) and named <= 1:
+        return "first"
+    if LAST_IN_PERIOD.search(question) and named <= 1:
+        return "last"
+    if SHARE.search(question) and named >= 1:
+        return "share"
+    if AVERAGE.search(question):
+        return "average"
+    if _top_n(question) is not None or (TOP.search(question) and named == 0):
+        return "top"
+    if named >= 2 and TOGETHER.search(question):
+        return "together"
+    if named >= 2 and CONTEST.search(question):
+        return "contest"
+    if named == 1 and (threshold is not None or yes_no):
+        return "threshold"  # no threshold: "did I open Steam yesterday?" (over 0)
+    if named >= 2:
+        return "each"
+    return "amount" if named else "window"
+
+
+def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -> Parts:
+    """The parts of one question, each found on its own."""
+    period = find_period(question, today=today)
+    window = find_window(question, cut_hour=cut_hour)
+    text = question
+    for span in [s for s in (period and period.span, window and window.span) if s]:
+        text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1] :]
+    things = lexicon.find(text)
+    threshold, under = _threshold(question)
+    operation = _operation(text, things, threshold)  # cues outside the time words
+    second = find_period(text, today=today) if period is not None else None
+    if second is not None and len(things) <= 1 and _VERSUS.search(text):
+        operation = "periods"
+    listed = not re.search(r"how many|几天|多少天|number of", question, re.IGNORECASE)
+    return Parts(
+        question=question,
+        language=language_of(question),
+        things=things,
+        period=period,
+        window=window,
+        operation=operation,
+        top_n=_top_n(question),
+        sites=bool(SITES.search(question)),
+        negated=bool(NEGATION.search(question)),
+        threshold_minutes=threshold,
+        under=under,
+        listed=listed,
+        minutes=bool(_MINUTES_ASKED.search(question)) and threshold is None,
+        so_far=bool(SO_FAR.search(question)),
+        peak=bool(PEAK.search(text)),
+        second_period=second,
+        one=bool(ONE.search(text)),
+    )

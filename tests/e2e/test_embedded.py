@@ -9,9 +9,11 @@ import fcntl
 import json
 import os
 import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -41,6 +43,16 @@ from pathlib import Path
 from app.db.embedded import start_embedded
 start_embedded(pgdata=Path(sys.argv[1]))
 """
+
+
+@pytest.fixture
+def tmp_path() -> Iterator[Path]:
+    """Data directories outside pytest's own: pytest closes its user directory to its
+    owner (mode 0700) whenever a worker starts, which would lock the server's OS user
+    out of a data directory in the middle of initdb."""
+    root = Path(tempfile.mkdtemp(prefix="tt-embedded-test-"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _running(pid: int) -> bool:

@@ -233,3 +233,86 @@ def test_rules_and_export_fuzz_finds_no_server_error_or_schema_violation(
     assert operations and int(operations.group(1)) == 6, report  # 5 rules routes, export
     assert cases and int(cases.group(1)) >= 50, report
     assert_quiet_log(caplog.records)
+
+
+# Values a fuzzer may take long to draw, at every route added since the last hardening
+# pass: NUL, the calendar's edges, clocks and counts out of range. (route, body or query,
+# whether the value is nonsense and must be refused; else only never a 5xx.)
+HOSTILE: list[tuple[str, str, dict[str, Any], bool]] = [
+    ("POST", "/api/v1/rules", {"kind": "app", "pattern": "a\x00b", "category": "work"}, True),
+    (
+        "POST",
+        "/api/v1/rules/preview",
+        {"kind": "title", "pattern": "\x00", "category": "work"},
+        True,
+    ),
+    ("PATCH", "/api/v1/rules/{rule}", {"pattern": "x\x00y"}, True),
+    ("GET", "/api/v1/export", {"from": "9999-01-01", "to": "9999-12-31"}, True),
+    ("GET", "/api/v1/export", {"from": "0001-01-01", "to": "0001-01-02"}, True),
+    ("PUT", "/api/v1/retention", {"raw_days": -1}, True),
+    ("PUT", "/api/v1/retention", {"raw_days": 10**12}, True),
+    ("PUT", "/api/v1/retention", {"episode_days": "\x00"}, True),
+    (
+        "DELETE",
+        "/api/v1/records",
+        {"ts_from": "0001-01-01T00:00:00Z", "ts_to": "0001-01-02T00:00:00Z"},
+        True,
+    ),
+    (
+        "DELETE",
+        "/api/v1/records",
+        {"ts_from": "2003-01-01T00:00:00Z", "ts_to": "9999-12-31T00:00:00Z", "device_id": "nope"},
+        False,
+    ),
+    ("POST", "/api/v1/tools/query_stats", {"time_from": "\x00", "time_to": "25:00"}, True),
+    (
+        "POST",
+        "/api/v1/tools/query_stats",
+        {"ts_from": "9999-12-31T00:00:00Z", "ts_to": "0001-01-01T00:00:00Z"},
+        True,
+    ),
+    ("POST", "/api/v1/tools/query_stats", {"metric": "seconds_by_site", "limit": 0}, True),
+    (
+        "POST",
+        "/api/v1/tools/days_with",
+        {"thing": "a\x00", "time_from": "22:00", "time_to": "22:00"},
+        False,
+    ),
+    (
+        "POST",
+        "/api/v1/tools/compare",
+        {"things": ["work", "\x00"], "time_from": "24:00", "time_to": "01:00"},
+        True,
+    ),
+]
+
+
+@pytest.mark.preloaded(SAMPLE_MONTH)
+def test_hostile_values_at_every_new_route_are_refused_never_a_server_error(
+    services: Services, preloaded: Preloaded, caplog: pytest.LogCaptureFixture
+) -> None:
+    token = fuzz_token(services, preloaded)
+    headers = {"Authorization": f"Bearer {token}"}
+    with (
+        serve_in_thread(services) as base_url,
+        caplog.at_level(logging.INFO),
+        httpx.Client(base_url=base_url, headers=headers, timeout=60) as client,
+    ):
+        made = client.post(
+            "/api/v1/rules", json={"kind": "app", "pattern": "Fuzz", "category": "work"}
+        )
+        assert made.status_code == 201, made.text
+        rule = client.get("/api/v1/rules").json()[0]["rule_id"]
+        for method, path, given, nonsense in HOSTILE:
+            url = path.format(rule=rule)
+            sent = (
+                client.request(method, url, params=given)
+                if method == "GET"
+                else client.request(method, url, json=given)
+            )
+            assert sent.status_code < 500, (method, url, sent.status_code, sent.text)
+            if nonsense:
+                assert 400 <= sent.status_code < 500, (method, url, sent.text)
+                message = sent.json()
+                assert message.get("error") or message.get("detail"), (method, url, sent.text)
+    assert_quiet_log(caplog.records)

@@ -25,16 +25,10 @@ from app.cli import main
 from app.rules.categories import load_rules
 from app.runtime.services import Services
 from app.store import UserContext
+from tests.db.test_aw_door import AFK, T0, WINDOW, _at, _beat, _bucket
 from tests.helpers import make_api
 
-T0 = datetime(2003, 3, 4, 9, 0, tzinfo=UTC)  # sentinel: far from today
-WINDOW = "aw-watcher-window_laptop"
-AFK = "aw-watcher-afk_laptop"
 CODE = {"app": "Code", "title": "main.py"}
-
-
-def _at(seconds: float) -> str:
-    return (T0 + timedelta(seconds=seconds)).isoformat()
 
 
 @pytest.fixture
@@ -59,22 +53,6 @@ def door(services: Services, user: UserContext, marks: DirtyMarks) -> Iterator[T
     )
     with TestClient(app, base_url="http://127.0.0.1:5600") as client:
         yield client
-
-
-def _bucket(door: TestClient, bucket_id: str, kind: str) -> None:
-    answer = door.post(
-        f"/api/0/buckets/{bucket_id}",
-        json={"client": "aw-watcher", "type": kind, "hostname": "laptop"},
-    )
-    assert answer.status_code == 200
-
-
-def _beat(door: TestClient, bucket_id: str, at: float, data: dict[str, Any], pulse: float) -> None:
-    answer = door.post(
-        f"/api/0/buckets/{bucket_id}/heartbeat?pulsetime={pulse}",
-        json={"timestamp": _at(at), "duration": 0, "data": data},
-    )
-    assert answer.status_code == 200, answer.text
 
 
 def _count(conn: Any, table: str) -> int:

@@ -230,9 +230,11 @@ def test_the_growth_check_tells_quadratic_from_linear() -> None:
     """A pattern that rescans the rest of the title from every start grows about 256
     times from the small titles to the large; one that does not, about 16 at most."""
     quadratic = re.compile(r"\w+@")  # every start runs to the end of a word of 4 KiB
-    # A few titles: each is timed again and again, since each stays over the limit.
+    # A few titles: each is timed again and again, since each stays over the limit. A
+    # busy machine inflates the small titles' runs most (which hides growth more than it
+    # fakes it): a few tries, and one that shows it is enough.
     pairs = title_pairs(quadratic.pattern)[:3]
-    assert _steepest(quadratic.search, pairs)[0] >= GROWTH_LIMIT
+    assert any(_steepest(quadratic.search, pairs)[0] >= GROWTH_LIMIT for _ in range(5))
     linear = re.compile(r"(?<!\w)\w+@")  # only a word's first character starts a scan
     assert _steepest(linear.search, title_pairs(linear.pattern))[0] < GROWTH_LIMIT
 

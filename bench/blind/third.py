@@ -78,25 +78,27 @@ ROADMAP = title("Roadmap 2026", "roadmap")
 
 AMOUNT = [
     Q("yt 昨天看了多久", "amount", Amount(YOUTUBE, day(1))),
-    Q("昨天刷抖音刷了多长时间啊", "amount", Amount(DOUYIN, day(1))),
+    Q("昨天刷抖音刷了多长时间啊。", "amount", Amount(DOUYIN, day(1))),
     Q("今天vsc开了多久了", "amount", Amount(CODE, day(0))),
     Q("前天b站看了几分钟", "amount", Amount(BILIBILI, day(2), minutes=True)),
-    Q("这周在微信上花了多少时间？", "amount", Amount(WECHAT, week(0))),
+    Q("这周在vx上花了多少时间？", "amount", Amount(WECHAT, week(0))),
     Q("上周打steam一共多久", "amount", Amount(STEAM, week(1))),
     Q("{d4:zh}用飞书多久", "amount", Amount(FEISHU, day(4))),
-    Q("how long was i on slack yesterday", "amount", Amount(SLACK, day(1))),
-    Q("hrs in vs code this week?", "amount", Amount(CODE, week(0))),
+    Q("how long was i on slack yesterdya", "amount", Amount(SLACK, day(1))),
+    Q("hrs in vs code this wk?", "amount", Amount(CODE, week(0))),
     Q("time on github last week", "amount", Amount(GITHUB, week(1))),
     Q("how much zoom did i do on {d3:en}", "amount", Amount(ZOOM, day(3))),
-    Q("how many minutes of spotify yesterday", "amount", Amount(SPOTIFY, day(1), minutes=True)),
+    Q("how many mins of spotify yday", "amount", Amount(SPOTIFY, day(1), minutes=True)),
     Q("total time in iterm last 7 days", "amount", Amount(ITERM, last_days(7))),
     Q(
         "how long did i spend on stackoverflow this month.",
         "amount",
         Amount(STACKOVERFLOW, month(0)),
     ),
-    Q("screen time yesterday?", "amount", Amount(SCREEN, day(1))),
-    Q("昨天一共用电脑多久", "amount", Amount(SCREEN, day(1))),
+    Q("上周看arxiv论文看了多久", "amount", Amount(ARXIV, week(1))),
+    Q("time in notion this week", "amount", Amount(NOTION, week(0))),
+    Q("screentime yesterday?", "amount", Amount(SCREEN, day(1))),
+    Q("昨天一共用电脑多久。", "amount", Amount(SCREEN, day(1))),
 ]
 
 SHARE = [
@@ -108,7 +110,7 @@ SHARE = [
     Q("昨天b站占娱乐的百分比是多少", "share", Share(BILIBILI, day(1), whole=FUN)),
     Q("本月微信占比多少啊", "share", Share(WECHAT, month(0))),
     Q("what % of my time yesterday was work", "share", Share(WORK, day(1))),
-    Q("share of entertainment last week?", "share", Share(FUN, week(1))),
+    Q("share of entertainmnet last week?", "share", Share(FUN, week(1))),
     Q("percent of screen time on chrome this week", "share", Share(CHROME, week(0))),
     Q("how much of yesterday was youtube, as a percentage", "share", Share(YOUTUBE, day(1))),
     Q(
@@ -128,14 +130,14 @@ AVERAGE = [
     Q("近两周平均每天娱乐多少", "average", Average(FUN, last_days(14))),
     Q("上周每天平均在b站多久", "average", Average(BILIBILI, week(1))),
     Q("最近7天 微信 日均", "average", Average(WECHAT, last_days(7))),
-    Q("avg daily screen time this week", "average", Average(SCREEN, week(0))),
+    Q("avg daily screen time this week pls", "average", Average(SCREEN, week(0))),
     Q(
         "on average how long do i spend in slack per day lately (last 7 days)",
         "average",
         Average(SLACK, last_days(7)),
     ),
     Q("average youtube per day last week?", "average", Average(YOUTUBE, week(1))),
-    Q("whats my daily avg for work this month", "average", Average(WORK, month(0))),
+    Q("whats my daily avg for work this mnth", "average", Average(WORK, month(0))),
     Q("mean time in iterm a day, past 14 days", "average", Average(ITERM, last_days(14))),
     Q("avg per day on steam last 7 days", "average", Average(STEAM, last_days(7))),
     Q("daily average for social stuff last week.", "average", Average(SOCIAL, week(1))),
@@ -143,13 +145,13 @@ AVERAGE = [
 
 TOP = [
     Q("昨天用得最多的app是啥", "top", Top("apps", day(1), 1)),
-    Q("这周用最多的三个应用", "top", Top("apps", week(0), 3)),
+    Q("这周用的最多的三个应用", "top", Top("apps", week(0), 3)),
     Q("上周哪个网站逛得最多", "top", Top("sites", week(1), 1)),
     Q("前天时间都花在哪类事情上了？排个前三", "top", Top("categories", day(2), 3)),
-    Q("最近7天top5软件", "top", Top("apps", last_days(7), 5)),
+    Q("最近7天top5软件。", "top", Top("apps", last_days(7), 5)),
     Q("这个月最常上的网站前3", "top", Top("sites", month(0), 3)),
     Q("{d3:zh}哪个分类时间最长", "top", Top("categories", day(3), 1)),
-    Q("top apps yesterday", "top", Top("apps", day(1), 3)),
+    Q("top apps yday", "top", Top("apps", day(1), 3)),
     Q("most used app this week?", "top", Top("apps", week(0), 1)),
     Q("which sites did i spend the most time on last week, top 3", "top", Top("sites", week(1), 3)),
     Q("top 5 apps last 7 days", "top", Top("apps", last_days(7), 5)),
@@ -164,14 +166,15 @@ DAYS_WITH = [
     Q("最近7天有几天开了zoom", "days_with", Days(ZOOM, last_days(7), count=True)),
     Q("这个月有几天刷了抖音？", "days_with", Days(DOUYIN, month(0), count=True)),
     Q("上周哪天用了anki", "days_with", Days(ANKI, week(1))),
-    Q("最近两周有几天看了油管", "days_with", Days(YOUTUBE, last_days(14), count=True)),
+    Q("最近两周有几天看了油管。", "days_with", Days(YOUTUBE, last_days(14), count=True)),
     Q("这周哪几天写代码超过2小时", "days_with", Days(CODE, week(0), min_minutes=120)),
     Q("which days this week did i use steam", "days_with", Days(STEAM, week(0))),
     Q(
-        "how many days last week did i open spotify",
+        "how many days last week did i open spotfy",
         "days_with",
         Days(SPOTIFY, week(1), count=True),
     ),
+    Q("这周哪几天开了Mail收邮件", "days_with", Days(MAIL, week(0))),
     Q("days i was on coursera in the last 14 days?", "days_with", Days(COURSERA, last_days(14))),
     Q(
         "how many days this month did i read on weread",
@@ -214,7 +217,7 @@ DAYS_WITHOUT = [
         Days(YOUTUBE, week(1), present=False, count=True),
     ),
     Q(
-        "days with no coding in the past 7 days?",
+        "days with no coding in teh past 7 days?",
         "days_without",
         Days(CODE, last_days(7), present=False),
     ),
@@ -238,13 +241,13 @@ DAYS_WITHOUT = [
 
 CONTEST = [
     Q("昨天b站和油管哪个看得多", "contest", Contest(BILIBILI, YOUTUBE, day(1))),
-    Q("这周微信还是飞书用得多？", "contest", Contest(WECHAT, FEISHU, week(0))),
+    Q("这周vx还是飞书用得多？", "contest", Contest(WECHAT, FEISHU, week(0))),
     Q("上周工作和娱乐哪个时间长", "contest", Contest(WORK, FUN, week(1))),
     Q("最近7天 抖音 vs 小红书", "contest", Contest(DOUYIN, XHS, last_days(7))),
     Q("前天学习多还是社交多", "contest", Contest(STUDY, SOCIAL, day(2))),
     Q("这个月vsc和iterm谁用得久", "contest", Contest(CODE, ITERM, month(0))),
     Q("今天slack跟zoom哪个多", "contest", Contest(SLACK, ZOOM, day(0))),
-    Q("more youtube or bilibili last week?", "contest", Contest(YOUTUBE, BILIBILI, week(1))),
+    Q("more yt or bilibili last week?", "contest", Contest(YOUTUBE, BILIBILI, week(1))),
     Q(
         "did i spend more time on slack or wechat yesterday",
         "contest",
@@ -269,14 +272,14 @@ THRESHOLD = [
     Q("今天屏幕时间少于8小时吗", "threshold", Threshold(SCREEN, day(0), 8, over=False)),
     Q("前天娱乐不到2小时吧", "threshold", Threshold(FUN, day(2), 2, over=False)),
     Q("最近7天b站加起来超过5小时了？", "threshold", Threshold(BILIBILI, last_days(7), 5)),
-    Q("did i work more than 8 hours yesterday", "threshold", Threshold(WORK, day(1), 8)),
+    Q("did i work more than 8 hours yesterday.", "threshold", Threshold(WORK, day(1), 8)),
     Q("was my screen time over 10h yesterday?", "threshold", Threshold(SCREEN, day(1), 10)),
     Q(
         "less than an hour of youtube this week?",
         "threshold",
         Threshold(YOUTUBE, week(0), 1, over=False),
     ),
-    Q("did slack go past 2 hrs last week", "threshold", Threshold(SLACK, week(1), 2)),
+    Q("did slack go past 2 hrs last weeek", "threshold", Threshold(SLACK, week(1), 2)),
     Q("more than 20 hours coding last week?", "threshold", Threshold(CODE, week(1), 20)),
     Q(
         "under 30 min of douyin on {d3:en}?",
@@ -300,10 +303,11 @@ LAST_FIRST = [
     Q("昨天zoom几点开的", "last_first", LastFirst(ZOOM, day(1), last=False)),
     Q("when did i last open spotify", "last_first", LastFirst(SPOTIFY, ALL)),
     Q("what time did i start work yesterday", "last_first", LastFirst(WORK, day(1), last=False)),
-    Q("last time on youtube?", "last_first", LastFirst(YOUTUBE, ALL)),
+    Q("last time on youtbe?", "last_first", LastFirst(YOUTUBE, ALL)),
     Q("when was i last in slack yesterday", "last_first", LastFirst(SLACK, day(1))),
     Q("first time i opened chrome today", "last_first", LastFirst(CHROME, day(0), last=False)),
     Q("when did i stop coding on {d3:en}", "last_first", LastFirst(CODE, day(3))),
+    Q("上次打开Finder是几点", "last_first", LastFirst(FINDER, ALL)),
     Q("when did i last use anki", "last_first", LastFirst(ANKI, ALL)),
 ]
 
@@ -315,7 +319,7 @@ WINDOW = [
     Q("{d3:zh}下午3点-4点在干嘛？", "window", Window(day(3), "15:00", "16:00")),
     Q("昨晚11点到凌晨1点在做什么", "window", Window(day(1), "23:00", "01:00")),
     Q("上周五上午10点到12点我在干嘛", "window", Window(weekday(4, weeks_back=1), "10:00", "12:00")),
-    Q("what was i doing yesterday 2-4pm", "window", Window(day(1), "14:00", "16:00")),
+    Q("wat was i doing yesterday 2-4pm", "window", Window(day(1), "14:00", "16:00")),
     Q("what did i do between 9 and 11am yesterday?", "window", Window(day(1), "09:00", "11:00")),
     Q("yesterday 8pm to 10pm, what was i up to", "window", Window(day(1), "20:00", "22:00")),
     Q("what was i doing on {d4:en} from 10am to noon", "window", Window(day(4), "10:00", "12:00")),
@@ -338,7 +342,7 @@ HABITS = [
     ),
     Q("昨天切换窗口很频繁吗", "habits", Signals(("context_switch_storm",), day(1), mode="yesno")),
     Q("which nights did i stay up late this week", "habits", Signals(("late_night",), week(0))),
-    Q("how many late nights last week?", "habits", Signals(("late_night",), week(1), mode="count")),
+    Q("how many late nights lastweek?", "habits", Signals(("late_night",), week(1), mode="count")),
     Q("did i get distracted yesterday", "habits", Signals(("distraction",), day(1), mode="yesno")),
     Q(
         "days with deep focus blocks in the last 7 days",
@@ -381,7 +385,7 @@ SEARCH = [
 ]
 
 FOLLOWUP = [
-    Q("那前天呢", "followup", Amount(YOUTUBE, day(2)), before=("yt 昨天看了多久",)),
+    Q("那前天呢?", "followup", Amount(YOUTUBE, day(2)), before=("yt 昨天看了多久",)),
     Q("上周呢？", "followup", Amount(DOUYIN, week(1)), before=("这周刷抖音多久",)),
     Q("b站呢", "followup", Amount(BILIBILI, day(1)), before=("昨天油管看了多少",)),
     Q("那学习呢", "followup", Share(STUDY, day(1)), before=("昨天工作占比多少",)),
@@ -417,7 +421,7 @@ FOLLOWUP = [
         "same for last week pls",
         "followup",
         Average(SCREEN, week(1)),
-        before=("avg daily screen time this week",),
+        before=("avg daily screen time this week pls",),
     ),
     Q("how about {d3:en}", "followup", Amount(GITHUB, day(3)), before=("github time yesterday",)),
 ]
@@ -431,7 +435,7 @@ NO_PERIOD = [
     Q("打steam打了多久啊", "no_period", NoPeriod(STEAM)),
     Q("油管看了多少", "no_period", NoPeriod(YOUTUBE)),
     Q("how long on youtube", "no_period", NoPeriod(YOUTUBE)),
-    Q("slack time?", "no_period", NoPeriod(SLACK)),
+    Q("slack tiem?", "no_period", NoPeriod(SLACK)),
     Q("how much have i worked", "no_period", NoPeriod(WORK)),
     Q("hours in iterm", "no_period", NoPeriod(ITERM)),
     Q("how long have i been on github", "no_period", NoPeriod(GITHUB)),
@@ -447,13 +451,13 @@ UNKNOWN = [
     Q("这周用了多久 excel", "unknown", Unknown("Excel")),
     Q("昨天淘宝逛了多久", "unknown", Unknown("淘宝")),
     Q("最近7天网易云音乐听了多久", "unknown", Unknown("网易云音乐")),
-    Q("how long on twitter yesterday", "unknown", Unknown("Twitter")),
+    Q("how long on twitter yesterday.", "unknown", Unknown("Twitter")),
     Q("netflix time this week?", "unknown", Unknown("Netflix")),
     Q("how much figma did i use last week", "unknown", Unknown("Figma")),
     Q("time in discord yesterday", "unknown", Unknown("Discord")),
     Q("how long was i on reddit this week", "unknown", Unknown("Reddit")),
     Q("hours of minecraft last 7 days", "unknown", Unknown("Minecraft")),
-    Q("how long did i use pycharm yesterday", "unknown", Unknown("PyCharm")),
+    Q("how long did i use pycharm ytd", "unknown", Unknown("PyCharm")),
 ]
 
 QUESTIONS: list[Q] = [

@@ -123,7 +123,7 @@ SHARE = [
 ]
 
 AVERAGE = [
-    Q("这周平均每天写代码多久", "average", Average(CODE, week(0))),
+    Q("这周平均每天开vscode多久", "average", Average(CODE, week(0))),
     Q("上周日均刷抖音多长时间", "average", Average(DOUYIN, week(1))),
     Q("最近七天平均每天屏幕时间", "average", Average(SCREEN, last_days(7))),
     Q("这个月平均一天学习多久？", "average", Average(STUDY, month(0))),
@@ -167,7 +167,7 @@ DAYS_WITH = [
     Q("这个月有几天刷了抖音？", "days_with", Days(DOUYIN, month(0), count=True)),
     Q("上周哪天用了anki", "days_with", Days(ANKI, week(1))),
     Q("最近两周有几天看了油管。", "days_with", Days(YOUTUBE, last_days(14), count=True)),
-    Q("这周哪几天写代码超过2小时", "days_with", Days(CODE, week(0), min_minutes=120)),
+    Q("这周哪几天vsc用了超过2小时", "days_with", Days(CODE, week(0), min_minutes=120)),
     Q("which days this week did i use steam", "days_with", Days(STEAM, week(0))),
     Q(
         "how many days last week did i open spotfy",
@@ -191,13 +191,13 @@ DAYS_WITH = [
 ]
 
 DAYS_WITHOUT = [
-    Q("这周哪天没写代码", "days_without", Days(CODE, week(0), present=False)),
-    Q("上周有几天没刷抖音", "days_without", Days(DOUYIN, week(1), present=False, count=True)),
+    Q("这周哪几天没看arxiv论文", "days_without", Days(ARXIV, week(0), present=False)),
+    Q("上周有几天没开zoom开会", "days_without", Days(ZOOM, week(1), present=False, count=True)),
     Q("最近7天哪几天没上b站", "days_without", Days(BILIBILI, last_days(7), present=False)),
     Q(
-        "这个月有几天完全没碰steam？",
+        "这个月有几天完全没碰coursera？",
         "days_without",
-        Days(STEAM, month(0), present=False, count=True),
+        Days(COURSERA, month(0), present=False, count=True),
     ),
     Q("上周哪些天没开zoom", "days_without", Days(ZOOM, week(1), present=False)),
     Q(
@@ -205,19 +205,19 @@ DAYS_WITHOUT = [
         "days_without",
         Days(ANKI, last_days(14), present=False, count=True),
     ),
-    Q("这周哪天没看油管", "days_without", Days(YOUTUBE, week(0), present=False)),
+    Q("上周哪天没在微信读书看书", "days_without", Days(WEREAD, week(1), present=False)),
     Q(
-        "which days this week did i not use steam",
+        "which days this week did i not study at all",
         "days_without",
-        Days(STEAM, week(0), present=False),
+        Days(STUDY, week(0), present=False),
     ),
     Q(
-        "how many days last week without youtube",
+        "how many days last week without any work",
         "days_without",
-        Days(YOUTUBE, week(1), present=False, count=True),
+        Days(WORK, week(1), present=False, count=True),
     ),
     Q(
-        "days with no coding in teh past 7 days?",
+        "days with no vs code in teh past 7 days?",
         "days_without",
         Days(CODE, last_days(7), present=False),
     ),
@@ -226,11 +226,11 @@ DAYS_WITHOUT = [
         "days_without",
         Days(ANKI, month(0), present=False, count=True),
     ),
-    Q("which days last week had zero douyin", "days_without", Days(DOUYIN, week(1), present=False)),
+    Q("which days last week had zero github", "days_without", Days(GITHUB, week(1), present=False)),
     Q(
-        "days w/o slack in the last 14 days",
+        "days w/o notion in the last 14 days",
         "days_without",
-        Days(SLACK, last_days(14), present=False),
+        Days(NOTION, last_days(14), present=False),
     ),
     Q(
         "any days last week where i didnt open bilibili at all?",
@@ -246,7 +246,7 @@ CONTEST = [
     Q("最近7天 抖音 vs 小红书", "contest", Contest(DOUYIN, XHS, last_days(7))),
     Q("前天学习多还是社交多", "contest", Contest(STUDY, SOCIAL, day(2))),
     Q("这个月vsc和iterm谁用得久", "contest", Contest(CODE, ITERM, month(0))),
-    Q("今天slack跟zoom哪个多", "contest", Contest(SLACK, ZOOM, day(0))),
+    Q("昨天slack跟zoom哪个多", "contest", Contest(SLACK, ZOOM, day(1))),
     Q("more yt or bilibili last week?", "contest", Contest(YOUTUBE, BILIBILI, week(1))),
     Q(
         "did i spend more time on slack or wechat yesterday",
@@ -266,10 +266,10 @@ CONTEST = [
 
 THRESHOLD = [
     Q("昨天工作超过6小时了吗", "threshold", Threshold(WORK, day(1), 6)),
-    Q("这周打游戏有没有超过3个小时", "threshold", Threshold(STEAM, week(0), 3)),
+    Q("这周打steam有没有超过3个小时", "threshold", Threshold(STEAM, week(0), 3)),
     Q("昨天抖音刷了超过1小时没", "threshold", Threshold(DOUYIN, day(1), 1)),
     Q("上周学习时间有10小时吗？", "threshold", Threshold(STUDY, week(1), 10)),
-    Q("今天屏幕时间少于8小时吗", "threshold", Threshold(SCREEN, day(0), 8, over=False)),
+    Q("昨天屏幕时间少于8小时吗", "threshold", Threshold(SCREEN, day(1), 8, over=False)),
     Q("前天娱乐不到2小时吧", "threshold", Threshold(FUN, day(2), 2, over=False)),
     Q("最近7天b站加起来超过5小时了？", "threshold", Threshold(BILIBILI, last_days(7), 5)),
     Q("did i work more than 8 hours yesterday.", "threshold", Threshold(WORK, day(1), 8)),
@@ -280,7 +280,7 @@ THRESHOLD = [
         Threshold(YOUTUBE, week(0), 1, over=False),
     ),
     Q("did slack go past 2 hrs last weeek", "threshold", Threshold(SLACK, week(1), 2)),
-    Q("more than 20 hours coding last week?", "threshold", Threshold(CODE, week(1), 20)),
+    Q("more than 20 hrs in vscode last week?", "threshold", Threshold(CODE, week(1), 20)),
     Q(
         "under 30 min of douyin on {d3:en}?",
         "threshold",
@@ -295,7 +295,7 @@ THRESHOLD = [
 
 LAST_FIRST = [
     Q("昨天最后一次刷抖音是几点", "last_first", LastFirst(DOUYIN, day(1))),
-    Q("昨天几点开始写代码的", "last_first", LastFirst(CODE, day(1), last=False)),
+    Q("昨天几点打开vscode的", "last_first", LastFirst(CODE, day(1), last=False)),
     Q("今天第一次开微信是什么时候", "last_first", LastFirst(WECHAT, day(0), last=False)),
     Q("前天最后用vsc是几点？", "last_first", LastFirst(CODE, day(2))),
     Q("上次打steam是啥时候", "last_first", LastFirst(STEAM, ALL)),
@@ -305,8 +305,8 @@ LAST_FIRST = [
     Q("what time did i start work yesterday", "last_first", LastFirst(WORK, day(1), last=False)),
     Q("last time on youtbe?", "last_first", LastFirst(YOUTUBE, ALL)),
     Q("when was i last in slack yesterday", "last_first", LastFirst(SLACK, day(1))),
-    Q("first time i opened chrome today", "last_first", LastFirst(CHROME, day(0), last=False)),
-    Q("when did i stop coding on {d3:en}", "last_first", LastFirst(CODE, day(3))),
+    Q("first time i opened chrome on {d2:md}", "last_first", LastFirst(CHROME, day(2), last=False)),
+    Q("when did i last use vs code on {d3:en}", "last_first", LastFirst(CODE, day(3))),
     Q("上次打开Finder是几点", "last_first", LastFirst(FINDER, ALL)),
     Q("when did i last use anki", "last_first", LastFirst(ANKI, ALL)),
 ]
@@ -325,7 +325,7 @@ WINDOW = [
     Q("what was i doing on {d4:en} from 10am to noon", "window", Window(day(4), "10:00", "12:00")),
     Q("day before yesterday 3pm-6pm?", "window", Window(day(2), "15:00", "18:00")),
     Q("what was i on last night from 10pm to midnight", "window", Window(day(1), "22:00", "00:00")),
-    Q("what did i do this morning 9 to 10", "window", Window(day(0), "09:00", "10:00")),
+    Q("what did i do on {d5:md} around 4 to 5pm", "window", Window(day(5), "16:00", "17:00")),
 ]
 
 HABITS = [
@@ -390,7 +390,7 @@ FOLLOWUP = [
     Q("b站呢", "followup", Amount(BILIBILI, day(1)), before=("昨天油管看了多少",)),
     Q("那学习呢", "followup", Share(STUDY, day(1)), before=("昨天工作占比多少",)),
     Q("那飞书呢？", "followup", Amount(FEISHU, week(0)), before=("这周微信用了多久",)),
-    Q("前天呢", "followup", LastFirst(CODE, day(2), last=False), before=("昨天几点开始写代码的",)),
+    Q("前天呢", "followup", LastFirst(CODE, day(2), last=False), before=("昨天几点开始用vsc的",)),
     Q("上周的呢", "followup", Top("apps", week(1), 3), before=("这周用得最多的三个app",)),
     Q(
         "what about the day before",

@@ -24,6 +24,7 @@ from app.agent.operations import plan
 from app.agent.parts import Parts, read_parts
 from app.agent.planner import Call, Planned
 from app.agent.render import render
+from app.agent.spelling import mend_period_words
 from app.rules.things import loose
 from app.text import Language, has_cjk, language_of
 from app.tools import ToolContext, dispatch
@@ -51,6 +52,8 @@ def answer_offline(
     first, so that a follow-up keeps their context."""
     user = ctx.user
     today = today_of(user, ctx.now)
+    question = mend_period_words(question)
+    earlier = [mend_period_words(text) for text in earlier]
     asked = effective_question(question, earlier, today=today)
     lexicon = Lexicon.of(ctx)
     parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)

@@ -592,3 +592,30 @@ def test_two_periods_are_weighed_the_larger_first(
     larger = LAST_WEEK if last > earlier else before
     assert larger[0].isoformat() in answer.text.split(":")[0].split("：")[0], answer.text
     assert hours(last) in answer.text and hours(earlier) in answer.text
+
+
+# -- slips of the keyboard -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("slipped", "meant"),
+    [
+        ("how long was i on slack yesterady", "how long was i on slack yesterday"),
+        ("hw much time in slack last wk?", "hw much time in slack last week?"),
+        ("how much entertainment lsat week", "how much entertainment last week"),
+        ("work time last weeek", "work time last week"),
+        ("slack this wk", "slack this week"),
+    ],
+)
+def test_a_period_word_typed_wrong_is_read_as_the_word(
+    month: Month, slipped: str, meant: str
+) -> None:
+    answer, right = ask(month, slipped), ask(month, meant)
+    assert "No period was named" not in answer.text, answer.text
+    assert answer.text == right.text
+    assert answer.intent.arguments == right.intent.arguments
+
+
+def test_a_word_a_letter_from_a_period_word_is_left_alone(month: Month) -> None:
+    answer = ask(month, "list my top apps")
+    assert "No period was named" in answer.text, answer.text

@@ -56,6 +56,16 @@ NOT_NAMES: Final[frozenset[str]] = frozenset((
     "without", "would", "year", "yes", "yesterday", "you", "your"
 ))  # fmt: skip
 
+# Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a
+# title they name no thing, and a title phrase never starts or ends with one.
+TITLE_VERBS: Final[frozenset[str]] = frozenset((
+    "work", "worked", "working", "look", "looked", "looking", "read", "reading", "run",
+    "ran", "running", "play", "played", "playing", "watch", "watched", "watching",
+    "listen", "listened", "edit", "edited", "write", "wrote", "writing", "open", "opened",
+    "code", "coding", "chat", "chatting", "spend", "spent", "review", "reviewed",
+    "改", "看", "跑", "复习", "写", "听", "玩", "读", "学", "刷", "打开", "用",
+))  # fmt: skip
+
 # Operations, picked by cue words (first match in this order wins; see parts.py).
 SHARE: Final[tuple[str, ...]] = (
     "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",

@@ -619,3 +619,31 @@ def test_a_period_word_typed_wrong_is_read_as_the_word(
 def test_a_word_a_letter_from_a_period_word_is_left_alone(month: Month) -> None:
     answer = ask(month, "list my top apps")
     assert "No period was named" in answer.text, answer.text
+
+
+# -- words of window titles are things --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "days"),
+    [
+        ("how long did i work on segmenter.py last week", "segmenter.py", LAST_WEEK),
+        ("迁移说明.md 上周改了多久", "迁移说明.md", LAST_WEEK),
+        ("上周看城市夜景漫步看了多久", "城市夜景漫步", LAST_WEEK),
+        ("how much time in ingest.py on 2003-03-20", "ingest.py", (SOME_DAY, SOME_DAY)),
+    ],
+)
+def test_words_of_a_window_title_are_the_thing_asked_about(
+    month: Month, truth: Truth, question: str, title: str, days: tuple[date, date]
+) -> None:
+    answer = ask(month, question)
+    assert isinstance(answer.result, StatsResult) and answer.result.thing is not None
+    assert answer.result.thing.kind == "title", answer.result.thing
+    assert answer.result.thing.name == title
+    seconds = truth.sql(
+        "day_local BETWEEN %s AND %s AND NOT is_idle AND window_title ILIKE %s",
+        *days,
+        f"%{title}%",
+    )
+    assert seconds > 0
+    assert answer.result.seconds == seconds, answer.text

@@ -18,12 +18,19 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "追剧": "entertainment", "gaming": "entertainment", "games": "entertainment",
     "videos": "entertainment",
     "看书": "study", "reading": "study",
-    "开会": "social", "meetings": "social", "messaging": "social", "socializing": "social",
+    "messaging": "social", "socializing": "social",
     "vscode": "Visual Studio Code",
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
 }  # fmt: skip
+
+# Meetings: the meeting apps (the resolver's "meeting" group: Zoom, 腾讯会议, Teams) when
+# the user has one, else the social category.
+MEETING_NAMES: Final[tuple[str, ...]] = (
+    "开会", "会议", "meeting", "meetings", "calls", "video calls",
+)  # fmt: skip
+MEETING_GROUP: Final = "meeting"
 
 # "The computer", "my screen": the user's active (not idle) time.
 ACTIVE_NAMES: Final[tuple[str, ...]] = (
@@ -89,7 +96,7 @@ DAYS: Final[tuple[str, ...]] = (
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
-    "没", "没有", "不", "未", "没碰", "没开",
+    "没", "没有", "不", "未", "没碰", "没开", "zero", "none",
 )  # fmt: skip
 CONTEST: Final[tuple[str, ...]] = (
     "more", "longer", "less", "shorter", "or", "vs", "versus", "compare", "compared",
@@ -152,5 +159,5 @@ HOW_MUCH: Final[tuple[str, ...]] = (
 EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day", "每天都", "天天")
 # Kinds of app (the resolver's groups) as Chinese answers say them.
 GROUP_LABELS_ZH: Final[dict[str, str]] = {
-    "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
+    "meeting": "会议", "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
 }  # fmt: skip

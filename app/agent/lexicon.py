@@ -15,7 +15,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 
-from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, NOT_NAMES
+from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, MEETING_GROUP, MEETING_NAMES, NOT_NAMES
 from app.agent.titles import MAX_TITLES, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
@@ -88,8 +88,16 @@ class Lexicon:
                 stem = row.domain.split(".")[0]
                 if len(stem) >= 3 and stem not in ("www", "m", "mail"):
                     lexicon.add(stem, row.domain, whole=True)
+        lexicon.add_meetings(ctx, {row.app for row in known})
         lexicon.add_titles(ctx)
         return lexicon
+
+    def add_meetings(self, ctx: ToolContext, apps: set[str]) -> None:
+        """开会, meetings: the meeting apps when the user has one, else social."""
+        group = vocabulary_for(ctx.rules.apps).groups.get(MEETING_GROUP)
+        has = group is not None and bool(apps & set(group.apps))
+        for name in MEETING_NAMES:
+            self.names[loose(name)] = MEETING_GROUP if has else "social"
 
     def add_titles(self, ctx: ToolContext) -> None:
         """The phrases of the user's recent window titles, below every other name."""

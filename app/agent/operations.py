@@ -153,7 +153,7 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if found is None:
         planned.text = not_known(parts, planned)
         return planned
-    missing = [d.day for d in found.series if d.day <= today and d.seconds < least * 60]
+    missing = [d.day for d in found.series if d.day < today and d.seconds < least * 60]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
     return planned
 
@@ -229,7 +229,7 @@ def _every_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     lang = parts.language
     label, when = thing_label(found.thing, mention.text, lang), period_words(spec, lang)
-    missing = [d.day for d in found.series if d.day <= today and d.seconds < 60]
+    missing = [d.day for d in found.series if d.day < today and d.seconds < 60]
     if not missing:
         planned.text = t(lang, f"是：{when}，每天都有{label}。", f"Yes: {label} every day {when}.")
         return planned

@@ -7,6 +7,7 @@ are checked against SQL over the records layer or the generator's exact plan."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -647,3 +648,40 @@ def test_words_of_a_window_title_are_the_thing_asked_about(
     )
     assert seconds > 0
     assert answer.result.seconds == seconds, answer.text
+
+
+# -- days without -----------------------------------------------------------------------
+
+
+def _days_under_a_minute(truth: Truth, first: date, last: date, where: str) -> list[str]:
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    return [
+        d.isoformat()
+        for d in days
+        if truth.sql(f"day_local = %s AND NOT is_idle AND {where}", d) < 60
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which days from 2003-03-25 to 2003-03-30 had no Zoom",
+        "days with zero zoom from 2003-03-25 to 2003-03-30",
+        "2003-03-25到2003-03-30哪几天没开会",  # 开会: the meeting apps (Zoom), not social
+    ],
+)
+def test_days_without_a_thing_said_with_zero_or_as_meetings(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    without = _days_under_a_minute(truth, date(2003, 3, 25), date(2003, 3, 30), "app = 'Zoom'")
+    assert without, "the sample month has days with no Zoom"
+    listed = re.findall(r"2003-03-\d\d", re.split(r"[:：]", answer.text)[-1])
+    assert listed == without, answer.text
+
+
+@pytest.mark.parametrize("question", ["which days this week had no Zoom", "这周哪几天没开会"])
+def test_the_day_still_going_is_no_day_without(month: Month, question: str) -> None:
+    ctx = month.services.tool_context(user=month.user, now=NOW + timedelta(days=1))
+    answer = answer_offline(ctx, question)  # today, 04-01, has no records yet
+    assert answer.text.startswith(("None", "没有")), answer.text  # 03-31 had Zoom

@@ -21,7 +21,7 @@ from app.agent.followups import effective_question
 from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent, summary_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
-from app.agent.parts import Parts, read_parts
+from app.agent.parts import Parts, asks_yes_no, read_parts
 from app.agent.planner import Call, Planned
 from app.agent.render import render
 from app.agent.spelling import mend_period_words
@@ -70,7 +70,7 @@ def answer_offline(
         language=parts.language,
     )
     intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
-    intent = replace(intent, minutes=parts.minutes)
+    intent = replace(intent, minutes=parts.minutes, yes_no=asks_yes_no(asked))
     return _intent_answer(ctx, intent, today)
 
 

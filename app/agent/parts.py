@@ -119,7 +119,7 @@ def _top_n(question: str) -> int | None:
 def _operation(question: str, things: list[Mention], threshold: float | None) -> Operation:
     """The operation the cue words pick, most specific first."""
     named = len({m.name for m in things})
-    yes_no = bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
+    yes_no = asks_yes_no(question)
     if DAYS.search(question):
         return "days"
     if yes_no and named == 1 and EVERY_DAY.search(question) and "平均" not in question:
@@ -143,6 +143,11 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     if named >= 2:
         return "each"
     return "amount" if named else "window"
+
+
+def asks_yes_no(question: str) -> bool:
+    """Whether the question wants a yes or a no ("did I …", "…了吗", 有没有), not how much."""
+    return bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
 
 
 def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -> Parts:

@@ -21,6 +21,7 @@ from app.api import create_app
 from app.db.connection import connect
 from app.runtime.auth import hash_token, new_token
 from app.text import has_cjk
+from app.tools.reads import SignalsResult
 from app.tools.recall import CompareResult
 from app.tools.stats import SiteTime, StatsResult
 from tests.agent_month import NOW, Month, month_fixture
@@ -685,3 +686,23 @@ def test_the_day_still_going_is_no_day_without(month: Month, question: str) -> N
     ctx = month.services.tool_context(user=month.user, now=NOW + timedelta(days=1))
     answer = answer_offline(ctx, question)  # today, 04-01, has no records yet
     assert answer.text.startswith(("None", "没有")), answer.text  # 03-31 had Zoom
+
+
+# -- habits asked yes or no ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "did I stay up late last week?",
+        "上周熬夜了吗",
+        "有没有频繁切换窗口？上周",
+        "did i have an undo storm on 2003-03-20?",
+        "did i have an undo storm on 2003-03-25?",
+    ],
+)
+def test_a_habit_asked_yes_or_no_is_answered_yes_or_no_first(month: Month, question: str) -> None:
+    answer = ask(month, question)
+    assert isinstance(answer.result, SignalsResult), answer.text
+    found = bool(answer.result.patterns)
+    assert answer.text.startswith(("Yes: ", "是：") if found else ("No: ", "没有：")), answer.text

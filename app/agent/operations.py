@@ -33,6 +33,7 @@ from app.agent.planner import (
     window_words,
 )
 from app.agent.planner import _span as span_of
+from app.agent.shares import share_sides
 from app.agent.wording import duration, t, thing_label
 from app.tools import ToolContext
 from app.tools.results import ThingInfo
@@ -45,13 +46,20 @@ def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("share", spec, defaulted=defaulted)
     lang, args = parts.language, span_of(parts, spec)
-    seconds, label = seconds_of(ctx, planned, parts.things[0], args, language=lang)
+    part, whole_mention = share_sides(parts)
+    seconds, label = seconds_of(ctx, planned, part, args, language=lang)
     if seconds is None:
         planned.text = not_known(parts, planned)
         return planned
     result = planned.calls[-1].result
     found = result.window_active_seconds if isinstance(result, StatsResult) else None
-    if found is None:  # active time itself, or a tool that gave no share
+    whole_label = t(lang, "活跃时间", "active")
+    if whole_mention is not None:
+        found, whole_label = seconds_of(ctx, planned, whole_mention, args, language=lang)
+        if found is None:
+            planned.text = not_known(parts, planned)
+            return planned
+    elif found is None:  # active time itself, or a tool that gave no share
         active = planned.call(ctx, "query_stats", {"metric": "active_seconds", **args})
         found = active.value if isinstance(active, StatsResult) else None
     whole = float(found or 0)
@@ -59,9 +67,9 @@ def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     planned.text = t(
         lang,
         f"{share_of(seconds, whole)}：{when}，{label} {said(seconds, parts)}，"
-        f"占活跃时间 {duration(whole, lang)}。",
+        f"占{whole_label} {duration(whole, lang)}。",
         f"{share_of(seconds, whole)}: {label} was {said(seconds, parts)} of "
-        f"{duration(whole, lang)} active {when}.",
+        f"{duration(whole, lang)} {whole_label} {when}.",
     )
     return planned
 

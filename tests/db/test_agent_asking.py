@@ -706,3 +706,28 @@ def test_a_habit_asked_yes_or_no_is_answered_yes_or_no_first(month: Month, quest
     assert isinstance(answer.result, SignalsResult), answer.text
     found = bool(answer.result.patterns)
     assert answer.text.startswith(("Yes: ", "是：") if found else ("No: ", "没有：")), answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what percent of my work time on 2003-03-20 was iTerm2",
+        "2003-03-20 工作里面 iTerm2 占多少",
+        "share of iTerm2 in work on 2003-03-20",
+    ],
+)
+def test_a_share_of_a_named_whole_divides_by_that_whole(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    day = "day_local = %s AND NOT is_idle AND "
+    part = truth.sql(day + "app = 'iTerm2'", SOME_DAY)
+    whole = truth.sql(day + "category = 'work'", SOME_DAY)
+    assert 0 < part < whole < truth.active(SOME_DAY, SOME_DAY)
+    assert answer.text.startswith(percent(part, whole)), answer.text
+
+
+def test_screen_time_as_a_side_of_a_share_is_the_default_whole(month: Month, truth: Truth) -> None:
+    answer = ask(month, "percent of my screen time on Slack on 2003-03-20")
+    part = truth.sql("day_local = %s AND NOT is_idle AND app = 'Slack'", SOME_DAY)
+    assert answer.text.startswith(percent(part, truth.active(SOME_DAY, SOME_DAY))), answer.text

@@ -52,7 +52,7 @@ def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         planned.text = not_known(parts, planned)
         return planned
     result = planned.calls[-1].result
-    found = result.window_active_seconds if isinstance(result, StatsResult) else None
+    found: float | None = result.window_active_seconds if isinstance(result, StatsResult) else None
     whole_label = t(lang, "活跃时间", "active")
     if whole_mention is not None:
         found, whole_label = seconds_of(ctx, planned, whole_mention, args, language=lang)

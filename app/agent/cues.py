@@ -28,7 +28,7 @@ EXTRA_NAMES: Final[dict[str, str]] = {
 # Meetings: the meeting apps (the resolver's "meeting" group: Zoom, 腾讯会议, Teams) when
 # the user has one, else the social category.
 MEETING_NAMES: Final[tuple[str, ...]] = (
-    "开会", "会议", "meeting", "meetings", "calls", "video calls",
+    "开会", "会议", "meeting", "meetings", "video calls",
 )  # fmt: skip
 MEETING_GROUP: Final = "meeting"
 
@@ -86,8 +86,10 @@ TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
     "最常去", "最常看", "最常上", "去得最多", "看得最多", "most visited",
     "最常用", "哪些应用", "哪些网站", "which apps", "what apps", "which sites", "what sites",
-    "which websites", "most time",
+    "which websites", "most time", "主要花在",
 )  # fmt: skip
+# A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
+CATEGORY_RANK: Final[tuple[str, ...]] = ("category", "categories", "类别", "分类", "哪类")
 SITES: Final[tuple[str, ...]] = ("site", "sites", "website", "websites", "网站", "网页", "domains")
 DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",

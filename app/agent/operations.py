@@ -7,6 +7,7 @@ parts need and the answer, the answer first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date
 
@@ -105,19 +106,29 @@ def _average(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     return planned
 
 
+_RANKED = {
+    "apps": "seconds_by_app", "sites": "seconds_by_site", "categories": "seconds_by_category"
+}  # fmt: skip
+_RANKED_ZH = {"apps": "应用", "sites": "网站", "categories": "类别"}
+
+
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
-    if parts.top_n is None and not parts.sites:
+    if parts.top_n is None and not (parts.sites or parts.categories):
         return None  # "which apps most": the intent table's ranking of ten
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("top", spec, defaulted=defaulted)
     lang, n = parts.language, parts.top_n or (1 if parts.one else 5)
-    metric = "seconds_by_site" if parts.sites else "seconds_by_app"
-    arguments = {"metric": metric, **span_of(parts, spec), "limit": n}
+    if parts.categories and parts.top_n is None:
+        n = 6 if re.search(r"categories|rank", parts.question, re.IGNORECASE) else 1
+    kind = "categories" if parts.categories else "sites" if parts.sites else "apps"
+    arguments = {"metric": _RANKED[kind], **span_of(parts, spec)}
+    if kind != "categories":
+        arguments["limit"] = n
     items = top_items(planned.call(ctx, "query_stats", arguments), lang)
     if not items and parts.sites:
         planned.text = not_known(parts, planned)
         return planned
-    what = t(lang, "网站" if parts.sites else "应用", "sites" if parts.sites else "apps")
+    what = t(lang, _RANKED_ZH[kind], kind)
     listed = [f"{k}. {name} {duration(s, lang)}" for k, (name, s) in enumerate(items[:n], 1)]
     when = period_words(spec, lang) + window_words(parts)
     if not listed:
@@ -125,7 +136,7 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     if len(listed) == 1:
         name, seconds = items[0]
-        one = t(lang, what, what.rstrip("s"))
+        one = t(lang, what, kind.removesuffix("s").replace("categorie", "category"))
         planned.text = t(
             lang,
             f"{name}：{when}用得最多的{one}，{duration(seconds, lang)}。",

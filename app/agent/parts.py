@@ -34,6 +34,7 @@ def cue(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 SHARE, AVERAGE, TOP, SITES = cue(cues.SHARE), cue(cues.AVERAGE), cue(cues.TOP), cue(cues.SITES)
+CATEGORY_RANK = cue(cues.CATEGORY_RANK)
 DAYS, NEGATION, CONTEST = cue(cues.DAYS), cue(cues.NEGATION), cue(cues.CONTEST)
 TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
 SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
@@ -77,6 +78,7 @@ class Parts:
     operation: Operation = "amount"
     top_n: int | None = None
     sites: bool = False
+    categories: bool = False  # a ranking of categories ("biggest category")
     negated: bool = False
     threshold_minutes: float | None = None
     under: bool = False  # the threshold is a ceiling ("under 30 minutes")
@@ -173,6 +175,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         operation=operation,
         top_n=_top_n(question),
         sites=bool(SITES.search(question)),
+        categories=bool(CATEGORY_RANK.search(question)),
         negated=bool(NEGATION.search(question)),
         threshold_minutes=threshold,
         under=under,

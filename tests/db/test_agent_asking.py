@@ -731,3 +731,31 @@ def test_screen_time_as_a_side_of_a_share_is_the_default_whole(month: Month, tru
     answer = ask(month, "percent of my screen time on Slack on 2003-03-20")
     part = truth.sql("day_local = %s AND NOT is_idle AND app = 'Slack'", SOME_DAY)
     assert answer.text.startswith(percent(part, truth.active(SOME_DAY, SOME_DAY))), answer.text
+
+
+def _categories_by_time(truth: Truth, day: date) -> list[str]:
+    rows = truth.conn.execute(
+        "SELECT category, sum(duration_s) AS s FROM v_record_durations "
+        "WHERE user_id = %s AND day_local = %s AND NOT is_idle GROUP BY 1 ORDER BY 2 DESC",
+        [truth.month.user.user_id, day],
+    ).fetchall()
+    return [r["category"] for r in rows]
+
+
+@pytest.mark.parametrize(
+    "question", ["Biggest category on 2003-03-20.", "2003-03-20时间主要花在哪个类别上"]
+)
+def test_the_biggest_category_is_a_category_not_an_app(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    top = _categories_by_time(truth, SOME_DAY)[0]
+    assert answer.text.startswith(("Work", "work", "工作")), answer.text
+    assert top == "work"
+
+
+def test_ranked_categories_are_in_order(month: Month, truth: Truth) -> None:
+    answer = ask(month, "rank my categories on 2003-03-20, top 3")
+    ranked = _categories_by_time(truth, SOME_DAY)[:3]
+    positions = [answer.text.find(f"{k}. {name}") for k, name in enumerate(ranked, 1)]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions), answer.text

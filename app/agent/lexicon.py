@@ -24,6 +24,8 @@ from app.tools.registry import ToolContext
 ACTIVE = "active"  # the mention of "the computer": active time
 _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS}]")
 _LATIN = re.compile(r"[a-z0-9]")
+# CJK characters typed for one another (same sound): "工做" is 工作.
+_CONFUSED = str.maketrans("做", "作")
 MAX_TOKENS = 6  # the longest name, in words or CJK characters
 _SHIPPED: dict[int, tuple[object, Lexicon]] = {}  # per loaded app identities (rules load once)
 NAMES_TTL_S = 60.0
@@ -164,7 +166,7 @@ class Lexicon:
             key = loose(text)
             if j - i == 1 and key in NOT_NAMES:
                 return None
-            name = self.names.get(key)
+            name = self.names.get(key) or self.names.get(key.translate(_CONFUSED))
             if name is not None and not (len(key) < 2 and _LATIN.match(key)):
                 return Mention(text=text, name=name, span=(start, end), title=key in self.titles)
         return None

@@ -759,3 +759,11 @@ def test_ranked_categories_are_in_order(month: Month, truth: Truth) -> None:
     ranked = _categories_by_time(truth, SOME_DAY)[:3]
     positions = [answer.text.find(f"{k}. {name}") for k, name in enumerate(ranked, 1)]
     assert all(p >= 0 for p in positions) and positions == sorted(positions), answer.text
+
+
+def test_a_character_typed_for_one_of_the_same_sound_is_read_as_it(month: Month) -> None:
+    slipped = ask(month, "2003-03-20 工做了多少小时")
+    meant = ask(month, "2003-03-20 工作了多少小时")
+    assert isinstance(slipped.result, StatsResult) and slipped.result.thing is not None
+    assert slipped.result.thing.name == "work"
+    assert slipped.text == meant.text

@@ -18,12 +18,19 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "追剧": "entertainment", "gaming": "entertainment", "games": "entertainment",
     "videos": "entertainment",
     "看书": "study", "reading": "study",
-    "开会": "social", "meetings": "social", "messaging": "social", "socializing": "social",
+    "messaging": "social", "socializing": "social",
     "vscode": "Visual Studio Code",
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
 }  # fmt: skip
+
+# Meetings: the meeting apps (the resolver's "meeting" group: Zoom, 腾讯会议, Teams) when
+# the user has one, else the social category.
+MEETING_NAMES: Final[tuple[str, ...]] = (
+    "开会", "会议", "meeting", "meetings", "video calls",
+)  # fmt: skip
+MEETING_GROUP: Final = "meeting"
 
 # "The computer", "my screen": the user's active (not idle) time.
 ACTIVE_NAMES: Final[tuple[str, ...]] = (
@@ -56,6 +63,16 @@ NOT_NAMES: Final[frozenset[str]] = frozenset((
     "without", "would", "year", "yes", "yesterday", "you", "your"
 ))  # fmt: skip
 
+# Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a
+# title they name no thing, and a title phrase never starts or ends with one.
+TITLE_VERBS: Final[frozenset[str]] = frozenset((
+    "work", "worked", "working", "look", "looked", "looking", "read", "reading", "run",
+    "ran", "running", "play", "played", "playing", "watch", "watched", "watching",
+    "listen", "listened", "edit", "edited", "write", "wrote", "writing", "open", "opened",
+    "code", "coding", "chat", "chatting", "spend", "spent", "review", "reviewed",
+    "改", "看", "跑", "复习", "写", "听", "玩", "读", "学", "刷", "打开", "用",
+))  # fmt: skip
+
 # Operations, picked by cue words (first match in this order wins; see parts.py).
 SHARE: Final[tuple[str, ...]] = (
     "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",
@@ -69,8 +86,10 @@ TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
     "最常去", "最常看", "最常上", "去得最多", "看得最多", "most visited",
     "最常用", "哪些应用", "哪些网站", "which apps", "what apps", "which sites", "what sites",
-    "which websites", "most time",
+    "which websites", "most time", "主要花在",
 )  # fmt: skip
+# A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
+CATEGORY_RANK: Final[tuple[str, ...]] = ("category", "categories", "类别", "分类", "哪类")
 SITES: Final[tuple[str, ...]] = ("site", "sites", "website", "websites", "网站", "网页", "domains")
 DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",
@@ -79,7 +98,7 @@ DAYS: Final[tuple[str, ...]] = (
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
-    "没", "没有", "不", "未", "没碰", "没开",
+    "没", "没有", "不", "未", "没碰", "没开", "zero", "none",
 )  # fmt: skip
 CONTEST: Final[tuple[str, ...]] = (
     "more", "longer", "less", "shorter", "or", "vs", "versus", "compare", "compared",
@@ -142,5 +161,5 @@ HOW_MUCH: Final[tuple[str, ...]] = (
 EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day", "每天都", "天天")
 # Kinds of app (the resolver's groups) as Chinese answers say them.
 GROUP_LABELS_ZH: Final[dict[str, str]] = {
-    "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
+    "meeting": "会议", "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
 }  # fmt: skip

@@ -234,6 +234,7 @@ class Intent:
     listed: bool = False  # days: list them (which days) rather than count them
     minutes: bool = False  # the question asks in minutes
     defaulted: bool = False  # the question named no period: `period` is the default
+    yes_no: bool = False  # the question wants a yes or a no first
 
 
 def _category(question: str) -> Category | None:

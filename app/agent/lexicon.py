@@ -15,7 +15,8 @@ import time
 import weakref
 from dataclasses import dataclass, field
 
-from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, NOT_NAMES
+from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, MEETING_GROUP, MEETING_NAMES, NOT_NAMES
+from app.agent.titles import MAX_TITLES, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
 from app.tools.registry import ToolContext
@@ -23,6 +24,8 @@ from app.tools.registry import ToolContext
 ACTIVE = "active"  # the mention of "the computer": active time
 _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS}]")
 _LATIN = re.compile(r"[a-z0-9]")
+# CJK characters typed for one another (same sound): "工做" is 工作.
+_CONFUSED = str.maketrans("做", "作")
 MAX_TOKENS = 6  # the longest name, in words or CJK characters
 _SHIPPED: dict[int, tuple[object, Lexicon]] = {}  # per loaded app identities (rules load once)
 NAMES_TTL_S = 60.0
@@ -39,6 +42,7 @@ class Mention:
     name: str  # what the tools resolve ("Slack", "bilibili.com", "work", "idle", ACTIVE)
     span: tuple[int, int]
     typo: bool = False
+    title: bool = False  # words of the user's window titles (app/agent/titles.py)
 
 
 @dataclass(slots=True)
@@ -49,6 +53,7 @@ class Lexicon:
     # The names a typo may be of: whole names (apps, sites, categories), no aliases
     # such as "photosapp" that a longer word is a couple of letters from.
     whole: set[str] = field(default_factory=set)
+    titles: set[str] = field(default_factory=set)  # the keys that are title phrases
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Lexicon:
@@ -85,7 +90,28 @@ class Lexicon:
                 stem = row.domain.split(".")[0]
                 if len(stem) >= 3 and stem not in ("www", "m", "mail"):
                     lexicon.add(stem, row.domain, whole=True)
+        lexicon.add_meetings(ctx, {row.app for row in known})
+        lexicon.add_titles(ctx)
         return lexicon
+
+    def add_meetings(self, ctx: ToolContext, apps: set[str]) -> None:
+        """开会, meetings: the meeting apps when the user has one, else social."""
+        group = vocabulary_for(ctx.rules.apps).groups.get(MEETING_GROUP)
+        has = group is not None and bool(apps & set(group.apps))
+        for name in MEETING_NAMES:
+            self.names[loose(name)] = MEETING_GROUP if has else "social"
+
+    def add_titles(self, ctx: ToolContext) -> None:
+        """The phrases of the user's recent window titles, below every other name."""
+        try:
+            titles = ctx.store.recent_titles(user_id=ctx.user.user_id, limit=MAX_TITLES)
+        except NotImplementedError:  # a store with no records has no titles
+            return
+        for phrase in title_phrases(titles):
+            key = loose(phrase)
+            if key and key not in self.names:
+                self.names[key] = phrase
+                self.titles.add(key)
 
     @classmethod
     def shipped(cls, ctx: ToolContext) -> Lexicon:
@@ -131,7 +157,7 @@ class Lexicon:
                     i += 1
                 continue
             i += 1
-        return found
+        return _titles_alone(question, found)
 
     def _longest(self, question: str, tokens: list[tuple[int, int]], i: int) -> Mention | None:
         for j in range(min(len(tokens), i + MAX_TOKENS), i, -1):
@@ -140,9 +166,9 @@ class Lexicon:
             key = loose(text)
             if j - i == 1 and key in NOT_NAMES:
                 return None
-            name = self.names.get(key)
+            name = self.names.get(key) or self.names.get(key.translate(_CONFUSED))
             if name is not None and not (len(key) < 2 and _LATIN.match(key)):
-                return Mention(text=text, name=name, span=(start, end))
+                return Mention(text=text, name=name, span=(start, end), title=key in self.titles)
         return None
 
     def _typo(self, question: str, token: tuple[int, int]) -> Mention | None:
@@ -162,6 +188,22 @@ class Lexicon:
         if best is None:
             return None
         return Mention(text=text, name=best[1], span=token, typo=True)
+
+
+def _titles_alone(question: str, found: list[Mention]) -> list[Mention]:
+    """A question naming a title names it alone ("work on segmenter.py" is no question
+    about work; "roadmap 2026 那个notion页面" asks for the page). Title phrases that
+    touch are one title: a long CJK title is found a few characters at a time."""
+    titles: list[Mention] = []
+    for mention in (m for m in found if m.title):
+        last = titles[-1] if titles else None
+        if last is not None and last.span[1] == mention.span[0]:
+            span = (last.span[0], mention.span[1])
+            text = question[span[0] : span[1]]
+            titles[-1] = Mention(text=text, name=text, span=span, title=True)
+        else:
+            titles.append(mention)
+    return titles or found
 
 
 def edit_distance(a: str, b: str, most: int) -> int:

@@ -21,9 +21,10 @@ from app.agent.followups import effective_question
 from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent, summary_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
-from app.agent.parts import Parts, read_parts
+from app.agent.parts import Parts, asks_yes_no, read_parts
 from app.agent.planner import Call, Planned
 from app.agent.render import render
+from app.agent.spelling import mend_period_words
 from app.rules.things import loose
 from app.text import Language, has_cjk, language_of
 from app.tools import ToolContext, dispatch
@@ -51,6 +52,8 @@ def answer_offline(
     first, so that a follow-up keeps their context."""
     user = ctx.user
     today = today_of(user, ctx.now)
+    question = mend_period_words(question)
+    earlier = [mend_period_words(text) for text in earlier]
     asked = effective_question(question, earlier, today=today)
     lexicon = Lexicon.of(ctx)
     parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)
@@ -67,7 +70,7 @@ def answer_offline(
         language=parts.language,
     )
     intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
-    intent = replace(intent, minutes=parts.minutes)
+    intent = replace(intent, minutes=parts.minutes, yes_no=asks_yes_no(asked))
     return _intent_answer(ctx, intent, today)
 
 

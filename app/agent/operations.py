@@ -7,6 +7,7 @@ parts need and the answer, the answer first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date
 
@@ -33,6 +34,7 @@ from app.agent.planner import (
     window_words,
 )
 from app.agent.planner import _span as span_of
+from app.agent.shares import share_sides
 from app.agent.wording import duration, t, thing_label
 from app.tools import ToolContext
 from app.tools.results import ThingInfo
@@ -45,13 +47,20 @@ def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("share", spec, defaulted=defaulted)
     lang, args = parts.language, span_of(parts, spec)
-    seconds, label = seconds_of(ctx, planned, parts.things[0], args, language=lang)
+    part, whole_mention = share_sides(parts)
+    seconds, label = seconds_of(ctx, planned, part, args, language=lang)
     if seconds is None:
         planned.text = not_known(parts, planned)
         return planned
     result = planned.calls[-1].result
-    found = result.window_active_seconds if isinstance(result, StatsResult) else None
-    if found is None:  # active time itself, or a tool that gave no share
+    found: float | None = result.window_active_seconds if isinstance(result, StatsResult) else None
+    whole_label = t(lang, "活跃时间", "active")
+    if whole_mention is not None:
+        found, whole_label = seconds_of(ctx, planned, whole_mention, args, language=lang)
+        if found is None:
+            planned.text = not_known(parts, planned)
+            return planned
+    elif found is None:  # active time itself, or a tool that gave no share
         active = planned.call(ctx, "query_stats", {"metric": "active_seconds", **args})
         found = active.value if isinstance(active, StatsResult) else None
     whole = float(found or 0)
@@ -59,9 +68,9 @@ def _share(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     planned.text = t(
         lang,
         f"{share_of(seconds, whole)}：{when}，{label} {said(seconds, parts)}，"
-        f"占活跃时间 {duration(whole, lang)}。",
+        f"占{whole_label} {duration(whole, lang)}。",
         f"{share_of(seconds, whole)}: {label} was {said(seconds, parts)} of "
-        f"{duration(whole, lang)} active {when}.",
+        f"{duration(whole, lang)} {whole_label} {when}.",
     )
     return planned
 
@@ -97,19 +106,29 @@ def _average(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     return planned
 
 
+_RANKED = {
+    "apps": "seconds_by_app", "sites": "seconds_by_site", "categories": "seconds_by_category"
+}  # fmt: skip
+_RANKED_ZH = {"apps": "应用", "sites": "网站", "categories": "类别"}
+
+
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
-    if parts.top_n is None and not parts.sites:
+    if parts.top_n is None and not (parts.sites or parts.categories):
         return None  # "which apps most": the intent table's ranking of ten
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("top", spec, defaulted=defaulted)
     lang, n = parts.language, parts.top_n or (1 if parts.one else 5)
-    metric = "seconds_by_site" if parts.sites else "seconds_by_app"
-    arguments = {"metric": metric, **span_of(parts, spec), "limit": n}
+    if parts.categories and parts.top_n is None:
+        n = 6 if re.search(r"categories|rank", parts.question, re.IGNORECASE) else 1
+    kind = "categories" if parts.categories else "sites" if parts.sites else "apps"
+    arguments = {"metric": _RANKED[kind], **span_of(parts, spec)}
+    if kind != "categories":
+        arguments["limit"] = n
     items = top_items(planned.call(ctx, "query_stats", arguments), lang)
     if not items and parts.sites:
         planned.text = not_known(parts, planned)
         return planned
-    what = t(lang, "网站" if parts.sites else "应用", "sites" if parts.sites else "apps")
+    what = t(lang, _RANKED_ZH[kind], kind)
     listed = [f"{k}. {name} {duration(s, lang)}" for k, (name, s) in enumerate(items[:n], 1)]
     when = period_words(spec, lang) + window_words(parts)
     if not listed:
@@ -117,7 +136,7 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     if len(listed) == 1:
         name, seconds = items[0]
-        one = t(lang, what, what.rstrip("s"))
+        one = t(lang, what, kind.removesuffix("s").replace("categorie", "category"))
         planned.text = t(
             lang,
             f"{name}：{when}用得最多的{one}，{duration(seconds, lang)}。",
@@ -153,7 +172,7 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if found is None:
         planned.text = not_known(parts, planned)
         return planned
-    missing = [d.day for d in found.series if d.day <= today and d.seconds < least * 60]
+    missing = [d.day for d in found.series if d.day < today and d.seconds < least * 60]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
     return planned
 
@@ -229,7 +248,7 @@ def _every_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     lang = parts.language
     label, when = thing_label(found.thing, mention.text, lang), period_words(spec, lang)
-    missing = [d.day for d in found.series if d.day <= today and d.seconds < 60]
+    missing = [d.day for d in found.series if d.day < today and d.seconds < 60]
     if not missing:
         planned.text = t(lang, f"是：{when}，每天都有{label}。", f"Yes: {label} every day {when}.")
         return planned

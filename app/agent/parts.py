@@ -34,6 +34,7 @@ def cue(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 SHARE, AVERAGE, TOP, SITES = cue(cues.SHARE), cue(cues.AVERAGE), cue(cues.TOP), cue(cues.SITES)
+CATEGORY_RANK = cue(cues.CATEGORY_RANK)
 DAYS, NEGATION, CONTEST = cue(cues.DAYS), cue(cues.NEGATION), cue(cues.CONTEST)
 TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
 SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
@@ -77,6 +78,7 @@ class Parts:
     operation: Operation = "amount"
     top_n: int | None = None
     sites: bool = False
+    categories: bool = False  # a ranking of categories ("biggest category")
     negated: bool = False
     threshold_minutes: float | None = None
     under: bool = False  # the threshold is a ceiling ("under 30 minutes")
@@ -119,7 +121,7 @@ def _top_n(question: str) -> int | None:
 def _operation(question: str, things: list[Mention], threshold: float | None) -> Operation:
     """The operation the cue words pick, most specific first."""
     named = len({m.name for m in things})
-    yes_no = bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
+    yes_no = asks_yes_no(question)
     if DAYS.search(question):
         return "days"
     if yes_no and named == 1 and EVERY_DAY.search(question) and "平均" not in question:
@@ -145,6 +147,11 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     return "amount" if named else "window"
 
 
+def asks_yes_no(question: str) -> bool:
+    """Whether the question wants a yes or a no ("did I …", "…了吗", 有没有), not how much."""
+    return bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
+
+
 def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -> Parts:
     """The parts of one question, each found on its own."""
     period = find_period(question, today=today)
@@ -168,6 +175,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         operation=operation,
         top_n=_top_n(question),
         sites=bool(SITES.search(question)),
+        categories=bool(CATEGORY_RANK.search(question)),
         negated=bool(NEGATION.search(question)),
         threshold_minutes=threshold,
         under=under,

@@ -20,12 +20,20 @@ from app.agent.lexicon import ACTIVE, Mention
 from app.agent.parts import Parts
 from app.agent.render import default_note
 from app.agent.render_things import unknown_name
-from app.agent.wording import days_list, duration, in_language, percent, t, thing_label
+from app.agent.wording import (
+    category_label,
+    days_list,
+    duration,
+    in_language,
+    percent,
+    t,
+    thing_label,
+)
 from app.text import Language
 from app.tools import ToolContext, dispatch
 from app.tools.recall import CompareResult, DaysWithResult
 from app.tools.results import ToolError, ToolOutcome
-from app.tools.stats import AppTime, SiteTime, StatsResult
+from app.tools.stats import AppTime, CategoryTime, SiteTime, StatsResult
 
 DEFAULT_DAYS = 7  # "which days …", averages: the last 7 days when no period is named
 
@@ -132,7 +140,9 @@ def top_items(result: ToolOutcome, language: Language = "en") -> list[tuple[str,
             out.append((item.app, item.seconds))
         elif isinstance(item, SiteTime):
             out.append((in_language(item.label or item.site, item.site, language), item.seconds))
-    return out
+        elif isinstance(item, CategoryTime):
+            out.append((category_label(item.category, language), item.seconds))
+    return sorted(out, key=lambda item: -item[1])
 
 
 def compared(result: ToolOutcome) -> CompareResult | None:

@@ -221,6 +221,15 @@ def _signal_count(intent: Intent, result: StatsResult) -> str:
 
 
 def _signals(intent: Intent, result: SignalsResult) -> str:
+    """What was detected; a yes/no question ("熬夜了吗") hears 是/没有, Yes/No first."""
+    text = _signals_text(intent, result)
+    if not intent.yes_no:
+        return text
+    found = bool(result.patterns)
+    return _t(intent.language, "是：" if found else "没有：", "Yes: " if found else "No: ") + text
+
+
+def _signals_text(intent: Intent, result: SignalsResult) -> str:
     lang, period = intent.language, _period(result, intent.language)
     if not result.patterns:
         return _t(

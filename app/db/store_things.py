@@ -63,6 +63,7 @@ class PostgresThingStore(Queries):
         KnownName,
         derive=lambda p: {"title_pattern": _contains(p["title"]) if p["title"] else None},
     )
+    recent_titles = column(ToolStore.recent_titles)
     thing_seconds = rows(ToolStore.thing_seconds, ThingSeconds, derive=_matching)
     window_seconds = rows(ToolStore.window_seconds, WindowSeconds, derive=_windows)
     page_titles = column(ToolStore.page_titles, derive=_matching)

@@ -463,6 +463,9 @@ class MemoryStore(ToolStore):
     def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
         raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
 
+    def recent_titles(self, *, user_id: int, limit: int) -> list[str]:
+        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+
     def thing_seconds(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
     ) -> list[ThingSeconds]:

@@ -297,6 +297,11 @@ class ToolStore(Protocol):
         whether a title of theirs contains `title` (case-insensitive)."""
         ...
 
+    def recent_titles(self, *, user_id: int, limit: int) -> list[str]:
+        """The distinct window titles of the user's records in the 90 days before their
+        newest, most recorded first, at most `limit`."""
+        ...
+
     def thing_seconds(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
     ) -> list[ThingSeconds]:

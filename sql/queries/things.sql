@@ -93,6 +93,20 @@ WHERE e.user_id = %(user_id)s AND e.day_local BETWEEN %(day_from)s AND %(day_to)
 GROUP BY e.day_local
 ORDER BY e.day_local;
 
+-- name: recent_titles --
+-- The distinct window titles of the user's records in the 90 days before their newest,
+-- most recorded first: the words a question may name a file, a page or a song by.
+WITH newest AS (
+    SELECT max(ts_start) AS ts FROM records WHERE user_id = %(user_id)s AND deleted_at IS NULL
+)
+SELECT r.window_title
+FROM records r, newest
+WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
+  AND r.ts_start > newest.ts - interval '90 days' AND r.window_title <> ''
+GROUP BY 1
+ORDER BY count(*) DESC, 1
+LIMIT %(limit)s;
+
 -- name: known_names --
 -- The apps and sites of the user's recent records (the names suggestions come from), and
 -- whether any of their titles contains a text. Titles repeat record after record: each

@@ -7,6 +7,7 @@ are checked against SQL over the records layer or the generator's exact plan."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -20,6 +21,7 @@ from app.api import create_app
 from app.db.connection import connect
 from app.runtime.auth import hash_token, new_token
 from app.text import has_cjk
+from app.tools.reads import SignalsResult
 from app.tools.recall import CompareResult
 from app.tools.stats import SiteTime, StatsResult
 from tests.agent_month import NOW, Month, month_fixture
@@ -592,3 +594,176 @@ def test_two_periods_are_weighed_the_larger_first(
     larger = LAST_WEEK if last > earlier else before
     assert larger[0].isoformat() in answer.text.split(":")[0].split("：")[0], answer.text
     assert hours(last) in answer.text and hours(earlier) in answer.text
+
+
+# -- slips of the keyboard -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("slipped", "meant"),
+    [
+        ("how long was i on slack yesterady", "how long was i on slack yesterday"),
+        ("hw much time in slack last wk?", "hw much time in slack last week?"),
+        ("how much entertainment lsat week", "how much entertainment last week"),
+        ("work time last weeek", "work time last week"),
+        ("slack this wk", "slack this week"),
+    ],
+)
+def test_a_period_word_typed_wrong_is_read_as_the_word(
+    month: Month, slipped: str, meant: str
+) -> None:
+    answer, right = ask(month, slipped), ask(month, meant)
+    assert "No period was named" not in answer.text, answer.text
+    assert answer.text == right.text
+    assert answer.intent.arguments == right.intent.arguments
+
+
+def test_a_word_a_letter_from_a_period_word_is_left_alone(month: Month) -> None:
+    answer = ask(month, "list my top apps")
+    assert "No period was named" in answer.text, answer.text
+
+
+# -- words of window titles are things --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "days"),
+    [
+        ("how long did i work on segmenter.py last week", "segmenter.py", LAST_WEEK),
+        ("迁移说明.md 上周改了多久", "迁移说明.md", LAST_WEEK),
+        ("上周看城市夜景漫步看了多久", "城市夜景漫步", LAST_WEEK),
+        ("how much time in ingest.py on 2003-03-20", "ingest.py", (SOME_DAY, SOME_DAY)),
+    ],
+)
+def test_words_of_a_window_title_are_the_thing_asked_about(
+    month: Month, truth: Truth, question: str, title: str, days: tuple[date, date]
+) -> None:
+    answer = ask(month, question)
+    assert isinstance(answer.result, StatsResult) and answer.result.thing is not None
+    assert answer.result.thing.kind == "title", answer.result.thing
+    assert answer.result.thing.name == title
+    seconds = truth.sql(
+        "day_local BETWEEN %s AND %s AND NOT is_idle AND window_title ILIKE %s",
+        *days,
+        f"%{title}%",
+    )
+    assert seconds > 0
+    assert answer.result.seconds == seconds, answer.text
+
+
+# -- days without -----------------------------------------------------------------------
+
+
+def _days_under_a_minute(truth: Truth, first: date, last: date, where: str) -> list[str]:
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    return [
+        d.isoformat()
+        for d in days
+        if truth.sql(f"day_local = %s AND NOT is_idle AND {where}", d) < 60
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which days from 2003-03-25 to 2003-03-30 had no Zoom",
+        "days with zero zoom from 2003-03-25 to 2003-03-30",
+        "2003-03-25到2003-03-30哪几天没开会",  # 开会: the meeting apps (Zoom), not social
+    ],
+)
+def test_days_without_a_thing_said_with_zero_or_as_meetings(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    without = _days_under_a_minute(truth, date(2003, 3, 25), date(2003, 3, 30), "app = 'Zoom'")
+    assert without, "the sample month has days with no Zoom"
+    listed = re.findall(r"2003-03-\d\d", re.split(r"[:：]", answer.text)[-1])
+    assert listed == without, answer.text
+
+
+@pytest.mark.parametrize("question", ["which days this week had no Zoom", "这周哪几天没开会"])
+def test_the_day_still_going_is_no_day_without(month: Month, question: str) -> None:
+    ctx = month.services.tool_context(user=month.user, now=NOW + timedelta(days=1))
+    answer = answer_offline(ctx, question)  # today, 04-01, has no records yet
+    assert answer.text.startswith(("None", "没有")), answer.text  # 03-31 had Zoom
+
+
+# -- habits asked yes or no ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "did I stay up late last week?",
+        "上周熬夜了吗",
+        "有没有频繁切换窗口？上周",
+        "did i have an undo storm on 2003-03-20?",
+        "did i have an undo storm on 2003-03-25?",
+    ],
+)
+def test_a_habit_asked_yes_or_no_is_answered_yes_or_no_first(month: Month, question: str) -> None:
+    answer = ask(month, question)
+    assert isinstance(answer.result, SignalsResult), answer.text
+    found = bool(answer.result.patterns)
+    assert answer.text.startswith(("Yes: ", "是：") if found else ("No: ", "没有：")), answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what percent of my work time on 2003-03-20 was iTerm2",
+        "2003-03-20 工作里面 iTerm2 占多少",
+        "share of iTerm2 in work on 2003-03-20",
+    ],
+)
+def test_a_share_of_a_named_whole_divides_by_that_whole(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    day = "day_local = %s AND NOT is_idle AND "
+    part = truth.sql(day + "app = 'iTerm2'", SOME_DAY)
+    whole = truth.sql(day + "category = 'work'", SOME_DAY)
+    assert 0 < part < whole < truth.active(SOME_DAY, SOME_DAY)
+    assert answer.text.startswith(percent(part, whole)), answer.text
+
+
+def test_screen_time_as_a_side_of_a_share_is_the_default_whole(month: Month, truth: Truth) -> None:
+    answer = ask(month, "percent of my screen time on Slack on 2003-03-20")
+    part = truth.sql("day_local = %s AND NOT is_idle AND app = 'Slack'", SOME_DAY)
+    assert answer.text.startswith(percent(part, truth.active(SOME_DAY, SOME_DAY))), answer.text
+
+
+def _categories_by_time(truth: Truth, day: date) -> list[str]:
+    rows = truth.conn.execute(
+        "SELECT category, sum(duration_s) AS s FROM v_record_durations "
+        "WHERE user_id = %s AND day_local = %s AND NOT is_idle GROUP BY 1 ORDER BY 2 DESC",
+        [truth.month.user.user_id, day],
+    ).fetchall()
+    return [r["category"] for r in rows]
+
+
+@pytest.mark.parametrize(
+    "question", ["Biggest category on 2003-03-20.", "2003-03-20时间主要花在哪个类别上"]
+)
+def test_the_biggest_category_is_a_category_not_an_app(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    top = _categories_by_time(truth, SOME_DAY)[0]
+    assert answer.text.startswith(("Work", "work", "工作")), answer.text
+    assert top == "work"
+
+
+def test_ranked_categories_are_in_order(month: Month, truth: Truth) -> None:
+    answer = ask(month, "rank my categories on 2003-03-20, top 3")
+    ranked = _categories_by_time(truth, SOME_DAY)[:3]
+    positions = [answer.text.find(f"{k}. {name}") for k, name in enumerate(ranked, 1)]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions), answer.text
+
+
+def test_a_character_typed_for_one_of_the_same_sound_is_read_as_it(month: Month) -> None:
+    slipped = ask(month, "2003-03-20 工做了多少小时")
+    meant = ask(month, "2003-03-20 工作了多少小时")
+    assert isinstance(slipped.result, StatsResult) and slipped.result.thing is not None
+    assert slipped.result.thing.name == "work"
+    assert slipped.text == meant.text

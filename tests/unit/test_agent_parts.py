@@ -9,6 +9,7 @@ import pytest
 
 from app.agent.lexicon import Lexicon, edit_distance
 from app.agent.parts import read_parts
+from app.agent.titles import title_phrases
 from app.agent.windows import find_window
 
 LEXICON = Lexicon(
@@ -125,3 +126,10 @@ def test_a_threshold_and_a_count_are_read_with_their_units() -> None:
     assert parts.threshold_minutes == 30 and parts.under
     parts = read_parts("top five sites", lexicon=LEXICON, today=TODAY, cut_hour=4)
     assert parts.top_n == 5 and parts.sites
+
+
+def test_title_phrases_skip_edge_words_and_short_words() -> None:
+    titles = ["Attention Is All You Need - arXiv", "git revert HEAD", "迁移说明.md — x"]
+    phrases = title_phrases(titles)
+    assert {"Attention Is All You Need", "git revert", "迁移说明.md", "arXiv"} <= phrases
+    assert not {"git", "Is", "Is All", "You Need - arXiv", "x", "迁"} & phrases

@@ -1,4 +1,7 @@
-"""The third blind question set: written blind; not yet scored.
+"""The third blind question set: written blind, then scored once against the
+parser with title words, spelling and shares (branch asking2): 186/218 (85.3 %),
+run day 2026-12-05, Saturday; the JSON line is third.score.json, every miss is in
+third.misses.md. Not edited after scoring.
 
 Written without reading the offline answerer, its docs or any other question set:
 questions as people type them to a chatbot (short forms, typos, mixed Chinese and

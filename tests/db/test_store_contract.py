@@ -51,6 +51,7 @@ BEFORE = datetime(2002, 1, 1, tzinfo=UTC)  # before anything
 THINGS = frozenset(
     {
         "known_names",
+        "recent_titles",
         "thing_seconds",
         "window_seconds",
         "page_titles",

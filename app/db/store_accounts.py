@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.db.base import Queries
 from app.db.named import found, one, row, rows, value
 from app.errors import DatabaseError
-from app.store import AccountStore, DeviceRow, UserContext
+from app.store.accounts import AccountStore, DeviceRow, UserContext
 
 
 class PostgresAccountStore(Queries):

@@ -16,7 +16,7 @@ from app.db.named import Params, execute, found, method, row, rows, value
 from app.db.queries import QUERIES
 from app.db.store_records import PostgresRecordStore
 from app.errors import DatabaseBusyError
-from app.store import (
+from app.store.awdoor import (
     AwBucketRow,
     AwChangedRow,
     AwDirtyRow,
@@ -29,8 +29,8 @@ from app.store import (
     AwSetAsideRow,
     AwSettingRow,
     AwSpanIdRow,
-    NewRecords,
 )
+from app.store.records import NewRecords
 
 # The columns of `aw_staging`, by binary COPY: a NewRecords row without its description.
 _COLUMNS = [name for name in NewRecords.model_fields if name != "description"]

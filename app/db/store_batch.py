@@ -19,18 +19,17 @@ from app.db.store_episodes import (
     window_unchanged,
 )
 from app.db.store_jobs import PostgresJobStore
-from app.store import (
+from app.store.batch import (
     BatchRead,
     BatchStore,
     DayEpisodeFacts,
     DayMetrics,
     DayRollup,
     DeviceBuiltThrough,
-    EpisodeDraft,
-    ReadWindow,
     SavedEpisode,
     StreamRecord,
 )
+from app.store.episodes import EpisodeDraft, ReadWindow
 from app.text import fts_document
 
 # The columns of `copy_episode_staging`, in binary.

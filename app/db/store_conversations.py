@@ -11,7 +11,7 @@ from psycopg.types.range import Range
 from app.db.base import Queries
 from app.db.named import found, row, rows, value
 from app.db.queries import QUERIES
-from app.store import ConversationRow, ConversationStore, NewTurn, TurnRow
+from app.store.conversations import ConversationRow, ConversationStore, NewTurn, TurnRow
 
 
 class PostgresConversationStore(Queries):

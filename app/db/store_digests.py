@@ -13,11 +13,10 @@ from app.db.named import Params, method, rows, value
 from app.db.queries import QUERIES
 from app.db.store_episodes import GENERIC_PLANS
 from app.db.store_jobs import PostgresJobStore
-from app.store import (
+from app.store.digests import (
     DayDue,
     DayFacts,
     DigestDraft,
-    DigestMetrics,
     DigestRow,
     DigestStore,
     EpisodeFacts,
@@ -25,8 +24,9 @@ from app.store import (
     PeriodDue,
     PeriodMetrics,
     SignalDraft,
-    ToolStore,
 )
+from app.store.documents import DigestMetrics
+from app.store.tools import ToolStore
 from app.timeutil import day_key
 
 

@@ -14,7 +14,7 @@ from app.db.connection import Connection
 from app.db.named import Params, execute, method, rows
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
-from app.store import (
+from app.store.episodes import (
     DayCount,
     EpisodeDraft,
     EpisodeStore,

@@ -16,7 +16,7 @@ from app.db.base import Queries
 from app.db.connection import Connection
 from app.db.named import execute, one, rows
 from app.db.queries import QUERIES
-from app.store import JobHealth, JobOverLimit, JobRequest, JobStop, JobStore, StuckUser
+from app.store.jobs import JobHealth, JobOverLimit, JobRequest, JobStop, JobStore, StuckUser
 
 if TYPE_CHECKING:
     from procrastinate import App

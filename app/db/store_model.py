@@ -8,7 +8,7 @@ from psycopg.types.json import Jsonb
 from app.db.base import Queries, fetch_all
 from app.db.named import execute, found, one, row, rows, value
 from app.db.queries import QUERIES
-from app.store import (
+from app.store.model import (
     ChildNarrative,
     DayEpisodeSummary,
     EpisodeForSummary,

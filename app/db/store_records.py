@@ -18,14 +18,14 @@ from app.db.named import Params, method, row, rows, value
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
 from app.errors import UnknownDeviceError
-from app.store import (
+from app.store.jobs import JobRequest
+from app.store.records import (
     CategorySeconds,
     DeletedDeviceDay,
     DeviceDayRecords,
     ImportProgress,
     ImportRow,
     ImportStore,
-    JobRequest,
     NewRecords,
     RecordStore,
     StoredBatch,

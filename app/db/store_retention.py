@@ -10,15 +10,15 @@ from psycopg import sql
 from app.db.base import Queries, retrying
 from app.db.named import Params, column, execute, method, one, row, rows, value
 from app.db.queries import QUERIES
-from app.store import (
+from app.store.retention import (
     ExpiryCounts,
     LayerBytes,
     MonthRows,
     RetentionRow,
     RetentionStore,
     RetentionUser,
-    ToolStore,
 )
+from app.store.tools import ToolStore
 
 
 def _partition(month: date) -> sql.Identifier:

@@ -6,11 +6,11 @@ from typing import Any
 
 from app.db.base import Queries
 from app.db.named import Params, column, rows
-from app.store import (
+from app.store.records import RecordLine
+from app.store.tools import (
     DaySeconds,
     KnownName,
     MomentRecord,
-    RecordLine,
     RecordMatch,
     ThingSeconds,
     ToolStore,

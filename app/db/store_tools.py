@@ -10,20 +10,19 @@ from app.db.base import Queries, fetch_all, lost_a_race, retrying
 from app.db.named import Params, method, one, row, rows, value
 from app.db.queries import QUERIES
 from app.errors import ConflictError, DatabaseBusyError
-from app.store import (
+from app.store.digests import DigestRow, SignalRow
+from app.store.episodes import EpisodeLine
+from app.store.records import RecordLine
+from app.store.tools import (
     CoveringDigest,
     DeviceDay,
-    DigestRow,
-    EpisodeLine,
     KindCount,
     ModelBacklog,
     MovedEpisode,
     Neighbor,
     OpenSitting,
-    RecordLine,
     Relabelled,
     SearchHit,
-    SignalRow,
     TailSeconds,
     ToolStore,
     UnbuiltDay,

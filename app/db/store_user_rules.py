@@ -11,7 +11,7 @@ from app.db.connection import Connection
 from app.db.named import Params, method, rows, value
 from app.db.queries import QUERIES
 from app.errors import InvalidInputError
-from app.store import DeviceDay
+from app.store.tools import DeviceDay
 from app.store.user_rules import (
     OrphanText,
     OrphanVerdict,

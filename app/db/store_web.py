@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from app.db.base import Queries
 from app.db.named import execute, row, rows, value
-from app.store import (
+from app.store.accounts import UserContext
+from app.store.records import RecordLine
+from app.store.web import (
     EpisodeDetail,
     RangeCount,
-    RecordLine,
     SiteTime,
     TitleSeconds,
     TokenRow,
-    UserContext,
     WebSessionRow,
     WebStore,
     WindowRecord,

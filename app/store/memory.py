@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from app.errors import ConflictError
-from app.store import (
+from app.store.digests import DigestRow, PeriodMetrics, SignalRow
+from app.store.documents import DigestMetrics, TitleTime
+from app.store.episodes import EpisodeLine
+from app.store.records import RecordLine
+from app.store.tools import (
     CoveringDigest,
     DaySeconds,
     DeviceDay,
-    DigestMetrics,
-    DigestRow,
-    EpisodeLine,
     KindCount,
     KnownName,
     ModelBacklog,
@@ -38,15 +39,11 @@ from app.store import (
     MovedEpisode,
     Neighbor,
     OpenSitting,
-    PeriodMetrics,
-    RecordLine,
     RecordMatch,
     Relabelled,
     SearchHit,
-    SignalRow,
     TailSeconds,
     ThingSeconds,
-    TitleTime,
     ToolStore,
     UnbuiltDay,
     UncategorizedTime,

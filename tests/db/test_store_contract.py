@@ -38,8 +38,12 @@ from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import DigestRow, EpisodeLine, RecordLine, SignalRow, ToolStore, UserContext
+from app.store.accounts import UserContext
+from app.store.digests import DigestRow, SignalRow
+from app.store.episodes import EpisodeLine
 from app.store.memory import MemoryEpisode, MemoryRecord, MemoryStore
+from app.store.records import RecordLine
+from app.store.tools import ToolStore
 from app.text import fts_document, keyword_terms
 from app.timeutil import day_bounds, period_days, read_window, scope_keys, zone
 from tests.helpers import NOW, SAMPLE_MONTH, TemplateDatabases, isolated_env, url_for

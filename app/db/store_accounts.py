@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from app.db.base import Queries
-from app.db.named import found, one, row, rows, value
+from app.db.named import found
 from app.errors import DatabaseError
-from app.store.accounts import AccountStore, DeviceRow, UserContext
+from app.store.accounts import AccountStore
 
 
 class PostgresAccountStore(Queries):
@@ -16,12 +16,5 @@ class PostgresAccountStore(Queries):
         except Exception as exc:
             raise DatabaseError(f"the database does not answer: {type(exc).__name__}") from exc
 
-    ensure_user = one(AccountStore.ensure_user, UserContext)
-    get_user = row(AccountStore.get_user, UserContext)
-    get_user_by_id = row(AccountStore.get_user_by_id, UserContext)
-    user_for_token = row(AccountStore.user_for_token, UserContext)
-    add_token = value(AccountStore.add_token)
-    count_tokens = value(AccountStore.count_tokens)
     add_device = found(AccountStore.add_device)
     device_exists = found(AccountStore.device_exists)
-    list_devices = rows(AccountStore.list_devices, DeviceRow)

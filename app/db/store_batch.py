@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from psycopg.types.json import Jsonb
 
 from app.db.base import retrying
-from app.db.named import Params, method, rows
+from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.db.store_digests import upsert_digest_params
 from app.db.store_episodes import (
@@ -22,10 +22,7 @@ from app.db.store_jobs import PostgresJobStore
 from app.store.batch import (
     BatchRead,
     BatchStore,
-    DayEpisodeFacts,
-    DayMetrics,
     DayRollup,
-    DeviceBuiltThrough,
     SavedEpisode,
     StreamRecord,
 )
@@ -41,10 +38,6 @@ _STAGING_TYPES = [
 
 
 class PostgresBatchStore(PostgresJobStore):
-    batch_built_through = rows(BatchStore.batch_built_through, DeviceBuiltThrough)
-    batch_day_metrics = rows(BatchStore.batch_day_metrics, DayMetrics)
-    batch_episode_facts = rows(BatchStore.batch_episode_facts, DayEpisodeFacts)
-
     def _batch_stream(self, params: Params) -> BatchRead:
         records, window = stamped_read(
             self.pool, StreamRecord, QUERIES["batch_stream"], params, binary=True

@@ -66,7 +66,7 @@ def open_services(
     try:
         yield Services(
             settings=settings,
-            store=PostgresStore(pool),
+            store=PostgresStore.over(pool),
             rules=rules,
             url=url,
             models=ModelClient(settings),

@@ -16,7 +16,8 @@ AW_STAMP   := $(AW_VENV)/.installed
 
 .PHONY: install demo test test-fast test-fresh lint typecheck pytest bench clean
 
-$(STAMP): pyproject.toml setup.py requirements.lock
+# app/__init__.py holds the version: a new one reinstalls the package metadata.
+$(STAMP): pyproject.toml setup.py requirements.lock app/__init__.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "TimeTrace needs Python 3.11+")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.lock

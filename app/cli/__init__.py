@@ -25,6 +25,7 @@ import logging
 
 import click
 
+from app import __version__
 from app.cli import (
     accounts,
     asking,
@@ -36,7 +37,7 @@ from app.cli import (
 
 
 @click.group()
-@click.version_option(package_name="timetrace")
+@click.version_option(version=__version__, prog_name="timetrace")
 def main() -> None:
     """TimeTrace: a self-hosted activity memory in PostgreSQL."""
     from app.db.embedded import install_sigterm_exit

@@ -14,7 +14,7 @@ TEST_STAMP := $(VENV)/.installed-test
 AW_VENV    := .aw-venv
 AW_STAMP   := $(AW_VENV)/.installed
 
-.PHONY: install demo test test-fast test-fresh lint typecheck pytest bench clean
+.PHONY: install demo test test-fast test-fresh lint typecheck pytest bench docs clean
 
 # app/__init__.py holds the version: a new one reinstalls the package metadata.
 $(STAMP): pyproject.toml setup.py requirements.lock app/__init__.py
@@ -72,6 +72,12 @@ test: lint typecheck pytest
 # subset on two workers whose first tests both start a server (.ci/fresh-machine-check).
 test-fresh: $(TEST_STAMP) $(AW_STAMP)
 	.ci/fresh-machine-check
+
+# The generated references (tests in tests/unit fail when one is stale): the tools from
+# the registry, the commands from their --help, the settings from app/settings.py.
+docs: $(STAMP)
+	$(BIN)/python -m app.tools.reference > docs/tools.md
+	$(BIN)/python -m app.cli.reference docs
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/ingest.py

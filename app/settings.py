@@ -61,8 +61,8 @@ class Settings(BaseSettings):
     # API.
     host: str = Field(
         "127.0.0.1",
-        description="Where `serve` listens; a non-loopback address is refused until an API "
-        "token exists.",
+        description="Where `serve` listens; on an address other than loopback it serves "
+        "nothing until an API token exists, and waits for one.",
     )
     port: Annotated[int, Field(ge=0, le=65535)] = Field(
         8787, description="The port `serve` listens on (web pages, API, OpenAI door, MCP)."

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import click
 
-from app.cli.common import LazyChoice, edge, settings_from_env
+from app.cli.common import LazyChoice, edge, settings_from_env, user_named
 
 
 def _device_kinds() -> Sequence[str]:
@@ -74,12 +74,7 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
         )
     settings = settings_from_env()
     with open_services(settings) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(
-                f"no user {user_name!r}: "
-                f"create one with `timetrace token create --user {user_name}`"
-            )
+        user = user_named(services.store, user_name)
         created = services.store.add_device(
             user_id=user.user_id, device_id=device_id, name=name, kind=kind
         )

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any, get_args
 import click
 
 from app.cli import user_rules
-from app.cli.common import DATABASE_HELP, LazyChoice, database_url_for, edge, settings_from_env
+from app.cli.common import (
+    DATABASE_HELP,
+    LazyChoice,
+    database_url_for,
+    edge,
+    settings_from_env,
+    user_named,
+)
 
 if TYPE_CHECKING:
     from app.tools.results import ToolOutcome
@@ -55,9 +62,7 @@ def report_command(
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         report = build_report(
             services.tool_context(user=user, now=datetime.now(UTC)), grain=grain, key=scope
         )
@@ -160,9 +165,7 @@ def _run_tool(
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         context = services.tool_context(user=user, now=datetime.now(UTC))
         return dispatch(context, name, arguments)
 
@@ -199,9 +202,7 @@ def ask_command(
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         conversation_id, history = start_conversation(
             services.store, user_id=user.user_id, question=question, conversation_id=conversation_id
         )
@@ -269,10 +270,7 @@ def mcp_command(user_name: str | None, token: str | None, database: str | None) 
         if user_name is None:
             user = user_for_token(services.store, token=token)
         else:
-            found = services.store.get_user(name=user_name)
-            if found is None:
-                raise click.ClickException(f"no user {user_name!r}")
-            user = found
+            user = user_named(services.store, user_name)
         asyncio.run(serve_stdio(services=services, user=user))
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from app.settings import Settings
+    from app.store import AccountStore, UserContext
 
 F = TypeVar("F", bound=Callable[..., Any])
 DATABASE_HELP = "Another database on the same server (the demo's: timetrace_demo)."
@@ -54,6 +55,21 @@ def database_url_for(settings: Settings, database: str | None) -> str | None:
     if settings.database_url:
         return with_database(settings.database_url, database)
     return database_url(settings, database=database)
+
+
+def no_user(name: str) -> click.ClickException:
+    """The one error for a user name that names nobody, saying how to make one."""
+    return click.ClickException(
+        f"no user {name!r}: create one with `timetrace token create --user {name}`"
+    )
+
+
+def user_named(store: AccountStore, name: str) -> UserContext:
+    """The user called `name`, or the one-line error that says how to create them."""
+    user = store.get_user(name=name)
+    if user is None:
+        raise no_user(name)
+    return user
 
 
 def edge(func: F) -> F:

@@ -103,3 +103,22 @@ class LazyChoice(click.Choice[str]):
     @choices.setter
     def choices(self, value: Sequence[str]) -> None:
         pass  # click's constructor sets them: they come from `load` instead
+
+
+class TimeZone(click.ParamType[str, Any]):
+    """An IANA time zone name (Asia/Shanghai, Europe/Berlin, UTC)."""
+
+    name = "zone"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(str(value))
+        except (ZoneInfoNotFoundError, ValueError):
+            self.fail(f"unknown IANA time zone {value!r} (e.g. Asia/Shanghai, Europe/Berlin)")
+        return str(value)
+
+
+ZONE_OPTION_HELP = "Your IANA time zone, e.g. Asia/Shanghai (days are counted in it)."
+DAY_CUT_HELP = "The hour your day starts (0-23): later records count for the day before."

@@ -8,9 +8,9 @@ prints first, and the probe `timetrace status` uses to say whether a server runs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import httpx
+
+from app.store.accounts import Beginnings
 
 # A wildcard address is reached on the loopback of the same machine.
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
@@ -41,14 +41,6 @@ def serve_lines(*, host: str, port: int, aw_port: int | None, aw_user: str) -> l
     return lines
 
 
-@dataclass(frozen=True, slots=True)
-class Beginnings:
-    """How far an install is: whether it has a user, and any record."""
-
-    users: int
-    records: int
-
-
 def next_steps(found: Beginnings, *, aw_port: int | None) -> list[str]:
     """What to do next on an install with no user or no record yet (none when both)."""
     steps = []
@@ -57,16 +49,17 @@ def next_steps(found: Beginnings, *, aw_port: int | None) -> list[str]:
             "next: make a user and a token: "
             "timetrace token create --user NAME --time-zone Area/City"
         )
-    if not found.records:
+    if not found.any_record:
         if aw_port is None:
             steps.append(
                 "next: record: restart with --aw-port 5600 and start ActivityWatch's "
                 "watchers (aw-watcher-window, aw-watcher-afk): they send to port 5600"
             )
         else:
+            default = " (their default)" if aw_port == 5600 else ""
             steps.append(
                 f"next: record: start ActivityWatch's watchers (aw-watcher-window, "
-                f"aw-watcher-afk) on this machine: they send to port {aw_port}"
+                f"aw-watcher-afk) on this machine, pointed at port {aw_port}{default}"
             )
     return steps
 

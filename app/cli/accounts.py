@@ -191,7 +191,10 @@ def device_list(user_name: str | None) -> None:
         click.echo(f"{name}")
         for r in (r for r in rows if r.user_name == name):
             if r.device_id is None:
-                click.echo("  no device yet (each capture tool registers its own)")
+                click.echo(
+                    "  no device yet: timetrace device add ID, an import or the "
+                    "ActivityWatch door adds one"
+                )
                 continue
             seen = (
                 f"{r.first_seen:%Y-%m-%d %H:%M} – {r.last_seen:%Y-%m-%d %H:%M}"

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from app.cli import main
 from app.runtime.services import Services
 from app.timeutil import logical_day, period_days, zone
-from tests.helpers import SAMPLE_MONTH, Preloaded, span_violations, unbuilt_keys
+from tests.helpers import SAMPLE_MONTH, Preloaded, make_api, span_violations, unbuilt_keys
 
 NEW_ZONE, NEW_CUT = "America/New_York", 6
 
@@ -124,3 +124,32 @@ def test_user_set_refuses_a_bad_zone_and_an_unknown_user_in_one_line(
     same = _cli(db_url, tmp_path, "user", "set", "--time-zone", "UTC")
     assert same.exit_code == 0 and "unchanged" in same.output
     assert "Traceback" not in bad.output + nobody.output + same.output
+
+
+def test_after_raw_records_expired_the_zone_stays_and_nothing_is_dropped(
+    services: Services, conn: Any, db_url: str, tmp_path: Path
+) -> None:
+    api = make_api(services, user_name="me", time_zone="Asia/Shanghai", devices=("laptop",))
+    records = [
+        {
+            "client_record_id": f"r{i}",
+            "ts_start": f"2003-03-12T0{i}:00:00+00:00",
+            "ts_end": f"2003-03-12T0{i}:30:00+00:00",
+            "app": "Code",
+            "window_title": "main.py",
+        }
+        for i in range(3)
+    ]
+    assert api.ingest("laptop", records).status_code == 200
+    assert _cli(db_url, tmp_path, "backfill").exit_code == 0
+    assert _cli(db_url, tmp_path, "retention", "set", "--raw-days", "30").exit_code == 0
+    assert _cli(db_url, tmp_path, "retention", "apply").exit_code == 0
+    kept = conn.execute("SELECT count(*) AS n FROM digests").fetchone()["n"]
+    assert kept > 0  # the digests are all that is left of 2003
+
+    refused = _cli(db_url, tmp_path, "user", "set", "--time-zone", "UTC")
+    assert refused.exit_code == 1
+    assert "have expired (retention)" in refused.output and "the clock stays" in refused.output
+    me = services.store.get_user(name="me")
+    assert me is not None and me.time_zone == "Asia/Shanghai"
+    assert conn.execute("SELECT count(*) AS n FROM digests").fetchone()["n"] == kept

@@ -11,7 +11,7 @@ import pytest
 
 from app.api.server import serve_in_thread
 from app.runtime.services import Services
-from tests.helpers import new_token_for
+from tests.helpers import Api, new_token_for
 
 ASK = [{"role": "user", "content": "How many hours of work yesterday?"}]
 
@@ -81,3 +81,22 @@ def test_the_rest_of_the_api_keeps_its_own_error_shape(base_url: str) -> None:
 
     reply = httpx.get(base_url.removesuffix("/v1") + "/api/v1/me", timeout=10)
     assert reply.status_code == 401 and isinstance(reply.json()["error"], str)
+
+
+def test_errors_from_the_middleware_are_in_openais_shape_on_the_door(api: Api) -> None:
+    too_large = api.client.post(
+        "/v1/chat/completions",
+        content=b"{}",
+        headers={**api.auth, "Content-Length": str(10**9)},
+    )
+    wrong_host = api.client.get("/v1/models", headers={**api.auth, "Host": "evil.example"})
+    for reply, status in ((too_large, 413), (wrong_host, 400)):
+        assert reply.status_code == status, reply.text
+        error = reply.json()["error"]
+        assert set(error) == {"message", "type", "param", "code"}
+        assert error["type"] == "invalid_request_error"
+    assert "larger than" in too_large.json()["error"]["message"]
+    assert "is not a name of this server" in wrong_host.json()["error"]["message"]
+    # Elsewhere the API keeps its own shape.
+    elsewhere = api.client.get("/api/v1/me", headers={**api.auth, "Host": "evil.example"})
+    assert isinstance(elsewhere.json()["error"], str)

@@ -110,7 +110,7 @@ def _free_port() -> int:
 
 def _first_lines(args: list[str], env: dict[str, str], log: Path, *, until: str) -> list[str]:
     """Start `timetrace serve ARGS`, wait for a line that starts with `until`, stop it,
-    and return what it printed before uvicorn's own lines."""
+    and return every line it printed (its own first, then uvicorn's)."""
     serve = spawn(["serve", *args], env, log)
     with reaped([serve]):
         printed = wait_for(
@@ -121,7 +121,7 @@ def _first_lines(args: list[str], env: dict[str, str], log: Path, *, until: str)
         assert printed, log.read_text()
         serve.send_signal(signal.SIGTERM)
         serve.wait(60)
-    return [line for line in log.read_text().splitlines() if not line.startswith("INFO")]
+    return log.read_text().splitlines()
 
 
 def test_serve_prints_its_urls_first_then_what_to_do_on_a_new_install(

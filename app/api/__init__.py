@@ -35,7 +35,7 @@ from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.api.doors import HostCheck
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
-from app.api.openai_errors import is_door_path, openai_error
+from app.api.openai_errors import is_door_path, openai_error, unknown_route
 from app.errors import (
     AuthError,
     ConflictError,
@@ -135,7 +135,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 405:
             # Starlette names only the methods of the first route on the path.
             headers["Allow"] = ", ".join(_methods_on(request))
-        return _error(request, exc.status_code, str(exc.detail), headers=headers)
+        message = str(exc.detail)
+        if exc.status_code == 404 and is_door_path(request.url.path):
+            message = unknown_route(request.url.path)
+        return _error(request, exc.status_code, message, headers=headers)
 
     @app.exception_handler(Exception)
     async def on_crash(request: Request, exc: Exception) -> JSONResponse:

@@ -66,3 +66,11 @@ def openai_error(
     return JSONResponse(
         error_body(status, message, param=param, code=code), status_code=status, headers=headers
     )
+
+
+def unknown_route(path: str) -> str:
+    """The 404 message of a path the door does not answer."""
+    return (
+        f"no route {path[:200]} here: this door answers GET /v1/models and "
+        "POST /v1/chat/completions (model 'timetrace')"
+    )

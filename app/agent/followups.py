@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 
 from app.agent.dates import find_clocks, find_period, named
-from app.agent.intents import (
+from app.agent.intent_words import (
     COMPARE,
     COUNT,
     DAYS_COUNT,
@@ -29,9 +29,8 @@ from app.agent.intents import (
     SEARCH,
     SUMMARY,
     _words,
-    parse_intent,
-    thing_mention,
 )
+from app.agent.intents import parse_intent, thing_mention
 from app.agent.windows import find_window
 
 # How a follow-up opens or ends: "and …", "what about …", "那 … 呢", "换成 …".

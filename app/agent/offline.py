@@ -18,7 +18,8 @@ from datetime import date, timedelta
 from app.agent.cues import NOT_NAMES
 from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
-from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent, summary_intent
+from app.agent.intent_words import LAST_TIME
+from app.agent.intents import Intent, _signal_kinds, parse_intent, summary_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
 from app.agent.parts import Parts, asks_yes_no, read_parts

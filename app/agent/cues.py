@@ -23,6 +23,11 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
+    "vsc": "Visual Studio Code",
+    "studied": "study", "studying": "study", "studies": "study", "worked": "work",
+    # Names as Chinese users say them, and romanised names of Chinese titles.
+    "油管": "youtube.com", "ytb": "youtube.com", "推特": "x.com", "红书": "小红书",
+    "genshin": "原神", "哈迪斯": "Hades",
 }  # fmt: skip
 
 # Meetings: the meeting apps (the resolver's "meeting" group: Zoom, 腾讯会议, Teams) when
@@ -89,7 +94,19 @@ TOP: Final[tuple[str, ...]] = (
     "which websites", "most time", "主要花在",
 )  # fmt: skip
 # A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
-CATEGORY_RANK: Final[tuple[str, ...]] = ("category", "categories", "类别", "分类", "哪类")
+CATEGORY_RANK: Final[tuple[str, ...]] = (
+    "category", "categories", "类别", "分类", "哪类", "哪一类", "什么类", "哪种事", "哪方面",
+)  # fmt: skip
+# "Which app / site / category … most": a ranking, asked by what is ranked and a
+# superlative anywhere in the sentence ("what website ate most of my time").
+RANKED_GROUPS: Final[tuple[str, ...]] = (
+    "app", "apps", "application", "applications", "program", "programs", "software",
+    "site", "sites", "website", "websites", "category", "categories",
+    "软件", "应用", "程序", "网站", "网页", "分类", "类别", "哪类", "哪一类",
+)  # fmt: skip
+SUPERLATIVE: Final[tuple[str, ...]] = (
+    "most", "biggest", "largest", "longest", "top", "the bulk", "mostly", "最",
+)  # fmt: skip
 SITES: Final[tuple[str, ...]] = ("site", "sites", "website", "websites", "网站", "网页", "domains")
 DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",
@@ -98,6 +115,7 @@ DAYS: Final[tuple[str, ...]] = (
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
+    "w/o", "sans",
     "没", "没有", "不", "未", "没碰", "没开", "zero", "none",
 )  # fmt: skip
 CONTEST: Final[tuple[str, ...]] = (
@@ -111,7 +129,10 @@ TOGETHER: Final[tuple[str, ...]] = (
 )  # fmt: skip
 OVER: Final[tuple[str, ...]] = (
     "over", "more than", "at least", "above", "longer than", "exceed", "exceeded",
-    "超过", "多于", "大于", "不少于", "至少", "以上", "过了",
+    "past", "go past", "went past", "hit", "reach", "reached", "cross", "crossed", "break",
+    "exceeds", "beyond",
+    "超过", "多于", "大于", "不少于", "至少", "以上", "过了", "有", "够", "满", "达到", "到了",
+    "破", "上了",
 )  # fmt: skip
 UNDER: Final[tuple[str, ...]] = (
     "under", "less than", "fewer than", "below", "at most", "shorter than",
@@ -138,10 +159,14 @@ PAST_WEEK: Final[tuple[str, ...]] = (
 FIRST: Final[tuple[str, ...]] = (
     "first", "start", "started", "begin", "began", "earliest", "what time did i start",
     "几点开始", "最早", "第一次", "开始用", "几点起", "开始工作",
+    "几点打开", "几点开", "几点启动", "几点上线", "几点登录", "什么时候打开", "啥时候打开",
+    "什么时候开始", "啥时候开始", "what time did i open", "when did i open", "opened first",
 )  # fmt: skip
 LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
+    "最后", "最后一次", "上次", "几点关", "last time", "did i last", "was i last", "last used",
+    "last opened", "last on",
 )  # fmt: skip
 # The one day with the most of a thing ("which day last week did I game most").
 PEAK: Final[tuple[str, ...]] = (
@@ -151,7 +176,8 @@ PEAK: Final[tuple[str, ...]] = (
 ONE: Final[tuple[str, ...]] = ("site", "website", "app", "application", "哪个", "哪一个")
 # A yes/no question: "did I …", "was I …", "…了吗", "有没有".
 YES_NO: Final[tuple[str, ...]] = (
-    "did i", "was i", "were i", "have i", "had i", "is there", "吗", "有没有", "是不是",
+    "did", "was", "were", "have", "had", "is there", "are there", "any", "has", "do i",
+    "吗", "有没有", "是不是", "是否",
 )  # fmt: skip
 # How much, asked: a yes/no cue beside one of these is still "how much".
 HOW_MUCH: Final[tuple[str, ...]] = (

@@ -28,7 +28,9 @@ _DATES = re.compile(
     r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
     r"|(?P<zh>(?:(?P<zy>\d{4})年)?(?P<zm>\d{1,2})月(?P<zd>\d{1,2})[日号])"
     rf"|(?P<md>\b(?P<mm>{_MONTH})\.?\s+(?P<mdd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<my>\d{{4}}))?)"
-    rf"|(?P<dm>\b(?P<dmd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmm>{_MONTH})\b(?:,?\s+(?P<dy>\d{{4}}))?)",
+    rf"|(?P<dm>\b(?P<dmd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmm>{_MONTH})\b(?:,?\s+(?P<dy>\d{{4}}))?)"
+    # 12/4, 12/04/2026: month first, as the question's own calendar writes it.
+    r"|(?P<sl>(?<![\d/.])(?P<sm>1[0-2]|0?[1-9])/(?P<sd>3[01]|[12]\d|0?[1-9])(?:/(?P<sy>\d{4}))?(?![\d/])(?!\s*(?:h\b|hr|hour|min|小时|分钟)))",
     re.IGNORECASE,
 )
 _CN_NUMBERS = {
@@ -106,7 +108,7 @@ _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturda
 _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
     r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
-    r"(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六日天])"
+    r"(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六天]|日(?!均))"
     rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{'|'.join(_WEEKDAYS_EN)})\b",
     re.IGNORECASE,
 )
@@ -176,6 +178,8 @@ def _date_of(match: re.Match[str], today: date, year_hint: int | None) -> tuple[
         year, month, day = int(g["iy"]), int(g["im"]), int(g["id"])
     elif g["zh"]:
         year, month, day = int(g["zy"] or 0), int(g["zm"]), int(g["zd"])
+    elif g["sl"]:
+        year, month, day = int(g["sy"] or 0), int(g["sm"]), int(g["sd"])
     elif g["md"]:
         year, month, day = int(g["my"] or 0), MONTH_NUMBERS[g["mm"].lower()], int(g["mdd"])
     else:
@@ -397,10 +401,24 @@ _CLOCK = re.compile(
 )
 
 
+_NOON = re.compile(r"\bnoon\b|\bmidday\b|\bmidnight\b", re.IGNORECASE)
+
+
+def clock_words(question: str) -> str:
+    """The question with "noon" and "midnight" written as clock times, every other
+    character where it was (spans found in the result hold for the question)."""
+
+    def said(match: re.Match[str]) -> str:
+        clock = "12am" if match[0].lower() == "midnight" else "12pm"
+        return clock.ljust(len(match[0]))
+
+    return _NOON.sub(said, question)
+
+
 def find_clocks(question: str) -> list[tuple[int, int]]:
     """The clock times (hour, minute) a question names, in order."""
     found = []
-    for match in _CLOCK.finditer(question):
+    for match in _CLOCK.finditer(clock_words(question)):
         if match["h"]:
             hour, minute = int(match["h"]), int(match["m"])
         elif match["ph"]:

@@ -23,8 +23,10 @@ CATEGORY_WORDS: dict[Category, re.Pattern[str]] = {
     "entertainment": _words(
         "娱乐", "游戏", "视频", "追剧", "摸鱼", "entertainment", "fun", "gaming", "games", "videos"
     ),
-    "work": _words("工作", "上班", "写代码", "编程", "work", "working", "coding", "programming"),
-    "study": _words("学习", "读书", "看书", "study", "studying", "learning", "reading"),
+    "work": _words(
+        "工作", "上班", "写代码", "编程", "work", "worked", "working", "coding", "programming"
+    ),
+    "study": _words("学习", "读书", "看书", "study", "studied", "studying", "learning", "reading"),
     "social": _words(
         "socializing",
         "socialising",
@@ -88,7 +90,7 @@ IDLE = _words(
 DAYS_WHICH = _words(
     "哪几天", "哪些天", "哪天", "哪一天", "哪些日子", "哪几个晚上", "哪些晚上",
     "which days?", "what days?", "which nights?", "what nights?", "on which", "list the days",
-    "which dates", "what dates",
+    "which dates", "what dates", "^\\W*days", "days (?:i|when|that|where)",
 )  # fmt: skip
 DAYS_COUNT = _words(
     "有几天", "几天", "多少天", "how many days", "number of days", "how many nights",
@@ -140,7 +142,7 @@ HOURS = _words(
     "花了多少", "用了多少", "时长",
     "how many hours", "how much time", "how long", "hours?", "time did i spend", "time spent",
     "时间多少", "用时", "钟头", "时间有多少", "多长", "usage", "time on", "time in", "time went",
-    "how much", "time for",
+    "how much", "time for", "[看玩刷听逛用花写学读]了?多少(?![次天个])",
 )  # fmt: skip
 ACTIVE = _words(
     "活跃", "总共", "一共", "总计", "在电脑前", "active", "in total", "total", "overall"
@@ -167,7 +169,7 @@ _FILLER = _words(
     "stuff", "things", "各", "每个", "类别", "分类",
     "刷了", "逛了", "听了", "待了", "耗了", "开了", "看了", "玩了", "用了", "花了",
     "刷", "逛", "听", "待", "耗", "咋", "这么久", "那么久", "这么", "钟头", "用时", "时长", "占了",
-    "搞了", "花在", "开过", "用过", "开",
+    "搞了", "花在", "开过", "用过", "开", "waste", "wasted", "kill", "killed", "lose", "lost",
     "啥", "那", "长", "都", "得", "列一下", "电脑上", "屏幕上",
     "watch", "watched", "watching", "browse", "browsing", "open", "opened", "usage", "burn",
     "lot", "play", "played", "playing", "be", "been", "get", "got", "done", "go", "went", "into",

@@ -353,9 +353,10 @@ def _compare_rule(a: _Asked) -> Intent | None:
 def _habit_rule(a: _Asked) -> Intent | None:
     """Habits and behaviours counted, or the rework habits with their evidence."""
     if a.kinds and COUNT.search(a.question) and not HOURS.search(a.question):
+        # Counted with the days they fell on: "how many late nights" is asked of days.
         spec = a.or_default("this_month")
-        args: dict[str, Any] = {"metric": "signal_counts", **spec.arguments()}
-        return a.make("signal_count", "query_stats", args, period=spec, kinds=a.kinds)
+        args: dict[str, Any] = {**spec.arguments(), "kinds": list(a.kinds), "limit": 8}
+        return a.make("signals", "get_signals", args, period=spec, kinds=a.kinds)
     if HABITS.search(a.question):
         spec = a.or_default("this_month")
         kinds = ("rework", "forced_rollback")

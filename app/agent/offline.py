@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from app.agent.cues import NOT_NAMES
+from app.agent.cues import NOT_NAMES, TITLE_VERBS
 from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
-from app.agent.intent_words import LAST_TIME
+from app.agent.intent_words import LAST_TIME, SEARCH
 from app.agent.intents import Intent, _signal_kinds, parse_intent, summary_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
@@ -71,6 +71,7 @@ def answer_offline(
         language=parts.language,
     )
     intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
+    intent = thing_asked(intent, parts, today=today)
     intent = replace(intent, minutes=parts.minutes, yes_no=asks_yes_no(asked))
     return _intent_answer(ctx, intent, today)
 
@@ -89,10 +90,12 @@ def answer_language(question: str, things: list[Mention], earlier: Sequence[str]
 
 
 def plannable(parts: Parts) -> bool:
-    """Habits, "when did I last" and single clock times (the moment on screen) stay
-    with the intent table."""
-    if _signal_kinds(parts.question) or LAST_TIME.search(parts.question):
+    """Habits, "when did I last" with no period and single clock times (the moment on
+    screen) stay with the intent table."""
+    if _signal_kinds(parts.question):
         return False
+    if LAST_TIME.search(parts.question) and parts.period is None:
+        return False  # "when did I last …" with no period: last_seen, at any time
     ranged = parts.window is not None and not parts.window.part_of_day
     return len(find_clocks(parts.question)) != 1 or ranged
 
@@ -110,14 +113,24 @@ def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
     return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
 
 
+# Endings of English words that say what was done, not what with ("doing", "wasted").
+_INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
+
+
 def looks_like_a_name(words: str) -> bool:
-    """A capitalised or Chinese word, a domain, a word with digits: what "I don't know
-    X" may be said of. Plain lowercase English words are not names."""
-    for word in words.split():
+    """A capitalised or Chinese word, a domain, a word with digits, or one lowercase
+    word of five letters or more that is no inflected English word ("photoshop",
+    "minecraft"): what "I don't know X" may be said of. Other lowercase words
+    ("doing stuff") are not names."""
+    split = words.split()
+    for word in split:
         if has_cjk(word) or "." in word or any(c.isdigit() for c in word):
             return True
         if word[:1].isupper() and loose(word) not in NOT_NAMES:
             return True
+    if len(split) == 1 and split[0].isascii() and split[0].isalpha() and len(split[0]) >= 5:
+        low = split[0].lower()
+        return low not in NOT_NAMES and low not in TITLE_VERBS and not _INFLECTED.search(low)
     return False
 
 
@@ -152,6 +165,28 @@ def named_by_lexicon(
         )
     arguments = {**intent.arguments, "thing": found.name}
     return replace(intent, arguments=arguments, subject=found.text, mention=found.text)
+
+
+def thing_asked(intent: Intent, parts: Parts, *, today: date) -> Intent:
+    """A name the user has, with no cue to search for it ("slack time?", 油管看了多少):
+    its hours over the period, today when none is named, rather than a search."""
+    names = {m.name for m in parts.things if not m.title}
+    if intent.kind != "search" or len(names) != 1 or SEARCH.search(parts.question):
+        return intent
+    spec = parts.period or named("today", today=today)
+    mention = parts.things[0]
+    if mention.name == ACTIVE:
+        return intent
+    return Intent(
+        kind="thing_hours",
+        tool="query_stats",
+        arguments={"thing": mention.name, **spec.arguments()},
+        language=intent.language,
+        period=spec,
+        subject=mention.text,
+        mention=mention.text,
+        defaulted=parts.period is None,
+    )
 
 
 def _rework_widened(

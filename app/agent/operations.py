@@ -113,7 +113,7 @@ _RANKED_ZH = {"apps": "应用", "sites": "网站", "categories": "类别"}
 
 
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
-    if parts.top_n is None and not (parts.sites or parts.categories):
+    if parts.top_n is None and not (parts.sites or parts.categories or parts.one):
         return None  # "which apps most": the intent table's ranking of ten
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("top", spec, defaulted=defaulted)

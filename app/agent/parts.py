@@ -41,6 +41,7 @@ SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
 FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
 PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
 HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
+RANKED, SUPERLATIVE = cue(cues.RANKED_GROUPS), cue(cues.SUPERLATIVE)
 # Two periods weighed: "this week compared to last week", "这周比上周".
 _VERSUS = re.compile(r"\b(?:compared|than|vs|versus|or)\b|比|对比|相比|还是", re.IGNORECASE)
 # A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
@@ -57,7 +58,8 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _TOP_N = re.compile(
-    r"\btop\s*(?P<en>\d+|three|five|ten|two|four)\b|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
+    r"(?<![A-Za-z])top\s*(?P<en>\d+(?![\d.])|(?:three|five|ten|two|four)\b)"
+    r"|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
     r"|(?P<most>(?<!\d)\d+|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+)"
     r"\s*(?:个|款)?\s*(?:most|最)"
     r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
@@ -134,7 +136,7 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
         return "share"
     if AVERAGE.search(question):
         return "average"
-    if _top_n(question) is not None or (TOP.search(question) and named == 0):
+    if _top_n(question) is not None or (named == 0 and ranks(question)):
         return "top"
     if named >= 2 and TOGETHER.search(question):
         return "together"
@@ -145,6 +147,14 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     if named >= 2:
         return "each"
     return "amount" if named else "window"
+
+
+def ranks(question: str) -> bool:
+    """Whether the question asks for a ranking: a ranking cue ("top", 排行), or what is
+    ranked with a superlative anywhere ("which site … most", 哪个分类时间最长)."""
+    return bool(TOP.search(question)) or bool(
+        RANKED.search(question) and SUPERLATIVE.search(question)
+    )
 
 
 def asks_yes_no(question: str) -> bool:

@@ -19,10 +19,12 @@ from app.agent.lexicon import edit_distance
 SHORT_FORMS: Final[dict[str, str]] = {
     "wk": "week", "wks": "weeks", "yday": "yesterday", "yest": "yesterday",
     "mth": "month", "mths": "months", "mnth": "month", "tdy": "today",
+    "lastweek": "last week", "thisweek": "this week", "lastmonth": "last month",
+    "thismonth": "this month", "lastnight": "last night", "2day": "today",
 }  # fmt: skip
 PERIOD_WORDS: Final[tuple[str, ...]] = (
     "yesterday", "today", "week", "weeks", "weekend", "month", "months", "last", "this",
-    "previous", "before",
+    "previous", "before", "time", "hours",
 )  # fmt: skip
 _WORD = re.compile(r"[A-Za-z]+")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.agent.dates import spoken_number
+from app.agent.dates import clock_words, spoken_number
 
 _ZN = r"\d{1,2}|[一两二三四五六七八九十]{1,3}"
 _ZPART = r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|晚"
@@ -126,6 +126,7 @@ def _edge(g: tuple[str | None, ...]) -> tuple[int, int]:
 
 def find_window(question: str, *, cut_hour: int) -> Window | None:
     """The window inside days the question names, or None."""
+    question = clock_words(question)
     if match := _HM_RANGE.search(question):
         h1, m1, h2, m2 = (int(x) for x in match.groups())
         return Window(_hm(h1, m1), _hm(h2, m2), match.span())

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from app.agent.cues import NOT_NAMES, TITLE_VERBS
+from app.agent.cues import EXTRA_NAMES, NOT_NAMES, TITLE_VERBS
 from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
 from app.agent.intent_words import LAST_TIME, SEARCH
@@ -113,6 +113,7 @@ def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
     return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
 
 
+EXTRA_KEYS = frozenset(loose(name) for name in EXTRA_NAMES)
 # Endings of English words that say what was done, not what with ("doing", "wasted").
 _INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
 
@@ -147,7 +148,12 @@ def named_by_lexicon(
             # Leftover words ("doing stuff") are no name: the period alone was asked.
             return summary_intent(intent.period or named("today", today=today), language=lang)
         return intent
-    if any(not m.typo and (loose(m.text) == loose(mention) or m.name == mention) for m in things):
+    same = [m for m in things if not m.typo and loose(mention) in (loose(m.text), loose(m.name))]
+    if same and same[0].name != ACTIVE and loose(same[0].text) in EXTRA_KEYS:
+        # A name the resolver lacks ("genshin", 油管): asked for by the lexicon's name.
+        arguments = {**intent.arguments, "thing": same[0].name}
+        return replace(intent, arguments=arguments)
+    if same:
         return intent
     if len({m.name for m in things}) != 1:
         return intent
@@ -201,9 +207,26 @@ def _rework_widened(
     return widened, dispatch(ctx, widened.tool, widened.arguments)
 
 
+def _seen_in_titles(
+    ctx: ToolContext, intent: Intent, result: ToolOutcome
+) -> tuple[Intent, ToolOutcome]:
+    """A name the resolver knows (原神 is a game) that the user's records hold only in
+    window titles (原神 on bilibili): "when did I last …" is asked of the titles."""
+    thing = intent.arguments.get("thing")
+    if intent.tool != "last_seen" or not isinstance(result, LastSeenResult) or result.found:
+        return intent, result
+    if not isinstance(thing, str) or thing == "idle":
+        return intent, result
+    titled = dispatch(ctx, "last_seen", {"title": thing})
+    if not isinstance(titled, LastSeenResult) or not titled.found:
+        return intent, result
+    return replace(intent, arguments={"title": thing}), titled
+
+
 def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
     intent, result = _rework_widened(ctx, intent, result)
+    intent, result = _seen_in_titles(ctx, intent, result)
     never_seen = False
     if (
         intent.kind == "thing_hours"

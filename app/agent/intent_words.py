@@ -90,7 +90,7 @@ IDLE = _words(
 DAYS_WHICH = _words(
     "哪几天", "哪些天", "哪天", "哪一天", "哪些日子", "哪几个晚上", "哪些晚上",
     "which days?", "what days?", "which nights?", "what nights?", "on which", "list the days",
-    "which dates", "what dates", "^\\W*days", "days (?:i|when|that|where)",
+    "which dates", "what dates", "^\\W*(?:days|nights)", "(?:days|nights) (?:i|when|that|where)",
 )  # fmt: skip
 DAYS_COUNT = _words(
     "有几天", "几天", "多少天", "how many days", "number of days", "how many nights",

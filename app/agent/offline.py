@@ -179,6 +179,9 @@ def thing_asked(intent: Intent, parts: Parts, *, today: date) -> Intent:
     names = {m.name for m in parts.things if not m.title}
     if intent.kind != "search" or len(names) != 1 or SEARCH.search(parts.question):
         return intent
+    rest = parts.question.replace(parts.things[0].text, " ")
+    if not re.search(r"\w", rest):
+        return intent  # the name alone ("Coursera"): what of it is not asked, so search
     spec = parts.period or named("today", today=today)
     mention = parts.things[0]
     if mention.name == ACTIVE:

@@ -168,6 +168,17 @@ LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "最后", "最后一次", "上次", "几点关", "last time", "did i last", "was i last", "last used",
     "last opened", "last on",
 )  # fmt: skip
+# A clock time asked for with no first or last word ("what time did I get on YouTube",
+# 昨天几点用的微信): when it first began.
+CLOCK_ASKED: Final[tuple[str, ...]] = (
+    "what time", "at what time", "几点", "什么时间", "啥时候开", "什么时候开",
+)  # fmt: skip
+# What was done, asked ("what was on my screen", 在干嘛): the apps of a window, not
+# its active time.
+WHAT_DONE: Final[tuple[str, ...]] = (
+    "what", "which apps", "在干", "干嘛", "干啥", "做了什么", "做什么", "做了啥", "用了什么",
+    "用的什么", "哪些",
+)  # fmt: skip
 # The one day with the most of a thing ("which day last week did I game most").
 PEAK: Final[tuple[str, ...]] = (
     "most", "longest", "the most", "最多", "最久", "最长", "最高",

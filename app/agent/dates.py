@@ -114,15 +114,15 @@ _WEEKDAY = re.compile(
 )
 # Named periods, longest phrases first so that 上周三 is not read as 上周.
 _NAMED: tuple[tuple[str, str], ...] = (
-    ("before_yesterday", r"前天|day before yesterday"),
+    ("before_yesterday", r"前天|前儿个?|day before yesterday"),
     ("last_year", r"去年|last year"),
     ("this_year", r"今年|this year"),
     ("last_week", r"上周|上个星期|上星期|上一周|上个?礼拜|上个周|last week"),
     ("this_week", r"本周|这周|这个星期|这星期|本星期|这一周|这个?礼拜|本礼拜|this week"),
     ("last_month", r"上个月|上月|last month"),
     ("this_month", r"本月|这个月|这月|this month"),
-    ("yesterday", r"昨天|昨日|昨晚|yesterday|last night"),
-    ("today", r"今天|今日|今早|今晚|today|tonight|this morning|this afternoon"),
+    ("yesterday", r"昨天|昨日|昨晚|昨儿个?|yesterday|last night"),
+    ("today", r"今天|今日|今早|今晚|今儿个?|today|tonight|this morning|this afternoon"),
 )
 _NAMED_RE = [(name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _NAMED]
 _TOOL_PERIODS: tuple[Period, ...] = (

@@ -135,7 +135,7 @@ APP_RANKING = _words(
     "哪些应用", "哪个应用", "什么应用", "哪个软件", "哪些软件", "哪个 ?app", "哪些 ?app",
     "用得最多", "最常用", "各个应用", "每个应用", "各应用", "各个软件", "每个软件",
     "which apps?", "what apps?", "top apps?", "most used", "most time in", "each app", "per app",
-    "by app",
+    "by app", "rank(?:ing|ed)? (?:of )?(?:my )?apps", "apps? ranking", "排行", "排名",
 )  # fmt: skip
 HOURS = _words(
     "多少小时", "几个小时", "几小时", "多久", "多长时间", "多少时间",

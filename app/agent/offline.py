@@ -149,8 +149,9 @@ def named_by_lexicon(
             return summary_intent(intent.period or named("today", today=today), language=lang)
         return intent
     same = [m for m in things if not m.typo and loose(mention) in (loose(m.text), loose(m.name))]
-    if same and same[0].name != ACTIVE and loose(same[0].text) in EXTRA_KEYS:
-        # A name the resolver lacks ("genshin", 油管): asked for by the lexicon's name.
+    if same and same[0].name != ACTIVE and (same[0].title or loose(same[0].text) in EXTRA_KEYS):
+        # A name the resolver lacks ("genshin", 油管) or a title as its records write it
+        # ("EM-LLM", not "EM LLM"): asked for by the lexicon's name.
         arguments = {**intent.arguments, "thing": same[0].name}
         return replace(intent, arguments=arguments)
     if same:

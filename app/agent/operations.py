@@ -37,7 +37,7 @@ from app.agent.planner import _span as span_of
 from app.agent.shares import share_sides
 from app.agent.wording import duration, t, thing_label
 from app.tools import ToolContext
-from app.tools.results import ThingInfo
+from app.tools.results import ThingInfo, ToolError
 from app.tools.stats import StatsResult
 
 Planner = Callable[[ToolContext, Parts, date], Planned | None]
@@ -124,8 +124,9 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     arguments = {"metric": _RANKED[kind], **span_of(parts, spec)}
     if kind != "categories":
         arguments["limit"] = n
-    items = top_items(planned.call(ctx, "query_stats", arguments), lang)
-    if not items and parts.sites:
+    result = planned.call(ctx, "query_stats", arguments)
+    items = top_items(result, lang)
+    if not items and parts.sites and isinstance(result, ToolError):
         planned.text = not_known(parts, planned)
         return planned
     what = t(lang, _RANKED_ZH[kind], kind)

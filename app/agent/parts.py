@@ -16,7 +16,7 @@ from typing import Literal
 
 from app.agent import cues
 from app.agent.dates import PeriodSpec, find_period, spoken_number
-from app.agent.lexicon import Lexicon, Mention
+from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.windows import Window, find_window
 from app.text import Language, language_of
 
@@ -42,6 +42,7 @@ FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
 PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
 HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
 RANKED, SUPERLATIVE = cue(cues.RANKED_GROUPS), cue(cues.SUPERLATIVE)
+CLOCK_ASKED, WHAT_DONE = cue(cues.CLOCK_ASKED), cue(cues.WHAT_DONE)
 # Two periods weighed: "this week compared to last week", "这周比上周".
 _VERSUS = re.compile(r"\b(?:compared|than|vs|versus|or)\b|比|对比|相比|还是", re.IGNORECASE)
 # A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
@@ -132,6 +133,8 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
         return "first"
     if LAST_IN_PERIOD.search(question) and named <= 1:
         return "last"
+    if CLOCK_ASKED.search(question) and named == 1:
+        return "first"
     if SHARE.search(question) and named >= 1:
         return "share"
     if AVERAGE.search(question):
@@ -147,6 +150,15 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     if named >= 2:
         return "each"
     return "amount" if named else "window"
+
+
+def _apps_of_window(text: str, things: list[Mention], operation: Operation) -> bool:
+    """What was done inside a window, asked of the screen or as a list of apps ("what
+    was on my screen friday evening", "9-11am what apps"): its apps by time."""
+    if _top_n(text) is not None or not WHAT_DONE.search(text):
+        return False
+    screen = bool(things) and all(m.name == ACTIVE for m in things)
+    return (operation == "amount" and screen) or (operation == "top" and not things)
 
 
 def ranks(question: str) -> bool:
@@ -175,6 +187,8 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
     second = find_period(text, today=today) if period is not None else None
     if second is not None and len(things) <= 1 and _VERSUS.search(text):
         operation = "periods"
+    if window is not None and _apps_of_window(text, things, operation):
+        operation = "window"
     listed = not re.search(r"how many|几天|多少天|number of", question, re.IGNORECASE)
     return Parts(
         question=question,

@@ -121,7 +121,8 @@ NEGATION: Final[tuple[str, ...]] = (
 CONTEST: Final[tuple[str, ...]] = (
     "more", "longer", "less", "shorter", "or", "vs", "versus", "compare", "compared",
     "which of", "which was", "bigger", "winner", "还是", "哪个多", "哪个长", "更多", "更久", "更长",
-    "比较", "对比", "哪个", "多还是",
+    "比较", "对比", "哪个", "多还是", "谁多", "谁更多", "谁长", "谁更久", "哪个更", "which one",
+    "which is more", "who won", "beat",
 )  # fmt: skip
 TOGETHER: Final[tuple[str, ...]] = (
     "together", "combined", "in total", "total", "sum", "both", "altogether", "加起来",
@@ -188,7 +189,7 @@ ONE: Final[tuple[str, ...]] = ("site", "website", "app", "application", "哪个"
 # A yes/no question: "did I …", "was I …", "…了吗", "有没有".
 YES_NO: Final[tuple[str, ...]] = (
     "did", "was", "were", "have", "had", "is there", "are there", "any", "has", "do i",
-    "吗", "有没有", "是不是", "是否",
+    "吗", "有没有", "是不是", "是否", "了没",
 )  # fmt: skip
 # How much, asked: a yes/no cue beside one of these is still "how much".
 HOW_MUCH: Final[tuple[str, ...]] = (

@@ -28,7 +28,8 @@ Operation = Literal[
 
 def cue(words: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern for cue words: Chinese anywhere, English as whole words."""
-    parts = [re.escape(w) if not w.isascii() or not w[0].isalnum() else rf"\b{re.escape(w)}\b"
+    parts = [re.escape(w) if not w.isascii() or not w[0].isalnum()
+             else rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"  # "学习vs娱乐" too
              for w in sorted(words, key=len, reverse=True)]  # fmt: skip
     return re.compile("|".join(parts), re.IGNORECASE)
 
@@ -48,7 +49,8 @@ _VERSUS = re.compile(r"\b(?:compared|than|vs|versus|or)\b|比|对比|相比|还�
 # A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
 _YES_NO = re.compile(
     rf"^\W*(?:{'|'.join(w for w in cues.YES_NO if w.isascii())})\b"
-    rf"|{'|'.join(w for w in cues.YES_NO if not w.isascii())}",
+    rf"|{'|'.join(w for w in cues.YES_NO if not w.isascii())}"
+    r"|\bany\b(?!\s+(?:apps?|sites?|days?|time)\b)",  # "this week any rework?"
     re.IGNORECASE,
 )
 _UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))

@@ -132,3 +132,43 @@ def test_words_of_a_file_name_are_title_phrases_and_a_verb_is_not() -> None:
     phrases = title_phrases(["invoice_2026_3.pdf", "复习 · 日语 N2"])
     assert {"invoice", "日语 N2", "日语"} <= phrases
     assert "复习" not in phrases and "2026" not in phrases
+
+
+def _named(question: str) -> object:
+    lexicon = Lexicon()
+    for name, mention in (("youtube", "youtube.com"), ("微信", "微信"), ("飞书", "飞书")):
+        lexicon.add(name, mention, whole=True)
+    for name in ("学习", "娱乐"):
+        lexicon.add(name, "study" if name == "学习" else "entertainment")
+    lexicon.add("screen", "active")
+    return read_parts(question, lexicon=lexicon, today=TODAY, cut_hour=4)
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("what time did i get on youtube yesterday", "first"),
+        ("昨儿几点用的微信", "first"),
+        ("昨天最后一次看youtube是几点", "last"),
+        ("上周微信和飞书谁多", "contest"),
+        ("学习vs娱乐 这周", "contest"),
+        ("what was on my screen friday evening", "window"),
+        ("yesterday 9-11am what apps", "window"),
+        ("this week any youtube over 2 hours?", "threshold"),
+    ],
+)
+def test_the_operation_is_read_from_cues_anywhere(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("昨儿几点用的微信", date(2026, 12, 5)),
+        ("今儿刷了多久", TODAY),
+        ("前儿个呢", date(2026, 12, 4)),
+    ],
+)
+def test_colloquial_day_words_are_periods(question: str, day: date) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and spec.date_from == spec.date_to == day

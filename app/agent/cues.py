@@ -23,7 +23,8 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
-    "vsc": "Visual Studio Code",
+    "vsc": "Visual Studio Code", "代码": "work", "coded": "work", "game": "entertainment",
+    "gamed": "entertainment",
     "studied": "study", "studying": "study", "studies": "study", "worked": "work",
     # Names as Chinese users say them, and romanised names of Chinese titles.
     "油管": "youtube.com", "ytb": "youtube.com", "推特": "x.com", "红书": "小红书",

@@ -72,7 +72,9 @@ _WEEK_BEFORE_LAST = re.compile(
     r"上上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])|the week before last", re.IGNORECASE
 )
 _WEEKEND = re.compile(
-    r"(?P<z>上|这|本)个?(?:周末|星期六日)|(?P<e>last|this)\s+weekend", re.IGNORECASE
+    r"(?P<z>上|这|本)个?(?:周末|星期六日)|(?P<e>last|this)\s+weekend"
+    r"|(?P<bare>(?<![上这本个])周末|\b(?:the\s+|on\s+the\s+)?weekend\b)",
+    re.IGNORECASE,
 )
 _MONTH_PART = re.compile(
     r"(?P<zwhich>本月|这个月|上个?月|(?P<zm>\d{1,2})月份?)(?:的)?(?P<zpart>初|底|末|中)"
@@ -105,11 +107,18 @@ _SINCE_WEEKDAY = re.compile(
 )
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Weekdays as typed: whole, or short (tues, thurs, fri); mon/sat/sun, also words, only
+# after on/last/this/next.
+_WD_SAID = (
+    "|".join(_WEEKDAYS_EN)
+    + "|tues?|weds?|thu(?:rs?)?|fri"
+    + "|(?:(?<=on )|(?<=last )|(?<=this )|(?<=next ))(?:mon|sat|sun)"
+)
 _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
     r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
     r"(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六天]|日(?!均))"
-    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{'|'.join(_WEEKDAYS_EN)})\b",
+    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b",
     re.IGNORECASE,
 )
 # Named periods, longest phrases first so that 上周三 is not read as 上周.
@@ -215,7 +224,9 @@ def find_period(question: str, *, today: date) -> PeriodSpec | None:
 
 
 def _weekday_number(name: str) -> int:
-    return _WEEKDAYS_ZH[name] if name in _WEEKDAYS_ZH else _WEEKDAYS_EN.index(name.lower())
+    if name in _WEEKDAYS_ZH:
+        return _WEEKDAYS_ZH[name]
+    return [day[:3] for day in _WEEKDAYS_EN].index(name.lower()[:3])
 
 
 def _month_of(month: int, year: int | None, today: date) -> date:
@@ -340,7 +351,8 @@ def _last_days(match: Match, today: date, monday: date) -> PeriodSpec:
 
 def _weekend(match: Match, today: date, monday: date) -> PeriodSpec:
     saturday = monday + timedelta(days=5)
-    if (match["z"] or match["e"] or "").lower() in ("上", "last"):
+    last = (match["z"] or match["e"] or "").lower() in ("上", "last")
+    if last or (match["bare"] and saturday > today):  # "the weekend": the latest begun
         saturday -= timedelta(days=7)
     return _custom(saturday, saturday + timedelta(days=1), match.span())
 

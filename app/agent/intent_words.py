@@ -21,10 +21,31 @@ def _words(*alternatives: str) -> re.Pattern[str]:
 
 CATEGORY_WORDS: dict[Category, re.Pattern[str]] = {
     "entertainment": _words(
-        "娱乐", "游戏", "视频", "追剧", "摸鱼", "entertainment", "fun", "gaming", "games", "videos"
+        "娱乐",
+        "游戏",
+        "视频",
+        "追剧",
+        "摸鱼",
+        "entertainment",
+        "fun",
+        "gaming",
+        "games",
+        "videos",
+        "game",
+        "gamed",
     ),
     "work": _words(
-        "工作", "上班", "写代码", "编程", "work", "worked", "working", "coding", "programming"
+        "工作",
+        "上班",
+        "写代码",
+        "代码",
+        "编程",
+        "work",
+        "worked",
+        "working",
+        "coding",
+        "programming",
+        "coded",
     ),
     "study": _words("学习", "读书", "看书", "study", "studied", "studying", "learning", "reading"),
     "social": _words(

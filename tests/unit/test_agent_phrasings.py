@@ -172,3 +172,29 @@ def test_the_operation_is_read_from_cues_anywhere(question: str, operation: str)
 def test_colloquial_day_words_are_periods(question: str, day: date) -> None:
     spec = find_period(question, today=TODAY)
     assert spec is not None and spec.date_from == spec.date_to == day
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("how much did i use vs code on tues", date(2026, 12, 1), date(2026, 12, 1)),
+        ("thurs slack?", date(2026, 12, 3), date(2026, 12, 3)),
+        ("youtube on sat", date(2026, 12, 5), date(2026, 12, 5)),
+        ("weekend youtube total", date(2026, 12, 5), date(2026, 12, 6)),
+        ("周末玩了多久", date(2026, 12, 5), date(2026, 12, 6)),
+    ],
+)
+def test_short_weekdays_and_a_bare_weekend_are_periods(
+    question: str, first: date, last: date
+) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and (spec.date_from, spec.date_to) == (first, last)
+    assert find_period("i sat down and the sun was out", today=TODAY) is None
+
+
+def test_a_bare_weekend_midweek_is_the_last_one() -> None:
+    spec = find_period("weekend youtube total", today=date(2026, 12, 9))
+    assert spec is not None and (spec.date_from, spec.date_to) == (
+        date(2026, 12, 5),
+        date(2026, 12, 6),
+    )

@@ -159,6 +159,10 @@ class Lexicon:
             i += 1
         return _titles_alone(question, found)
 
+    def names_in(self, question: str) -> list[str]:
+        """The things a question names, as it writes them (never "the computer")."""
+        return [m.text for m in self.find(question) if m.name != ACTIVE]
+
     def _longest(self, question: str, tokens: list[tuple[int, int]], i: int) -> Mention | None:
         for j in range(min(len(tokens), i + MAX_TOKENS), i, -1):
             start, end = tokens[i][0], tokens[j - 1][1]

@@ -55,8 +55,8 @@ def answer_offline(
     today = today_of(user, ctx.now)
     question = mend_period_words(question)
     earlier = [mend_period_words(text) for text in earlier]
-    asked = effective_question(question, earlier, today=today)
     lexicon = Lexicon.of(ctx)
+    asked = effective_question(question, earlier, today=today, names=lexicon.names_in)
     parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)
     parts = replace(parts, language=answer_language(question, parts.things, earlier))
     if plannable(parts):

@@ -352,3 +352,17 @@ def test_chinese_answers_say_social_as_people_ask_for_it(month: Month, truth: Tr
     social = truth.seconds("day_local = %s AND category = 'social'", SOME_DAY)
     assert answer.text.startswith("社交" if social >= study else "学习"), answer.text
     assert "沟通" not in answer.text
+
+
+@pytest.mark.parametrize(
+    ("earlier", "question"),
+    [("3月20日几点打开slack的", "zoom呢"), ("first time i opened slack on 3/20", "and zoom?")],
+)
+def test_a_followup_swaps_the_thing_of_a_first_time_question(
+    month: Month, truth: Truth, earlier: str, question: str
+) -> None:
+    ctx = month.services.tool_context(user=month.user, now=NOW)
+    answer = answer_offline(ctx, question, earlier=[earlier])
+    began, _ = truth.edges("Zoom", SOME_DAY)
+    assert answer.intent.arguments["thing"] == "Zoom", answer.intent.arguments
+    assert abs(minute_of(answer.text) - (began.hour * 60 + began.minute)) <= 1, answer.text

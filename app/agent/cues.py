@@ -83,6 +83,7 @@ TITLE_VERBS: Final[frozenset[str]] = frozenset((
 SHARE: Final[tuple[str, ...]] = (
     "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",
     "占比", "百分之", "百分比", "比例", "占了多少", "占多少", "几成", "占",
+    "how much of my", "how much of the", "what part of", "多大比重", "比重",
 )  # fmt: skip
 AVERAGE: Final[tuple[str, ...]] = (
     "average", "avg", "on average", "per day", "a day", "daily", "each day", "every day",

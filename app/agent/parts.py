@@ -68,6 +68,8 @@ _TOP_N = re.compile(
     r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
     re.IGNORECASE,
 )
+# "How much of yesterday / of last week was …": the period's words are blanked here.
+_SHARE_OF = re.compile(r"\bhow much of\s{2,}|\bhow much of\s*$", re.IGNORECASE)
 _MINUTES_ASKED = re.compile(r"\bminutes?\b|\bmins?\b|分钟", re.IGNORECASE)
 
 
@@ -137,7 +139,7 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
         return "last"
     if CLOCK_ASKED.search(question) and named == 1:
         return "first"
-    if SHARE.search(question) and named >= 1:
+    if (SHARE.search(question) or _SHARE_OF.search(question)) and named >= 1:
         return "share"
     if AVERAGE.search(question):
         return "average"

@@ -198,3 +198,15 @@ def test_a_bare_weekend_midweek_is_the_last_one() -> None:
         date(2026, 12, 5),
         date(2026, 12, 6),
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("how much of my screen time yesterday was youtube", "share"),
+        ("how much of last week went to youtube", "share"),
+        ("how much of youtube did i watch yesterday", "amount"),
+    ],
+)
+def test_how_much_of_a_period_is_a_share(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]

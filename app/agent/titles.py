@@ -69,4 +69,16 @@ def title_phrases(titles: Iterable[str]) -> set[str]:
     for title in titles:
         for piece in _PIECES.split(title):
             found.update(_phrases(piece))
+            found.update(_whole(piece))
     return found
+
+
+def _whole(piece: str) -> Iterator[str]:
+    """A piece that is a short title of its own ("晴天", a song after " - "): a phrase
+    whatever its edges, when it has two CJK characters or four letters."""
+    text = piece.strip()
+    tokens = _TOKEN.findall(text)
+    if not tokens or len(tokens) > MAX_TOKENS or text.lower() in TITLE_VERBS:
+        return
+    if len(_CJK.findall(text)) >= 2 or (len(tokens) == 1 and len(text) >= 4):
+        yield text

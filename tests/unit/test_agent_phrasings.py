@@ -210,3 +210,8 @@ def test_a_bare_weekend_midweek_is_the_last_one() -> None:
 )
 def test_how_much_of_a_period_is_a_share(question: str, operation: str) -> None:
     assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+def test_a_short_title_piece_is_a_phrase_whatever_its_last_character() -> None:
+    phrases = title_phrases(["周杰伦 - 晴天", "项目群（12）"])
+    assert {"晴天", "周杰伦", "项目群"} <= phrases

@@ -66,7 +66,8 @@ NOT_NAMES: Final[frozenset[str]] = frozenset((
     "up", "usage", "use", "used", "using", "versus", "very", "visit", "visited", "vs", "was",
     "watch", "watched", "website", "websites", "week", "weekday", "weekend", "weeks", "were",
     "what", "when", "where", "which", "while", "who", "whole", "whom", "why", "will", "with",
-    "without", "would", "year", "yes", "yesterday", "you", "your"
+    "without", "would", "year", "yes", "yesterday", "you", "your", "wrap", "wrapped", "bed",
+    "log", "logged"
 ))  # fmt: skip
 
 # Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a
@@ -164,12 +165,15 @@ FIRST: Final[tuple[str, ...]] = (
     "几点开始", "最早", "第一次", "开始用", "几点起", "开始工作",
     "几点打开", "几点开", "几点启动", "几点上线", "几点登录", "什么时候打开", "啥时候打开",
     "什么时候开始", "啥时候开始", "what time did i open", "when did i open", "opened first",
+    "log on", "logged on", "log in", "logged in", "get online", "got online", "开机", "上线",
 )  # fmt: skip
 LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
     "最后", "最后一次", "上次", "几点关", "last time", "did i last", "was i last", "last used",
-    "last opened", "last on",
+    "last opened", "last on", "log off", "logged off", "sign off", "signed off", "go to bed",
+    "went to bed", "wrap up", "wrapped up", "call it a day", "called it a day", "shut down",
+    "收工", "关机", "关电脑", "睡觉", "下线",
 )  # fmt: skip
 # A clock time asked for with no first or last word ("what time did I get on YouTube",
 # 昨天几点用的微信): when it first began.

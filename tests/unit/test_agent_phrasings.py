@@ -215,3 +215,18 @@ def test_how_much_of_a_period_is_a_share(question: str, operation: str) -> None:
 def test_a_short_title_piece_is_a_phrase_whatever_its_last_character() -> None:
     phrases = title_phrases(["周杰伦 - 晴天", "项目群（12）"])
     assert {"晴天", "周杰伦", "项目群"} <= phrases
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("when did i go to bed friday", "last"),
+        ("what time did i log off on thursday", "last"),
+        ("when did i wrap up coding on wed", "last"),
+        ("周五几点关的电脑", "last"),
+        ("周三几点上线的", "first"),
+        ("what time did i log on monday", "first"),
+    ],
+)
+def test_the_day_begun_or_ended_said_casually(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]

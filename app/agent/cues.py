@@ -31,6 +31,13 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "genshin": "原神", "哈迪斯": "Hades",
 }  # fmt: skip
 
+# Nicknames a typo may be of, beside the whole names ("chorme", "vscdoe", "wechta"):
+# only these, since a common word is often a letter from an alias ("coming", "coding").
+TYPO_NICKNAMES: Final[tuple[str, ...]] = (
+    "chrome", "vscode", "wechat", "weixin", "douyin", "tiktok", "xiaohongshu", "feishu",
+    "youtube", "bilibili", "iterm", "terminal",
+)  # fmt: skip
+
 # Meetings: the meeting apps (the resolver's "meeting" group: Zoom, 腾讯会议, Teams) when
 # the user has one, else the social category.
 MEETING_NAMES: Final[tuple[str, ...]] = (

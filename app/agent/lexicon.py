@@ -15,7 +15,14 @@ import time
 import weakref
 from dataclasses import dataclass, field
 
-from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, MEETING_GROUP, MEETING_NAMES, NOT_NAMES
+from app.agent.cues import (
+    ACTIVE_NAMES,
+    EXTRA_NAMES,
+    MEETING_GROUP,
+    MEETING_NAMES,
+    NOT_NAMES,
+    TYPO_NICKNAMES,
+)
 from app.agent.titles import MAX_TITLES, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
@@ -133,6 +140,7 @@ class Lexicon:
             lexicon.names[loose(name)] = mention
         for name in ACTIVE_NAMES:
             lexicon.add(name, ACTIVE)
+        lexicon.whole |= {loose(n) for n in TYPO_NICKNAMES if loose(n) in lexicon.names}
         return lexicon
 
     def add(self, name: str, mention: str, *, whole: bool = False) -> None:

@@ -366,3 +366,19 @@ def test_a_followup_swaps_the_thing_of_a_first_time_question(
     began, _ = truth.edges("Zoom", SOME_DAY)
     assert answer.intent.arguments["thing"] == "Zoom", answer.intent.arguments
     assert abs(minute_of(answer.text) - (began.hour * 60 + began.minute)) <= 1, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "app"),
+    [
+        ("how long on chorme on 3/20", "Google Chrome"),
+        ("vscdoe time on 2003-03-20", "Visual Studio Code"),
+    ],
+)
+def test_a_typo_of_a_nickname_is_that_app(
+    month: Month, truth: Truth, question: str, app: str
+) -> None:
+    answer = ask(month, question)
+    assert answer.intent.arguments["thing"] == app, answer.intent.arguments
+    seconds = truth.seconds("day_local = %s AND app = %s", SOME_DAY, app)
+    assert hours(seconds) in answer.text, answer.text

@@ -122,6 +122,7 @@ DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",
     "how many nights", "on which", "any day", "any days", "days did", "days was", "days",
     "哪天", "哪几天", "哪些天", "哪一天", "几天", "多少天", "有没有哪天", "哪个晚上", "哪几个晚上",
+    "日子",
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",

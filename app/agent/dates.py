@@ -427,6 +427,16 @@ def clock_words(question: str) -> str:
     return _NOON.sub(said, question)
 
 
+_CLOCK_AFTER = ("到", "至", "-", "~", "左右", "的时候", "钟", "前", "后", "以")
+
+
+def _a_bit(match: re.Match[str], question: str) -> bool:
+    """一点 with no part of the day, minutes or range is "a bit" (一点都没看), not 01:00."""
+    if match["zh"] != "一" or match["zpart"] or match["half"] or match["zm"]:
+        return False
+    return not question[match.end() :].lstrip().startswith(_CLOCK_AFTER)
+
+
 def find_clocks(question: str) -> list[tuple[int, int]]:
     """The clock times (hour, minute) a question names, in order."""
     found = []
@@ -438,6 +448,8 @@ def find_clocks(question: str) -> list[tuple[int, int]]:
             if match["part"].lower() != "morning" and hour < 12:
                 hour += 12
         elif match["zh"]:
+            if _a_bit(match, question):
+                continue
             hour = spoken_number(match["zh"])
             minute = 30 if match["half"] else int(match["zm"] or 0)
             if (match["zpart"] in ("下午", "晚上", "傍晚", "晚") and hour < 12) or (

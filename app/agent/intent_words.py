@@ -109,7 +109,7 @@ IDLE = _words(
     "screen (?:was )?locked", "locked screen", "the screen locked", "locked",
 )  # fmt: skip
 DAYS_WHICH = _words(
-    "哪几天", "哪些天", "哪天", "哪一天", "哪些日子", "哪几个晚上", "哪些晚上",
+    "哪几天", "哪些天", "哪天", "哪一天", "哪些日子", "的日子", "哪几个晚上", "哪些晚上",
     "which days?", "what days?", "which nights?", "what nights?", "on which", "list the days",
     "which dates", "what dates", "^\\W*(?:days|nights)", "(?:days|nights) (?:i|when|that|where)",
 )  # fmt: skip

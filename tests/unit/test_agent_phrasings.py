@@ -230,3 +230,21 @@ def test_a_short_title_piece_is_a_phrase_whatever_its_last_character() -> None:
 )
 def test_the_day_begun_or_ended_said_casually(question: str, operation: str) -> None:
     assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "clocks"),
+    [
+        ("过去两周哪几天一点b站都没看", []),
+        ("一点儿也没用", []),
+        ("凌晨一点在干嘛", [(1, 0)]),
+        ("一点到两点在干嘛", [(1, 0), (2, 0)]),
+        ("晚上十一点都在干嘛", [(23, 0)]),
+    ],
+)
+def test_yidian_alone_is_a_bit_not_one_oclock(question: str, clocks: list[tuple[int, int]]) -> None:
+    assert find_clocks(question) == clocks
+
+
+def test_the_days_of_a_thing_said_as_ri_zi() -> None:
+    assert _named("本周没用飞书的日子").operation == "days"  # type: ignore[attr-defined]

@@ -24,7 +24,8 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
     "vsc": "Visual Studio Code", "代码": "work", "coded": "work", "game": "entertainment",
-    "gamed": "entertainment",
+    "gamed": "entertainment", "video": "entertainment", "emails": "email", "e-mail": "email",
+    "e-mails": "email",
     "studied": "study", "studying": "study", "studies": "study", "worked": "work",
     # Names as Chinese users say them, and romanised names of Chinese titles.
     "油管": "youtube.com", "ytb": "youtube.com", "推特": "x.com", "红书": "小红书",

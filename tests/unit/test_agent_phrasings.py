@@ -248,3 +248,18 @@ def test_yidian_alone_is_a_bit_not_one_oclock(question: str, clocks: list[tuple[
 
 def test_the_days_of_a_thing_said_as_ri_zi() -> None:
     assert _named("本周没用飞书的日子").operation == "days"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("what did i do thursday night after 9", ("21:00", "04:00")),
+        ("yesterday evening after 8", ("20:00", "04:00")),
+        ("youtube friday night", ("18:00", "04:00")),
+    ],
+)
+def test_night_and_a_bare_hour_after_it(question: str, window: tuple[str, str]) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+    assert find_window("in the past 7 days", cut_hour=4) is None
+    assert find_window("how many late nights", cut_hour=4) is None

@@ -200,6 +200,7 @@ _FILLER = _words(
     "啊", "呀", "嘛", "哦", "呗", "每天", "每",
     "分别", "各自", "各个", "应用", "软件", "程序",
     "from", "between", "until", "till", "through", "since", "到", "至",
+    "主要", "哪里", "哪儿", "哪", "上面", "mostly", "most", "where", "go", "goes",
 )  # fmt: skip
 _PUNCT = re.compile(r"[\s?？!！。，,、：:；;“”\"'‘’()（）\[\]【】]+")
 _LONG_CJK = re.compile(f"[{CJK_CHARS}]{{3,}}")

@@ -382,3 +382,14 @@ def test_a_typo_of_a_nickname_is_that_app(
     assert answer.intent.arguments["thing"] == app, answer.intent.arguments
     seconds = truth.seconds("day_local = %s AND app = %s", SOME_DAY, app)
     assert hours(seconds) in answer.text, answer.text
+
+
+@pytest.mark.parametrize("question", ["3月20日时间主要花在哪", "where did my time go on 3/20"])
+def test_where_the_time_went_lists_the_categories_longest_first(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    zh = "时间" in question
+    ranked = [c for c in truth.ranked("category", SOME_DAY) if c in CATEGORIES_ZH][:3]
+    at = [answer.text.index(CATEGORIES_ZH[c] if zh else c) for c in ranked]
+    assert at == sorted(at) and "没有叫" not in answer.text, answer.text

@@ -97,6 +97,7 @@ SHARE: Final[tuple[str, ...]] = (
 AVERAGE: Final[tuple[str, ...]] = (
     "average", "avg", "on average", "per day", "a day", "daily", "each day", "every day",
     "平均", "日均", "每天", "一天平均", "每日",
+    "typical day", "usual day", "normal day", "a typical", "通常一天", "一般一天", "平常一天",
 )  # fmt: skip
 TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",

@@ -117,7 +117,7 @@ _WD_SAID = (
 _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
     r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
-    r"(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六天]|日(?!均))"
+    r"(?P<zd>一(?![共直下起些样点个次半天周般])|[二三四五六天]|日(?!均))"
     rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b",
     re.IGNORECASE,
 )

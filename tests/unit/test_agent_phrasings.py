@@ -263,3 +263,13 @@ def test_night_and_a_bare_hour_after_it(question: str, window: tuple[str, str]) 
     assert found is not None and (found.time_from, found.time_to) == window
     assert find_window("in the past 7 days", cut_hour=4) is None
     assert find_window("how many late nights", cut_hour=4) is None
+
+
+@pytest.mark.parametrize(
+    "question", ["上周一般一天刷多久抖音", "on a typical day last week how much youtube"]
+)
+def test_a_typical_day_is_an_average_over_the_week(question: str) -> None:
+    parts = _named(question)
+    assert parts.operation == "average"  # type: ignore[attr-defined]
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and spec.period == "last_week"

@@ -134,7 +134,7 @@ NEGATION: Final[tuple[str, ...]] = (
 CONTEST: Final[tuple[str, ...]] = (
     "more", "longer", "less", "shorter", "or", "vs", "versus", "compare", "compared",
     "which of", "which was", "bigger", "winner", "还是", "哪个多", "哪个长", "更多", "更久", "更长",
-    "比较", "对比", "哪个", "多还是", "谁多", "谁更多", "谁长", "谁更久", "哪个更", "which one",
+    "比较", "对比", "哪个", "多还是", "谁", "比", "哪个更", "which one",
     "which is more", "who won", "beat",
 )  # fmt: skip
 TOGETHER: Final[tuple[str, ...]] = (

@@ -151,6 +151,8 @@ def _named(question: str) -> object:
         ("昨儿几点用的微信", "first"),
         ("昨天最后一次看youtube是几点", "last"),
         ("上周微信和飞书谁多", "contest"),
+        ("昨天微信比飞书多吗", "contest"),
+        ("上周学习和娱乐谁时间长", "contest"),
         ("学习vs娱乐 这周", "contest"),
         ("what was on my screen friday evening", "window"),
         ("yesterday 9-11am what apps", "window"),

@@ -177,16 +177,14 @@ def named_by_lexicon(
 def thing_asked(intent: Intent, parts: Parts, *, today: date) -> Intent:
     """A name the user has, with no cue to search for it ("slack time?", 油管看了多少):
     its hours over the period, today when none is named, rather than a search."""
-    names = {m.name for m in parts.things if not m.title}
-    if intent.kind != "search" or len(names) != 1 or SEARCH.search(parts.question):
+    named_things = [m for m in parts.things if not m.title]
+    if intent.kind != "search" or len({m.name for m in named_things}) != 1:
         return intent
-    rest = parts.question.replace(parts.things[0].text, " ")
-    if not re.search(r"\w", rest):
+    mention = named_things[0]
+    rest = parts.question.replace(mention.text, " ")
+    if mention.name == ACTIVE or SEARCH.search(parts.question) or not re.search(r"\w", rest):
         return intent  # the name alone ("Coursera"): what of it is not asked, so search
     spec = parts.period or named("today", today=today)
-    mention = parts.things[0]
-    if mention.name == ACTIVE:
-        return intent
     return Intent(
         kind="thing_hours",
         tool="query_stats",

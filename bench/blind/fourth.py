@@ -1,4 +1,7 @@
-"""The fourth blind set: written blind; not yet scored.
+"""The fourth blind set: written blind, then scored once against the answerer of
+branch asking3 (rankings, thresholds, windows on named dates): 196/220 (89.1 %),
+run day 2026-12-06, a Sunday in the sample's zone; the JSON line is
+fourth.score.json, every miss is in fourth.misses.md. Not edited after scoring.
 
 Written without reading the offline answerer, its docs on asking or any other
 question set: only the sample generator, the SQL views and the harness

@@ -61,14 +61,16 @@ def timetrace_args(line: str) -> list[str] | None:
 
 def parse_timetrace(args: list[str]) -> click.Context:
     """Parse a command line as `timetrace` would, without running it: an unknown command
-    or option, or a missing argument, raises click's own error."""
-    ctx = main.make_context("timetrace", list(args))
+    or option, or a missing argument, raises click's own error. Groups are walked by
+    name (no README line gives a group an option of its own)."""
+    ctx = main.make_context("timetrace", [], resilient_parsing=True)
     command: click.Command = main
     rest = list(args)
-    while isinstance(command, click.Group):
-        name, sub, rest = command.resolve_command(ctx, rest)
-        assert sub is not None, name
+    while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
+        name, rest = rest[0], rest[1:]
+        sub = command.get_command(ctx, name)
+        if sub is None:
+            raise click.UsageError(f"no command {name!r}", ctx)
         command = sub
-        ctx = command.make_context(name or "", list(rest), parent=ctx)
-        rest = list(ctx.args) if isinstance(command, click.Group) else rest
-    return ctx
+        ctx = click.Context(command, info_name=name, parent=ctx)
+    return command.make_context(ctx.info_name or "", rest, parent=ctx.parent)

@@ -28,6 +28,7 @@ import logging
 
 import click
 
+from app import __version__
 from app.cli import (
     accounts,
     asking,
@@ -39,7 +40,7 @@ from app.cli import (
 
 
 @click.group()
-@click.version_option(package_name="timetrace")
+@click.version_option(version=__version__, prog_name="timetrace")
 def main() -> None:
     """TimeTrace: a self-hosted activity memory in PostgreSQL."""
     from app.db.embedded import install_sigterm_exit

@@ -9,10 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from app.api.server import bind, serve
 from app.cli import main
 from app.db.connection import connect
-from app.errors import ConfigError
 from app.job_requests import build_job
 from app.runtime.auth import hash_token
 from app.runtime.services import Services
@@ -75,11 +73,6 @@ def test_an_unreachable_database_is_a_one_line_error(run: Any) -> None:
     result = run("migrate", TIMETRACE_DATABASE_URL="postgresql://nobody@127.0.0.1:1/none")
     assert result.exit_code == 1
     assert result.output.startswith("Error: cannot connect to the database")
-
-
-def test_serving_a_public_address_without_a_token_is_refused(services: Services) -> None:
-    with bind("0.0.0.0", 0) as sock, pytest.raises(ConfigError, match="no API token"):
-        serve(services, sock=sock, host="0.0.0.0", with_worker=False)
 
 
 def test_queue_age_fails_when_the_oldest_due_job_waited_too_long(

@@ -4,8 +4,10 @@ per group of commands. Each command imports what it uses when it runs, so that
 job queue start without loading them.
 
 timetrace migrate
-timetrace token create --user me
+timetrace token create --user me --time-zone Asia/Shanghai
+timetrace user set --user me --time-zone Europe/Berlin
 timetrace device add laptop --kind laptop
+timetrace device list
 timetrace serve --worker
 timetrace status
 timetrace rules check --period last_week
@@ -14,6 +16,7 @@ timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
 timetrace export --user me --format jsonl -o me.jsonl
 timetrace import timetrace me.jsonl --user me
 timetrace mcp --user me
+timetrace mcp config --client claude --user me
 timetrace demo
 timetrace psql --database timetrace_demo
 timetrace retention set --user me --raw-days 30

@@ -153,7 +153,6 @@ def size_text(n: int | None) -> str:
     return "–" if n is None else _size(n)
 
 
-
 def _step(store: RetentionStore, user: RetentionUser, *, now: datetime) -> UserExpiry | None:
     """The user's expiry after this run and what is left to carry out before it: the saved
     expiry (moved on when the tier asks), from where the last finished run reached. None

@@ -33,7 +33,7 @@ from app.tools.registry import ToolContext
 Language = Literal["en", "zh"]
 TOP_APPS = 3
 HABITS = 3
-_ZH_CATEGORIES: dict[str, str] = dict(CATEGORY_LABELS_ZH)
+_ZH_CATEGORIES: dict[str, str] = {str(k): v for k, v in CATEGORY_LABELS_ZH.items()}
 _KEYS: dict[str, Callable[[date], str]] = {"day": day_key, "week": week_key, "month": month_key}
 _PREVIOUS = {
     "en": {"day": "the previous day", "week": "the previous week", "month": "the previous month"},
@@ -142,9 +142,7 @@ def _focus_and_habits(facts: PeriodFacts, language: Language) -> list[str]:
             else f"Longest focus: {round(minutes)} minutes from {since}."
         )
     if language == "zh":
-        habits = "；".join(
-            f"{signal_label(k, 'zh')} {n} 次（{d} 天）" for k, n, d in facts.habits
-        )
+        habits = "；".join(f"{signal_label(k, 'zh')} {n} 次（{d} 天）" for k, n, d in facts.habits)
         out.append(f"习惯：{habits}。" if habits else "没有检测到习惯信号。")
     else:
         habits = "; ".join(

@@ -64,7 +64,10 @@ def report_command(
     with open_services(settings, url=database_url_for(settings, database)) as services:
         user = user_named(services.store, user_name)
         report = build_report(
-            services.tool_context(user=user, now=datetime.now(UTC)), grain=grain, key=scope
+            services.tool_context(user=user, now=datetime.now(UTC)),
+            grain=grain,
+            key=scope,
+            language="zh" if lang == "zh" else "en",
         )
     t = Translator("zh" if lang == "zh" else "en")
     text = render_html(report, t=t) if fmt == "html" else render_markdown(report, t=t)

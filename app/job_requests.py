@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from app.store import JobRequest
+from app.store.jobs import JobRequest
 from app.timeutil import day_key
 
 # Queues. The worker serves the pyramid's and the imports on one set of slots and the

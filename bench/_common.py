@@ -23,7 +23,7 @@ from app.demo.sample import SampleData, generate_sample
 from app.ingest.records import RecordBatch, ingest_batch
 from app.runtime.services import Services, migrate_url
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 
 @contextlib.contextmanager

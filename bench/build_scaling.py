@@ -36,7 +36,7 @@ from app.ingest.records import RecordBatch, store_records
 from app.pyramid.build import backfill, build_device, rollup_day
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.timeutil import day_bounds, zone
 from bench._common import bench_server
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.db.connection import connect
 from app.ingest.records import RecordBatch, ingest_batch
 from app.runtime.services import Services, open_services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from bench._common import bench_database
 
 DAY = datetime(2001, 3, 5, 5, tzinfo=UTC)

@@ -48,7 +48,7 @@ from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.text import language_of
 from app.timeutil import logical_day, zone
 from bench._common import bench_database

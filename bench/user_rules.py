@@ -35,7 +35,8 @@ from app.demo.sample import generate_sample
 from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.user_rules import draft, preview_rules, save_rules, with_added
 from app.runtime.services import Services, open_services
-from app.store import RuleDraft, UserContext
+from app.store.accounts import UserContext
+from app.store.user_rules import RuleDraft
 from bench._common import bench_database
 
 START = date(2025, 1, 6)

@@ -22,7 +22,7 @@ from app.db.connection import drop_database, ensure_database
 from app.demo.sample import SampleData
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools.registry import ToolContext
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import SAMPLE_MONTH, TEST_HOSTS, TemplateDatabases, url_for, with_models

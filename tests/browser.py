@@ -16,7 +16,7 @@ from app.api.server import serve_in_thread
 from app.db.connection import drop_database, ensure_database
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.helpers import SAMPLE_MONTH, TemplateDatabases, isolated_env, new_token_for, url_for
 
 CHROMIUM_ARGS = [

@@ -23,7 +23,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from app.demo.sample import SampleData
 from app.ingest.records import RecordBatch, ingest_batch
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 # Heartbeats every 0.2 s, a worker silent for 1 s is dead: kills recover in about a second.
 FAST_WORKER = {"TIMETRACE_WORKER_HEARTBEAT_S": "0.2", "TIMETRACE_WORKER_STALLED_S": "1"}

@@ -25,7 +25,7 @@ from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.auth import hash_token, new_token
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.fake_openai import FakeOpenAI
 
 if TYPE_CHECKING:  # the API and the services load on first use: the pure tier needs neither

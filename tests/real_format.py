@@ -41,7 +41,7 @@ from app.demo.corpus import load_windows_day
 from app.importers import activitywatch as aw
 from app.importers.spill import EventSpill
 from app.rules.categories import Rules
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.aw_day import ScriptedDay, scripted_day
 
 FIXTURES = Path(__file__).parent / "fixtures" / "activitywatch"

@@ -28,7 +28,7 @@ from app.agent.offline import answer_offline
 from app.agent.reach import turn_reach
 from app.agent.runner import AgentRunner, Emit, RunCancelled, RunResult
 from app.errors import NotFoundError, TimeTraceError
-from app.store import ConversationStore, NewTurn, TurnStep
+from app.store.conversations import ConversationStore, NewTurn, TurnStep
 from app.text import estimate_tokens
 from app.tools import ToolContext
 from app.tools.registry import dump, output_tokens, to_json

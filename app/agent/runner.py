@@ -36,7 +36,7 @@ from app.agent.prompts import FORCED_ANSWER, router_prompt
 from app.enrich.client import ChatTurn, ModelClient, ModelOutputError, ToolCallRequest
 from app.enrich.negotiation import ToolPath
 from app.errors import TimeTraceError
-from app.store import TurnStep
+from app.store.conversations import TurnStep
 from app.text import Language, estimate_tokens, language_of
 from app.timeutil import zone
 from app.tools import REGISTRY, ToolContext, dispatch, list_tools

@@ -9,7 +9,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.runtime.auth import CSRF_HEADER, user_for_caller, user_for_token
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.web.auth import SESSION_COOKIE
 
 # A transient database error (busy, restarting) is a 503 to retry after this many seconds.

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY
-from app.store import DEVICE_ID_PATTERN, DeviceKind, DeviceRow
+from app.store.accounts import DEVICE_ID_PATTERN, DeviceKind, DeviceRow
 from app.text import StorableStr
 
 router = APIRouter(prefix="/api/v1/devices", tags=["devices"], responses=AUTHED)

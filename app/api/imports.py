@@ -24,7 +24,7 @@ from app.importers.activitywatch import SOURCE
 from app.importers.uploads import upload_path
 from app.job_requests import import_job
 from app.runtime.services import Services
-from app.store import ID_MAX, UserContext
+from app.store.accounts import ID_MAX, UserContext
 
 router = APIRouter(prefix="/api/v1/import", tags=["import"], responses=AUTHED)
 # Apart from the upload's path, which would otherwise also match `/{import_id}`.

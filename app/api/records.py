@@ -18,7 +18,7 @@ from app.errors import UnknownDeviceError
 from app.ingest import records as ingest
 from app.ingest.fast import as_record_batch, decode_batch
 from app.ingest.records import IngestResult, RecordBatch, ingest_batch
-from app.store import DEVICE_ID_PATTERN
+from app.store.accounts import DEVICE_ID_PATTERN
 
 router = APIRouter(prefix="/api/v1/records", tags=["records"], responses=AUTHED)
 

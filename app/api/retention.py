@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY
 from app.pyramid.retention import check_tiers
-from app.store import RetentionRow
+from app.store.retention import RetentionRow
 
 router = APIRouter(prefix="/api/v1/retention", tags=["retention"], responses=AUTHED)
 

@@ -34,7 +34,9 @@ from app.pyramid.user_rules import (
 from app.rules.categories import Category
 from app.rules.user import PATTERN_MAX, RuleKind
 from app.runtime.services import Services
-from app.store import DeviceDay, RuleDraft, UserContext, UserRuleRow
+from app.store.accounts import UserContext
+from app.store.tools import DeviceDay
+from app.store.user_rules import RuleDraft, UserRuleRow
 
 router = APIRouter(prefix="/api/v1/rules", tags=["rules"], responses=AUTHED)
 Pattern = Annotated[str, Field(min_length=1, max_length=PATTERN_MAX)]

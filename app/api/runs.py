@@ -22,7 +22,8 @@ from typing import Any
 from app.agent import ask
 from app.errors import TimeTraceError
 from app.runtime.services import Services
-from app.store import ConversationStore, UserContext
+from app.store.accounts import UserContext
+from app.store.conversations import ConversationStore
 
 log = logging.getLogger("timetrace.api.runs")
 KEEPALIVE_S = 15.0

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.api.errors import AUTHED, errors
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import REGISTRY, dispatch, list_tools
 from app.tools.registry import Tool, dump, ordered_tools
 from app.tools.results import ToolError

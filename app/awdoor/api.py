@@ -46,7 +46,8 @@ from app.awdoor.state import DoorState
 from app.boundary import EVENT_DATA_MAX, captured_data
 from app.errors import DatabaseError, TimeTraceError
 from app.rules.categories import load_rules
-from app.store import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch, UserContext
+from app.store.accounts import UserContext
+from app.store.awdoor import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch
 
 _NAME_MAX = 512
 _MS = timedelta(milliseconds=1)

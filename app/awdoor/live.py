@@ -50,7 +50,9 @@ from app.ingest.records import MIN_YEAR, prepare_records
 from app.job_requests import build_job
 from app.rules.categories import Rules
 from app.rules.user import rules_for_user
-from app.store import AccountStore, AwDoorStore, AwSpanIdRow, UserContext, UserRuleStore
+from app.store.accounts import AccountStore, UserContext
+from app.store.awdoor import AwDoorStore, AwSpanIdRow
+from app.store.user_rules import UserRuleStore
 
 log = logging.getLogger("timetrace.awdoor")
 

@@ -24,7 +24,7 @@ from app.awdoor.live import LiveConversion, converting
 from app.awdoor.marks import DirtyMarks
 from app.awdoor.private import Privacy
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 DEFAULT_PORT = 5600  # aw-server's: watchers find the door where they look for it
 CONVERT_EVERY_S = 2.0

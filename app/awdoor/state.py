@@ -28,7 +28,7 @@ import orjson
 
 from app.awdoor.events import AwEvent, heartbeat_merge, micros_of, stored_problem
 from app.awdoor.marks import DirtyMarks
-from app.store import AwDoorStore, AwEventWrite, AwEventWriter
+from app.store.awdoor import AwDoorStore, AwEventWrite, AwEventWriter
 
 log = logging.getLogger("timetrace.awdoor")
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def _device_kinds() -> Sequence[str]:
-    from app.store import DEVICE_KINDS
+    from app.store.accounts import DEVICE_KINDS
 
     return DEVICE_KINDS
 
@@ -158,7 +158,7 @@ def device_add(device_id: str, user_name: str, name: str, kind: str) -> None:
     import re
 
     from app.runtime.services import open_services
-    from app.store import DEVICE_ID_PATTERN
+    from app.store.accounts import DEVICE_ID_PATTERN
 
     if not re.match(DEVICE_ID_PATTERN, device_id):
         raise click.BadParameter(

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from app.settings import Settings
-    from app.store import AccountStore, UserContext
+    from app.store.accounts import AccountStore, UserContext
 
 F = TypeVar("F", bound=Callable[..., Any])
 DATABASE_HELP = "Another database on the same server (the demo's: timetrace_demo)."

@@ -26,7 +26,8 @@ from app.cli.common import (
 
 if TYPE_CHECKING:
     from app.runtime.services import Services
-    from app.store import RuleDraft, UserContext, UserRuleRow
+    from app.store.accounts import UserContext
+    from app.store.user_rules import RuleDraft, UserRuleRow
 
 KINDS = ("app", "site", "title")
 CATEGORIES = ("work", "study", "social", "entertainment", "system", "uncategorized")

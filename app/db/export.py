@@ -30,7 +30,7 @@ from app.db.connection import Connection
 from app.db.export_aw import CHUNK_BYTES, Progress, activitywatch_chunks
 from app.db.queries import QUERIES
 from app.errors import InvalidInputError
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.timeutil import day_bounds, zone
 
 FORMAT_NAME = "timetrace-export"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from app.db.base import Queries
-from app.db.named import Params, found, method, one, row, rows, value
+from app.db.named import Params, found, method
 from app.db.queries import QUERIES
 from app.errors import DatabaseError, InvalidInputError
-from app.store import AccountStore, DeviceRow, UserContext
-from app.store.accounts import Beginnings, ClockChange, DeviceActivityRow
+from app.store.accounts import AccountStore, ClockChange
 
 
 class PostgresAccountStore(Queries):
@@ -18,17 +17,8 @@ class PostgresAccountStore(Queries):
         except Exception as exc:
             raise DatabaseError(f"the database does not answer: {type(exc).__name__}") from exc
 
-    ensure_user = one(AccountStore.ensure_user, UserContext)
-    get_user = row(AccountStore.get_user, UserContext)
-    get_user_by_id = row(AccountStore.get_user_by_id, UserContext)
-    user_for_token = row(AccountStore.user_for_token, UserContext)
-    add_token = value(AccountStore.add_token)
-    count_tokens = value(AccountStore.count_tokens)
     add_device = found(AccountStore.add_device)
     device_exists = found(AccountStore.device_exists)
-    list_devices = rows(AccountStore.list_devices, DeviceRow)
-    device_activity = rows(AccountStore.device_activity, DeviceActivityRow)
-    beginnings = one(AccountStore.beginnings, Beginnings)
 
     def _change_clock(self, params: Params) -> ClockChange:
         user = {"user_id": params["user_id"]}

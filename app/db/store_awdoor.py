@@ -12,25 +12,17 @@ from psycopg_pool import ConnectionPool
 
 from app.db.base import retrying
 from app.db.connection import Connection
-from app.db.named import Params, execute, found, method, row, rows, value
+from app.db.named import Params, found, method
 from app.db.queries import QUERIES
 from app.db.store_records import PostgresRecordStore
 from app.errors import DatabaseBusyError
-from app.store import (
-    AwBucketRow,
-    AwChangedRow,
-    AwDirtyRow,
+from app.store.awdoor import (
     AwDoorStore,
-    AwEventRow,
     AwEventWrite,
     AwImportBatch,
-    AwLastEvent,
     AwReconciled,
-    AwSetAsideRow,
-    AwSettingRow,
-    AwSpanIdRow,
-    NewRecords,
 )
+from app.store.records import NewRecords
 
 # The columns of `aw_staging`, by binary COPY: a NewRecords row without its description.
 _COLUMNS = [name for name in NewRecords.model_fields if name != "description"]
@@ -139,32 +131,12 @@ def _import(store: PostgresAwDoorStore, params: Params) -> str | None:
 
 
 class PostgresAwDoorStore(PostgresRecordStore):
-    aw_buckets = rows(AwDoorStore.aw_buckets, AwBucketRow)
     aw_create_bucket = found(AwDoorStore.aw_create_bucket)
     aw_update_bucket = found(AwDoorStore.aw_update_bucket)
     aw_delete_bucket = found(AwDoorStore.aw_delete_bucket)
-    aw_last_events = rows(AwDoorStore.aw_last_events, AwLastEvent)
 
     def aw_event_writer(self) -> PostgresAwEventWriter:
         return PostgresAwEventWriter(self.pool)
 
-    aw_events = rows(AwDoorStore.aw_events, AwEventRow)
-    aw_event = row(AwDoorStore.aw_event, AwEventRow)
-    aw_count_events = value(AwDoorStore.aw_count_events)
-    aw_delete_event = value(AwDoorStore.aw_delete_event)
-    aw_settings = rows(AwDoorStore.aw_settings, AwSettingRow)
-    aw_set_setting = execute(AwDoorStore.aw_set_setting)
-    aw_drop_setting = execute(AwDoorStore.aw_drop_setting)
-    aw_dirty = rows(AwDoorStore.aw_dirty, AwDirtyRow)
-    aw_clear_dirty = execute(AwDoorStore.aw_clear_dirty)
-    aw_converted_through = value(AwDoorStore.aw_converted_through)
-    aw_set_converted = execute(AwDoorStore.aw_set_converted)
-    aw_changed_since = rows(AwDoorStore.aw_changed_since, AwChangedRow)
-    aw_events_before = rows(AwDoorStore.aw_events_before, AwSpanIdRow)
-    aw_events_from = rows(AwDoorStore.aw_events_from, AwSpanIdRow)
-    aw_first_event = value(AwDoorStore.aw_first_event)
     aw_import = method(AwDoorStore.aw_import, _import)
-    aw_set_aside = execute(AwDoorStore.aw_set_aside)
-    aw_redact_windows = value(AwDoorStore.aw_redact_windows)
-    aw_set_aside_counts = rows(AwDoorStore.aw_set_aside_counts, AwSetAsideRow)
     aw_reconcile = method(AwDoorStore.aw_reconcile, _reconcile)

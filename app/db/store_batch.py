@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from psycopg.types.json import Jsonb
 
 from app.db.base import retrying
-from app.db.named import Params, method, rows
+from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.db.store_digests import upsert_digest_params
 from app.db.store_episodes import (
@@ -19,18 +19,14 @@ from app.db.store_episodes import (
     window_unchanged,
 )
 from app.db.store_jobs import PostgresJobStore
-from app.store import (
+from app.store.batch import (
     BatchRead,
     BatchStore,
-    DayEpisodeFacts,
-    DayMetrics,
     DayRollup,
-    DeviceBuiltThrough,
-    EpisodeDraft,
-    ReadWindow,
     SavedEpisode,
     StreamRecord,
 )
+from app.store.episodes import EpisodeDraft, ReadWindow
 from app.text import fts_document
 
 # The columns of `copy_episode_staging`, in binary.
@@ -42,10 +38,6 @@ _STAGING_TYPES = [
 
 
 class PostgresBatchStore(PostgresJobStore):
-    batch_built_through = rows(BatchStore.batch_built_through, DeviceBuiltThrough)
-    batch_day_metrics = rows(BatchStore.batch_day_metrics, DayMetrics)
-    batch_episode_facts = rows(BatchStore.batch_episode_facts, DayEpisodeFacts)
-
     def _batch_stream(self, params: Params) -> BatchRead:
         records, window = stamped_read(
             self.pool, StreamRecord, QUERIES["batch_stream"], params, binary=True

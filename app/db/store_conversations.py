@@ -9,17 +9,12 @@ from psycopg.types.json import Jsonb
 from psycopg.types.range import Range
 
 from app.db.base import Queries
-from app.db.named import found, row, rows, value
+from app.db.named import found
 from app.db.queries import QUERIES
-from app.store import ConversationRow, ConversationStore, NewTurn, TurnRow
+from app.store.conversations import ConversationStore, NewTurn
 
 
 class PostgresConversationStore(Queries):
-    create_conversation = value(ConversationStore.create_conversation)
-    get_conversation = row(ConversationStore.get_conversation, ConversationRow)
-    list_conversations = rows(ConversationStore.list_conversations, ConversationRow)
-    conversation_turns = rows(ConversationStore.conversation_turns, TurnRow)
-
     def add_turn(self, *, user_id: int, conversation_id: int, turn: NewTurn) -> int | None:
         params = {
             **dict(turn),

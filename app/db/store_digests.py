@@ -9,24 +9,22 @@ from psycopg.types.json import Jsonb
 
 from app.db.base import fetch_all
 from app.db.connection import Connection
-from app.db.named import Params, method, rows, value
+from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.db.store_episodes import GENERIC_PLANS
 from app.db.store_jobs import PostgresJobStore
-from app.store import (
-    DayDue,
+from app.store.digests import (
     DayFacts,
     DigestDraft,
-    DigestMetrics,
     DigestRow,
     DigestStore,
     EpisodeFacts,
     MemberFacts,
-    PeriodDue,
     PeriodMetrics,
     SignalDraft,
-    ToolStore,
 )
+from app.store.documents import DigestMetrics
+from app.store.tools import ToolStore
 from app.timeutil import day_key
 
 
@@ -123,9 +121,6 @@ class PostgresDigestStore(PostgresJobStore):
             return fetch_all(conn, DigestRow, QUERIES["day_digests"], {**params, **keys})
 
     day_digests = method(DigestStore.day_digests, _day_digests)
-    active_days = value(DigestStore.active_days)
-    rollups_due = rows(DigestStore.rollups_due, DayDue)
-    periods_due = rows(DigestStore.periods_due, PeriodDue)
 
 
 def _iso(value: datetime | None) -> str | None:

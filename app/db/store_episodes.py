@@ -11,17 +11,16 @@ from psycopg_pool import ConnectionPool
 
 from app.db.base import RowT, fetch_all, retrying
 from app.db.connection import Connection
-from app.db.named import Params, execute, method, rows
+from app.db.named import Params, method, rows
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
-from app.store import (
+from app.store.episodes import (
     DayCount,
     EpisodeDraft,
     EpisodeStore,
     ReadWindow,
     SegmentInput,
     SegmentRead,
-    UserDevice,
 )
 from app.text import fts_document
 
@@ -114,8 +113,6 @@ def _near_days(params: Params) -> Params:
 
 
 class PostgresEpisodeStore(PostgresJobStore):
-    devices_with_work = rows(EpisodeStore.devices_with_work, UserDevice)
-    refresh_statistics = execute(EpisodeStore.refresh_statistics)
     episode_counts = rows(EpisodeStore.episode_counts, DayCount, query="episode_counts_by_day")
 
     def _days_to_build(self, params: Params) -> list[date]:

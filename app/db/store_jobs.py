@@ -14,9 +14,8 @@ from psycopg_pool import ConnectionPool
 
 from app.db.base import Queries
 from app.db.connection import Connection
-from app.db.named import execute, one, rows
 from app.db.queries import QUERIES
-from app.store import JobHealth, JobOverLimit, JobRequest, JobStop, JobStore, StuckUser
+from app.store.jobs import JobRequest, JobStop
 
 if TYPE_CHECKING:
     from procrastinate import App
@@ -110,15 +109,8 @@ class PostgresJobStore(Queries):
                 recovered += 1
         return recovered
 
-    job_health = one(JobStore.job_health, JobHealth)
-    jobs_past_limit = rows(JobStore.jobs_past_limit, JobOverLimit)
-    stuck_users = rows(JobStore.stuck_users, StuckUser)
-
     def record_job_stop(self, stop: JobStop) -> None:
         params = dict(stop)
         params.pop("stopped_at")
         with self.pool.connection() as conn:
             conn.execute(QUERIES["record_job_stop"], params)
-
-    recent_job_stops = rows(JobStore.recent_job_stops, JobStop)
-    prune_job_stops = execute(JobStore.prune_job_stops)

@@ -6,19 +6,12 @@ from pgvector import Vector
 from psycopg.types.json import Jsonb
 
 from app.db.base import Queries, fetch_all
-from app.db.named import execute, found, one, row, rows, value
+from app.db.named import execute, found, rows, value
 from app.db.queries import QUERIES
-from app.store import (
+from app.store.model import (
     ChildNarrative,
-    DayEpisodeSummary,
     EpisodeForSummary,
-    ModelFailure,
     ModelStore,
-    ModelWorkCounts,
-    PendingDescription,
-    PendingEpisode,
-    PendingNarrative,
-    RecordToDescribe,
     SummaryMember,
 )
 
@@ -40,20 +33,10 @@ class PostgresModelStore(Queries):
         ModelStore.save_episode_summary, adapt={"tags": Jsonb, "cues": Jsonb}
     )
     fill_episode_category = found(ModelStore.fill_episode_category)
-    episode_day = value(ModelStore.episode_day)
     episode_text_for_embedding = value(
         ModelStore.episode_text_for_embedding, query="episode_for_embedding"
     )
     save_episode_embedding = execute(ModelStore.save_episode_embedding, adapt={"embedding": Vector})
-    fail_episode_embedding = execute(ModelStore.fail_episode_embedding)
-    pending_summaries = rows(ModelStore.pending_summaries, PendingEpisode)
-    pending_embeddings = rows(ModelStore.pending_embeddings, PendingEpisode)
-    pending_narratives = rows(ModelStore.pending_narratives, PendingNarrative)
-    pending_descriptions = rows(ModelStore.pending_descriptions, PendingDescription)
-    day_episode_summaries = rows(ModelStore.day_episode_summaries, DayEpisodeSummary)
     child_narratives = rows(ModelStore.child_narratives, ChildNarrative, adapt={"ids": Jsonb})
     save_narrative = found(ModelStore.save_narrative, adapt={"source_ids": Jsonb, "metrics": Jsonb})
-    record_for_description = row(ModelStore.record_for_description, RecordToDescribe)
     save_record_analysis = execute(ModelStore.save_record_analysis, adapt={"cues": Jsonb})
-    model_work_counts = one(ModelStore.model_work_counts, ModelWorkCounts)
-    model_failures = rows(ModelStore.model_failures, ModelFailure)

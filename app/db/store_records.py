@@ -14,18 +14,15 @@ from psycopg_pool import ConnectionPool
 
 from app.db.base import fetch_all, retrying
 from app.db.connection import Connection
-from app.db.named import Params, method, row, rows, value
+from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.db.store_jobs import PostgresJobStore
 from app.errors import UnknownDeviceError
-from app.store import (
-    CategorySeconds,
+from app.store.jobs import JobRequest
+from app.store.records import (
     DeletedDeviceDay,
     DeviceDayRecords,
     ImportProgress,
-    ImportRow,
-    ImportStore,
-    JobRequest,
     NewRecords,
     RecordStore,
     StoredBatch,
@@ -383,8 +380,6 @@ class PostgresRecordStore(PostgresJobStore):
         conn.execute(QUERIES["drop_expired_turns"], span)
 
     delete_records = method(RecordStore.delete_records, _delete_records)
-    day_category_seconds = rows(RecordStore.day_category_seconds, CategorySeconds)
-    create_import = value(ImportStore.create_import)
 
     def update_import(self, *, user_id: int, import_id: int, progress: ImportProgress) -> None:
         with self.pool.connection() as conn:
@@ -392,5 +387,3 @@ class PostgresRecordStore(PostgresJobStore):
                 QUERIES["update_import"],
                 {"user_id": user_id, "import_id": import_id, **dict(progress)},
             )
-
-    get_import = row(ImportStore.get_import, ImportRow)

@@ -8,16 +8,12 @@ from datetime import date
 from psycopg import sql
 
 from app.db.base import Queries, retrying
-from app.db.named import Params, column, execute, method, one, row, rows, value
+from app.db.named import Params, method
 from app.db.queries import QUERIES
-from app.store import (
+from app.store.retention import (
     ExpiryCounts,
     LayerBytes,
-    MonthRows,
-    RetentionRow,
     RetentionStore,
-    RetentionUser,
-    ToolStore,
 )
 
 
@@ -27,18 +23,6 @@ def _partition(month: date) -> sql.Identifier:
 
 
 class PostgresRetentionStore(Queries):
-    get_retention = row(RetentionStore.get_retention, RetentionRow)
-    set_retention = one(RetentionStore.set_retention, RetentionRow)
-    raw_expired_before = value(ToolStore.raw_expired_before)
-    retention_users = rows(RetentionStore.retention_users, RetentionUser)
-    first_unsettled_day = value(RetentionStore.first_unsettled_day)
-    expiry_counts = one(RetentionStore.expiry_counts, ExpiryCounts)
-    advance_retention = execute(RetentionStore.advance_retention)
-    record_months = column(RetentionStore.record_months)
-    month_keeps_rows = value(RetentionStore.month_keeps_rows)
-    month_rows = one(RetentionStore.month_rows, MonthRows)
-    user_storage = rows(RetentionStore.user_storage, LayerBytes)
-
     def _drop_record_month(self, params: Params) -> ExpiryCounts | None:
         check = {k: params[k] for k in ("month_from", "month_to", "users", "cutoffs")}
         with self.pool.connection() as conn, conn.transaction():

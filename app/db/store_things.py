@@ -6,11 +6,9 @@ from typing import Any
 
 from app.db.base import Queries
 from app.db.named import Params, column, rows
-from app.store import (
-    DaySeconds,
+from app.store.records import RecordLine
+from app.store.tools import (
     KnownName,
-    MomentRecord,
-    RecordLine,
     RecordMatch,
     ThingSeconds,
     ToolStore,
@@ -63,10 +61,7 @@ class PostgresThingStore(Queries):
         KnownName,
         derive=lambda p: {"title_pattern": _contains(p["title"]) if p["title"] else None},
     )
-    recent_titles = column(ToolStore.recent_titles)
     thing_seconds = rows(ToolStore.thing_seconds, ThingSeconds, derive=_matching)
     window_seconds = rows(ToolStore.window_seconds, WindowSeconds, derive=_windows)
     page_titles = column(ToolStore.page_titles, derive=_matching)
-    episode_thing_seconds = rows(ToolStore.episode_thing_seconds, DaySeconds)
     latest_matching = rows(ToolStore.latest_matching, RecordLine, derive=_matching)
-    records_around = rows(ToolStore.records_around, MomentRecord)

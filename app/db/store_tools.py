@@ -7,27 +7,15 @@ from collections.abc import Sequence
 from pgvector import Vector
 
 from app.db.base import Queries, fetch_all, lost_a_race, retrying
-from app.db.named import Params, method, one, row, rows, value
+from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.errors import ConflictError, DatabaseBusyError
-from app.store import (
+from app.store.tools import (
     CoveringDigest,
     DeviceDay,
-    DigestRow,
-    EpisodeLine,
-    KindCount,
-    ModelBacklog,
-    MovedEpisode,
-    Neighbor,
-    OpenSitting,
-    RecordLine,
     Relabelled,
     SearchHit,
-    SignalRow,
-    TailSeconds,
     ToolStore,
-    UnbuiltDay,
-    UncategorizedTime,
 )
 from app.timeutil import period_days
 
@@ -42,9 +30,6 @@ LEXICAL_CAP = 100
 
 class PostgresToolStore(Queries):
     """What the query-time tools read, and re-labelling (mixed into PostgresStore)."""
-
-    get_digest = row(ToolStore.get_digest, DigestRow)
-    list_signals = rows(ToolStore.list_signals, SignalRow)
 
     def _covering_digests(self, params: Params) -> list[CoveringDigest]:
         # One connection for the reads: a round trip fewer each, on the cheapest tool.
@@ -64,20 +49,6 @@ class PostgresToolStore(Queries):
         _covering_digests,
         derive=lambda params: _period_arrays(params["periods"]),
     )
-    open_tail_metrics = rows(ToolStore.open_tail_metrics, TailSeconds)
-    device_overlap_seconds = value(ToolStore.device_overlap_seconds)
-    period_signal_counts = rows(ToolStore.period_signal_counts, KindCount)
-    unbuilt_days = rows(ToolStore.unbuilt_days, UnbuiltDay)
-    latest_records = rows(ToolStore.latest_records, RecordLine)
-    last_closed_episode = row(ToolStore.last_closed_episode, EpisodeLine)
-    model_backlog = one(ToolStore.model_backlog, ModelBacklog)
-    episode_moved = row(ToolStore.episode_moved, MovedEpisode)
-    get_episode = row(ToolStore.get_episode, EpisodeLine)
-    open_sitting = row(ToolStore.open_sitting, OpenSitting)
-    list_episodes = rows(ToolStore.list_episodes, EpisodeLine)
-    uncategorized_time = rows(ToolStore.uncategorized_time, UncategorizedTime)
-    episode_neighbors = rows(ToolStore.episode_neighbors, Neighbor)
-    raw_records = rows(ToolStore.raw_records, RecordLine)
 
     def _search_episodes(self, params: Params) -> list[SearchHit]:
         with self.pool.connection() as conn, conn.transaction():

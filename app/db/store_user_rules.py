@@ -8,10 +8,10 @@ from psycopg import errors
 
 from app.db.base import Queries, fetch_all
 from app.db.connection import Connection
-from app.db.named import Params, method, rows, value
+from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.errors import InvalidInputError
-from app.store import DeviceDay
+from app.store.tools import DeviceDay
 from app.store.user_rules import (
     OrphanText,
     OrphanVerdict,
@@ -116,8 +116,6 @@ def _apply(conn: Connection, user_id: int) -> RulesWritten:
 
 
 class PostgresUserRuleStore(Queries):
-    list_user_rules = rows(UserRuleStore.list_user_rules, UserRuleRow)
-
     def _preview(self, params: Params) -> RulePreview:
         user_id = params["user_id"]
         found: RulePreview | None = None
@@ -155,7 +153,6 @@ class PostgresUserRuleStore(Queries):
             return _apply(conn, params["user_id"])
 
     apply_user_rules = method(UserRuleStore.apply_user_rules, _apply_now)
-    recategorizing = value(UserRuleStore.recategorizing)
 
     def _recategorize(self, params: Params) -> list[DeviceDay]:
         user_id = params["user_id"]
@@ -180,4 +177,3 @@ class PostgresUserRuleStore(Queries):
         return days
 
     recategorize_orphans = method(UserRuleStore.recategorize_orphans, _recategorize)
-    marked_days_count = value(UserRuleStore.marked_days_count)

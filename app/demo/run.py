@@ -29,7 +29,8 @@ from app.rules.categories import CATEGORIES, CATEGORY_LABELS_ZH
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import DigestRow, SignalRow, UserContext
+from app.store.accounts import UserContext
+from app.store.digests import DigestRow, SignalRow
 from app.timeutil import month_key, week_key
 
 DEMO_DATABASE = "timetrace_demo"

@@ -15,7 +15,7 @@ from app.enrich.client import ModelClient, ModelOutputError
 from app.enrich.failures import failure_of
 from app.enrich.prompts import DESCRIBE_PROMPT
 from app.settings import Settings
-from app.store import ModelStore
+from app.store.model import ModelStore
 from app.text import fts_document
 
 MAX_IMAGE_BYTES = 8 * 1024 * 1024

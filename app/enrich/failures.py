@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from app.enrich.client import AnswerRejected, ModelClient
 from app.enrich.parsing import ModelOutputError
 from app.settings import Settings
-from app.store import ModelStore
+from app.store.model import ModelStore
 
 log = logging.getLogger("timetrace.models")
 REASON_MAX = 400

@@ -24,7 +24,8 @@ from app.enrich.answers import NarrativeAnswer
 from app.enrich.client import AnswerRejected, ModelClient, ModelOutputError
 from app.enrich.failures import clip, log_failure, reason_of
 from app.enrich.prompts import NARRATIVE_SYSTEM, PERIOD_NAMES
-from app.store import ModelStore, ToolStore
+from app.store.model import ModelStore
+from app.store.tools import ToolStore
 from app.text import estimate_tokens, language_of
 from app.timeutil import period_days
 

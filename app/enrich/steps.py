@@ -31,13 +31,8 @@ from app.job_requests import (
     summary_job,
 )
 from app.settings import Settings
-from app.store import (
-    JobRequest,
-    ModelStore,
-    PendingDescription,
-    PendingEpisode,
-    PendingNarrative,
-)
+from app.store.jobs import JobRequest
+from app.store.model import ModelStore, PendingDescription, PendingEpisode, PendingNarrative
 
 Role = Literal["chat", "vision", "embedding"]
 # What every step reads and writes: the model role, and the digest a narrative reads.

@@ -34,7 +34,7 @@ from app.enrich.failures import failure_of, log_failure, reason_of
 from app.enrich.negotiation import schema_instruction
 from app.enrich.prompts import SUMMARY_SYSTEM, TITLE_MAX
 from app.settings import Settings
-from app.store import EpisodeForSummary, ModelStore, SummaryMember
+from app.store.model import EpisodeForSummary, ModelStore, SummaryMember
 from app.text import Language, estimate_tokens, fts_document, language_of
 
 DESCRIPTION_MAX = 300

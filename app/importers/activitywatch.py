@@ -71,7 +71,8 @@ from app.ingest.records import (
 from app.ingest.ruled import LogicalDays, Ruled, rule_text
 from app.rules.categories import Rules
 from app.rules.user import rules_for_user
-from app.store import NewRecords, UserContext
+from app.store.accounts import UserContext
+from app.store.records import NewRecords
 from app.timeutil import zone
 
 SOURCE = "activitywatch"

@@ -24,7 +24,7 @@ from app.errors import InvalidInputError
 from app.importers.writer import ImportedRecord, ImportSummary, Progress, RecordWriter
 from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, IngestStore, sane_time
 from app.rules.categories import Rules
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 SOURCE = "screenpipe"
 _DESCRIPTION_MAX = 20_000

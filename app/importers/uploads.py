@@ -17,7 +17,8 @@ from app.errors import DatabaseBusyError, TimeTraceError
 from app.importers.activitywatch import import_activitywatch_file
 from app.ingest.records import IngestStore
 from app.rules.categories import Rules
-from app.store import ImportProgress, ImportStore, UserContext
+from app.store.accounts import UserContext
+from app.store.records import ImportProgress, ImportStore
 
 ERROR_MAX = 1_000  # characters of a failure's reason kept on the import
 log = logging.getLogger("timetrace.imports")

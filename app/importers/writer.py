@@ -29,7 +29,7 @@ from app.ingest.records import (
 )
 from app.rules.categories import Rules
 from app.rules.user import rules_for_user
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 BATCH = 20_000
 Progress = Callable[[str, int, int | None], None]  # stage, done, total (None: unknown)

@@ -34,7 +34,7 @@ from app.ingest.records import (
     RecordBatch,
     RecordIn,
 )
-from app.store import DEVICE_ID_PATTERN
+from app.store.accounts import DEVICE_ID_PATTERN
 
 # Python's `$` matches before a final "\n"; pydantic-core's regex does not.
 _DEVICE_ID = DEVICE_ID_PATTERN.removesuffix("$") + r"\Z"

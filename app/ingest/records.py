@@ -33,15 +33,10 @@ from app.job_requests import build_job, rollup_day_job
 from app.pyramid.build import RebuildDays
 from app.rules.categories import Rules
 from app.rules.user import rules_for_user
-from app.store import (
-    DEVICE_ID_PATTERN,
-    AccountStore,
-    JobStore,
-    NewRecords,
-    RecordStore,
-    UserContext,
-    UserRuleStore,
-)
+from app.store.accounts import DEVICE_ID_PATTERN, AccountStore, UserContext
+from app.store.jobs import JobStore
+from app.store.records import NewRecords, RecordStore
+from app.store.user_rules import UserRuleStore
 from app.timeutil import zone
 
 log = logging.getLogger("timetrace.ingest")

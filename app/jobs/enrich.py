@@ -33,7 +33,7 @@ from app.job_requests import (
 )
 from app.jobs import jobs_app, services_of
 from app.runtime.services import Services
-from app.store import JobRequest
+from app.store.jobs import JobRequest
 
 RETRY = RetryStrategy(max_attempts=5, exponential_wait=3)
 SWEEP_LIMIT = 500

@@ -39,7 +39,7 @@ from procrastinate.retry import RetryDecision
 from app.errors import TimeTraceError
 from app.job_requests import IMPORT_QUEUE
 from app.settings import Settings
-from app.store import JobStop, JobStore
+from app.store.jobs import JobStop, JobStore
 
 log = logging.getLogger("timetrace.worker")
 

@@ -30,7 +30,7 @@ from app.mcp.server import build_server
 from app.runtime.auth import user_for_token
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 
 class TokenUser(AuthenticatedUser):

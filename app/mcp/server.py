@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app import __version__
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import REGISTRY, dispatch
 from app.tools.registry import Tool, dump, ordered_tools, to_json
 from app.tools.results import ToolError, ToolOutcome

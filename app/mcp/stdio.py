@@ -11,7 +11,7 @@ from mcp.server.stdio import stdio_server
 
 from app.mcp.server import build_server
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 
 async def serve_stdio(*, services: Services, user: UserContext) -> None:

@@ -22,16 +22,10 @@ from zoneinfo import ZoneInfo
 from app.pyramid.episodes import draft_episode
 from app.pyramid.segmenter import Segment, SegmentParams, segment_records
 from app.pyramid.signals import detect_day_signals, signal_metrics
-from app.store import (
-    DayMetrics,
-    DayRollup,
-    DigestDraft,
-    DigestMetrics,
-    EpisodeDraft,
-    EpisodeFacts,
-    MemberFacts,
-    StreamRecord,
-)
+from app.store.batch import DayMetrics, DayRollup, StreamRecord
+from app.store.digests import DigestDraft, EpisodeFacts, MemberFacts
+from app.store.documents import DigestMetrics
+from app.store.episodes import EpisodeDraft
 from app.timeutil import day_key
 
 Interval = tuple[int, int]  # [start, end) in epoch microseconds

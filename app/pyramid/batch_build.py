@@ -25,15 +25,10 @@ from app.pyramid import batch
 from app.pyramid.batch import DeviceChunk, Interval
 from app.pyramid.segmenter import SegmentParams
 from app.settings import Settings
-from app.store import (
-    AccountStore,
-    BatchRead,
-    BatchStore,
-    DigestStore,
-    EpisodeFacts,
-    EpisodeStore,
-    UserContext,
-)
+from app.store.accounts import AccountStore, UserContext
+from app.store.batch import BatchRead, BatchStore
+from app.store.digests import DigestStore, EpisodeFacts
+from app.store.episodes import EpisodeStore
 from app.timeutil import day_bounds, read_window, scope_keys, zone
 
 Progress = Callable[[str, int, int], None]

@@ -24,19 +24,13 @@ from app.pyramid.metrics import merge_day_metrics
 from app.pyramid.segmenter import SegmentParams, segment_records
 from app.pyramid.signals import detect_day_signals, signal_metrics
 from app.settings import Settings
-from app.store import (
-    AccountStore,
-    BatchStore,
-    DigestDraft,
-    DigestMetrics,
-    DigestStore,
-    EpisodeStore,
-    JobRequest,
-    ReadWindow,
-    SegmentInput,
-    ToolStore,
-    UserContext,
-)
+from app.store.accounts import AccountStore, UserContext
+from app.store.batch import BatchStore
+from app.store.digests import DigestDraft, DigestStore
+from app.store.documents import DigestMetrics
+from app.store.episodes import EpisodeStore, ReadWindow, SegmentInput
+from app.store.jobs import JobRequest
+from app.store.tools import ToolStore
 from app.timeutil import (
     day_bounds,
     day_key,

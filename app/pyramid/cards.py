@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from app.pyramid.signals import text_facts
-from app.store import SegmentInput
+from app.store.episodes import SegmentInput
 from app.text import normalize_title
 
 TOP_TITLES = 3

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 from app.pyramid.cards import rules_summary
 from app.pyramid.segmenter import IDLE, Segment, cluster_key
-from app.store import EpisodeDraft, Interruption, SegmentInput
+from app.store.documents import Interruption
+from app.store.episodes import EpisodeDraft, SegmentInput
 from app.text import normalize_title
 
 IDLE_TITLE = "空闲/锁屏 · idle or locked"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.store import DigestMetrics
+from app.store.documents import DigestMetrics
 
 
 def _add_maps(maps: Sequence[Mapping[str, float]]) -> dict[str, float]:

@@ -21,7 +21,13 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.errors import InvalidInputError
-from app.store import ExpiryCounts, LayerBytes, RetentionRow, RetentionStore, RetentionUser
+from app.store.retention import (
+    ExpiryCounts,
+    LayerBytes,
+    RetentionRow,
+    RetentionStore,
+    RetentionUser,
+)
 from app.timeutil import day_bounds, logical_day, zone
 
 # The first day asked for when a user has expired nothing yet.

@@ -38,7 +38,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.store import SegmentInput
+from app.store.episodes import SegmentInput
 
 IDLE = "idle"
 FOCUS_CATEGORIES = frozenset({"work", "study"})

@@ -29,7 +29,8 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from app.patterns import LinearPattern, capped
-from app.store import DigestMetrics, EpisodeFacts, MemberFacts, SignalDraft
+from app.store.digests import EpisodeFacts, MemberFacts, SignalDraft
+from app.store.documents import DigestMetrics
 from app.timeutil import logical_day
 
 FOCUS = frozenset({"work", "study"})

@@ -28,14 +28,14 @@ from app.rules.categories import Rules
 from app.rules.things import vocabulary_for
 from app.rules.user import check_category, check_count, check_kind, normalize_pattern
 from app.settings import Settings
-from app.store import (
-    DeviceDay,
-    JobStore,
+from app.store.accounts import UserContext
+from app.store.jobs import JobStore
+from app.store.tools import DeviceDay
+from app.store.user_rules import (
     OrphanText,
     OrphanVerdict,
     RuleDraft,
     RulesWritten,
-    UserContext,
     UserRuleRow,
     UserRuleStore,
 )

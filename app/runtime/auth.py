@@ -8,7 +8,8 @@ import secrets
 from typing import Protocol
 
 from app.errors import AuthError
-from app.store import AccountStore, UserContext, WebSessionRow, WebStore
+from app.store.accounts import AccountStore, UserContext
+from app.store.web import WebSessionRow, WebStore
 
 TOKEN_PREFIX = "tt_"
 CSRF_HEADER = "X-CSRF-Token"

@@ -15,15 +15,9 @@ from typing import Any, Protocol
 
 from app.errors import DatabaseError
 from app.settings import Settings
-from app.store import (
-    AccountStore,
-    AwSetAsideRow,
-    JobHealth,
-    JobOverLimit,
-    JobStop,
-    JobStore,
-    StuckUser,
-)
+from app.store.accounts import AccountStore
+from app.store.awdoor import AwSetAsideRow
+from app.store.jobs import JobHealth, JobOverLimit, JobStop, JobStore, StuckUser
 
 
 @dataclass(frozen=True, slots=True)

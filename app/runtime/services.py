@@ -21,7 +21,8 @@ from app.enrich.client import ModelClient
 from app.pyramid.build import rebuild_days
 from app.rules.categories import Rules, load_rules
 from app.settings import Settings
-from app.store import Store, UserContext
+from app.store import Store
+from app.store.accounts import UserContext
 from app.tools.registry import ToolContext
 
 
@@ -65,7 +66,7 @@ def open_services(
     try:
         yield Services(
             settings=settings,
-            store=PostgresStore(pool),
+            store=PostgresStore.over(pool),
             rules=rules,
             url=url,
             models=ModelClient(settings),

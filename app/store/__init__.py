@@ -1,177 +1,35 @@
-"""The seam between the domain and the database.
+"""The seam between the domain and the database: one module per store family.
 
-Jobs, tools and routes depend on the small typed `Store` protocol, one protocol per
-family (a module each: accounts, records, jobs, episodes, digests, model, tools,
-conversations, web), grouped by who uses it; `app.db.store.PostgresStore` implements
-it with the named SQL in `sql/queries/<family>.sql`. Everything that crosses the seam
-is a typed row defined here: frozen SQLModel models for rows, TypedDicts for the JSON
-documents stored in jsonb columns (`documents`), so their stored shape is exactly
-what the code reads. Nothing above the seam imports psycopg or writes SQL. Below it,
-nothing knows about HTTP, MCP or what a job does: the store only enqueues the
+A family (`accounts`, `records`, `jobs`, `episodes`, `digests`, `batch`, `model`, `tools`,
+`conversations`, `web`, `user_rules`, `awdoor`, `retention`) is one module holding its
+typed rows and its protocol; callers import both from it (`from app.store.tools import
+ToolStore, SignalRow`). The protocol is also the PostgreSQL declaration: a method named
+after a query of `sql/queries/` runs it, its return annotation saying how its rows load
+(`app/db/named.py: derived`), so only the methods of several queries are written by hand
+in `app/db/store_<family>.py`. Nothing above the seam imports psycopg or writes SQL.
+Below it, nothing knows about HTTP, MCP or what a job does: the store only enqueues the
 `JobRequest` rows it is handed, in the transaction of the write that asks for them.
-Every public name is re-exported here: `from app.store import X`.
-See docs/architecture.md ("The seam").
+`Store`, every family at once, is what a running process holds.
+See docs/architecture.md ("A family in one place").
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from app.store.accounts import (
-    DEVICE_ID_PATTERN,
-    DEVICE_KINDS,
-    ID_MAX,
-    AccountStore,
-    DeviceKind,
-    DeviceRow,
-    UserContext,
-)
-from app.store.awdoor import (
-    AwBucketRow,
-    AwChangedRow,
-    AwDirtyRow,
-    AwDoorStore,
-    AwEventRow,
-    AwEventWrite,
-    AwEventWriter,
-    AwImportBatch,
-    AwLastEvent,
-    AwReconciled,
-    AwSetAsideRow,
-    AwSettingRow,
-    AwSpanIdRow,
-    AwSpanRow,
-)
-from app.store.batch import (
-    BatchRead,
-    BatchStore,
-    DayEpisodeFacts,
-    DayMetrics,
-    DayRollup,
-    DeviceBuiltThrough,
-    SavedEpisode,
-    StreamRecord,
-)
-from app.store.conversations import (
-    ConversationRow,
-    ConversationStore,
-    NewTurn,
-    TurnRow,
-    TurnStep,
-)
-from app.store.digests import (
-    DayDue,
-    DayFacts,
-    DigestDraft,
-    DigestRow,
-    DigestStore,
-    EpisodeFacts,
-    MemberFacts,
-    PeriodDue,
-    PeriodMetrics,
-    SignalDraft,
-    SignalRow,
-)
-from app.store.documents import (
-    DigestMetrics,
-    Evidence,
-    Interruption,
-    SignalMetrics,
-    TitleTime,
-)
-from app.store.episodes import (
-    DayCount,
-    EpisodeDraft,
-    EpisodeLine,
-    EpisodeStore,
-    ReadWindow,
-    SegmentInput,
-    SegmentRead,
-    UserDevice,
-)
-from app.store.jobs import (
-    JobArgs,
-    JobHealth,
-    JobOverLimit,
-    JobRequest,
-    JobStop,
-    JobStore,
-    StuckUser,
-)
-from app.store.model import (
-    ChildNarrative,
-    DayEpisodeSummary,
-    EpisodeForSummary,
-    ModelFailure,
-    ModelStore,
-    ModelWorkCounts,
-    PendingDescription,
-    PendingEpisode,
-    PendingNarrative,
-    RecordToDescribe,
-    SummaryMember,
-)
-from app.store.records import (
-    CategorySeconds,
-    DeletedDeviceDay,
-    DeviceDayRecords,
-    ImportProgress,
-    ImportRow,
-    ImportStore,
-    NewRecords,
-    RecordLine,
-    RecordStore,
-    StoredBatch,
-)
-from app.store.retention import (
-    ExpiryCounts,
-    LayerBytes,
-    MonthRows,
-    RetentionRow,
-    RetentionStore,
-    RetentionUser,
-)
-from app.store.tools import (
-    CoveringDigest,
-    DaySeconds,
-    DeviceDay,
-    KindCount,
-    KnownName,
-    ModelBacklog,
-    MomentRecord,
-    MovedEpisode,
-    Neighbor,
-    OpenSitting,
-    RecordMatch,
-    Relabelled,
-    SearchHit,
-    TailSeconds,
-    ThingSeconds,
-    ToolStore,
-    UnbuiltDay,
-    UncategorizedTime,
-    WindowSeconds,
-)
-from app.store.user_rules import (
-    OrphanText,
-    OrphanVerdict,
-    RuleDraft,
-    RuleEffect,
-    RulePreview,
-    RulesWritten,
-    UserRuleRow,
-    UserRuleStore,
-)
-from app.store.web import (
-    EpisodeDetail,
-    RangeCount,
-    SiteTime,
-    TitleSeconds,
-    TokenRow,
-    WebSessionRow,
-    WebStore,
-    WindowRecord,
-)
+from app.store.accounts import AccountStore
+from app.store.awdoor import AwDoorStore
+from app.store.batch import BatchStore
+from app.store.conversations import ConversationStore
+from app.store.digests import DigestStore
+from app.store.episodes import EpisodeStore
+from app.store.jobs import JobStore
+from app.store.model import ModelStore
+from app.store.records import ImportStore, RecordStore
+from app.store.retention import RetentionStore
+from app.store.tools import ToolStore
+from app.store.user_rules import UserRuleStore
+from app.store.web import WebStore
 
 
 class Store(
@@ -192,135 +50,3 @@ class Store(
     Protocol,
 ):
     """Everything the domain needs from storage."""
-
-
-__all__ = [
-    "DEVICE_ID_PATTERN",
-    "DEVICE_KINDS",
-    "ID_MAX",
-    "AccountStore",
-    "AwBucketRow",
-    "AwChangedRow",
-    "AwDirtyRow",
-    "AwDoorStore",
-    "AwEventRow",
-    "AwEventWrite",
-    "AwEventWriter",
-    "AwImportBatch",
-    "AwLastEvent",
-    "AwReconciled",
-    "AwSetAsideRow",
-    "AwSettingRow",
-    "AwSpanIdRow",
-    "AwSpanRow",
-    "BatchRead",
-    "BatchStore",
-    "CategorySeconds",
-    "ChildNarrative",
-    "ConversationRow",
-    "ConversationStore",
-    "CoveringDigest",
-    "DayCount",
-    "DayDue",
-    "DayEpisodeFacts",
-    "DayEpisodeSummary",
-    "DayFacts",
-    "DayMetrics",
-    "DayRollup",
-    "DaySeconds",
-    "DeletedDeviceDay",
-    "DeviceBuiltThrough",
-    "DeviceDay",
-    "DeviceDayRecords",
-    "DeviceKind",
-    "DeviceRow",
-    "DigestDraft",
-    "DigestMetrics",
-    "DigestRow",
-    "DigestStore",
-    "EpisodeDetail",
-    "EpisodeDraft",
-    "EpisodeFacts",
-    "EpisodeForSummary",
-    "EpisodeLine",
-    "EpisodeStore",
-    "Evidence",
-    "ExpiryCounts",
-    "ImportProgress",
-    "ImportRow",
-    "ImportStore",
-    "Interruption",
-    "JobArgs",
-    "JobHealth",
-    "JobOverLimit",
-    "JobRequest",
-    "JobStop",
-    "JobStore",
-    "KindCount",
-    "KnownName",
-    "LayerBytes",
-    "MemberFacts",
-    "ModelBacklog",
-    "ModelFailure",
-    "ModelStore",
-    "ModelWorkCounts",
-    "MomentRecord",
-    "MonthRows",
-    "MovedEpisode",
-    "Neighbor",
-    "NewRecords",
-    "NewTurn",
-    "OpenSitting",
-    "OrphanText",
-    "OrphanVerdict",
-    "PendingDescription",
-    "PendingEpisode",
-    "PendingNarrative",
-    "PeriodDue",
-    "PeriodMetrics",
-    "RangeCount",
-    "ReadWindow",
-    "RecordLine",
-    "RecordMatch",
-    "RecordStore",
-    "RecordToDescribe",
-    "Relabelled",
-    "RetentionRow",
-    "RetentionStore",
-    "RetentionUser",
-    "RuleDraft",
-    "RuleEffect",
-    "RulePreview",
-    "RulesWritten",
-    "SavedEpisode",
-    "SearchHit",
-    "SegmentInput",
-    "SegmentRead",
-    "SignalDraft",
-    "SignalMetrics",
-    "SignalRow",
-    "SiteTime",
-    "Store",
-    "StoredBatch",
-    "StreamRecord",
-    "StuckUser",
-    "SummaryMember",
-    "TailSeconds",
-    "ThingSeconds",
-    "TitleSeconds",
-    "TitleTime",
-    "TokenRow",
-    "ToolStore",
-    "TurnRow",
-    "TurnStep",
-    "UnbuiltDay",
-    "UncategorizedTime",
-    "UserContext",
-    "UserDevice",
-    "UserRuleRow",
-    "UserRuleStore",
-    "WebSessionRow",
-    "WebStore",
-    "WindowRecord",
-    "WindowSeconds",
-]

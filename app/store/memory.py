@@ -1,4 +1,4 @@
-"""A second implementation of the query side of the seam (`app.store.ToolStore`),
+"""A second implementation of the query side of the seam (`app.store.tools.LadderStore`),
 in memory, so the tool layer has fast tests that need no database — shipped in
 the package as procrastinate ships its in-memory connector, for tests only.
 
@@ -9,9 +9,9 @@ It decides nothing the pyramid decides (no segmenting, no duration rule): a
 test states those facts and checks what the tools make of them.
 
 `tests/db/test_store_contract.py` loads the rows of a built PostgreSQL pyramid into
-one and holds every read both stores implement to the same answer. The things
-reads (`known_names`, `thing_seconds`, `window_seconds`, `page_titles`, `episode_thing_seconds`,
-`latest_matching`, `records_around`) are PostgreSQL's alone: they raise here.
+one and holds every method of it to PostgreSQL's answer. It claims `LadderStore`, all
+of it; the things reads (`ThingStore`: seconds by the resolver's patterns and the
+duration rule over raw spans) are PostgreSQL's alone, and it does not claim them.
 """
 
 from __future__ import annotations
@@ -24,33 +24,25 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from app.errors import ConflictError
-from app.store import (
+from app.store.digests import DigestRow, PeriodMetrics, SignalRow
+from app.store.documents import DigestMetrics, TitleTime
+from app.store.episodes import EpisodeLine
+from app.store.records import RecordLine
+from app.store.tools import (
     CoveringDigest,
-    DaySeconds,
     DeviceDay,
-    DigestMetrics,
-    DigestRow,
-    EpisodeLine,
     KindCount,
     KnownName,
+    LadderStore,
     ModelBacklog,
-    MomentRecord,
     MovedEpisode,
     Neighbor,
     OpenSitting,
-    PeriodMetrics,
-    RecordLine,
-    RecordMatch,
     Relabelled,
     SearchHit,
-    SignalRow,
     TailSeconds,
-    ThingSeconds,
-    TitleTime,
-    ToolStore,
     UnbuiltDay,
     UncategorizedTime,
-    WindowSeconds,
 )
 from app.text import tokenize
 from app.timeutil import period_days
@@ -108,7 +100,7 @@ class MemoryLabel:
 
 
 @dataclass(slots=True)
-class MemoryStore(ToolStore):
+class MemoryStore(LadderStore):
     episodes: list[MemoryEpisode] = field(default_factory=list)
     records: list[MemoryRecord] = field(default_factory=list)
     digests: list[tuple[int, DigestRow]] = field(default_factory=list)
@@ -455,60 +447,33 @@ class MemoryStore(ToolStore):
     def raw_expired_before(self, *, user_id: int) -> datetime | None:
         return self.raw_expired.get(user_id)
 
-    # -- things: PostgreSQL's alone --------------------------------------------------------
-    # They read records by the resolver's patterns and the duration rule over raw spans;
-    # the tool tests of things run on PostgreSQL (test_tools_things.py). Raising here
-    # keeps a test from reading the protocol's empty bodies as "nothing found".
+    # -- the names a question may use ------------------------------------------------------
+
+    def _recent(self, user_id: int) -> list[RecordLine]:
+        """The user's active records of the 90 days before their newest (any record)."""
+        mine = [r.line for r in self.records if r.user_id == user_id]
+        if not mine:
+            return []
+        since = max(r.ts_start for r in mine) - timedelta(days=90)
+        return [r for r in mine if not r.is_idle and r.ts_start > since]
 
     def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+        records: Counter[tuple[str, str | None]] = Counter()
+        titled: set[tuple[str, str | None]] = set()
+        for r in self._recent(user_id):
+            records[(r.app, r.domain)] += 1
+            if title is not None and title.lower() in r.window_title.lower():
+                titled.add((r.app, r.domain))
+        # As PostgreSQL orders them: most records first, then app, then domain (NULL last).
+        ordered = sorted(records, key=lambda k: (-records[k], k[0], k[1] is None, k[1] or ""))
+        return [
+            KnownName(app=key[0], domain=key[1], records=records[key], titled=key in titled)
+            for key in ordered[:500]
+        ]
 
     def recent_titles(self, *, user_id: int, limit: int) -> list[str]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
-
-    def thing_seconds(
-        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
-    ) -> list[ThingSeconds]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
-
-    def page_titles(
-        self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch
-    ) -> list[str]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
-
-    def window_seconds(
-        self,
-        *,
-        user_id: int,
-        windows: Sequence[tuple[date, datetime, datetime]],
-        day_from: date,
-        day_to: date,
-        read_from: datetime,
-        read_to: datetime,
-        browsers: Sequence[str],
-        title: str | None,
-    ) -> list[WindowSeconds]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
-
-    def episode_thing_seconds(
-        self,
-        *,
-        user_id: int,
-        day_from: date,
-        day_to: date,
-        apps: Sequence[str],
-        categories: Sequence[str],
-        idle: bool,
-    ) -> list[DaySeconds]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
-
-    def latest_matching(
-        self, *, user_id: int, match: RecordMatch, since: datetime, before: datetime, limit: int
-    ) -> list[RecordLine]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
-
-    def records_around(self, *, user_id: int, at: datetime, per_side: int) -> list[MomentRecord]:
-        raise NotImplementedError("MemoryStore holds no things: use PostgresStore")
+        counts = Counter(r.window_title for r in self._recent(user_id) if r.window_title)
+        return sorted(counts, key=lambda t: (-counts[t], t))[:limit]
 
     # -- the one write ------------------------------------------------------------------
 

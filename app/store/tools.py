@@ -175,8 +175,10 @@ class Relabelled(Row):
     device_days: list[DeviceDay]
 
 
-class ToolStore(Protocol):
-    """What the query-time tools read, and the one write they make (re-labelling)."""
+class LadderStore(Protocol):
+    """What the tool ladder reads of digests, episodes and records, the names a question
+    may use (`known_names`, `recent_titles`), and the one write the tools make
+    (re-labelling): what `MemoryStore` answers too."""
 
     def period_metrics(self, *, user_id: int, day_from: date, day_to: date) -> PeriodMetrics:
         """Digest numbers by SQL over the closed episodes of [day_from, day_to]."""
@@ -290,8 +292,6 @@ class ToolStore(Protocol):
         """Before when the user's raw records have expired (retention); None: none has."""
         ...
 
-    # -- things (app/tools/things.py) ----------------------------------------------------
-
     def known_names(self, *, user_id: int, title: str | None) -> list[KnownName]:
         """Apps and domains of the user's records in the 90 days before their newest, and
         whether a title of theirs contains `title` (case-insensitive)."""
@@ -301,6 +301,26 @@ class ToolStore(Protocol):
         """The distinct window titles of the user's records in the 90 days before their
         newest, most recorded first, at most `limit`."""
         ...
+
+    def relabel(
+        self,
+        *,
+        user_id: int,
+        target_kind: str,
+        target_id: int,
+        category: str,
+        actor: str,
+        note: str,
+    ) -> Relabelled | None:
+        """Re-label a record or an episode's records, audited; mark the episodes built
+        from them stale. Returns the label id and the device-days to rebuild; None when
+        there is no live target to re-label."""
+        ...
+
+
+class ThingStore(Protocol):
+    """Seconds and records of things by the resolver's patterns and the duration rule
+    over raw spans (app/tools/things.py): PostgreSQL's alone."""
 
     def thing_seconds(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool
@@ -361,17 +381,6 @@ class ToolStore(Protocol):
         day) and per_side after it (within a day), with their effective durations."""
         ...
 
-    def relabel(
-        self,
-        *,
-        user_id: int,
-        target_kind: str,
-        target_id: int,
-        category: str,
-        actor: str,
-        note: str,
-    ) -> Relabelled | None:
-        """Re-label a record or an episode's records, audited; mark the episodes built
-        from them stale. Returns the label id and the device-days to rebuild; None when
-        there is no live target to re-label."""
-        ...
+
+class ToolStore(LadderStore, ThingStore, Protocol):
+    """What the query-time tools read, and the one write they make (re-labelling)."""

@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Sequence
 
 from app.rules.apps import AppIdentities
-from app.store import UncategorizedTime
+from app.store.tools import UncategorizedTime
 from app.tools.results import Shape, opt
 
 _REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")

@@ -24,7 +24,8 @@ from app.boundary import Instant
 from app.enrich.answers import Answer
 from app.enrich.client import ModelClient
 from app.errors import InvalidInputError, TimeTraceError
-from app.store import DEVICE_ID_PATTERN, RecordLine
+from app.store.accounts import DEVICE_ID_PATTERN
+from app.store.records import RecordLine
 from app.text import StorableStr, estimate_tokens, language_of
 from app.timeutil import zone
 from app.tools.registry import ToolArgs, ToolContext, tool

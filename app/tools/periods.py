@@ -18,7 +18,7 @@ from typing import Literal, Self
 from pydantic import Field, field_validator, model_validator
 
 from app.boundary import Day, Instant
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.timeutil import day_bounds, logical_day, zone
 from app.tools.registry import ToolArgs
 

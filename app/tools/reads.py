@@ -12,7 +12,10 @@ from app.boundary import Instant
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError, NotFoundError
 from app.rules.things import CategoryName
-from app.store import DEVICE_ID_PATTERN, DigestMetrics, EpisodeLine, SignalRow
+from app.store.accounts import DEVICE_ID_PATTERN
+from app.store.digests import SignalRow
+from app.store.documents import DigestMetrics
+from app.store.episodes import EpisodeLine
 from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, week_key, zone
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool

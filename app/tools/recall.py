@@ -20,7 +20,9 @@ from typing import Self
 from pydantic import Field, model_validator
 
 from app.rules.things import Thing
-from app.store import DEVICE_ID_PATTERN, MomentRecord, RecordLine, RecordMatch
+from app.store.accounts import DEVICE_ID_PATTERN
+from app.store.records import RecordLine
+from app.store.tools import MomentRecord, RecordMatch
 from app.text import StorableStr
 from app.timeutil import logical_day, zone
 from app.tools.periods import (

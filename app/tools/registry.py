@@ -28,7 +28,8 @@ from app.enrich.client import ModelClient
 from app.errors import ConflictError, DatabaseError, TimeTraceError, UnknownThingError
 from app.rules.categories import Rules, load_rules
 from app.settings import Settings
-from app.store import ToolStore, UserContext
+from app.store.accounts import UserContext
+from app.store.tools import ToolStore
 from app.text import estimate_tokens
 from app.tools.results import ToolError, ToolOutcome, ToolResult
 

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 from app.rules.things import Thing
-from app.store import MovedEpisode
+from app.store.tools import MovedEpisode
 
 
 def _absent(value: object) -> bool:

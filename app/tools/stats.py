@@ -20,7 +20,9 @@ from app.errors import InvalidInputError, UnknownThingError
 from app.pyramid.metrics import merge_day_metrics
 from app.rules.things import CategoryName, Thing, vocabulary_for
 from app.settings import Settings
-from app.store import DigestMetrics, TailSeconds, ToolStore, UserContext
+from app.store.accounts import UserContext
+from app.store.documents import DigestMetrics
+from app.store.tools import TailSeconds, ToolStore
 from app.text import StorableStr
 from app.timeutil import period_days, read_window, scope_keys
 from app.tools.coverage import Uncovered, coverage_items

@@ -31,7 +31,9 @@ from typing import Any
 from app.errors import UnknownThingError
 from app.rules.apps import normal_app
 from app.rules.things import Thing, domain_matches, loose, vocabulary_for
-from app.store import DigestMetrics, KnownName, RecordLine, RecordMatch, ThingSeconds
+from app.store.documents import DigestMetrics
+from app.store.records import RecordLine
+from app.store.tools import KnownName, RecordMatch, ThingSeconds
 from app.tools.registry import ToolContext
 
 SUGGESTIONS = 5

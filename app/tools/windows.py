@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from app.rules.things import Thing, domain_matches
-from app.store import WindowSeconds
+from app.store.tools import WindowSeconds
 from app.timeutil import read_window
 from app.tools.periods import Window, span
 from app.tools.registry import ToolContext

@@ -26,7 +26,8 @@ from typing import Literal
 from app.pyramid.signals import FOCUS_MIN_S
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.signal_labels import signal_label
-from app.store import DigestMetrics, SignalRow
+from app.store.digests import SignalRow
+from app.store.documents import DigestMetrics
 from app.timeutil import FIRST_DAY, day_key, month_key, period_days, week_key, zone
 from app.tools.registry import ToolContext
 

@@ -13,7 +13,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.ingest.records import delete_records
 from app.pyramid.retention import size_text, user_storage
-from app.store import DEVICE_ID_PATTERN, WebSessionRow
+from app.store.accounts import DEVICE_ID_PATTERN
+from app.store.web import WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
 from app.tools.coverage import Uncovered, rules_snippet, user_rule_for

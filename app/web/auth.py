@@ -17,7 +17,8 @@ from fastapi import Depends, Request, Response
 
 from app.runtime.auth import hash_token, same_secret, web_session
 from app.runtime.services import Services
-from app.store import UserContext, WebSessionRow
+from app.store.accounts import UserContext
+from app.store.web import WebSessionRow
 
 SESSION_COOKIE = "tt_session"
 SESSION_TTL_S = 30 * 24 * 3600

@@ -11,13 +11,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
 
-from app.store import (
-    AccountStore,
-    EpisodeDetail,
-    RecordLine,
-    ToolStore,
-    WebStore,
-)
+from app.store.accounts import AccountStore
+from app.store.records import RecordLine
+from app.store.tools import ToolStore
+from app.store.web import EpisodeDetail, WebStore
 from app.timeutil import logical_day, zone
 from app.tools import ToolContext
 from app.tools.periods import today_of

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, timedelta
 from typing import Protocol
 
-from app.store import AccountStore, SignalRow, TitleSeconds, ToolStore, WebStore
+from app.store.accounts import AccountStore
+from app.store.digests import SignalRow
+from app.store.tools import ToolStore
+from app.store.web import TitleSeconds, WebStore
 from app.timeutil import read_window, zone
 from app.tools import ToolContext
 from app.tools.periods import span

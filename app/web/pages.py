@@ -15,7 +15,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 
 from app.boundary import day_of
 from app.errors import InvalidInputError
-from app.store import EpisodeLine, WebSessionRow
+from app.store.episodes import EpisodeLine
+from app.store.web import WebSessionRow
 from app.timeutil import month_key, read_window, week_key
 from app.tools import ToolContext, dispatch
 from app.tools.periods import span, today_of

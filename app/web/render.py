@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from app.rules.categories import CATEGORIES
-from app.store import WebSessionRow
+from app.store.web import WebSessionRow
 from app.web.i18n import Lang, Translator, negotiate
 from app.web.palette import CATEGORY_SWATCHES, css_variables
 

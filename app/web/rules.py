@@ -35,7 +35,9 @@ from app.pyramid.user_rules import (
 )
 from app.rules.user import RULE_KINDS
 from app.runtime.services import Services
-from app.store import RuleDraft, UserContext, UserRuleRow, WebSessionRow
+from app.store.accounts import UserContext
+from app.store.user_rules import RuleDraft, UserRuleRow
+from app.store.web import WebSessionRow
 from app.web.auth import Form, PageError, SessionDep, check_form, services_of
 from app.web.render import page
 

@@ -15,15 +15,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal, Protocol
 from zoneinfo import ZoneInfo
 
-from app.store import (
-    AccountStore,
-    DeviceRow,
-    EpisodeLine,
-    ToolStore,
-    UserContext,
-    WebStore,
-    WindowRecord,
-)
+from app.store.accounts import AccountStore, DeviceRow, UserContext
+from app.store.episodes import EpisodeLine
+from app.store.tools import ToolStore
+from app.store.web import WebStore, WindowRecord
 from app.timeutil import day_bounds, zone
 from app.tools import ToolContext
 from app.web.i18n import Translator

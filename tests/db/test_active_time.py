@@ -13,7 +13,7 @@ import pytest
 
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import REGISTRY, dispatch_json
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 

@@ -19,7 +19,7 @@ from app.errors import ConfigError
 from app.importers.activitywatch import device_id_for
 from app.pyramid.user_rules import draft
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 T0 = datetime(2003, 3, 4, 9, 0, tzinfo=UTC)  # sentinel: far from today
 WINDOW = "aw-watcher-window_laptop"

@@ -24,7 +24,7 @@ from app.boundary import EVENT_DATA_MAX
 from app.cli import main
 from app.rules.categories import load_rules
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.db.test_aw_door import AFK, T0, WINDOW, _at, _beat, _bucket
 from tests.helpers import make_api
 

@@ -19,7 +19,7 @@ from app.awdoor.marks import DirtyMarks
 from app.db.connection import connect
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 
 T0 = datetime(2003, 3, 5, 9, 0, tzinfo=UTC)  # sentinel: far from today
 WINDOW = "aw-watcher-window_laptop"

@@ -17,7 +17,7 @@ from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.rules.categories import load_rules
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.text import canonical_domain
 from app.tools import dispatch_json
 from app.tools.coverage import Uncovered, rules_snippet

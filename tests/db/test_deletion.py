@@ -22,7 +22,7 @@ from app.ingest.records import delete_records, store_records
 from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.store import NewTurn
+from app.store.conversations import NewTurn
 from tests.fake_openai import FakeOpenAI, call, say
 from tests.helpers import Api, events_of, make_api, with_models
 

@@ -25,7 +25,7 @@ from app.db.restore import ImportFileError, ImportTargetError, restore_file
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.timeutil import period_days
 from app.tools import dispatch_json
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api, new_token_for, span_violations

@@ -32,7 +32,7 @@ from app.ingest.records import delete_records
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import dispatch_json
 from tests.aw_real import canonical_app_seconds_in_process
 from tests.helpers import FIXTURES, NOW, Api, make_api

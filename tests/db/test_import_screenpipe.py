@@ -17,7 +17,7 @@ from app.importers.screenpipe import ScreenpipeError, import_screenpipe
 from app.importers.writer import ImportSummary
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.helpers import FIXTURES
 
 SCHEMA = (FIXTURES / "screenpipe" / "schema.sql").read_text(encoding="utf-8")

@@ -21,7 +21,8 @@ from app.jobs.enrich import model_jobs
 from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.signal_labels import SIGNAL_LABELS, signal_label
-from app.store import JobRequest, UserContext
+from app.store.accounts import UserContext
+from app.store.jobs import JobRequest
 from app.web.i18n import Translator
 from tests.helpers import NOW
 

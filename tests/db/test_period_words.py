@@ -12,7 +12,7 @@ import pytest
 
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import dispatch_json
 from tests.db.test_web import Browser
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded

@@ -13,7 +13,7 @@ import pytest
 from app.demo.sample import SampleData
 from app.pyramid.build import backfill, build_device, rollup_day
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.timeutil import month_key, period_days, week_key
 from tests.helpers import (
     NOW,

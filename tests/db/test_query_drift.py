@@ -5,6 +5,8 @@ run), every query is used, and every name the code uses is a query."""
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +61,26 @@ def _sources() -> dict[Path, str]:
     return {p: p.read_text(encoding="utf-8") for p in sorted(APP.rglob("*.py"))}
 
 
+def family_rows() -> dict[str, type[Row]]:
+    """Every row model of the store families, by name (a family module each)."""
+    found: dict[str, type[Row]] = {}
+    for info in pkgutil.iter_modules(app.store.__path__, "app.store."):
+        module = importlib.import_module(info.name)
+        found |= {
+            name: value
+            for name, value in vars(module).items()
+            if isinstance(value, type) and issubclass(value, Row)
+        }
+    return found
+
+
 def row_models() -> dict[str, type[Row]]:
     """Each query that returns typed rows, and the model its rows are loaded into."""
     models = {name: m for name, m in declared_queries(PostgresStore).items() if m is not None}
+    rows = family_rows()
     for source in _sources().values():
         for name, model in fetched_models(source).items():
-            models[name] = getattr(app.store, model)
+            models[name] = rows[model]
     return models
 
 

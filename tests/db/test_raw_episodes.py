@@ -10,7 +10,7 @@ from typing import Any
 
 from app.pyramid.build import backfill, build_device
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.helpers import NOW, load_golden
 
 LATER = datetime(2003, 3, 13, 2, 0, tzinfo=UTC)

@@ -24,7 +24,7 @@ from app.pyramid.build import backfill
 from app.pyramid.retention import apply_retention
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import dispatch_json
 from tests.db.test_jobs import run_worker_once, with_app
 from tests.helpers import NOW, Preloaded, SampleRecipe, make_api, new_token_for

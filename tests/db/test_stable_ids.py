@@ -16,7 +16,7 @@ from app.api import create_app
 from app.ingest.records import delete_records
 from app.pyramid.build import backfill, rebuild_days
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import dispatch_json
 from tests.helpers import NOW, make_api, new_token_for, span_violations, unbuilt_keys
 

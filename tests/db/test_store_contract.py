@@ -1,5 +1,5 @@
-"""The in-memory store (`app/store/memory.py`) answers every read it shares with
-`PostgresStore` as PostgreSQL does.
+"""The in-memory store (`app/store/memory.py`) answers every method it has (all of
+`LadderStore`, which it claims) as `PostgresStore` does.
 
 One database copied from the built sample month, shaped so every read has something to
 tell apart (a second user on the same device id, summaries done and failed in Chinese
@@ -21,6 +21,7 @@ comparison has teeth: altering one loaded row breaks the case that reads it.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import os
 import random
@@ -32,14 +33,20 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel
 
+import app.store.memory as memory_module
 from app.db.connection import connect, drop_database, ensure_database
+from app.db.derived import protocol_methods
 from app.errors import TimeTraceError
 from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import DigestRow, EpisodeLine, RecordLine, SignalRow, ToolStore, UserContext
+from app.store.accounts import UserContext
+from app.store.digests import DigestRow, SignalRow
+from app.store.episodes import EpisodeLine
 from app.store.memory import MemoryEpisode, MemoryRecord, MemoryStore
+from app.store.records import RecordLine
+from app.store.tools import LadderStore, ThingStore, ToolStore
 from app.text import fts_document, keyword_terms
 from app.timeutil import day_bounds, period_days, read_window, scope_keys, zone
 from tests.helpers import NOW, SAMPLE_MONTH, TemplateDatabases, isolated_env, url_for
@@ -48,18 +55,6 @@ BROWSERS = ("Google Chrome", "Firefox", "Safari")
 MID = datetime(2003, 3, 15, 6, 0, tzinfo=UTC)  # inside the built month
 AFTER = datetime(2003, 4, 1, 6, 0, tzinfo=UTC)  # among the records not in episodes yet
 BEFORE = datetime(2002, 1, 1, tzinfo=UTC)  # before anything
-THINGS = frozenset(
-    {
-        "known_names",
-        "recent_titles",
-        "thing_seconds",
-        "window_seconds",
-        "page_titles",
-        "episode_thing_seconds",
-        "latest_matching",
-        "records_around",
-    }
-)  # PostgreSQL's alone: the in-memory store raises
 
 
 # -- the pair of stores ---------------------------------------------------------------------
@@ -621,6 +616,25 @@ def _cases() -> dict[str, Case]:
             "raw_expired_before",
             lambda s, p, w=who: s.raw_expired_before(user_id=getattr(p, w).user_id),
         )
+    for name, who, title in [
+        ("user", "user", None),
+        ("user-titled", "user", "GITHUB"),
+        ("other-titled", "other", "Ingest"),
+        ("other-cjk", "other", "项目"),
+    ]:
+        cases[f"known_names-{name}"] = Case(
+            "known_names",
+            lambda s, p, w=who, x=title: s.known_names(user_id=getattr(p, w).user_id, title=x),
+        )
+    for name, who, limit in [
+        ("user", "user", 500),
+        ("user-capped", "user", 3),
+        ("other", "other", 50),
+    ]:
+        cases[f"recent_titles-{name}"] = Case(
+            "recent_titles",
+            lambda s, p, w=who, k=limit: s.recent_titles(user_id=getattr(p, w).user_id, limit=k),
+        )
     assert cases.keys() >= NOTHING
     return {name: replace(case, empty=name in NOTHING) for name, case in cases.items()}
 
@@ -704,13 +718,16 @@ def test_memory_store_answers_as_postgres_does(pair: Pair, name: str) -> None:
     assert found != CASES[name].empty, f"{name}: found {postgres!r}"
 
 
-def test_every_read_the_in_memory_store_implements_has_cases() -> None:
-    own = {
-        name
-        for name, value in vars(MemoryStore).items()
-        if callable(value) and not name.startswith("_") and hasattr(ToolStore, name)
-    }
-    assert own - THINGS - {"relabel"} == {case.method for case in CASES.values()}
+def test_the_in_memory_store_implements_all_it_claims_and_every_method_has_cases() -> None:
+    claimed = set(protocol_methods(LadderStore))
+    own = {n for n, v in vars(MemoryStore).items() if callable(v) and not n.startswith("_")}
+    # Every method of the protocol it claims is its own (not the protocol's empty body),
+    # it claims none of the things reads, and none of its methods gives up.
+    assert claimed <= own
+    assert not set(protocol_methods(ThingStore)) & own
+    assert "NotImplementedError" not in inspect.getsource(memory_module)
+    # relabel: test_a_relabel_answers_and_leaves_both_stores_alike.
+    assert own - {"relabel"} == {case.method for case in CASES.values()}
 
 
 T = TypeVar("T")

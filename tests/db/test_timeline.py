@@ -19,7 +19,8 @@ from app.db.migrate import list_migrations, render
 from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.store import DigestMetrics, UserContext
+from app.store.accounts import UserContext
+from app.store.documents import DigestMetrics
 from app.tools import dispatch_json
 from tests.helpers import NOW, Api, make_api
 

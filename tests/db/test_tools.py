@@ -20,7 +20,7 @@ from app.jobs.catchup import enrich
 from app.pyramid.build import backfill
 from app.rules.categories import CATEGORIES
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.timeutil import period_days, week_key
 from app.tools import REGISTRY, ToolContext, dispatch_json
 from app.tools.registry import output_tokens

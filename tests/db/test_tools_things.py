@@ -18,7 +18,7 @@ from app.cli import main
 from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import ToolContext, dispatch_json
 from app.tools.things import resolve_thing
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api, unbuilt_keys

@@ -24,7 +24,7 @@ from app.pyramid.user_rules import (
 )
 from app.rules.user import UserRule, matches
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import dispatch_json
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded
 

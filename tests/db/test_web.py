@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from app.api import create_app
 from app.cli import main
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import dispatch_json
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, events_of, new_token_for
 

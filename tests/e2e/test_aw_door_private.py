@@ -18,7 +18,7 @@ from app.awdoor.server import door_in_thread
 from app.db.export import ExportRequest, export_chunks
 from app.pyramid.build import backfill
 from app.runtime.services import Services
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.aw_day import Beat, BucketSpec
 from tests.aw_real import AwServer, aw_client_for, aw_dirs, send
 from tests.faults import wait_for

@@ -25,7 +25,7 @@ from app.job_requests import build_job
 from app.runtime.health import check_health
 from app.runtime.services import Services, open_services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from tests.faults import FAST_WORKER, reaped, spawn, timetrace_env, wait_for
 from tests.helpers import TEST_HOSTS, make_api
 

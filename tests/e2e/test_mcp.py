@@ -37,7 +37,7 @@ from app.pyramid.build import rebuild_days
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import UserContext
+from app.store.accounts import UserContext
 from app.tools import REGISTRY, dispatch_json, list_tools
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import ToolResult

@@ -22,7 +22,8 @@ from app.jobs.retention import apply_retention_tiers
 from app.pyramid.retention import apply_retention
 from app.runtime.services import Services
 from app.settings import Settings
-from app.store import ExpiryCounts, UserContext
+from app.store.accounts import UserContext
+from app.store.retention import ExpiryCounts
 from tests.db.test_jobs import with_app
 from tests.db.test_retention import MARK, SPAN, _load, _months, _tables_holding
 from tests.faults import (

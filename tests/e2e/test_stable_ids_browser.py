@@ -19,7 +19,8 @@ import pytest
 from playwright.sync_api import Page
 
 from app.runtime.services import Services
-from app.store import EpisodeLine, UserContext
+from app.store.accounts import UserContext
+from app.store.episodes import EpisodeLine
 from app.timeutil import day_bounds, zone
 from app.tools import dispatch_json
 from tests.browser import chromium, sample_month_served

@@ -7,7 +7,7 @@ import random
 from datetime import UTC, date, datetime
 
 from app.pyramid.batch import active_intervals, join_intervals, micros, overlap_seconds
-from app.store import StreamRecord
+from app.store.batch import StreamRecord
 
 DAY = date(2001, 5, 7)
 

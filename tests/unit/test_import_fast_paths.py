@@ -39,7 +39,8 @@ from app.importers.writer import ImportedRecord
 from app.ingest.records import PreparedRecords, prepare_records
 from app.ingest.ruled import LogicalDays
 from app.rules.categories import Rules, load_rules
-from app.store import NewRecords, UserContext
+from app.store.accounts import UserContext
+from app.store.records import NewRecords
 from app.text import canonical_domain
 from app.timeutil import logical_day, zone
 

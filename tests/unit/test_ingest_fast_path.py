@@ -29,7 +29,8 @@ from app.ingest.fast import FastBatch, FastRecord, as_record_batch, decode_batch
 from app.ingest.records import PreparedRecords, RecordBatch, RecordIn, prepare_records
 from app.ingest.ruled import site_of
 from app.rules.categories import Rules, load_rules
-from app.store import NewRecords, UserContext
+from app.store.accounts import UserContext
+from app.store.records import NewRecords
 from app.text import canonical_domain
 
 RULES = """

@@ -10,7 +10,7 @@ import pytest
 
 from app.errors import InvalidInputError
 from app.pyramid.retention import UserExpiry, _step, check_tiers, first_kept_day, size_text
-from app.store import RetentionUser
+from app.store.retention import RetentionUser
 
 NOW = datetime(2003, 4, 1, 12, tzinfo=UTC)  # 20:00 in Shanghai: logical day 1 April
 

@@ -12,15 +12,12 @@ from typing import Any
 import pytest
 
 from app.settings import Settings
-from app.store import (
-    DigestMetrics,
-    DigestRow,
-    EpisodeLine,
-    RecordLine,
-    SignalRow,
-    UserContext,
-)
+from app.store.accounts import UserContext
+from app.store.digests import DigestRow, SignalRow
+from app.store.documents import DigestMetrics
+from app.store.episodes import EpisodeLine
 from app.store.memory import MemoryEpisode, MemoryRecord, MemoryStore
+from app.store.records import RecordLine
 from app.tools import ToolContext, dispatch_json
 from app.tools.registry import REGISTRY, output_tokens
 

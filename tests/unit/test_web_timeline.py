@@ -8,7 +8,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from app.store import EpisodeLine, UserContext, WindowRecord
+from app.store.accounts import UserContext
+from app.store.episodes import EpisodeLine
+from app.store.web import WindowRecord
 from app.timeutil import zone
 from app.web.i18n import Translator
 from app.web.timeline import ZOOM_SPANS_S, _record_blocks, day_window, zoom

@@ -14,9 +14,10 @@ TEST_STAMP := $(VENV)/.installed-test
 AW_VENV    := .aw-venv
 AW_STAMP   := $(AW_VENV)/.installed
 
-.PHONY: install demo test test-fast test-fresh lint typecheck pytest bench clean
+.PHONY: install demo test test-fast test-fresh lint typecheck pytest browser bench docs clean
 
-$(STAMP): pyproject.toml setup.py requirements.lock
+# app/__init__.py holds the version: a new one reinstalls the package metadata.
+$(STAMP): pyproject.toml setup.py requirements.lock app/__init__.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "TimeTrace needs Python 3.11+")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.lock
@@ -64,13 +65,24 @@ pytest: $(TEST_STAMP) $(AW_STAMP)
 test-fast: $(TEST_STAMP)
 	$(BIN)/pytest -q -p no:xdist -p no:schemathesis tests/unit
 
-test: lint typecheck pytest
+# The browser tests need Chromium and CJK fonts: installed where this can (root, apt),
+# otherwise a one-line instruction before the suite (.ci/browser-check).
+browser:
+	.ci/browser-check
+
+test: browser lint typecheck pytest
 
 # A fresh machine's first `make test`, simulated in a private mount namespace (root):
 # no embedded_postgres OS user, an empty /tmp, the server's binaries closed; a small
 # subset on two workers whose first tests both start a server (.ci/fresh-machine-check).
-test-fresh: $(TEST_STAMP) $(AW_STAMP)
+test-fresh: browser $(TEST_STAMP) $(AW_STAMP)
 	.ci/fresh-machine-check
+
+# The generated references (tests in tests/unit fail when one is stale): the tools from
+# the registry, the commands from their --help, the settings from app/settings.py.
+docs: $(STAMP)
+	$(BIN)/python -m app.tools.reference > docs/tools.md
+	$(BIN)/python -m app.cli.reference docs
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/ingest.py

@@ -31,79 +31,178 @@ class Settings(BaseSettings):
         env_prefix="TIMETRACE_", env_file=".env", env_ignore_empty=True, extra="ignore"
     )
 
+    # Each field's description is its line in docs/settings.md (python -m app.cli.reference).
+
     # Storage. With no database URL, an embedded PostgreSQL runs in data_dir/pgdata.
-    database_url: str | None = None
-    data_dir: Path = Field(default_factory=lambda: Path(user_data_dir("timetrace")))
-    pool_max_size: Annotated[int, Field(ge=1, le=200)] = 10
+    database_url: str | None = Field(
+        None,
+        description="PostgreSQL 15 or later with pgvector. Unset: the embedded server in "
+        "`$TIMETRACE_DATA_DIR/pgdata`.",
+    )
+    data_dir: Path = Field(
+        default_factory=lambda: Path(user_data_dir("timetrace")),
+        description="Where the embedded database, uploaded imports and screenshots live "
+        "(default: the platform's user data directory, `~/.local/share/timetrace` on Linux).",
+    )
+    pool_max_size: Annotated[int, Field(ge=1, le=200)] = Field(
+        10, description="Database connections per process."
+    )
 
     # Time: the logical day runs from cut hour to cut hour in the user's zone.
-    time_zone: str = "UTC"
-    day_cut_hour: Annotated[int, Field(ge=0, le=23)] = 4
+    time_zone: str = Field(
+        "UTC",
+        description="IANA time zone given to a new user when it is made (`token create`): "
+        "set it before the first user.",
+    )
+    day_cut_hour: Annotated[int, Field(ge=0, le=23)] = Field(
+        4, description="The logical day runs from this hour to the same hour the next day."
+    )
 
     # API.
-    host: str = "127.0.0.1"
-    port: Annotated[int, Field(ge=0, le=65535)] = 8787
-    # The names clients may reach the API by (the Host header; comma-separated, no
-    # ports): empty means the loopback names and `host`. Any other Host is refused with
-    # 400 — a page served under an attacker's name (DNS rebinding) is not this site.
-    allowed_hosts: str = ""
-    # Proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (addresses,
-    # comma-separated; "*" for any): behind one that terminates https, cookies get Secure.
-    trusted_proxies: str = "127.0.0.1,::1"
+    host: str = Field(
+        "127.0.0.1",
+        description="Where `serve` listens; on an address other than loopback it serves "
+        "nothing until an API token exists, and waits for one.",
+    )
+    port: Annotated[int, Field(ge=0, le=65535)] = Field(
+        8787, description="The port `serve` listens on (web pages, API, OpenAI door, MCP)."
+    )
+    # Empty means the loopback names and `host`. Any other Host is refused with 400 — a
+    # page served under an attacker's name (DNS rebinding) is not this site.
+    allowed_hosts: str = Field(
+        "",
+        description="The names clients reach the API by (the `Host` header without port, "
+        "comma-separated); any other gets a 400. Empty: the loopback names and the host.",
+    )
+    trusted_proxies: str = Field(
+        "127.0.0.1,::1",
+        description="Proxies whose `X-Forwarded-Proto` and `X-Forwarded-For` are believed "
+        "(addresses, comma-separated; `*` for any): behind https, cookies get `Secure`.",
+    )
 
     # Rules: a TOML file with [[category]] and [[exclude]] tables, read before the defaults.
-    rules_file: Path | None = None
+    rules_file: Path | None = Field(
+        None,
+        description="Your category and privacy rules, app aliases and sites (TOML), read "
+        "before the shipped ones.",
+    )
 
-    # Models (used from the LLM layer on). Any OpenAI-compatible endpoint.
-    # Unset base URLs switch a role off: TIMETRACE degrades to no-model mode for it.
-    llm_base_url: str | None = None
-    llm_api_key: SecretStr = SecretStr("")
-    llm_model: str = "qwen3-8b"
-    vision_base_url: str | None = None
-    vision_api_key: SecretStr | None = None  # defaults to llm_api_key
-    vision_model: str = "qwen2.5-vl-7b-instruct"
-    embedding_base_url: str | None = None
-    embedding_api_key: SecretStr | None = None  # defaults to llm_api_key
-    embedding_model: str = "text-embedding-3-small"
-    embedding_dim: Annotated[int, Field(ge=8, le=4_000)] = 384
-    llm_timeout_s: Annotated[float, Field(gt=0, le=600)] = 120
-    # After a failed call, the first wait before trying the endpoint again (it doubles).
-    llm_backoff_s: Annotated[float, Field(ge=0, le=600)] = 5
-    # One limit for every background model call in a process: one consumer GPU.
-    llm_concurrency: Annotated[int, Field(ge=1, le=64)] = 1
-    # Worker slots for model jobs, beside (never instead of) the pyramid's slots.
-    model_slots: Annotated[int, Field(ge=1, le=64)] = 1
-    summary_input_tokens: Annotated[int, Field(ge=500, le=100_000)] = 10_000
-    screenshot_dir: Path | None = None  # relative screenshot_ref paths resolve here
+    # Models: any OpenAI-compatible endpoint. Unset base URLs switch a role off.
+    llm_base_url: str | None = Field(
+        None, description="An OpenAI-compatible chat endpoint. Unset: no chat model."
+    )
+    llm_api_key: SecretStr = Field(SecretStr(""), description="The chat endpoint's key.")
+    llm_model: str = Field("qwen3-8b", description="The chat model's name.")
+    vision_base_url: str | None = Field(
+        None, description="An OpenAI-compatible endpoint that describes screenshots. Unset: off."
+    )
+    vision_api_key: SecretStr | None = Field(
+        None, description="The vision endpoint's key. Unset: the chat endpoint's."
+    )
+    vision_model: str = Field("qwen2.5-vl-7b-instruct", description="The vision model's name.")
+    embedding_base_url: str | None = Field(
+        None, description="An OpenAI-compatible embeddings endpoint. Unset: keyword search only."
+    )
+    embedding_api_key: SecretStr | None = Field(
+        None, description="The embeddings endpoint's key. Unset: the chat endpoint's."
+    )
+    embedding_model: str = Field(
+        "text-embedding-3-small", description="The embedding model's name."
+    )
+    embedding_dim: Annotated[int, Field(ge=8, le=4_000)] = Field(
+        384,
+        description="The embeddings' size, fixed when the schema is created: set it before "
+        "the first `migrate`.",
+    )
+    llm_timeout_s: Annotated[float, Field(gt=0, le=600)] = Field(
+        120, description="Seconds a model call may take."
+    )
+    llm_backoff_s: Annotated[float, Field(ge=0, le=600)] = Field(
+        5,
+        description="The first wait after a failed model call; it doubles up to 10 minutes.",
+    )
+    llm_concurrency: Annotated[int, Field(ge=1, le=64)] = Field(
+        1, description="Model calls at once per process (one consumer GPU)."
+    )
+    model_slots: Annotated[int, Field(ge=1, le=64)] = Field(
+        1,
+        description="Worker slots for model jobs, beside (never instead of) the pyramid's.",
+    )
+    summary_input_tokens: Annotated[int, Field(ge=500, le=100_000)] = Field(
+        10_000, description="The most an episode summary reads (estimated tokens)."
+    )
+    screenshot_dir: Path | None = Field(
+        None,
+        description="Where relative `screenshot_ref` paths resolve; nothing outside it is "
+        "read. Unset: `$TIMETRACE_DATA_DIR/screenshots`.",
+    )
 
     # Asking (the agent): what one question may read, and how deep_scan splits a window.
-    agent_budget_tokens: Annotated[int, Field(ge=2_000, le=1_000_000)] = 40_000
-    deep_scan_pass_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 40_000
-    deep_scan_concurrency: Annotated[int, Field(ge=1, le=16)] = 2
+    agent_budget_tokens: Annotated[int, Field(ge=2_000, le=1_000_000)] = Field(
+        40_000,
+        description="What one question may read: history plus tool output (estimated tokens).",
+    )
+    deep_scan_pass_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = Field(
+        40_000,
+        description="Raw tokens one `deep_scan` summariser call reads; wider windows are sliced.",
+    )
+    deep_scan_concurrency: Annotated[int, Field(ge=1, le=16)] = Field(
+        2, description="`deep_scan` summariser calls at once."
+    )
 
     # The worker. A job whose worker sent no heartbeat for `worker_stalled_s` (killed
     # mid-job) is put back in the queue; after losing the database the worker reconnects
     # with backoff and gives up (exit status 1) when it has been gone `worker_give_up_s`.
-    worker_heartbeat_s: Annotated[float, Field(gt=0, le=300)] = 10
-    worker_stalled_s: Annotated[float, Field(gt=0, le=3_600)] = 30
-    worker_give_up_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
-    # /healthz and `timetrace status` say degraded when the oldest waiting job is older.
-    health_queue_age_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
-    # ... and when a user's waiting jobs have seen none of theirs start for this long.
-    health_stuck_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 600
-    # Jobs (app/jobs/limits.py): every job is stopped at its limit (imports at theirs);
-    # heavy work yields its slot after a step; on SIGTERM running jobs get this long to
-    # finish before they are aborted and requeued.
-    job_limit_s: Annotated[float, Field(gt=0, le=86_400)] = 300
-    import_limit_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = 3_600
-    job_step_s: Annotated[float, Field(gt=0, le=3_600)] = 20
-    worker_shutdown_s: Annotated[float, Field(ge=0, le=60)] = 3
+    worker_heartbeat_s: Annotated[float, Field(gt=0, le=300)] = Field(
+        10, description="Seconds between a worker's heartbeats."
+    )
+    worker_stalled_s: Annotated[float, Field(gt=0, le=3_600)] = Field(
+        30,
+        description="The jobs of a worker silent this long go back to the queue (at least "
+        "twice the heartbeat).",
+    )
+    worker_give_up_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = Field(
+        600, description="A worker without a database this long exits with status 1."
+    )
+    health_queue_age_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = Field(
+        600,
+        description="`/healthz` and `timetrace status` say degraded when a job waits longer.",
+    )
+    health_stuck_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = Field(
+        600,
+        description="... and when a user's due jobs have seen none of theirs start for this "
+        "long, or a job was stopped at its limit within it.",
+    )
+    # Jobs (app/jobs/limits.py).
+    job_limit_s: Annotated[float, Field(gt=0, le=86_400)] = Field(
+        300, description="A job's time limit: past it, stopped, recorded and failed visibly."
+    )
+    import_limit_s: Annotated[float, Field(gt=0, le=7 * 86_400)] = Field(
+        3_600, description="An import job's time limit."
+    )
+    job_step_s: Annotated[float, Field(gt=0, le=3_600)] = Field(
+        20, description="A build yields its slot after this long, queueing the rest."
+    )
+    worker_shutdown_s: Annotated[float, Field(ge=0, le=60)] = Field(
+        3,
+        description="On SIGTERM, how long running jobs may finish before they are aborted "
+        "and requeued.",
+    )
 
     # Pyramid thresholds (docs/architecture.md, "Data rules" and "Write time").
-    idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = 300
-    max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = 3_600
-    switch_debounce_s: Annotated[int, Field(ge=0, le=1_800)] = 120
-    interruption_max_s: Annotated[int, Field(ge=0, le=1_800)] = 300
+    idle_gap_s: Annotated[int, Field(ge=10, le=3_600)] = Field(
+        300, description="The cap on a record with no end, and the idle boundary."
+    )
+    max_episode_s: Annotated[int, Field(ge=300, le=6 * 3_600)] = Field(
+        3_600, description="The longest episode."
+    )
+    switch_debounce_s: Annotated[int, Field(ge=0, le=1_800)] = Field(
+        120, description="A switch of category that comes back within this is no boundary."
+    )
+    interruption_max_s: Annotated[int, Field(ge=0, le=1_800)] = Field(
+        300,
+        description="Entertainment shorter than this inside work or study is an interruption.",
+    )
 
     @field_validator("time_zone")
     @classmethod

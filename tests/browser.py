@@ -69,7 +69,7 @@ def sample_month_served(
 @contextmanager
 def chromium() -> Iterator[Browser]:
     executable = shutil.which("chromium")
-    assert executable, "no chromium: apt-get install -y chromium fonts-noto-cjk (.ci/run does)"
+    assert executable, "no chromium: apt-get install -y chromium fonts-noto-cjk (make test does)"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser

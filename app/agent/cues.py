@@ -23,7 +23,21 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
+    "vsc": "Visual Studio Code", "代码": "work", "coded": "work", "game": "entertainment",
+    "gamed": "entertainment", "video": "entertainment", "emails": "email", "e-mail": "email",
+    "e-mails": "email",
+    "studied": "study", "studying": "study", "studies": "study", "worked": "work",
+    # Names as Chinese users say them, and romanised names of Chinese titles.
+    "油管": "youtube.com", "ytb": "youtube.com", "推特": "x.com", "红书": "小红书",
+    "genshin": "原神", "哈迪斯": "Hades",
 }  # fmt: skip
+
+# Nicknames a typo may be of, beside the whole names ("chorme", "vscdoe", "wechta"):
+# only these, since a common word is often a letter from an alias ("coming", "coding").
+TYPO_NICKNAMES: Final[tuple[str, ...]] = (
+    "chrome", "vscode", "wechat", "weixin", "douyin", "tiktok", "xiaohongshu", "feishu",
+    "youtube", "bilibili", "iterm", "terminal",
+)  # fmt: skip
 
 # Meetings: the meeting apps (the resolver's "meeting" group: Zoom, 腾讯会议, Teams) when
 # the user has one, else the social category.
@@ -60,7 +74,8 @@ NOT_NAMES: Final[frozenset[str]] = frozenset((
     "up", "usage", "use", "used", "using", "versus", "very", "visit", "visited", "vs", "was",
     "watch", "watched", "website", "websites", "week", "weekday", "weekend", "weeks", "were",
     "what", "when", "where", "which", "while", "who", "whole", "whom", "why", "will", "with",
-    "without", "would", "year", "yes", "yesterday", "you", "your"
+    "without", "would", "year", "yes", "yesterday", "you", "your", "wrap", "wrapped", "bed",
+    "log", "logged"
 ))  # fmt: skip
 
 # Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a
@@ -77,10 +92,12 @@ TITLE_VERBS: Final[frozenset[str]] = frozenset((
 SHARE: Final[tuple[str, ...]] = (
     "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",
     "占比", "百分之", "百分比", "比例", "占了多少", "占多少", "几成", "占",
+    "how much of my", "how much of the", "what part of", "多大比重", "比重",
 )  # fmt: skip
 AVERAGE: Final[tuple[str, ...]] = (
     "average", "avg", "on average", "per day", "a day", "daily", "each day", "every day",
     "平均", "日均", "每天", "一天平均", "每日",
+    "typical day", "usual day", "normal day", "a typical", "通常一天", "一般一天", "平常一天",
 )  # fmt: skip
 TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
@@ -89,21 +106,36 @@ TOP: Final[tuple[str, ...]] = (
     "which websites", "most time", "主要花在",
 )  # fmt: skip
 # A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
-CATEGORY_RANK: Final[tuple[str, ...]] = ("category", "categories", "类别", "分类", "哪类")
+CATEGORY_RANK: Final[tuple[str, ...]] = (
+    "category", "categories", "类别", "分类", "哪类", "哪一类", "什么类", "哪种事", "哪方面",
+)  # fmt: skip
+# "Which app / site / category … most": a ranking, asked by what is ranked and a
+# superlative anywhere in the sentence ("what website ate most of my time").
+RANKED_GROUPS: Final[tuple[str, ...]] = (
+    "app", "apps", "application", "applications", "program", "programs", "software",
+    "site", "sites", "website", "websites", "category", "categories",
+    "软件", "应用", "程序", "网站", "网页", "分类", "类别", "哪类", "哪一类",
+)  # fmt: skip
+SUPERLATIVE: Final[tuple[str, ...]] = (
+    "most", "biggest", "largest", "longest", "top", "the bulk", "mostly", "最",
+)  # fmt: skip
 SITES: Final[tuple[str, ...]] = ("site", "sites", "website", "websites", "网站", "网页", "domains")
 DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",
     "how many nights", "on which", "any day", "any days", "days did", "days was", "days",
     "哪天", "哪几天", "哪些天", "哪一天", "几天", "多少天", "有没有哪天", "哪个晚上", "哪几个晚上",
+    "日子",
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
+    "w/o", "sans",
     "没", "没有", "不", "未", "没碰", "没开", "zero", "none",
 )  # fmt: skip
 CONTEST: Final[tuple[str, ...]] = (
     "more", "longer", "less", "shorter", "or", "vs", "versus", "compare", "compared",
     "which of", "which was", "bigger", "winner", "还是", "哪个多", "哪个长", "更多", "更久", "更长",
-    "比较", "对比", "哪个", "多还是",
+    "比较", "对比", "哪个", "多还是", "谁", "比", "哪个更", "which one",
+    "which is more", "who won", "beat",
 )  # fmt: skip
 TOGETHER: Final[tuple[str, ...]] = (
     "together", "combined", "in total", "total", "sum", "both", "altogether", "加起来",
@@ -111,7 +143,10 @@ TOGETHER: Final[tuple[str, ...]] = (
 )  # fmt: skip
 OVER: Final[tuple[str, ...]] = (
     "over", "more than", "at least", "above", "longer than", "exceed", "exceeded",
-    "超过", "多于", "大于", "不少于", "至少", "以上", "过了",
+    "past", "go past", "went past", "hit", "reach", "reached", "cross", "crossed", "break",
+    "exceeds", "beyond",
+    "超过", "多于", "大于", "不少于", "至少", "以上", "过了", "有", "够", "满", "达到", "到了",
+    "破", "上了",
 )  # fmt: skip
 UNDER: Final[tuple[str, ...]] = (
     "under", "less than", "fewer than", "below", "at most", "shorter than",
@@ -138,10 +173,28 @@ PAST_WEEK: Final[tuple[str, ...]] = (
 FIRST: Final[tuple[str, ...]] = (
     "first", "start", "started", "begin", "began", "earliest", "what time did i start",
     "几点开始", "最早", "第一次", "开始用", "几点起", "开始工作",
+    "几点打开", "几点开", "几点启动", "几点上线", "几点登录", "什么时候打开", "啥时候打开",
+    "什么时候开始", "啥时候开始", "what time did i open", "when did i open", "opened first",
+    "log on", "logged on", "log in", "logged in", "get online", "got online", "开机", "上线",
 )  # fmt: skip
 LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
+    "最后", "最后一次", "上次", "几点关", "last time", "did i last", "was i last", "last used",
+    "last opened", "last on", "log off", "logged off", "sign off", "signed off", "go to bed",
+    "went to bed", "wrap up", "wrapped up", "call it a day", "called it a day", "shut down",
+    "收工", "关机", "关电脑", "睡觉", "下线",
+)  # fmt: skip
+# A clock time asked for with no first or last word ("what time did I get on YouTube",
+# 昨天几点用的微信): when it first began.
+CLOCK_ASKED: Final[tuple[str, ...]] = (
+    "what time", "at what time", "几点", "什么时间", "啥时候开", "什么时候开",
+)  # fmt: skip
+# What was done, asked ("what was on my screen", 在干嘛): the apps of a window, not
+# its active time.
+WHAT_DONE: Final[tuple[str, ...]] = (
+    "what", "which apps", "在干", "干嘛", "干啥", "做了什么", "做什么", "做了啥", "用了什么",
+    "用的什么", "哪些",
 )  # fmt: skip
 # The one day with the most of a thing ("which day last week did I game most").
 PEAK: Final[tuple[str, ...]] = (
@@ -151,7 +204,8 @@ PEAK: Final[tuple[str, ...]] = (
 ONE: Final[tuple[str, ...]] = ("site", "website", "app", "application", "哪个", "哪一个")
 # A yes/no question: "did I …", "was I …", "…了吗", "有没有".
 YES_NO: Final[tuple[str, ...]] = (
-    "did i", "was i", "were i", "have i", "had i", "is there", "吗", "有没有", "是不是",
+    "did", "was", "were", "have", "had", "is there", "are there", "any", "has", "do i",
+    "吗", "有没有", "是不是", "是否", "了没",
 )  # fmt: skip
 # How much, asked: a yes/no cue beside one of these is still "how much".
 HOW_MUCH: Final[tuple[str, ...]] = (

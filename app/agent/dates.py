@@ -28,7 +28,9 @@ _DATES = re.compile(
     r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
     r"|(?P<zh>(?:(?P<zy>\d{4})年)?(?P<zm>\d{1,2})月(?P<zd>\d{1,2})[日号])"
     rf"|(?P<md>\b(?P<mm>{_MONTH})\.?\s+(?P<mdd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<my>\d{{4}}))?)"
-    rf"|(?P<dm>\b(?P<dmd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmm>{_MONTH})\b(?:,?\s+(?P<dy>\d{{4}}))?)",
+    rf"|(?P<dm>\b(?P<dmd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dmm>{_MONTH})\b(?:,?\s+(?P<dy>\d{{4}}))?)"
+    # 12/4, 12/04/2026: month first, as the question's own calendar writes it.
+    r"|(?P<sl>(?<![\d/.])(?P<sm>1[0-2]|0?[1-9])/(?P<sd>3[01]|[12]\d|0?[1-9])(?:/(?P<sy>\d{4}))?(?![\d/])(?!\s*(?:h\b|hr|hour|min|小时|分钟)))",
     re.IGNORECASE,
 )
 _CN_NUMBERS = {
@@ -70,7 +72,9 @@ _WEEK_BEFORE_LAST = re.compile(
     r"上上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])|the week before last", re.IGNORECASE
 )
 _WEEKEND = re.compile(
-    r"(?P<z>上|这|本)个?(?:周末|星期六日)|(?P<e>last|this)\s+weekend", re.IGNORECASE
+    r"(?P<z>上|这|本)个?(?:周末|星期六日)|(?P<e>last|this)\s+weekend"
+    r"|(?P<bare>(?<![上这本个])周末|\b(?:the\s+|on\s+the\s+)?weekend\b)",
+    re.IGNORECASE,
 )
 _MONTH_PART = re.compile(
     r"(?P<zwhich>本月|这个月|上个?月|(?P<zm>\d{1,2})月份?)(?:的)?(?P<zpart>初|底|末|中)"
@@ -103,24 +107,31 @@ _SINCE_WEEKDAY = re.compile(
 )
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Weekdays as typed: whole, or short (tues, thurs, fri); mon/sat/sun, also words, only
+# after on/last/this/next.
+_WD_SAID = (
+    "|".join(_WEEKDAYS_EN)
+    + "|tues?|weds?|thu(?:rs?)?|fri"
+    + "|(?:(?<=on )|(?<=last )|(?<=this )|(?<=next ))(?:mon|sat|sun)"
+)
 _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
     r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
-    r"(?P<zd>一(?![共直下起些样点个次半天周])|[二三四五六日天])"
-    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{'|'.join(_WEEKDAYS_EN)})\b",
+    r"(?P<zd>一(?![共直下起些样点个次半天周般])|[二三四五六天]|日(?!均))"
+    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b",
     re.IGNORECASE,
 )
 # Named periods, longest phrases first so that 上周三 is not read as 上周.
 _NAMED: tuple[tuple[str, str], ...] = (
-    ("before_yesterday", r"前天|day before yesterday"),
+    ("before_yesterday", r"前天|前儿个?|day before yesterday"),
     ("last_year", r"去年|last year"),
     ("this_year", r"今年|this year"),
     ("last_week", r"上周|上个星期|上星期|上一周|上个?礼拜|上个周|last week"),
     ("this_week", r"本周|这周|这个星期|这星期|本星期|这一周|这个?礼拜|本礼拜|this week"),
     ("last_month", r"上个月|上月|last month"),
     ("this_month", r"本月|这个月|这月|this month"),
-    ("yesterday", r"昨天|昨日|昨晚|yesterday|last night"),
-    ("today", r"今天|今日|今早|今晚|today|tonight|this morning|this afternoon"),
+    ("yesterday", r"昨天|昨日|昨晚|昨儿个?|yesterday|last night"),
+    ("today", r"今天|今日|今早|今晚|今儿个?|today|tonight|this morning|this afternoon"),
 )
 _NAMED_RE = [(name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _NAMED]
 _TOOL_PERIODS: tuple[Period, ...] = (
@@ -176,6 +187,8 @@ def _date_of(match: re.Match[str], today: date, year_hint: int | None) -> tuple[
         year, month, day = int(g["iy"]), int(g["im"]), int(g["id"])
     elif g["zh"]:
         year, month, day = int(g["zy"] or 0), int(g["zm"]), int(g["zd"])
+    elif g["sl"]:
+        year, month, day = int(g["sy"] or 0), int(g["sm"]), int(g["sd"])
     elif g["md"]:
         year, month, day = int(g["my"] or 0), MONTH_NUMBERS[g["mm"].lower()], int(g["mdd"])
     else:
@@ -211,7 +224,9 @@ def find_period(question: str, *, today: date) -> PeriodSpec | None:
 
 
 def _weekday_number(name: str) -> int:
-    return _WEEKDAYS_ZH[name] if name in _WEEKDAYS_ZH else _WEEKDAYS_EN.index(name.lower())
+    if name in _WEEKDAYS_ZH:
+        return _WEEKDAYS_ZH[name]
+    return [day[:3] for day in _WEEKDAYS_EN].index(name.lower()[:3])
 
 
 def _month_of(month: int, year: int | None, today: date) -> date:
@@ -336,7 +351,8 @@ def _last_days(match: Match, today: date, monday: date) -> PeriodSpec:
 
 def _weekend(match: Match, today: date, monday: date) -> PeriodSpec:
     saturday = monday + timedelta(days=5)
-    if (match["z"] or match["e"] or "").lower() in ("上", "last"):
+    last = (match["z"] or match["e"] or "").lower() in ("上", "last")
+    if last or (match["bare"] and saturday > today):  # "the weekend": the latest begun
         saturday -= timedelta(days=7)
     return _custom(saturday, saturday + timedelta(days=1), match.span())
 
@@ -397,10 +413,34 @@ _CLOCK = re.compile(
 )
 
 
+_NOON = re.compile(r"\bnoon\b|\bmidday\b|\bmidnight\b", re.IGNORECASE)
+
+
+def clock_words(question: str) -> str:
+    """The question with "noon" and "midnight" written as clock times, every other
+    character where it was (spans found in the result hold for the question)."""
+
+    def said(match: re.Match[str]) -> str:
+        clock = "12am" if match[0].lower() == "midnight" else "12pm"
+        return clock.ljust(len(match[0]))
+
+    return _NOON.sub(said, question)
+
+
+_CLOCK_AFTER = ("到", "至", "-", "~", "左右", "的时候", "钟", "前", "后", "以")
+
+
+def _a_bit(match: re.Match[str], question: str) -> bool:
+    """一点 with no part of the day, minutes or range is "a bit" (一点都没看), not 01:00."""
+    if match["zh"] != "一" or match["zpart"] or match["half"] or match["zm"]:
+        return False
+    return not question[match.end() :].lstrip().startswith(_CLOCK_AFTER)
+
+
 def find_clocks(question: str) -> list[tuple[int, int]]:
     """The clock times (hour, minute) a question names, in order."""
     found = []
-    for match in _CLOCK.finditer(question):
+    for match in _CLOCK.finditer(clock_words(question)):
         if match["h"]:
             hour, minute = int(match["h"]), int(match["m"])
         elif match["ph"]:
@@ -408,6 +448,8 @@ def find_clocks(question: str) -> list[tuple[int, int]]:
             if match["part"].lower() != "morning" and hour < 12:
                 hour += 12
         elif match["zh"]:
+            if _a_bit(match, question):
+                continue
             hour = spoken_number(match["zh"])
             minute = 30 if match["half"] else int(match["zm"] or 0)
             if (match["zpart"] in ("下午", "晚上", "傍晚", "晚") and hour < 12) or (

@@ -13,11 +13,11 @@ has no stored turns), folding a chain of follow-ups in order.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
 from app.agent.dates import find_clocks, find_period, named
-from app.agent.intents import (
+from app.agent.intent_words import (
     COMPARE,
     COUNT,
     DAYS_COUNT,
@@ -29,9 +29,8 @@ from app.agent.intents import (
     SEARCH,
     SUMMARY,
     _words,
-    parse_intent,
-    thing_mention,
 )
+from app.agent.intents import parse_intent, thing_mention
 from app.agent.windows import find_window
 
 # How a follow-up opens or ends: "and …", "what about …", "那 … 呢", "换成 …".
@@ -106,7 +105,14 @@ def _shifted(previous: str, question: str, *, today: date) -> str | None:
     return previous[: old.span[0]] + dates + previous[old.span[1] :]
 
 
-def _swap(previous: str, question: str, *, today: date, dropped: str = "") -> tuple[str, str]:
+def _swap(
+    previous: str,
+    question: str,
+    *,
+    today: date,
+    dropped: str = "",
+    names: Callable[[str], list[str]] | None = None,
+) -> tuple[str, str]:
     """The previous question with the follow-up's period, window and/or thing put in,
     its period moved, or the operation it asks of the same things (with `dropped`, the
     thing the turn before swapped out: "both" means it too); and the thing this swap
@@ -122,11 +128,16 @@ def _swap(previous: str, question: str, *, today: date, dropped: str = "") -> tu
         rest = rest[: new_period.span[0]] + " " + rest[new_period.span[1] :]
     text, rest = _window_swapped(previous, rest)
     mention = thing_mention(_MARKERS.sub(" ", rest), None)
-    old = parse_intent(previous, today=today)
+    old = parse_intent(previous, today=today).mention
+    if not (old and old in text) and names is not None:
+        # The intent table read no thing (a planned question: "when did I first open
+        # chrome"): the one name the lexicon finds in it is the one swapped.
+        found = names(text)
+        old = found[0] if len(found) == 1 else old
     swapped = ""
     if mention:
-        if old.mention and old.mention in text:
-            text, swapped = text.replace(old.mention, mention, 1), old.mention
+        if old and old in text:
+            text, swapped = text.replace(old, mention, 1), old
         else:
             text = f"{mention} {text}"
     if new_period is not None:
@@ -153,14 +164,21 @@ def _window_swapped(previous: str, rest: str) -> tuple[str, str]:
     return previous[: old.span[0]] + phrase + previous[old.span[1] :], rest
 
 
-def effective_question(question: str, earlier: Sequence[str], *, today: date) -> str:
+def effective_question(
+    question: str,
+    earlier: Sequence[str],
+    *,
+    today: date,
+    names: Callable[[str], list[str]] | None = None,
+) -> str:
     """The question to answer: the question itself, or — for a follow-up — the
-    previous effective question with what the follow-up names swapped in."""
+    previous effective question with what the follow-up names swapped in; `names`
+    gives the names a question mentions as written (the lexicon's)."""
     effective: str | None = None
     dropped = ""
     for asked in [*earlier, question]:
         if effective is not None and is_followup(asked, today=today):
-            effective, dropped = _swap(effective, asked, today=today, dropped=dropped)
+            effective, dropped = _swap(effective, asked, today=today, dropped=dropped, names=names)
         else:
             effective, dropped = asked, ""
     return effective or question

@@ -15,7 +15,14 @@ import time
 import weakref
 from dataclasses import dataclass, field
 
-from app.agent.cues import ACTIVE_NAMES, EXTRA_NAMES, MEETING_GROUP, MEETING_NAMES, NOT_NAMES
+from app.agent.cues import (
+    ACTIVE_NAMES,
+    EXTRA_NAMES,
+    MEETING_GROUP,
+    MEETING_NAMES,
+    NOT_NAMES,
+    TYPO_NICKNAMES,
+)
 from app.agent.titles import MAX_TITLES, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
@@ -133,6 +140,7 @@ class Lexicon:
             lexicon.names[loose(name)] = mention
         for name in ACTIVE_NAMES:
             lexicon.add(name, ACTIVE)
+        lexicon.whole |= {loose(n) for n in TYPO_NICKNAMES if loose(n) in lexicon.names}
         return lexicon
 
     def add(self, name: str, mention: str, *, whole: bool = False) -> None:
@@ -158,6 +166,10 @@ class Lexicon:
                 continue
             i += 1
         return _titles_alone(question, found)
+
+    def names_in(self, question: str) -> list[str]:
+        """The things a question names, as it writes them (never "the computer")."""
+        return [m.text for m in self.find(question) if m.name != ACTIVE]
 
     def _longest(self, question: str, tokens: list[tuple[int, int]], i: int) -> Mention | None:
         for j in range(min(len(tokens), i + MAX_TOKENS), i, -1):

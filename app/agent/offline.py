@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from app.agent.cues import NOT_NAMES
+from app.agent.cues import EXTRA_NAMES, NOT_NAMES, TITLE_VERBS
 from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
-from app.agent.intents import LAST_TIME, Intent, _signal_kinds, parse_intent, summary_intent
+from app.agent.intent_words import LAST_TIME, SEARCH
+from app.agent.intents import Intent, _signal_kinds, parse_intent, summary_intent
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.operations import plan
 from app.agent.parts import Parts, asks_yes_no, read_parts
@@ -54,8 +55,8 @@ def answer_offline(
     today = today_of(user, ctx.now)
     question = mend_period_words(question)
     earlier = [mend_period_words(text) for text in earlier]
-    asked = effective_question(question, earlier, today=today)
     lexicon = Lexicon.of(ctx)
+    asked = effective_question(question, earlier, today=today, names=lexicon.names_in)
     parts = read_parts(asked, lexicon=lexicon, today=today, cut_hour=user.day_cut_hour)
     parts = replace(parts, language=answer_language(question, parts.things, earlier))
     if plannable(parts):
@@ -70,6 +71,7 @@ def answer_offline(
         language=parts.language,
     )
     intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
+    intent = thing_asked(intent, parts, today=today)
     intent = replace(intent, minutes=parts.minutes, yes_no=asks_yes_no(asked))
     return _intent_answer(ctx, intent, today)
 
@@ -88,10 +90,12 @@ def answer_language(question: str, things: list[Mention], earlier: Sequence[str]
 
 
 def plannable(parts: Parts) -> bool:
-    """Habits, "when did I last" and single clock times (the moment on screen) stay
-    with the intent table."""
-    if _signal_kinds(parts.question) or LAST_TIME.search(parts.question):
+    """Habits, "when did I last" with no period and single clock times (the moment on
+    screen) stay with the intent table."""
+    if _signal_kinds(parts.question):
         return False
+    if LAST_TIME.search(parts.question) and parts.period is None:
+        return False  # "when did I last …" with no period: last_seen, at any time
     ranged = parts.window is not None and not parts.window.part_of_day
     return len(find_clocks(parts.question)) != 1 or ranged
 
@@ -109,14 +113,25 @@ def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
     return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
 
 
+EXTRA_KEYS = frozenset(loose(name) for name in EXTRA_NAMES)
+# Endings of English words that say what was done, not what with ("doing", "wasted").
+_INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
+
+
 def looks_like_a_name(words: str) -> bool:
-    """A capitalised or Chinese word, a domain, a word with digits: what "I don't know
-    X" may be said of. Plain lowercase English words are not names."""
-    for word in words.split():
+    """A capitalised or Chinese word, a domain, a word with digits, or one lowercase
+    word of five letters or more that is no inflected English word ("photoshop",
+    "minecraft"): what "I don't know X" may be said of. Other lowercase words
+    ("doing stuff") are not names."""
+    split = words.split()
+    for word in split:
         if has_cjk(word) or "." in word or any(c.isdigit() for c in word):
             return True
         if word[:1].isupper() and loose(word) not in NOT_NAMES:
             return True
+    if len(split) == 1 and split[0].isascii() and split[0].isalpha() and len(split[0]) >= 5:
+        low = split[0].lower()
+        return low not in NOT_NAMES and low not in TITLE_VERBS and not _INFLECTED.search(low)
     return False
 
 
@@ -133,7 +148,13 @@ def named_by_lexicon(
             # Leftover words ("doing stuff") are no name: the period alone was asked.
             return summary_intent(intent.period or named("today", today=today), language=lang)
         return intent
-    if any(not m.typo and (loose(m.text) == loose(mention) or m.name == mention) for m in things):
+    same = [m for m in things if not m.typo and loose(mention) in (loose(m.text), loose(m.name))]
+    if same and same[0].name != ACTIVE and (same[0].title or loose(same[0].text) in EXTRA_KEYS):
+        # A name the resolver lacks ("genshin", 油管) or a title as its records write it
+        # ("EM-LLM", not "EM LLM"): asked for by the lexicon's name.
+        arguments = {**intent.arguments, "thing": same[0].name}
+        return replace(intent, arguments=arguments)
+    if same:
         return intent
     if len({m.name for m in things}) != 1:
         return intent
@@ -153,6 +174,29 @@ def named_by_lexicon(
     return replace(intent, arguments=arguments, subject=found.text, mention=found.text)
 
 
+def thing_asked(intent: Intent, parts: Parts, *, today: date) -> Intent:
+    """A name the user has, with no cue to search for it ("slack time?", 油管看了多少):
+    its hours over the period, today when none is named, rather than a search."""
+    named_things = [m for m in parts.things if not m.title]
+    if intent.kind != "search" or len({m.name for m in named_things}) != 1:
+        return intent
+    mention = named_things[0]
+    rest = parts.question.replace(mention.text, " ")
+    if mention.name == ACTIVE or SEARCH.search(parts.question) or not re.search(r"\w", rest):
+        return intent  # the name alone ("Coursera"): what of it is not asked, so search
+    spec = parts.period or named("today", today=today)
+    return Intent(
+        kind="thing_hours",
+        tool="query_stats",
+        arguments={"thing": mention.name, **spec.arguments()},
+        language=intent.language,
+        period=spec,
+        subject=mention.text,
+        mention=mention.text,
+        defaulted=parts.period is None,
+    )
+
+
 def _rework_widened(
     ctx: ToolContext, intent: Intent, result: ToolOutcome
 ) -> tuple[Intent, ToolOutcome]:
@@ -165,9 +209,26 @@ def _rework_widened(
     return widened, dispatch(ctx, widened.tool, widened.arguments)
 
 
+def _seen_in_titles(
+    ctx: ToolContext, intent: Intent, result: ToolOutcome
+) -> tuple[Intent, ToolOutcome]:
+    """A name the resolver knows (原神 is a game) that the user's records hold only in
+    window titles (原神 on bilibili): "when did I last …" is asked of the titles."""
+    thing = intent.arguments.get("thing")
+    if intent.tool != "last_seen" or not isinstance(result, LastSeenResult) or result.found:
+        return intent, result
+    if not isinstance(thing, str) or thing == "idle":
+        return intent, result
+    titled = dispatch(ctx, "last_seen", {"title": thing})
+    if not isinstance(titled, LastSeenResult) or not titled.found:
+        return intent, result
+    return replace(intent, arguments={"title": thing}), titled
+
+
 def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
     intent, result = _rework_widened(ctx, intent, result)
+    intent, result = _seen_in_titles(ctx, intent, result)
     never_seen = False
     if (
         intent.kind == "thing_hours"

@@ -37,7 +37,7 @@ from app.agent.planner import _span as span_of
 from app.agent.shares import share_sides
 from app.agent.wording import duration, t, thing_label
 from app.tools import ToolContext
-from app.tools.results import ThingInfo
+from app.tools.results import ThingInfo, ToolError
 from app.tools.stats import StatsResult
 
 Planner = Callable[[ToolContext, Parts, date], Planned | None]
@@ -113,7 +113,7 @@ _RANKED_ZH = {"apps": "应用", "sites": "网站", "categories": "类别"}
 
 
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
-    if parts.top_n is None and not (parts.sites or parts.categories):
+    if parts.top_n is None and not (parts.sites or parts.categories or parts.one):
         return None  # "which apps most": the intent table's ranking of ten
     spec, defaulted = period_of(parts, today=today, default_days=None)
     planned = Planned("top", spec, defaulted=defaulted)
@@ -124,8 +124,9 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     arguments = {"metric": _RANKED[kind], **span_of(parts, spec)}
     if kind != "categories":
         arguments["limit"] = n
-    items = top_items(planned.call(ctx, "query_stats", arguments), lang)
-    if not items and parts.sites:
+    result = planned.call(ctx, "query_stats", arguments)
+    items = top_items(result, lang)
+    if not items and parts.sites and isinstance(result, ToolError):
         planned.text = not_known(parts, planned)
         return planned
     what = t(lang, _RANKED_ZH[kind], kind)

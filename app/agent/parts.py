@@ -16,7 +16,7 @@ from typing import Literal
 
 from app.agent import cues
 from app.agent.dates import PeriodSpec, find_period, spoken_number
-from app.agent.lexicon import Lexicon, Mention
+from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.windows import Window, find_window
 from app.text import Language, language_of
 
@@ -28,7 +28,8 @@ Operation = Literal[
 
 def cue(words: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern for cue words: Chinese anywhere, English as whole words."""
-    parts = [re.escape(w) if not w.isascii() or not w[0].isalnum() else rf"\b{re.escape(w)}\b"
+    parts = [re.escape(w) if not w.isascii() or not w[0].isalnum()
+             else rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])"  # "学习vs娱乐" too
              for w in sorted(words, key=len, reverse=True)]  # fmt: skip
     return re.compile("|".join(parts), re.IGNORECASE)
 
@@ -41,12 +42,15 @@ SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
 FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
 PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
 HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
+RANKED, SUPERLATIVE = cue(cues.RANKED_GROUPS), cue(cues.SUPERLATIVE)
+CLOCK_ASKED, WHAT_DONE = cue(cues.CLOCK_ASKED), cue(cues.WHAT_DONE)
 # Two periods weighed: "this week compared to last week", "这周比上周".
 _VERSUS = re.compile(r"\b(?:compared|than|vs|versus|or)\b|比|对比|相比|还是", re.IGNORECASE)
 # A yes/no question opens with its verb ("did I …", never "what was I …") or asks 吗.
 _YES_NO = re.compile(
     rf"^\W*(?:{'|'.join(w for w in cues.YES_NO if w.isascii())})\b"
-    rf"|{'|'.join(w for w in cues.YES_NO if not w.isascii())}",
+    rf"|{'|'.join(w for w in cues.YES_NO if not w.isascii())}"
+    r"|\bany\b(?!\s+(?:apps?|sites?|days?|time)\b)",  # "this week any rework?"
     re.IGNORECASE,
 )
 _UNITS = "|".join(re.escape(u) for u in (*cues.HOURS_WORDS, *cues.MINUTES_WORDS))
@@ -57,12 +61,15 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _TOP_N = re.compile(
-    r"\btop\s*(?P<en>\d+|three|five|ten|two|four)\b|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
+    r"(?<![A-Za-z])top\s*(?P<en>\d+(?![\d.])|(?:three|five|ten|two|four)\b)"
+    r"|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
     r"|(?P<most>(?<!\d)\d+|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+)"
     r"\s*(?:个|款)?\s*(?:most|最)"
     r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
     re.IGNORECASE,
 )
+# "How much of yesterday / of last week was …": the period's words are blanked here.
+_SHARE_OF = re.compile(r"\bhow much of\s{2,}|\bhow much of\s*$", re.IGNORECASE)
 _MINUTES_ASKED = re.compile(r"\bminutes?\b|\bmins?\b|分钟", re.IGNORECASE)
 
 
@@ -130,11 +137,13 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
         return "first"
     if LAST_IN_PERIOD.search(question) and named <= 1:
         return "last"
-    if SHARE.search(question) and named >= 1:
+    if CLOCK_ASKED.search(question) and named == 1:
+        return "first"
+    if (SHARE.search(question) or _SHARE_OF.search(question)) and named >= 1:
         return "share"
     if AVERAGE.search(question):
         return "average"
-    if _top_n(question) is not None or (TOP.search(question) and named == 0):
+    if _top_n(question) is not None or (named == 0 and ranks(question)):
         return "top"
     if named >= 2 and TOGETHER.search(question):
         return "together"
@@ -145,6 +154,23 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     if named >= 2:
         return "each"
     return "amount" if named else "window"
+
+
+def _apps_of_window(text: str, things: list[Mention], operation: Operation) -> bool:
+    """What was done inside a window, asked of the screen or as a list of apps ("what
+    was on my screen friday evening", "9-11am what apps"): its apps by time."""
+    if _top_n(text) is not None or not WHAT_DONE.search(text):
+        return False
+    screen = bool(things) and all(m.name == ACTIVE for m in things)
+    return (operation == "amount" and screen) or (operation == "top" and not things)
+
+
+def ranks(question: str) -> bool:
+    """Whether the question asks for a ranking: a ranking cue ("top", 排行), or what is
+    ranked with a superlative anywhere ("which site … most", 哪个分类时间最长)."""
+    return bool(TOP.search(question)) or bool(
+        RANKED.search(question) and SUPERLATIVE.search(question)
+    )
 
 
 def asks_yes_no(question: str) -> bool:
@@ -165,6 +191,8 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
     second = find_period(text, today=today) if period is not None else None
     if second is not None and len(things) <= 1 and _VERSUS.search(text):
         operation = "periods"
+    if window is not None and _apps_of_window(text, things, operation):
+        operation = "window"
     listed = not re.search(r"how many|几天|多少天|number of", question, re.IGNORECASE)
     return Parts(
         question=question,

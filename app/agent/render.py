@@ -19,8 +19,7 @@ from app.agent.render_things import (
     unknown_thing,
     when,
 )
-from app.agent.wording import duration
-from app.rules.categories import CATEGORY_LABELS_ZH
+from app.agent.wording import category_label, duration
 from app.signal_labels import signal_label
 from app.text import Language
 from app.tools.reads import (
@@ -46,11 +45,8 @@ def _t(language: Language, zh: str, en: str) -> str:
     return zh if language == "zh" else en
 
 
-_ZH: dict[str, str] = {str(k): v for k, v in CATEGORY_LABELS_ZH.items()}
-
-
 def _category(name: str, language: Language) -> str:
-    return _ZH.get(name, name) if language == "zh" else name
+    return category_label(name, language)
 
 
 def _signal(name: str, language: Language) -> str:

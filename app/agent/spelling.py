@@ -1,6 +1,7 @@
-"""Period words as people type them: short forms ("last wk", "yday") and typos
-("yesterady", "lsat week", "last weeek") are written back as the word before a
-question is read, so that a slip of the keyboard never falls back to today.
+"""Period words as people type them: short forms ("last wk", "yday"), words run
+together ("lastweek") and typos ("yesterady", "lsat week", "last weeek"; "tiem" and
+"housr" for time and hours) are written back as the word before a question is read,
+so that a slip of the keyboard never falls back to today.
 
 A short period word (four letters or fewer: last, this, week) is corrected only from
 its own letters swapped or a letter doubled ("lsat", "weeek"), never from a different
@@ -19,10 +20,12 @@ from app.agent.lexicon import edit_distance
 SHORT_FORMS: Final[dict[str, str]] = {
     "wk": "week", "wks": "weeks", "yday": "yesterday", "yest": "yesterday",
     "mth": "month", "mths": "months", "mnth": "month", "tdy": "today",
+    "lastweek": "last week", "thisweek": "this week", "lastmonth": "last month",
+    "thismonth": "this month", "lastnight": "last night", "2day": "today",
 }  # fmt: skip
 PERIOD_WORDS: Final[tuple[str, ...]] = (
     "yesterday", "today", "week", "weeks", "weekend", "month", "months", "last", "this",
-    "previous", "before",
+    "previous", "before", "time", "hours",
 )  # fmt: skip
 _WORD = re.compile(r"[A-Za-z]+")
 

@@ -24,6 +24,7 @@ MAX_TITLES = 3000
 _PIECES = re.compile(r"\s[-–—|·•]\s|[|·•()（）\[\]【】《》“”\"「」『』:：,，;；!！?？/]")
 _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS}]")
 _CJK = re.compile(rf"[{CJK_CHARS}]")
+_INNER = re.compile(r"[A-Za-z]+")
 # CJK characters a phrase never starts or ends with: particles and cue characters.
 _CJK_EDGES: Final[frozenset[str]] = frozenset(
     "的了在是和与及或也就都吗呢吧啊我你他她它这那个一多少久几天哪"
@@ -47,8 +48,19 @@ def _phrases(piece: str) -> Iterator[str]:
             text = piece[start:end]
             if not _edge_ok(piece[tokens[j][0] : end]):
                 continue
+            if text.lower() in TITLE_VERBS:
+                continue  # 复习 beside a title is what was done, not the title
             if j > i or (not _CJK.match(text) and len(text) >= 4):
                 yield text  # several words, or one Latin word of four letters or more
+        yield from _inner_words(piece[start : tokens[i][1]])
+
+
+def _inner_words(token: str) -> Iterator[str]:
+    """The words of a compound file name ("invoice_2026_3.pdf": invoice), each of
+    four letters or more, that the question may name alone."""
+    inner = _INNER.findall(token)
+    if len(inner) > 1:
+        yield from (w for w in inner if len(w) >= 4 and w.lower() not in NOT_NAMES)
 
 
 def title_phrases(titles: Iterable[str]) -> set[str]:
@@ -57,4 +69,16 @@ def title_phrases(titles: Iterable[str]) -> set[str]:
     for title in titles:
         for piece in _PIECES.split(title):
             found.update(_phrases(piece))
+            found.update(_whole(piece))
     return found
+
+
+def _whole(piece: str) -> Iterator[str]:
+    """A piece that is a short title of its own ("晴天", a song after " - "): a phrase
+    whatever its edges, when it has two CJK characters or four letters."""
+    text = piece.strip()
+    tokens = _TOKEN.findall(text)
+    if not tokens or len(tokens) > MAX_TOKENS or text.lower() in TITLE_VERBS:
+        return
+    if len(_CJK.findall(text)) >= 2 or (len(tokens) == 1 and len(text) >= 4):
+        yield text

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.agent.dates import spoken_number
+from app.agent.dates import clock_words, spoken_number
 
 _ZN = r"\d{1,2}|[一两二三四五六七八九十]{1,3}"
 _ZPART = r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|晚"
@@ -42,6 +42,7 @@ _BEFORE = re.compile(
 )
 _PARTS: dict[str, tuple[int, int | None]] = {
     "morning": (6, 12), "afternoon": (12, 18), "evening": (18, None), "at night": (22, None),
+    "night": (18, None),
     "late at night": (22, None), "tonight": (18, None), "last night": (18, None),
     "after midnight": (0, None), "past midnight": (0, None),
     "上午": (6, 12), "早上": (6, 12), "早晨": (6, 12), "中午": (11, 14), "下午": (12, 18),
@@ -126,6 +127,7 @@ def _edge(g: tuple[str | None, ...]) -> tuple[int, int]:
 
 def find_window(question: str, *, cut_hour: int) -> Window | None:
     """The window inside days the question names, or None."""
+    question = clock_words(question)
     if match := _HM_RANGE.search(question):
         h1, m1, h2, m2 = (int(x) for x in match.groups())
         return Window(_hm(h1, m1), _hm(h2, m2), match.span())
@@ -137,7 +139,24 @@ def find_window(question: str, *, cut_hour: int) -> Window | None:
         return Window(_hm(*_edge(match.groups())), _hm(cut_hour, 0), match.span())
     if match := _BEFORE.search(question):
         return Window(_hm(cut_hour, 0), _hm(*_edge(match.groups())), match.span())
-    return part_of_day(question, cut_hour=cut_hour)
+    return _after_in_part(question, cut_hour=cut_hour) or part_of_day(question, cut_hour=cut_hour)
+
+
+_AFTER_BARE = re.compile(r"\b(?:after|past|since)\s+(\d{1,2})(?![\d:])(?!\s*(?:days?|weeks?))")
+
+
+def _after_in_part(question: str, *, cut_hour: int) -> Window | None:
+    """ "Thursday night after 9": a bare hour after a later part of the day is pm."""
+    part = part_of_day(question, cut_hour=cut_hour)
+    match = _AFTER_BARE.search(question)
+    if part is None or match is None or part.time_from < "12:00":
+        return None
+    hour = int(match[1])
+    hour += 12 if hour < 12 else 0
+    if hour > 23:
+        return None
+    start, end = min(part.span[0], match.start()), max(part.span[1], match.end())
+    return Window(_hm(hour, 0), _hm(cut_hour, 0), (start, end))
 
 
 def part_of_day(question: str, *, cut_hour: int) -> Window | None:

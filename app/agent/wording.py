@@ -13,7 +13,10 @@ from app.rules.categories import CATEGORY_LABELS_ZH
 from app.text import Language, has_cjk
 from app.tools.results import ThingInfo
 
-_CATEGORIES_ZH: dict[str, str] = {str(k): v for k, v in CATEGORY_LABELS_ZH.items()}
+# Answers say social as people ask for it (社交); the web pages keep 沟通.
+_CATEGORIES_ZH: dict[str, str] = {str(k): v for k, v in CATEGORY_LABELS_ZH.items()} | {
+    "social": "社交"
+}
 
 
 def t(language: Language, zh: str, en: str) -> str:

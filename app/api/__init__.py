@@ -35,6 +35,7 @@ from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
 from app.api.doors import HostCheck
 from app.api.errors import AUTHED
 from app.api.limits import BoundedRequests
+from app.api.openai_errors import is_door_path, openai_error, unknown_route
 from app.errors import (
     AuthError,
     ConflictError,
@@ -71,12 +72,20 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
 
 
 def _error(
-    status: int, message: str, *, headers: Mapping[str, str] | None = None, **extra: Any
+    request: Request,
+    status: int,
+    message: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    **extra: Any,
 ) -> JSONResponse:
     if status == 401:
         headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
     elif status == 503:
         headers = {**(headers or {}), "Retry-After": str(RETRY_AFTER_S)}
+    if is_door_path(request.url.path):  # OpenAI's clients read only OpenAI's shape
+        fields = [d["field"] for d in extra.get("detail", [])]
+        return openai_error(status, message, param=fields[0] if fields else None, headers=headers)
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
@@ -92,15 +101,16 @@ def _methods_on(request: Request) -> list[str]:
 
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
-    async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         details = _validation_errors(exc)
         summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5])
-        return _error(422, f"invalid input: {summary}", detail=details)
+        return _error(request, 422, f"invalid input: {summary}", detail=details)
 
     @app.exception_handler(TimeTraceError)
-    async def on_domain(_: Request, exc: TimeTraceError) -> JSONResponse:
+    async def on_domain(request: Request, exc: TimeTraceError) -> JSONResponse:
         if isinstance(exc, UnknownDeviceError):
             return _error(
+                request,
                 422,
                 f"invalid input: device_id: {exc.message}",
                 detail=[{"field": "device_id", "message": exc.message}],
@@ -116,8 +126,8 @@ def _install_error_handlers(app: FastAPI) -> None:
             status = 409
         elif isinstance(exc, DatabaseError):
             log.warning("database error: %s", exc.message)
-            return _error(503, "the database is busy or not available; try again shortly")
-        return _error(status, exc.message)
+            return _error(request, 503, "the database is busy or not available; try again shortly")
+        return _error(request, status, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -125,12 +135,15 @@ def _install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 405:
             # Starlette names only the methods of the first route on the path.
             headers["Allow"] = ", ".join(_methods_on(request))
-        return _error(exc.status_code, str(exc.detail), headers=headers)
+        message = str(exc.detail)
+        if exc.status_code == 404 and is_door_path(request.url.path):
+            message = unknown_route(request.url.path)
+        return _error(request, exc.status_code, message, headers=headers)
 
     @app.exception_handler(Exception)
-    async def on_crash(_: Request, exc: Exception) -> JSONResponse:
+    async def on_crash(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error")  # the traceback stays in the server log
-        return _error(500, "internal error")
+        return _error(request, 500, "internal error")
 
 
 health = APIRouter(tags=["health"])

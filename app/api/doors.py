@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.api.openai_errors import error_body, is_door_path
+
 
 def host_name(host_header: str) -> str:
     """The name in a Host header, without its port, lower-cased (IPv6 unbracketed)."""
@@ -43,7 +45,10 @@ class HostCheck:
                     f"Host {host_name(host)!r} is not a name of this server "
                     "(its names are set by TIMETRACE_ALLOWED_HOSTS)"
                 )
-                body = json.dumps({"error": message})
+                error = (
+                    error_body(400, message) if is_door_path(scope["path"]) else {"error": message}
+                )
+                body = json.dumps(error)
                 await send(
                     {
                         "type": "http.response.start",

@@ -1,7 +1,9 @@
 """How the OpenAPI schema documents error answers (the handlers are in app/api/__init__.py).
 
 Every 4xx/5xx body is `{"error": "…"}`; invalid input adds `detail`, a list of
-`{field, message}`; a tool's refusal adds a `hint`. Each route declares the
+`{field, message}`; a tool's refusal adds a `hint`. The OpenAI-compatible door (/v1)
+answers OpenAI's own `{"error": {"message", "type", "param", "code"}}` instead
+(app/api/openai_errors.py). Each route declares the
 statuses it can send with `errors(...)`, so the schema says what the server does.
 """
 
@@ -25,6 +27,19 @@ class ErrorBody(BaseModel):
     hint: str | None = None
 
 
+class OpenAIError(BaseModel):
+    message: str
+    type: str
+    param: str | None = None
+    code: str | None = None
+
+
+class OpenAIErrorBody(BaseModel):
+    """What every error answer of the OpenAI-compatible door carries (OpenAI's shape)."""
+
+    error: OpenAIError
+
+
 _MEANING = {
     400: "The body could not be read (not UTF-8 text).",
     401: "No valid API token: send `Authorization: Bearer <token>`.",
@@ -39,6 +54,13 @@ _MEANING = {
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` for these error statuses, all with the `ErrorBody` shape."""
     return {status: {"model": ErrorBody, "description": _MEANING[status]} for status in statuses}
+
+
+def openai_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The same, for the OpenAI-compatible door: OpenAI's error shape."""
+    return {
+        status: {"model": OpenAIErrorBody, "description": _MEANING[status]} for status in statuses
+    }
 
 
 # What each kind of route can answer besides success.

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.openai_errors import error_body, is_door_path
 from app.ingest.records import MAX_BATCH
 
 # A full ingest batch whose records average 4 KiB of JSON (a typical record is ~300 bytes).
@@ -103,7 +104,9 @@ def _declared_length(scope: Scope) -> int | None:
     return None
 
 
-async def _reply(send: Send, status: int, body: dict[str, object]) -> None:
+async def _reply(scope: Scope, send: Send, status: int, body: dict[str, object]) -> None:
+    if is_door_path(scope["path"]):  # the OpenAI-compatible door answers in OpenAI's shape
+        body = error_body(status, str(body["error"]))
     payload = json.dumps(body).encode()
     await send(
         {
@@ -162,16 +165,16 @@ class BoundedRequests:
         encoding = _encoding(scope)
         if scope["path"] in self.streamed:
             if encoding != "identity":
-                await _reply(send, 415, _unsupported(encoding))
+                await _reply(scope, send, 415, _unsupported(encoding))
                 return
             await self._stream(scope, receive, send, limit=self.streamed[scope["path"]])
             return
         if encoding not in ("identity", "gzip", "x-gzip"):
-            await _reply(send, 415, _unsupported(encoding))
+            await _reply(scope, send, 415, _unsupported(encoding))
             return
         declared = _declared_length(scope)
         if declared is not None and declared > self.max_body_bytes:
-            await _reply(send, 413, _too_large(self.max_body_bytes))
+            await _reply(scope, send, 413, _too_large(self.max_body_bytes))
             return
         body = bytearray()
         while True:
@@ -180,7 +183,7 @@ class BoundedRequests:
                 return  # the client left before sending its body: nobody to answer
             body += message.get("body", b"")
             if len(body) > self.max_body_bytes:
-                await _reply(send, 413, _too_large(self.max_body_bytes))
+                await _reply(scope, send, 413, _too_large(self.max_body_bytes))
                 return
             if not message.get("more_body", False):
                 break
@@ -190,10 +193,12 @@ class BoundedRequests:
             try:
                 whole = gunzip(whole, limit=self.max_body_bytes)
             except _Inflated:
-                await _reply(send, 413, _too_large(self.max_body_bytes, "even once decoded"))
+                await _reply(scope, send, 413, _too_large(self.max_body_bytes, "even once decoded"))
                 return
             except _Undecodable:
-                await _reply(send, 400, {"error": "the body is not the gzip its encoding says"})
+                await _reply(
+                    scope, send, 400, {"error": "the body is not the gzip its encoding says"}
+                )
                 return
             # What the app sees is the decoded body, as if it had been sent so.
             scope = {
@@ -208,7 +213,7 @@ class BoundedRequests:
         # Counting brackets first keeps the scan off ordinary small bodies.
         openings = whole.count(b"[") + whole.count(b"{")
         if openings > self.max_depth and json_depth(whole) > self.max_depth:
-            await _reply(send, 422, _too_deep(self.max_depth))
+            await _reply(scope, send, 422, _too_deep(self.max_depth))
             return
         replayed = False
 
@@ -226,7 +231,7 @@ class BoundedRequests:
         when declared larger, else when the route reads past it (before it answers)."""
         declared = _declared_length(scope)
         if declared is not None and declared > limit:
-            await _reply(send, 413, _too_large(limit, _UPLOAD_ADVICE))
+            await _reply(scope, send, 413, _too_large(limit, _UPLOAD_ADVICE))
             return
         received = 0
         started = False
@@ -249,4 +254,4 @@ class BoundedRequests:
         except _UploadTooLarge:
             if started:
                 raise
-            await _reply(send, 413, _too_large(limit, _UPLOAD_ADVICE))
+            await _reply(scope, send, 413, _too_large(limit, _UPLOAD_ADVICE))

@@ -24,13 +24,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 
 from app.api.agent import SSE_HEADERS
 from app.api.deps import ServicesDep, UserDep
-from app.api.errors import AUTHED, WITH_BODY, errors
+from app.api.errors import openai_errors
+from app.api.openai_errors import error_body, openai_error
 from app.api.runs import Event, run_events
 from app.boundary import HISTORY_MAX, MESSAGE_MAX, question_text
-from app.errors import InvalidInputError, NotFoundError
+from app.errors import InvalidInputError
 from app.text import estimate_tokens
 
-router = APIRouter(prefix="/v1", tags=["openai-compatible"], responses=AUTHED)
+router = APIRouter(prefix="/v1", tags=["openai-compatible"], responses=openai_errors(401, 503))
 MODEL = "timetrace"
 
 
@@ -107,20 +108,25 @@ async def _stream(events: AsyncIterator[Event], ident: str, created: int) -> Asy
         if kind == "token":
             yield _chunk(ident, created, {"content": data["text"]}, None)
         elif kind == "error":
-            error = {"error": {"message": data["message"], "type": "server_error"}}
+            error = error_body(502, data["message"])
             yield f"data: {json.dumps(error, ensure_ascii=False)}\n\n"
             return
     yield _chunk(ident, created, {}, "stop")
     yield "data: [DONE]\n\n"
 
 
-@router.post("/chat/completions", response_model=None, responses={**WITH_BODY, **errors(404)})
+@router.post("/chat/completions", response_model=None, responses=openai_errors(400, 404, 413, 422))
 async def completions(
     body: CompletionRequest, services: ServicesDep, user: UserDep
 ) -> StreamingResponse | JSONResponse:
     """A chat completion by the model `timetrace`: the memory answers."""
     if body.model != MODEL:
-        raise NotFoundError(f"model {body.model!r} does not exist; use {MODEL!r}")
+        return openai_error(
+            404,
+            f"model {body.model!r} does not exist; use {MODEL!r}",
+            param="model",
+            code="model_not_found",
+        )
     question, history = _question(body.messages)
     events = run_events(services, user, question=question, history=history)
     ident, created = f"chatcmpl-tt-{secrets.token_hex(8)}", int(time.time())
@@ -133,7 +139,7 @@ async def completions(
         if kind == "done":
             done = data
         elif kind == "error":
-            return JSONResponse({"error": data["message"]}, status_code=502)
+            return openai_error(502, data["message"])
     prompt = estimate_tokens(question) + sum(estimate_tokens(a + b) for a, b in history)
     completion = estimate_tokens(done.get("answer", ""))
     return JSONResponse(

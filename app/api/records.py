@@ -105,7 +105,7 @@ def delete_records(request: DeleteRequest, services: ServicesDep, user: UserDep)
     """Delete records: when this answers, their captured text is gone from every layer
     (episodes, digests, signals, label notes built from them stop serving it), and the
     layers are rebuilt without them in the background. `timetrace compact` then rewrites
-    the table files; what it cannot reach (WAL, backups) is in the README."""
+    the table files; what it cannot reach (WAL, backups) is in docs/operations.md."""
     if request.device_id is not None and not services.store.device_exists(
         user_id=user.user_id, device_id=request.device_id
     ):

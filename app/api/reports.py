@@ -33,10 +33,13 @@ def get_report(
 ) -> Response:
     """A period (`day/2026-06-02`, `week/2026-W23`, `month/2026-06`) from its digests
     and signals, never raw frames. `lang` (en, zh) defaults to the Accept-Language."""
-    report = build_report(
-        services.tool_context(user=user, now=datetime.now(UTC)), grain=grain, key=scope
-    )
     t = Translator(lang or lang_of(request))
+    report = build_report(
+        services.tool_context(user=user, now=datetime.now(UTC)),
+        grain=grain,
+        key=scope,
+        language=t.lang,
+    )
     if format == "md":
         return PlainTextResponse(render_markdown(report, t=t), media_type="text/markdown")
     if format == "html":

@@ -18,7 +18,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
 from fastapi import FastAPI
@@ -95,18 +95,36 @@ def _with_worker(
     app.router.lifespan_context = lifespan
 
 
+def wait_for_token(
+    services: Services,
+    *,
+    host: str,
+    poll_s: float = 2.0,
+    announce: Callable[[str], None] = log.warning,
+) -> None:
+    """Return once `host` is loopback or an API token exists. Until then it says so once
+    and waits, rather than exit: under a supervisor (compose's `restart`), exiting would
+    only restart the server in a loop until someone runs `timetrace token create`."""
+    from app.settings import is_loopback
+
+    if is_loopback(host) or services.store.count_tokens() > 0:
+        return
+    announce(
+        f"not serving on {host} until an API token exists: "
+        "run `timetrace token create --user NAME` (waiting for it)"
+    )
+    while services.store.count_tokens() == 0:
+        time.sleep(poll_s)
+
+
 def serve(
     services: Services, *, sock: socket.socket, host: str, with_worker: bool, processes: int = 1
 ) -> None:
-    """Serve until stopped. A non-loopback address is refused until a token exists. With
-    several `processes`, each serves requests with its own interpreter (the request path
-    is CPU-bound Python: one process uses one core) and this one supervises them."""
-    from app.settings import is_loopback
-
-    if not is_loopback(host) and services.store.count_tokens() == 0:
-        raise ConfigError(
-            f"refusing to listen on {host} with no API token: run `timetrace token create` first"
-        )
+    """Serve until stopped. On an address other than loopback, nothing is served until an
+    API token exists (`wait_for_token`). With several `processes`, each serves requests
+    with its own interpreter (the request path is CPU-bound Python: one process uses one
+    core) and this one supervises them."""
+    wait_for_token(services, host=host)
     if processes > 1:
         _serve_processes(services, sock=sock, with_worker=with_worker, processes=processes)
         return

@@ -4,8 +4,10 @@ per group of commands. Each command imports what it uses when it runs, so that
 job queue start without loading them.
 
 timetrace migrate
-timetrace token create --user me
+timetrace token create --user me --time-zone Asia/Shanghai
+timetrace user set --user me --time-zone Europe/Berlin
 timetrace device add laptop --kind laptop
+timetrace device list
 timetrace serve --worker
 timetrace status
 timetrace rules check --period last_week
@@ -14,6 +16,7 @@ timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
 timetrace export --user me --format jsonl -o me.jsonl
 timetrace import timetrace me.jsonl --user me
 timetrace mcp --user me
+timetrace mcp config --client claude --user me
 timetrace demo
 timetrace psql --database timetrace_demo
 timetrace retention set --user me --raw-days 30
@@ -25,6 +28,7 @@ import logging
 
 import click
 
+from app import __version__
 from app.cli import (
     accounts,
     asking,
@@ -36,7 +40,7 @@ from app.cli import (
 
 
 @click.group()
-@click.version_option(package_name="timetrace")
+@click.version_option(version=__version__, prog_name="timetrace")
 def main() -> None:
     """TimeTrace: a self-hosted activity memory in PostgreSQL."""
     from app.db.embedded import install_sigterm_exit

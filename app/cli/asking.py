@@ -15,8 +15,15 @@ from typing import TYPE_CHECKING, Any, get_args
 
 import click
 
-from app.cli import user_rules
-from app.cli.common import DATABASE_HELP, LazyChoice, database_url_for, edge, settings_from_env
+from app.cli import mcp_config, user_rules
+from app.cli.common import (
+    DATABASE_HELP,
+    LazyChoice,
+    database_url_for,
+    edge,
+    settings_from_env,
+    user_named,
+)
 
 if TYPE_CHECKING:
     from app.tools.results import ToolOutcome
@@ -55,11 +62,12 @@ def report_command(
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         report = build_report(
-            services.tool_context(user=user, now=datetime.now(UTC)), grain=grain, key=scope
+            services.tool_context(user=user, now=datetime.now(UTC)),
+            grain=grain,
+            key=scope,
+            language="zh" if lang == "zh" else "en",
         )
     t = Translator("zh" if lang == "zh" else "en")
     text = render_html(report, t=t) if fmt == "html" else render_markdown(report, t=t)
@@ -160,9 +168,7 @@ def _run_tool(
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         context = services.tool_context(user=user, now=datetime.now(UTC))
         return dispatch(context, name, arguments)
 
@@ -199,9 +205,7 @@ def ask_command(
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         conversation_id, history = start_conversation(
             services.store, user_id=user.user_id, question=question, conversation_id=conversation_id
         )
@@ -245,7 +249,7 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
     return out
 
 
-@click.command("mcp")
+@click.group("mcp", invoke_without_command=True)
 @click.option("--user", "user_name", help="Serve this user's memory.")
 @click.option(
     "--token",
@@ -253,15 +257,21 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
     help="Or serve the user of this API token (best set as TIMETRACE_TOKEN).",
 )
 @click.option("--database", help=DATABASE_HELP)
+@click.pass_context
 @edge
-def mcp_command(user_name: str | None, token: str | None, database: str | None) -> None:
-    """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline."""
+def mcp_command(
+    ctx: click.Context, user_name: str | None, token: str | None, database: str | None
+) -> None:
+    """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline;
+    `timetrace mcp config` prints the config that starts it."""
     import asyncio
 
     from app.mcp import serve_stdio
     from app.runtime.auth import user_for_token
     from app.runtime.services import open_services
 
+    if ctx.invoked_subcommand is not None:
+        return
     if user_name is None and token is None:
         raise click.UsageError("say whose memory to serve: --user NAME or TIMETRACE_TOKEN")
     settings = settings_from_env()
@@ -269,13 +279,11 @@ def mcp_command(user_name: str | None, token: str | None, database: str | None) 
         if user_name is None:
             user = user_for_token(services.store, token=token)
         else:
-            found = services.store.get_user(name=user_name)
-            if found is None:
-                raise click.ClickException(f"no user {user_name!r}")
-            user = found
+            user = user_named(services.store, user_name)
         asyncio.run(serve_stdio(services=services, user=user))
 
 
+mcp_command.add_command(mcp_config.mcp_config)
 user_rules.register(rules)  # list, add, edit, move, delete, preview: the user's own rules
 
 COMMANDS = (report_command, rules, tool_command, ask_command, mcp_command)

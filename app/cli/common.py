@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from app.settings import Settings
+    from app.store import AccountStore, UserContext
 
 F = TypeVar("F", bound=Callable[..., Any])
 DATABASE_HELP = "Another database on the same server (the demo's: timetrace_demo)."
@@ -56,6 +57,21 @@ def database_url_for(settings: Settings, database: str | None) -> str | None:
     return database_url(settings, database=database)
 
 
+def no_user(name: str) -> click.ClickException:
+    """The one error for a user name that names nobody, saying how to make one."""
+    return click.ClickException(
+        f"no user {name!r}: create one with `timetrace token create --user {name}`"
+    )
+
+
+def user_named(store: AccountStore, name: str) -> UserContext:
+    """The user called `name`, or the one-line error that says how to create them."""
+    user = store.get_user(name=name)
+    if user is None:
+        raise no_user(name)
+    return user
+
+
 def edge(func: F) -> F:
     """Translate TimeTrace errors into one-line CLI errors."""
 
@@ -87,3 +103,22 @@ class LazyChoice(click.Choice[str]):
     @choices.setter
     def choices(self, value: Sequence[str]) -> None:
         pass  # click's constructor sets them: they come from `load` instead
+
+
+class TimeZone(click.ParamType[str, Any]):
+    """An IANA time zone name (Asia/Shanghai, Europe/Berlin, UTC)."""
+
+    name = "zone"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(str(value))
+        except (ZoneInfoNotFoundError, ValueError):
+            self.fail(f"unknown IANA time zone {value!r} (e.g. Asia/Shanghai, Europe/Berlin)")
+        return str(value)
+
+
+ZONE_OPTION_HELP = "Your IANA time zone, e.g. Asia/Shanghai (days are counted in it)."
+DAY_CUT_HELP = "The hour your day starts (0-23): later records count for the day before."

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import click
 
-from app.cli.common import console, edge, settings_from_env
+from app.cli.common import console, edge, settings_from_env, user_named
 from app.cli.history import import_group
 
 _DAY = click.DateTime(["%Y-%m-%d"])
@@ -63,14 +63,11 @@ def export_command(
     """Export a user's data: every layer (jsonl), ActivityWatch buckets, or a CSV table."""
     from app.db.connection import connect
     from app.db.export import ExportRequest, export_chunks, record_count
-    from app.errors import NotFoundError
     from app.runtime.services import open_services
 
     settings = settings_from_env()
     with open_services(settings) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise NotFoundError(f"no user called {user_name!r}")
+        user = user_named(services.store, user_name)
         request = ExportRequest(
             user=user, fmt=fmt, day_from=_day(day_from), day_to=_day(day_to), table=table
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from app.cli.common import edge, settings_from_env
+from app.cli.common import edge, settings_from_env, user_named
 
 
 def _days(value: str | None) -> int | bool | None:
@@ -87,9 +87,7 @@ def retention_set(
     settings = settings_from_env()
     with open_services(settings) as services:
         store = services.store
-        user = store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(store, user_name)
         now = store.get_retention(user_id=user.user_id)
         raw, episodes = _days(raw_days), _days(episode_days)
         new_raw = (now.raw_days if now else None) if raw is False else raw
@@ -119,9 +117,7 @@ def retention_show(user_name: str) -> None:
     settings = settings_from_env()
     with open_services(settings) as services:
         store = services.store
-        user = store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(store, user_name)
         tiers = describe_tiers(store.get_retention(user_id=user.user_id))
         layers = store.user_storage(user_id=user.user_id)
     tiers["layers"] = {x.layer: {"rows": x.rows, "bytes_estimated": x.bytes} for x in layers}

@@ -10,9 +10,14 @@ timetrace psql --database timetrace_demo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from app.cli.common import console, edge, settings_from_env
+
+if TYPE_CHECKING:
+    from app.runtime.services import Services
 
 
 @click.command()
@@ -85,7 +90,18 @@ def serve(
                 name=aw_user, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
             )
             stack.enter_context(door_in_thread(services, user=user, sockets=aw_sockets))
+        _say_where(services, port=sock.getsockname()[1], aw_port=aw_port, aw_user=aw_user)
         run(services, sock=sock, host=settings.host, with_worker=worker, processes=processes)
+
+
+def _say_where(services: Services, *, port: int, aw_port: int | None, aw_user: str) -> None:
+    """The URLs serve answers on, then what to do next on a new install."""
+    from app.runtime.where import next_steps, serve_lines
+
+    lines = serve_lines(host=services.settings.host, port=port, aw_port=aw_port, aw_user=aw_user)
+    lines += next_steps(services.store.beginnings(), aw_port=aw_port)
+    for line in lines:
+        click.echo(line)
 
 
 @click.command("aw-door")
@@ -155,9 +171,10 @@ def worker(concurrency: int, once: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the job report as JSON.")
 @edge
 def status(as_json: bool) -> None:
-    """The database and the job queue (waiting jobs and the oldest one's age, stalled
-    jobs, live workers), then what the model layer owes and why something failed.
-    Exit status 1 when degraded (for health checks)."""
+    """Whether a server answers (on TIMETRACE_HOST:TIMETRACE_PORT) and a worker is alive,
+    the database and the job queue (waiting jobs and the oldest one's age, stalled jobs,
+    live workers), then what the model layer owes and why something failed. Exit
+    status 1 when degraded or when nothing runs (no server and no worker)."""
     import json
     from datetime import UTC, datetime
 
@@ -165,8 +182,11 @@ def status(as_json: bool) -> None:
     from app.pyramid.retention import storage_report
     from app.runtime.health import check_health
     from app.runtime.services import open_services
+    from app.runtime.where import base_url, server_answers
 
     settings = settings_from_env()
+    url = base_url(settings.host, settings.port)
+    answers = server_answers(url)
     with open_services(settings) as services:
         report = check_health(services.store, settings=settings)
         if as_json or report.database != "ok":
@@ -178,10 +198,15 @@ def status(as_json: bool) -> None:
             if report.database == "ok"
             else None
         )
+    workers = report.jobs.workers if report.jobs else 0
+    idle = not answers and not workers
     if as_json:
         extra = {"storage": storage.document()} if storage else {}
-        click.echo(json.dumps({**report.document(), **extra}))
+        running = {"server": {"url": url, "answers": answers}, "nothing_running": idle}
+        click.echo(json.dumps({**report.document(), **running, **extra}))
     else:
+        for line in _running_lines(url, answers=answers, workers=workers):
+            click.echo(line)
         for line in report.lines():
             click.echo(line)
         if models:
@@ -190,8 +215,24 @@ def status(as_json: bool) -> None:
             click.echo(f"  {line}")
         for line in storage.lines() if storage else []:
             click.echo(line)
-    if report.problems:
+        if idle:
+            click.echo("nothing is running: start it with `timetrace serve --worker`")
+    if report.problems or idle:
         raise SystemExit(1)
+
+
+def _running_lines(url: str, *, answers: bool, workers: int) -> list[str]:
+    server = (
+        f"server    answers on {url}"
+        if answers
+        else f"server    none answers on {url} (start one: timetrace serve --worker)"
+    )
+    worker = (
+        f"worker    {workers} alive"
+        if workers
+        else "worker    none alive (start one: timetrace worker, or serve --worker)"
+    )
+    return [server, worker]
 
 
 @click.command()

@@ -3,7 +3,7 @@ same ones the web's Rules page and the HTTP API edit.
 
 timetrace rules add app "VS Code" study        # previews the hours it moves, then saves
 timetrace rules preview site github.com work   # the hours only
-timetrace rules move 3 1
+timetrace rules move 3 1                       # the rule listed third goes first
 timetrace rules delete 3
 """
 
@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from app.cli.common import DATABASE_HELP, database_url_for, edge, settings_from_env
+from app.cli.common import (
+    DATABASE_HELP,
+    database_url_for,
+    edge,
+    settings_from_env,
+    user_named,
+)
 
 if TYPE_CHECKING:
     from app.runtime.services import Services
@@ -34,9 +40,7 @@ def _session(user_name: str, database: str | None) -> Iterator[tuple[Services, U
 
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        user = services.store.get_user(name=user_name)
-        if user is None:
-            raise click.ClickException(f"no user {user_name!r}")
+        user = user_named(services.store, user_name)
         yield services, user
 
 
@@ -172,21 +176,40 @@ def edit_rule(
 
 
 @click.command("move")
-@click.argument("rule_id", type=int)
+@click.argument("rule")
 @click.argument("position", type=click.IntRange(1))
+@click.option("--id", "by_id", is_flag=True, help="RULE is a rule's id, not its position.")
 @_user
 @_database
 @edge
-def move_rule(rule_id: int, position: int, user_name: str, database: str | None) -> None:
-    """Try a rule at another place (1: first); the first rule that names a record wins."""
+def move_rule(rule: str, position: int, by_id: bool, user_name: str, database: str | None) -> None:
+    """Try a rule at another place (1: first); the first rule that names a record wins.
+    RULE is the position `rules list` shows first (3), or the id it shows in brackets,
+    given as [12] or with --id: timetrace rules move 3 1."""
     from app.pyramid.user_rules import with_moved
 
-    _change(
-        user_name,
-        database,
-        lambda _, rows: with_moved(rows, rule_id, position=position),
-        save=True,
-    )
+    def make(_: Services, rows: list[UserRuleRow]) -> list[RuleDraft]:
+        return with_moved(rows, _rule_id(rows, rule, by_id=by_id), position=position)
+
+    _change(user_name, database, make, save=True)
+
+
+def _rule_id(rows: Sequence[UserRuleRow], rule: str, *, by_id: bool) -> int:
+    """The id of the rule RULE names: a number is a position (as `rules list` shows it
+    first) unless --id says it is an id; [12] is always an id."""
+    text = rule.strip()
+    bracketed = text.startswith("[") and text.endswith("]")
+    number = text[1:-1] if bracketed else text
+    if not number.isdigit():
+        raise click.BadParameter("a position (3) or an id in brackets ([12])", param_hint="RULE")
+    if bracketed or by_id:
+        return int(number)
+    ordered = sorted(rows, key=lambda r: r.position)
+    if not 1 <= int(number) <= len(ordered):
+        raise click.ClickException(
+            f"no rule at position {number}: you have {len(ordered)} (timetrace rules list)"
+        )
+    return ordered[int(number) - 1].rule_id
 
 
 @click.command("delete")

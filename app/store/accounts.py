@@ -38,6 +38,34 @@ class DeviceRow(Row):
     created_at: datetime
 
 
+class DeviceActivityRow(Row):
+    """A user's device and its live records (`timetrace device list`); a user with no
+    device has one row whose device fields are None."""
+
+    user_name: str
+    device_id: str | None
+    name: str | None
+    kind: str | None
+    records: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+
+
+class Beginnings(Row):
+    """How far an install is (what `timetrace serve` suggests next)."""
+
+    users: int
+    any_record: bool
+
+
+class ClockChange(Row):
+    """What a change of a user's time zone or day cut moved (then rebuilt)."""
+
+    records: int  # whose logical day moved
+    episodes: int  # dropped, to be built again on the new days
+    digests: int
+
+
 class AccountStore(Protocol):
     def ping(self) -> None:
         """Raise `DatabaseError` unless the database answers."""
@@ -52,3 +80,12 @@ class AccountStore(Protocol):
     def add_device(self, *, user_id: int, device_id: str, name: str, kind: str) -> bool: ...
     def device_exists(self, *, user_id: int, device_id: str) -> bool: ...
     def list_devices(self, *, user_id: int) -> list[DeviceRow]: ...
+    def device_activity(self, *, user_name: str | None = None) -> list[DeviceActivityRow]: ...
+    def beginnings(self) -> Beginnings: ...
+    def change_user_clock(self, *, user_id: int, time_zone: str, day_cut_hour: int) -> ClockChange:
+        """Save the user's zone and day cut and move each record to its logical day in
+        them; the user's episodes, digests and signals go (episode ids wait in
+        episode_redirects for the rebuild), so every record counts as not built.
+        `InvalidInputError` when retention has expired raw records: their days could
+        not be built again."""
+        ...

@@ -62,10 +62,10 @@ class MonthRows(Row):
 
 
 class LayerBytes(Row):
-    """One layer's size: bytes on disk (or estimated for one user) and rows."""
+    """One layer's size: bytes on disk (or estimated for one user; None: unknown) and rows."""
 
     layer: str
-    bytes: int
+    bytes: int | None
     rows: int
 
 

@@ -17,6 +17,7 @@ from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, w
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ToolResult, flag, opt
+from app.tools.words import Language, period_words
 
 RAW_MAX_WINDOW = timedelta(hours=2)
 TEXT_MAX = 160
@@ -168,6 +169,9 @@ class DigestArgs(ToolArgs):
         description="a day in the period (YYYY-MM-DD), or a key like 2026-W23 or 2026-06; "
         "default: the current period",
     )
+    language: Literal["en", "zh"] = Field(
+        "en", description="the language of a narrative written by rule (when no model wrote one)"
+    )
 
 
 def _scope(args: DigestArgs, ctx: ToolContext) -> tuple[str, str]:
@@ -260,7 +264,13 @@ class DigestResult(ToolResult):
     complete: bool = Field(description="false: some records are not in episodes yet")
     missing: Missing | None = opt()
     narrative: str | None = opt()
-    narrative_status: str | None = opt()
+    summary_by: Literal["rules"] | None = opt(
+        "rules: the narrative is written by rule from these numbers (no model wrote one)"
+    )
+    narrative_status: str | None = opt(
+        "the model's narrative: pending (a configured model is due to write it), done, "
+        "failed, skipped; absent when no model is configured"
+    )
     metrics: CompactMetrics
     source: Literal["live"] | None = opt()
     source_ids: list[int] | None = opt()
@@ -288,7 +298,7 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
     digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
     if digest is None or digest.stale:
         live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
-        return DigestResult(
+        result = DigestResult(
             grain=grain,
             key=key,
             available=False,
@@ -297,7 +307,8 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
             metrics=_compact_metrics(live.metrics),
             source="live",
         )
-    return DigestResult(
+        return _with_words(ctx, result, live.metrics, language=args.language)
+    result = DigestResult(
         grain=grain,
         key=key,
         available=True,
@@ -311,6 +322,37 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
         source_ids=digest.source_ids[:60],
         computed_through_ts=digest.computed_through_ts,
     )
+    return _with_words(ctx, result, digest.metrics, language=args.language)
+
+
+def _period_metrics(ctx: ToolContext, grain: str, key: str) -> DigestMetrics:
+    """A period's numbers as get_digest reads them: its digest, else live."""
+    digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
+    if digest is not None and not digest.stale:
+        return digest.metrics
+    first, last = period_days(grain, key)
+    return ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last).metrics
+
+
+def _with_words(
+    ctx: ToolContext, result: DigestResult, metrics: DigestMetrics, *, language: Language
+) -> DigestResult:
+    """A model's narrative as it is; else the narrative by rule from the numbers, with the
+    model's status only while a model is configured (only then is one due)."""
+    if result.narrative and result.narrative_status == "done":
+        return result
+    result.narrative = period_words(
+        ctx,
+        grain=result.grain,
+        key=result.key,
+        metrics=metrics,
+        previous=lambda key: _period_metrics(ctx, result.grain, key),
+        language=language,
+    )
+    result.summary_by = "rules" if result.narrative else None
+    if ctx.models is None or not ctx.models.chat_enabled:
+        result.narrative_status = None
+    return result
 
 
 def _missing(ctx: ToolContext, first: date, last: date) -> Missing | None:

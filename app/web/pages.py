@@ -185,9 +185,9 @@ def relabel(episode: str, request: Request, session: SessionDep, form: Form) -> 
     return RedirectResponse(f"/day/{day}?relabelled=1", status_code=303)
 
 
-def _report(ctx: ToolContext, grain: str, key: str) -> PeriodReport:
+def _report(ctx: ToolContext, grain: str, key: str, request: Request) -> PeriodReport:
     try:
-        return build_report(ctx, grain=grain, key=key)
+        return build_report(ctx, grain=grain, key=key, language=lang_of(request))
     except InvalidInputError as exc:
         raise PageError(404, "not_found", exc.message) from exc
 
@@ -198,7 +198,7 @@ def _period_page(
     ctx = tool_context(request, session)
     today = today_of(session.user, ctx.now)
     key = key or (week_key(today) if grain == "week" else month_key(today))
-    report = _report(ctx, grain, key)
+    report = _report(ctx, grain, key, request)
     first, last = report.first, report.last
     services = services_of(request)
     read_from, read_to = read_window(
@@ -288,7 +288,7 @@ def one_month(key: str, request: Request, session: SessionDep) -> HTMLResponse:
 @router.get("/report/{grain}/{key}")
 def report_file(grain: str, key: str, request: Request, session: SessionDep) -> Response:
     """The period's report as a file to keep: ?format=md or html (self-contained)."""
-    report = _report(tool_context(request, session), grain, key)
+    report = _report(tool_context(request, session), grain, key, request)
     t = Translator(lang_of(request))
     name = f"timetrace-{grain}-{key}"
     if request.query_params.get("format") == "md":

@@ -20,7 +20,7 @@ from app.tools.reads import CompactMetrics, DigestResult, Signal, SignalsResult
 from app.tools.stats import AppTime, CategoryTime, StatsResult
 from app.web.calls import call_tool
 from app.web.charts import DayHours, stacked_bars
-from app.web.i18n import Translator
+from app.web.i18n import Lang, Translator
 from app.web.palette import css_variables
 from app.web.render import CHART_CSS, render
 
@@ -99,8 +99,11 @@ class PeriodReport:
     episodes: int
     minutes: dict[str, float]  # focus, distraction, late night
     digest_available: bool
-    narrative: str | None
-    narrative_status: str  # done, pending, failed, skipped; "live" when not rolled up
+    narrative: str | None  # the model's, or one written by rule from the numbers
+    # done (the model's), rules (written by rule, no model due), pending (a model is due;
+    # the rule's words stand in meanwhile), failed, skipped; "live" for a custom range;
+    # "none" for a period with no activity
+    narrative_status: str
     habits: list[Habit]
     signals_truncated: bool
 
@@ -145,14 +148,24 @@ def _range_metrics(ctx: ToolContext, first: date, last: date) -> CompactMetrics:
     )
 
 
-def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
+def _narrative_status(digest: DigestResult | None) -> str:
+    if digest is None:
+        return "live"
+    if digest.summary_by == "rules":
+        return "pending" if digest.narrative_status == "pending" else "rules"
+    if digest.narrative:
+        return "done"
+    return str(digest.narrative_status or "none")
+
+
+def build_report(ctx: ToolContext, *, grain: str, key: str, language: Lang = "en") -> PeriodReport:
     """The period through get_digest (the period and each of its days) and get_signals;
     a custom range (grain "range") through query_stats."""
     first, last = period_of(grain, key)
     digest = (
         None
         if grain == "range"
-        else call_tool(ctx, "get_digest", DigestResult, grain=grain, date=key)
+        else call_tool(ctx, "get_digest", DigestResult, grain=grain, date=key, language=language)
     )
     metrics = digest.metrics if digest else _range_metrics(ctx, first, last)
     days = [
@@ -192,8 +205,8 @@ def build_report(ctx: ToolContext, *, grain: str, key: str) -> PeriodReport:
             if (minutes := getattr(metrics, name)) is not None
         },
         digest_available=available,
-        narrative=digest.narrative if digest and available else None,
-        narrative_status=str(digest.narrative_status) if digest and available else "live",
+        narrative=digest.narrative if digest else None,
+        narrative_status=_narrative_status(digest),
         habits=_habits(signals),
         signals_truncated=signals.truncated or bool(signals.more),
     )
@@ -204,13 +217,17 @@ def title_of(report: PeriodReport, *, t: Translator) -> str:
 
 
 def narrative_note(report: PeriodReport) -> str | None:
-    """The message that stands in for the narrative when there is none."""
-    if report.narrative_status == "done" and report.narrative:
+    """The message beside the narrative (a model is due to replace the rule's words), or
+    in its place when there is none."""
+    if report.narrative and report.narrative_status in ("done", "rules"):
         return None
+    if report.narrative and report.narrative_status == "pending":
+        return "narrative_pending_rules"
     return {
         "live": "digest_live",
         "failed": "narrative_failed",
         "skipped": "narrative_skipped",
+        "none": "narrative_none",
     }.get(report.narrative_status, "narrative_pending")
 
 
@@ -274,7 +291,10 @@ def render_markdown(report: PeriodReport, *, t: Translator) -> str:
         lines.append(t("none"))
     lines += ["", f"## {t('narrative')}", ""]
     note = narrative_note(report)
-    lines.append(t(note) if note else md_text(report.narrative or "", one_line=False))
+    if report.narrative:
+        lines.append(md_text(report.narrative, one_line=False))
+    if note:
+        lines += [""] * bool(report.narrative) + [t(note)]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -17,7 +17,7 @@ from app.store import UserContext
 from app.tools import REGISTRY, dispatch_json
 from tests.helpers import NOW, SAMPLE_MONTH, Preloaded, make_api
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PSQL_PAGE = Path(__file__).resolve().parents[2] / "docs" / "psql.md"
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 DAY = date(2003, 3, 12)
 YT = "lofi hip hop radio - YouTube — Mozilla Firefox"
@@ -134,10 +134,10 @@ def test_episode_minutes_top_titles_and_digest_apps_are_active_time(
     assert metrics["idle_hours"] == round(EXPECTED_IDLE / 3600, 2)
 
 
-def test_the_readme_query_for_app_hours_matches_query_stats(
+def test_the_psql_page_query_for_app_hours_matches_query_stats(
     services: Services, afk_day: UserContext, conn: Any
 ) -> None:
-    text = README.read_text(encoding="utf-8")
+    text = PSQL_PAGE.read_text(encoding="utf-8")
     block = re.search(r"-- The apps that took most of a day.*?\n(.*?;)", text, re.S)
     assert block is not None
     sql = block.group(1).replace("current_date - 2", f"date '{DAY.isoformat()}'")

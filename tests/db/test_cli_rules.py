@@ -58,9 +58,19 @@ def test_rules_check_suggests_rules_add_lines_that_categorise_the_history(
         f"  2. [{ids[1]}] title 'Acme Wiki' → work",
         f"  3. [{ids[2]}] site  'intranet.acme.com' → work",
     ]
-    moved = _run(env, "move", ids[2], "1")
+    # The position the list shows first moves the rule (not an id that happens to be 3).
+    moved = _run(env, "move", "3", "1")
     assert moved.exit_code == 0, moved.output
     assert f"  1. [{ids[2]}] site  'intranet.acme.com' → work" in moved.output
+    # The id as the list shows it, in brackets, or with --id.
+    by_brackets = _run(env, "move", f"[{ids[1]}]", "2")
+    assert f"  2. [{ids[1]}] title 'Acme Wiki' → work" in by_brackets.output
+    by_id = _run(env, "move", "--id", ids[0], "2")
+    assert f"  2. [{ids[0]}] app   'hades2' → entertainment" in by_id.output
+    assert f"  3. [{ids[1]}] title 'Acme Wiki' → work" in by_id.output
+    beyond = _run(env, "move", "9", "1")
+    assert beyond.exit_code == 1
+    assert beyond.output == "Error: no rule at position 9: you have 3 (timetrace rules list)\n"
     edited = _run(env, "edit", ids[1], "--category", "study")
     assert (
         edited.output.splitlines()[0] == "Changes 0.50 h of history (2 records on 1 device-days)."

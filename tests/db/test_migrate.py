@@ -77,7 +77,7 @@ def _owned_databases(admin_url: str) -> Iterator[tuple[str, str]]:
     """(url without vector, url with vector): two fresh databases owned by a role that is
     not a superuser. On a superuser's server that role is made here; run by a non-superuser
     (TIMETRACE_TEST_DATABASE_URL), the role is the tests' own, and `vector` must exist in
-    template1, as the README's "Tests" section says."""
+    template1, as docs/tests.md says."""
     suffix = os.getpid()
     bare, ready = f"tt_bare_{suffix}", f"tt_ready_{suffix}"
     with psycopg.connect(admin_url, autocommit=True) as admin:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import date
 from typing import Any, TypeVar
 
+import pytest
 from click.testing import CliRunner
 
+from app.api.server import serve_in_thread
 from app.cli import main
 from app.job_requests import build_job, rollup_day_job
 from app.jobs import jobs_app, worker_connector
@@ -87,22 +89,31 @@ def test_a_dead_workers_job_gives_way_to_a_waiting_twin_that_can_then_run(
     assert start_one_job(services) == twin
 
 
+@pytest.fixture
+def served(services: Services) -> Iterator[str]:
+    """The API on a loopback port: the server `timetrace status` looks for answers."""
+    with serve_in_thread(services) as base:
+        yield base
+
+
 def test_healthz_and_status_say_degraded_while_a_job_is_stalled_or_waits_too_long(
-    services: Services, conn: Any
+    services: Services, conn: Any, served: str
 ) -> None:
     api = make_api(services)
+    # A server answers on the port status probes, so that only the queue decides.
+    base = served
+    env = {"TIMETRACE_DATABASE_URL": services.url, "TIMETRACE_PORT": base.rsplit(":", 1)[1]}
 
     def status() -> tuple[int, dict[str, Any]]:
-        result = CliRunner().invoke(
-            main, ["status", "--json"], env={"TIMETRACE_DATABASE_URL": services.url}
-        )
+        result = CliRunner().invoke(main, ["status", "--json"], env=env)
         return result.exit_code, json.loads(result.output)
 
     ok = api.client.get("/healthz").json()
     assert ok["status"] == "ok" and ok["jobs"]["waiting"] == 0 and "problems" not in ok
     code, body = status()
     assert (code, body.pop("storage")["tiers"]) == (0, {"raw": 0, "episodes": 0, "digests": 0})
-    assert body == {"status": "ok", "database": "ok", "jobs": ok["jobs"]}
+    assert body.pop("server") == {"url": base, "answers": True}
+    assert body == {"status": "ok", "database": "ok", "jobs": ok["jobs"], "nothing_running": False}
     services.store.defer([BUILD])
     conn.execute("UPDATE procrastinate_events SET at = now() - interval '2 hours'")
     late = api.client.get("/healthz").json()
@@ -116,5 +127,5 @@ def test_healthz_and_status_say_degraded_while_a_job_is_stalled_or_waits_too_lon
     code, report = status()
     assert code == 1 and report["status"] == "degraded"
     assert "stopped answering" in report["problems"][0]
-    text = CliRunner().invoke(main, ["status"], env={"TIMETRACE_DATABASE_URL": services.url})
+    text = CliRunner().invoke(main, ["status"], env=env)
     assert "1 stalled" in text.output and "status    degraded" in text.output

@@ -379,7 +379,7 @@ def test_the_command_sets_shows_previews_and_applies_and_status_shows_bytes(
     token = new_token_for(services, preloaded.user, name="web")
     assert client.post("/signin", data={"token": token, "next": "/day"}).status_code == 303
     page = client.get("/privacy").text
-    assert "Retention and storage" in page and "tier: raw" in page
+    assert "Retention and storage" in page and "Tier: raw records" in page
     assert f"before {again['raw_expired_day']} have expired" in page
 
 

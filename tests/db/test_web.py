@@ -260,7 +260,8 @@ def test_report_api_gives_json_markdown_and_one_self_contained_html_file(web: Br
     assert report["days"][0]["hours"] == monday["hours_by_category"]
     signals = web.tool("get_signals", period="custom", date_from="2003-03-03", date_to="2003-03-09")
     assert [h["name"] for h in report["habits"]] == list(signals["patterns"])
-    assert report["narrative_status"] == "pending"  # no model: the digest waits for one
+    assert report["narrative_status"] == "rules"  # no model: words written by rule
+    assert report["narrative"] == digest["narrative"] and digest["summary_by"] == "rules"
 
     markdown = web.client.get(f"/api/v1/reports/week/{WEEK}?format=md", headers=auth)
     assert markdown.headers["content-type"].startswith("text/markdown")

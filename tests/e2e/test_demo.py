@@ -1,7 +1,8 @@
 """`timetrace demo` end to end (embedded database, sample data over HTTP, the pyramid,
 hours equal to the ground truth in every layer), then the operator's path on what it
-left: `timetrace psql` with no server running, every SQL example of the README, and
-the embedded server's rotating log; and `demo --serve`, the web pages it serves."""
+left: `timetrace psql` with no server running, every `ask` example of the README and
+docs/questions.md, every SQL example of docs/psql.md, and the embedded server's rotating
+log; and `demo --serve`, the web pages it serves."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def _yesterday() -> date:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """The data directory and the output of `timetrace demo --days 8` (ending yesterday,
-    as the README's examples ask it), with its embedded server stopped again."""
+    as the examples ask it), with its embedded server stopped again."""
     data_dir = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as monkeypatch:
         isolated_env(monkeypatch)
@@ -98,7 +99,7 @@ def test_timetrace_psql_opens_the_embedded_database_when_no_server_runs(
     data_dir, _ = demo
     assert not _server_running(data_dir / "pgdata")
     env = {k: v for k, v in os.environ.items() if not k.startswith("TIMETRACE_")}
-    # The README's example, word for word.
+    # docs/psql.md's example, word for word.
     query = "SELECT count(*) FROM records"
     run = subprocess.run(
         [sys.executable, "-m", "app.cli", "psql", "--database", "timetrace_demo", "-c", query],
@@ -120,9 +121,9 @@ def test_timetrace_psql_opens_the_embedded_database_when_no_server_runs(
     assert failed.returncode != 0 and "nonsense" in failed.stderr  # psql's status
 
 
-def readme_asks() -> list[tuple[list[str], list[str]]]:
-    """Every `timetrace ask` line of the README's sh blocks, with the lines it shows."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def readme_asks(*pages: str) -> list[tuple[list[str], list[str]]]:
+    """Every `timetrace ask` line of the pages' sh blocks, with the lines it shows."""
+    text = "\n".join((ROOT / page).read_text(encoding="utf-8") for page in pages)
     asks: list[tuple[list[str], list[str]]] = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
         shown: list[str] | None = None
@@ -145,10 +146,12 @@ def _shape(line: str) -> str:
 
 
 @pytest.mark.slow
-def test_the_readme_ask_examples_print_what_the_readme_shows(demo: tuple[Path, str]) -> None:
+def test_the_ask_examples_print_what_the_pages_show(demo: tuple[Path, str]) -> None:
     data_dir, _ = demo
-    asks = readme_asks()
-    assert len(asks) >= 5 and all(shown for _, shown in asks)
+    front, questions = readme_asks("README.md"), readme_asks("docs/questions.md")
+    assert len(front) >= 2 and len(questions) >= 5
+    asks = front + questions
+    assert all(shown for _, shown in asks)
     try:
         with pytest.MonkeyPatch.context() as monkeypatch:
             isolated_env(monkeypatch)
@@ -188,8 +191,8 @@ def test_tool_and_report_reach_the_demo_database_too(demo: tuple[Path, str]) -> 
 
 
 def readme_sql() -> list[str]:
-    """Every statement of every ```sql block in the README."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """Every statement of every ```sql block in docs/psql.md."""
+    text = (ROOT / "docs" / "psql.md").read_text(encoding="utf-8")
     statements = []
     for block in re.findall(r"```sql\n(.*?)```", text, re.DOTALL):
         statements += [s.strip() for s in block.split(";") if s.strip()]
@@ -197,7 +200,7 @@ def readme_sql() -> list[str]:
 
 
 @pytest.mark.slow
-def test_every_sql_example_of_the_readme_runs_on_the_demo_database(
+def test_every_sql_example_of_the_psql_page_runs_on_the_demo_database(
     demo: tuple[Path, str],
 ) -> None:
     data_dir, _ = demo

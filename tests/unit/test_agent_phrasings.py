@@ -1,0 +1,277 @@
+"""How people type the time and the operation, read without a database: month/day
+dates, noon and midnight inside windows, 上周 before 日均, glued and Chinese counts of
+a ranking, thresholds said as 有/够/hit/go past, and period words run together."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from app.agent.dates import find_clocks, find_period
+from app.agent.lexicon import Lexicon
+from app.agent.parts import read_parts
+from app.agent.spelling import mend_period_words
+from app.agent.titles import title_phrases
+from app.agent.windows import find_window
+
+TODAY = date(2026, 12, 6)  # a Sunday
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("first time i opened chrome on 12/4", date(2026, 12, 4)),
+        ("what did i do on 11/30 around 4 to 5pm", date(2026, 11, 30)),
+        ("slack on 12/04/2025?", date(2025, 12, 4)),
+        ("12/25 youtube", date(2025, 12, 25)),  # no year, in the future: last year's
+    ],
+)
+def test_a_month_and_day_with_a_slash_is_that_date(question: str, day: date) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and (spec.date_from, spec.date_to) == (day, day)
+
+
+@pytest.mark.parametrize("question", ["took 1/2 hour", "24/7 online", "ratio 3/4 h"])
+def test_fractions_and_counts_are_no_dates(question: str) -> None:
+    assert find_period(question, today=TODAY) is None
+
+
+def test_last_week_before_a_daily_average_is_last_week_not_its_sunday() -> None:
+    spec = find_period("上周日均刷抖音多长时间", today=TODAY)
+    assert spec is not None and spec.period == "last_week"
+    sunday = find_period("上周日刷抖音多长时间", today=TODAY)
+    assert sunday is not None and sunday.date_from == sunday.date_to == date(2026, 11, 29)
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("what was i doing on Dec 1 from 10am to noon", ("10:00", "12:00")),
+        ("what was i on last night from 10pm to midnight", ("22:00", "00:00")),
+        ("between noon and 3pm yesterday", ("12:00", "15:00")),
+        ("昨天晚上8点以后", ("20:00", "04:00")),
+        ("12月1号下午在干嘛", ("12:00", "18:00")),
+    ],
+)
+def test_noon_and_midnight_are_clock_times_of_a_window(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+    start, end = found.span
+    assert question[start:end].strip()  # the span is the question's own words
+
+
+def test_noon_alone_is_one_clock_time() -> None:
+    assert find_clocks("what was on screen at noon yesterday") == [(12, 0)]
+    assert find_clocks("at midnight") == [(0, 0)]
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("how many late nights lastweek?", "how many late nights last week?"),
+        ("slack tiem?", "slack time?"),
+        ("thisweek youtube", "this week youtube"),
+        ("item list", "item list"),
+    ],
+)
+def test_run_together_and_swapped_words_are_mended(typed: str, meant: str) -> None:
+    assert mend_period_words(typed) == meant
+
+
+def _parts(question: str) -> object:
+    return read_parts(question, lexicon=Lexicon(), today=TODAY, cut_hour=4)
+
+
+@pytest.mark.parametrize(
+    ("question", "n"),
+    [
+        ("最近7天top5软件", 5),
+        ("top3 apps last week", 3),
+        ("用得最多的前三个软件", 3),
+        ("前五个网站", 5),
+    ],
+)
+def test_a_ranking_count_is_read_glued_or_in_chinese_numerals(question: str, n: int) -> None:
+    parts = _parts(question)
+    assert parts.operation == "top" and parts.top_n == n  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "上周哪个网站逛得最多",
+        "what website ate most of my time yesterday",
+        "12月2日哪个分类时间最长",
+        "which app did i use the most last week",
+        "what category took up most of my day",
+    ],
+)
+def test_which_site_app_or_category_most_is_a_ranking(question: str) -> None:
+    assert _parts(question).operation == "top"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "minutes"),
+    [
+        ("上周学习时间有10小时吗？", 600),
+        ("did slack go past 2 hrs last week", 120),
+        ("did i hit 10h of coding this week", 600),
+        ("这周写代码够20个小时了吗", 1200),
+        ("have i studied over 4 hours in the last 7 days", 240),
+    ],
+)
+def test_thresholds_are_read_however_they_are_said(question: str, minutes: int) -> None:
+    parts = _parts(question)
+    assert parts.threshold_minutes == minutes  # type: ignore[attr-defined]
+
+
+def test_words_of_a_file_name_are_title_phrases_and_a_verb_is_not() -> None:
+    phrases = title_phrases(["invoice_2026_3.pdf", "复习 · 日语 N2"])
+    assert {"invoice", "日语 N2", "日语"} <= phrases
+    assert "复习" not in phrases and "2026" not in phrases
+
+
+def _named(question: str) -> object:
+    lexicon = Lexicon()
+    for name, mention in (("youtube", "youtube.com"), ("微信", "微信"), ("飞书", "飞书")):
+        lexicon.add(name, mention, whole=True)
+    for name in ("学习", "娱乐"):
+        lexicon.add(name, "study" if name == "学习" else "entertainment")
+    lexicon.add("screen", "active")
+    return read_parts(question, lexicon=lexicon, today=TODAY, cut_hour=4)
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("what time did i get on youtube yesterday", "first"),
+        ("昨儿几点用的微信", "first"),
+        ("昨天最后一次看youtube是几点", "last"),
+        ("上周微信和飞书谁多", "contest"),
+        ("昨天微信比飞书多吗", "contest"),
+        ("上周学习和娱乐谁时间长", "contest"),
+        ("学习vs娱乐 这周", "contest"),
+        ("what was on my screen friday evening", "window"),
+        ("yesterday 9-11am what apps", "window"),
+        ("this week any youtube over 2 hours?", "threshold"),
+    ],
+)
+def test_the_operation_is_read_from_cues_anywhere(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("昨儿几点用的微信", date(2026, 12, 5)),
+        ("今儿刷了多久", TODAY),
+        ("前儿个呢", date(2026, 12, 4)),
+    ],
+)
+def test_colloquial_day_words_are_periods(question: str, day: date) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and spec.date_from == spec.date_to == day
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("how much did i use vs code on tues", date(2026, 12, 1), date(2026, 12, 1)),
+        ("thurs slack?", date(2026, 12, 3), date(2026, 12, 3)),
+        ("youtube on sat", date(2026, 12, 5), date(2026, 12, 5)),
+        ("weekend youtube total", date(2026, 12, 5), date(2026, 12, 6)),
+        ("周末玩了多久", date(2026, 12, 5), date(2026, 12, 6)),
+    ],
+)
+def test_short_weekdays_and_a_bare_weekend_are_periods(
+    question: str, first: date, last: date
+) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and (spec.date_from, spec.date_to) == (first, last)
+    assert find_period("i sat down and the sun was out", today=TODAY) is None
+
+
+def test_a_bare_weekend_midweek_is_the_last_one() -> None:
+    spec = find_period("weekend youtube total", today=date(2026, 12, 9))
+    assert spec is not None and (spec.date_from, spec.date_to) == (
+        date(2026, 12, 5),
+        date(2026, 12, 6),
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("how much of my screen time yesterday was youtube", "share"),
+        ("how much of last week went to youtube", "share"),
+        ("how much of youtube did i watch yesterday", "amount"),
+    ],
+)
+def test_how_much_of_a_period_is_a_share(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+def test_a_short_title_piece_is_a_phrase_whatever_its_last_character() -> None:
+    phrases = title_phrases(["周杰伦 - 晴天", "项目群（12）"])
+    assert {"晴天", "周杰伦", "项目群"} <= phrases
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("when did i go to bed friday", "last"),
+        ("what time did i log off on thursday", "last"),
+        ("when did i wrap up coding on wed", "last"),
+        ("周五几点关的电脑", "last"),
+        ("周三几点上线的", "first"),
+        ("what time did i log on monday", "first"),
+    ],
+)
+def test_the_day_begun_or_ended_said_casually(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "clocks"),
+    [
+        ("过去两周哪几天一点b站都没看", []),
+        ("一点儿也没用", []),
+        ("凌晨一点在干嘛", [(1, 0)]),
+        ("一点到两点在干嘛", [(1, 0), (2, 0)]),
+        ("晚上十一点都在干嘛", [(23, 0)]),
+    ],
+)
+def test_yidian_alone_is_a_bit_not_one_oclock(question: str, clocks: list[tuple[int, int]]) -> None:
+    assert find_clocks(question) == clocks
+
+
+def test_the_days_of_a_thing_said_as_ri_zi() -> None:
+    assert _named("本周没用飞书的日子").operation == "days"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("what did i do thursday night after 9", ("21:00", "04:00")),
+        ("yesterday evening after 8", ("20:00", "04:00")),
+        ("youtube friday night", ("18:00", "04:00")),
+    ],
+)
+def test_night_and_a_bare_hour_after_it(question: str, window: tuple[str, str]) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+    assert find_window("in the past 7 days", cut_hour=4) is None
+    assert find_window("how many late nights", cut_hour=4) is None
+
+
+@pytest.mark.parametrize(
+    "question", ["上周一般一天刷多久抖音", "on a typical day last week how much youtube"]
+)
+def test_a_typical_day_is_an_average_over_the_week(question: str) -> None:
+    parts = _named(question)
+    assert parts.operation == "average"  # type: ignore[attr-defined]
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and spec.period == "last_week"

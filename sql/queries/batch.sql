@@ -3,9 +3,8 @@
 
 -- name: batch_stream --
 -- Every live record of a device in [ts_from, ts_to), in timeline order, with its
--- duration (the effective span: the successor is the next live record, which for the
--- last one may lie past the window) and what the segmenter and the signal detectors
--- read of it. `unbuilt`: it lies after the device's watermark; the others are read for
+-- duration (timetrace_spans_v1) and what the segmenter and the signal detectors read
+-- of it. `unbuilt`: it lies after the device's watermark; the others are read for
 -- the device-overlap sweep only. `records_to_segment` over a whole chunk.
 WITH w AS (
     SELECT last_start, last_key FROM episodes
@@ -14,25 +13,16 @@ WITH w AS (
 )
 SELECT x.record_id, x.client_record_id AS key, x.ts_start,
        extract(epoch FROM x.ts_start)::float8 AS ts,
-       x.duration_s AS duration, x.app, x.window_title AS title, x.domain, x.category,
+       x.seconds AS duration, x.app, x.window_title AS title, x.domain, x.category,
        x.is_idle, x.day_local AS day, COALESCE(a.confidence, 1.0)::float8 AS confidence,
        COALESCE(x.domain, lower(x.app)) AS cluster,
        concat_ws(' ', x.window_title, a.description) AS text,
        (x.ts_start, x.client_record_id COLLATE "C")
            > (COALESCE((SELECT last_start FROM w), '-infinity'),
               COALESCE((SELECT last_key FROM w), '') COLLATE "C") AS unbuilt
-FROM (
-    SELECT r.record_id, r.user_id, r.ts_start, r.client_record_id, r.app, r.window_title,
-           r.domain, r.category, r.is_idle, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS duration_s
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-) x
+FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) x
 LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_id
+WHERE x.device_id = %(device_id)s
 ORDER BY x.ts_start, x.client_record_id COLLATE "C";
 
 -- name: batch_built_through --

@@ -147,10 +147,9 @@ SELECT timetrace_mark_days(%(user_id)s, %(devices)s::text[], %(days)s::date[],
                            %(first_ts)s::timestamptz[], %(first_gone)s::timestamptz[]) AS marked;
 
 -- name: records_to_segment --
--- One device-day's records not built yet, with their durations (the effective span:
--- ties by key, as everywhere the duration rule runs): all of a marked day, else those
--- after the device's watermark. The window runs over every live record of the read
--- window; the last one's successor may lie past it.
+-- One device-day's records not built yet, with their durations (timetrace_spans_v1 over
+-- the read window: the last one's successor may lie past it): all of a marked day, else
+-- those after the device's watermark.
 -- Its columns are SegmentInput's fields (times in epoch seconds).
 WITH w AS (
     SELECT last_start, last_key FROM episodes
@@ -158,27 +157,12 @@ WITH w AS (
     ORDER BY ts_start DESC, first_key COLLATE "C" DESC LIMIT 1
 )
 SELECT x.record_id, x.client_record_id AS key,
-       extract(epoch FROM x.ts_start)::float8 AS ts, x.duration_s AS duration,
+       extract(epoch FROM x.ts_start)::float8 AS ts, x.seconds AS duration,
        x.app, x.window_title AS title, x.domain, x.category, x.is_idle, x.day_local AS day,
        COALESCE(a.confidence, 1.0)::float8 AS confidence
-FROM (
-    SELECT r.record_id, r.user_id, r.ts_start, r.client_record_id, r.app, r.window_title,
-           r.domain, r.category, r.is_idle, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               -- The last record's successor starts at or after ts_to (every live
-               -- record before it is in the window): a probe from a constant, which
-               -- prunes the months when planning (timetrace_next_start planned them all).
-               (SELECT min(n.ts_start) FROM records n
-                WHERE n.user_id = %(user_id)s AND n.device_id = %(device_id)s
-                  AND n.deleted_at IS NULL AND n.ts_start >= %(ts_to)s)))
-               AS duration_s
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-) x
+FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) x
 LEFT JOIN record_analyses a ON a.user_id = x.user_id AND a.record_id = x.record_id
-WHERE x.day_local = %(day)s
+WHERE x.device_id = %(device_id)s AND x.day_local = %(day)s
   AND (EXISTS (SELECT 1 FROM build_marks m
                WHERE m.user_id = %(user_id)s AND m.device_id = %(device_id)s
                  AND m.day_local = %(day)s)

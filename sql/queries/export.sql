@@ -47,21 +47,15 @@ SELECT count(*)::bigint AS n FROM records
 WHERE user_id = %(user_id)s AND ts_start >= %(lo)s AND ts_start < %(hi)s;
 
 -- name: export_record_spans --
--- The live records of a window with their effective span (the duration rule, as
+-- The live records of a window with their effective span (timetrace_spans_v1, as
 -- query_stats counts them), per device in timeline order: the ActivityWatch buckets and
--- the records table for spreadsheets. The last record of a device in the window takes
--- its successor from past the window's end.
-SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.day_local, r.app, r.app_raw,
-       r.window_title, r.url, r.domain, r.category, r.category_source, r.is_idle,
-       timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-           lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                  ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-           timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-           AS duration_s
-FROM records r
-WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
-  AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-ORDER BY r.ts_start, r.client_record_id COLLATE "C";
+-- the records table for spreadsheets.
+SELECT s.record_id, s.device_id, s.ts_start, s.ts_end, s.day_local, s.app, s.app_raw,
+       s.window_title, s.url, s.domain, s.category, s.category_source, s.is_idle,
+       s.seconds AS duration_s
+FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
+WHERE s.device_id = %(device_id)s
+ORDER BY s.ts_start, s.client_record_id COLLATE "C";
 
 -- name: export_devices --
 -- The user's devices, for the per-device passes.
@@ -70,25 +64,15 @@ WHERE user_id = %(user_id)s ORDER BY device_id;
 
 -- name: export_records_csv --
 -- The records table for spreadsheets: one live record a row, times in the user's zone,
--- its effective span (the duration rule) as seconds and end.
+-- its effective span (timetrace_spans_v1) as seconds and end.
 COPY (
-    SELECT r.record_id, r.device_id AS device, r.day_local AS day,
-           to_char(r.ts_start AT TIME ZONE %(tz)s, 'YYYY-MM-DD HH24:MI:SS') AS start,
-           to_char((r.ts_start + r.seconds * interval '1 second') AT TIME ZONE %(tz)s,
-                   'YYYY-MM-DD HH24:MI:SS') AS end,
-           round(r.seconds::numeric, 3) AS seconds, r.app, r.app_raw, r.window_title AS title,
-           r.url, r.domain, r.category, r.is_idle AS idle
-    FROM (
-        SELECT r.*, timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-                   lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                          ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-                   timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-                   AS seconds
-        FROM records r
-        WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-          AND r.ts_start >= %(lo)s AND r.ts_start < %(hi)s
-    ) r
-    ORDER BY r.device_id, r.ts_start, r.client_record_id COLLATE "C"
+    SELECT s.record_id, s.device_id AS device, s.day_local AS day,
+           to_char(s.ts_start AT TIME ZONE %(tz)s, 'YYYY-MM-DD HH24:MI:SS') AS start,
+           to_char(s.span_end AT TIME ZONE %(tz)s, 'YYYY-MM-DD HH24:MI:SS') AS end,
+           round(s.seconds::numeric, 3) AS seconds, s.app, s.app_raw, s.window_title AS title,
+           s.url, s.domain, s.category, s.is_idle AS idle
+    FROM timetrace_spans_v1(%(user_id)s, %(lo)s, %(hi)s) s
+    ORDER BY s.device_id, s.ts_start, s.client_record_id COLLATE "C"
 ) TO STDOUT (FORMAT csv, HEADER);
 
 -- name: export_episodes_csv --

@@ -13,23 +13,21 @@ FROM episodes e
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s AND e.closed AND NOT e.stale;
 
 -- name: episode_members --
--- Members are consecutive on their device: each one's successor is the next member,
--- the last one's the first record after the episode.
-SELECT r.record_id, r.ts_start, r.app, r.window_title, r.domain, r.category, r.is_idle,
-       a.description,
-       timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-           lead(r.ts_start) OVER (ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-           timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-           AS duration_s
+-- The records of the episode's span with their durations (timetrace_spans_v1 over the
+-- span: each one's successor is the next record, the last one's the first after it).
+SELECT s.record_id, s.ts_start, s.app, s.window_title, s.domain, s.category, s.is_idle,
+       a.description, s.seconds AS duration_s
 FROM episodes e
-JOIN records r
-  ON r.user_id = e.user_id AND r.device_id = e.device_id AND r.deleted_at IS NULL
- AND r.ts_start BETWEEN e.ts_start AND e.last_start
- AND (r.ts_start, r.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
- AND (r.ts_start, r.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
-LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_id
+CROSS JOIN LATERAL (
+    SELECT * FROM timetrace_spans_v1(e.user_id, e.ts_start,
+                                     e.last_start + interval '1 microsecond') s
+    WHERE s.device_id = e.device_id
+      AND (s.ts_start, s.client_record_id COLLATE "C") >= (e.ts_start, e.first_key COLLATE "C")
+      AND (s.ts_start, s.client_record_id COLLATE "C") <= (e.last_start, e.last_key COLLATE "C")
+) s
+LEFT JOIN record_analyses a ON a.user_id = s.user_id AND a.record_id = s.record_id
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s
-ORDER BY r.ts_start, r.client_record_id COLLATE "C";
+ORDER BY s.ts_start, s.client_record_id COLLATE "C";
 
 -- name: save_episode_summary --
 -- The model's words are added to the keyword index, never put in place of it: the

@@ -103,30 +103,30 @@ RETURNING ts_start, client_record_id, day_local
 SELECT count(*)::int AS new FROM ins CROSS JOIN marked;
 
 -- name: clipped_seconds --
--- Seconds the duration rule cuts from records (own end past the next record's start)
--- in the overlaps a batch takes part in: a batch record cut short, or the record it
--- cuts. The window runs from the record before the batch's first start to its last
--- end (ts_from, ts_to): a successor past that cannot cut anything. Clipped rows are
--- few, so the keys are looked at only for them.
+-- Seconds the duration rule cuts from records (own end past the effective span's end,
+-- which is then the next record's start) in the overlaps a batch takes part in: a batch
+-- record cut short, or the record it cuts. The window runs from the record before the
+-- batch's first start to its last end (ts_from, ts_to), inclusive: a successor past
+-- that cannot cut anything. Clipped rows are few, so the keys are looked at only for them.
 WITH timeline AS (
-    SELECT r.client_record_id, r.ts_start, r.ts_end,
-           lead(r.ts_start) OVER w AS next_start, lead(r.client_record_id) OVER w AS next_key
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.device_id = %(device_id)s AND r.deleted_at IS NULL
-      AND r.ts_start <= %(ts_to)s
-      AND r.ts_start >= COALESCE((
-          SELECT max(p.ts_start) FROM records p
-          WHERE p.user_id = %(user_id)s AND p.device_id = %(device_id)s
-            AND p.deleted_at IS NULL AND p.ts_start < %(ts_from)s), %(ts_from)s)
-    WINDOW w AS (ORDER BY r.ts_start, r.client_record_id COLLATE "C")
+    SELECT s.client_record_id, s.ts_end, s.span_end,
+           lead(s.client_record_id) OVER (ORDER BY s.ts_start, s.client_record_id COLLATE "C")
+               AS next_key
+    FROM (
+        SELECT COALESCE((
+            SELECT max(p.ts_start) FROM records p
+            WHERE p.user_id = %(user_id)s AND p.device_id = %(device_id)s
+              AND p.deleted_at IS NULL AND p.ts_start < %(ts_from)s), %(ts_from)s) AS ts_from
+    ) b
+    CROSS JOIN LATERAL timetrace_spans_v1(%(user_id)s, b.ts_from,
+                                          %(ts_to)s::timestamptz + interval '1 microsecond') s
+    WHERE s.device_id = %(device_id)s
 ), keys AS (
     SELECT unnest(%(keys)s::text[]) AS client_record_id
 )
-SELECT COALESCE(sum(EXTRACT(EPOCH FROM ts_end - ts_start)
-                    - timetrace_duration_s(ts_start, ts_end, next_start)), 0)::double precision
-       AS clipped_s
+SELECT COALESCE(sum(EXTRACT(EPOCH FROM ts_end - span_end)), 0)::double precision AS clipped_s
 FROM timeline
-WHERE ts_end > next_start
+WHERE ts_end > span_end
   AND (client_record_id IN (SELECT client_record_id FROM keys)
        OR next_key IN (SELECT client_record_id FROM keys));
 

@@ -203,15 +203,9 @@ WITH win AS (
     SELECT * FROM unnest(%(starts)s::timestamptz[], %(ends)s::timestamptz[], %(days)s::date[])
         AS w(ts_from, ts_to, day)
 ), r AS (
-    SELECT r.ts_start, r.day_local, r.app, r.domain, r.category, r.is_idle, r.window_title,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(read_from)s AND r.ts_start < %(read_to)s
+    SELECT s.ts_start, s.span_end, s.day_local, s.app, s.domain, s.category, s.is_idle,
+           s.window_title, s.seconds AS d
+    FROM timetrace_spans_v1(%(user_id)s, %(read_from)s, %(read_to)s) s
 ), near AS (
     -- The windows a record may reach. One window (two instants): every record read. A
     -- window in each day: those of the days beside the record's own (a window lies
@@ -228,10 +222,10 @@ WITH win AS (
     WHERE NOT %(by_day)s AND cardinality(%(days)s::date[]) > 1
 ), parts AS (
     SELECT day, app, domain, category, is_idle, window_title,
-           EXTRACT(EPOCH FROM LEAST(ts_start + make_interval(secs => d), ts_to)
-                              - GREATEST(ts_start, ts_from))::double precision AS s
+           EXTRACT(EPOCH FROM LEAST(span_end, ts_to) - GREATEST(ts_start, ts_from))::double precision
+               AS s
     FROM near
-    WHERE ts_start < ts_to AND ts_start + make_interval(secs => d) > ts_from
+    WHERE ts_start < ts_to AND span_end > ts_from
     UNION ALL
     SELECT r.day_local, r.app, r.domain, r.category, r.is_idle, r.window_title, r.d
     FROM r

@@ -79,18 +79,10 @@ WITH w AS (
     SELECT device_id, day_local FROM build_marks
     WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s
 ), r AS (
-    SELECT r.category, r.app, r.is_idle, r.device_id, r.client_record_id, r.day_local,
-           r.ts_start,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
+    SELECT * FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s)
 )
-SELECT r.category, r.app, r.is_idle, COALESCE(sum(r.d), 0) AS seconds, max(r.ts_start) AS last_ts
+SELECT r.category, r.app, r.is_idle, COALESCE(sum(r.seconds), 0) AS seconds,
+       max(r.ts_start) AS last_ts
 FROM r JOIN w ON w.device_id = r.device_id
 WHERE r.day_local BETWEEN %(day_from)s AND %(day_to)s
   AND ((r.ts_start, r.client_record_id COLLATE "C") > (w.last_start, w.last_key COLLATE "C")
@@ -101,30 +93,12 @@ GROUP BY r.category, r.app, r.is_idle;
 -- Seconds of [ts_from, ts_to) during which two or more devices were active at once.
 -- One device's effective spans never overlap, so a sweep over every device's active
 -- spans counts devices; at equal instants ends go before starts (touching is not
--- overlapping). Of the records before ts_from (back to read_from) only each device's
--- last one can reach into the period: reading starts at the earliest of those.
-WITH bound AS (
-    SELECT COALESCE(min(last.ts_start), %(ts_from)s) AS read_from
-    FROM devices d
-    CROSS JOIN LATERAL (
-        SELECT max(p.ts_start) AS ts_start FROM records p
-        WHERE p.user_id = d.user_id AND p.device_id = d.device_id AND p.deleted_at IS NULL
-          AND p.ts_start >= %(read_from)s AND p.ts_start < %(ts_from)s
-    ) last
-    WHERE d.user_id = %(user_id)s
-), r AS (
-    SELECT r.ts_start, r.is_idle,
-           timetrace_duration_s(r.ts_start, r.ts_end,
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C")) AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= (SELECT read_from FROM bound) AND r.ts_start < %(ts_to)s
-      AND r.ts_start >= %(read_from)s  -- a constant beside the subquery: months prune at plan time
-), spans AS (
-    SELECT GREATEST(ts_start, %(ts_from)s) AS s,
-           LEAST(ts_start + make_interval(secs => d), %(ts_to)s) AS e
-    FROM r WHERE NOT is_idle
+-- overlapping). Records from read_from on are read: a record before that cannot reach
+-- into the period (a record runs at most a day).
+WITH spans AS (
+    SELECT GREATEST(s.ts_start, %(ts_from)s) AS s, LEAST(s.span_end, %(ts_to)s) AS e
+    FROM timetrace_spans_v1(%(user_id)s, %(read_from)s, %(ts_to)s) s
+    WHERE NOT s.is_idle
 ), edges AS (
     SELECT s AS t, 1 AS delta FROM spans WHERE e > s
     UNION ALL
@@ -185,24 +159,13 @@ GROUP BY day_local ORDER BY day_local;
 
 -- name: uncategorized_time --
 -- The coverage view: active time no rule categorised, by app and site (by title for a
--- browser record without a URL), by the duration rule (the last record read sees its
--- successor past the window).
-WITH r AS (
-    SELECT r.app, r.domain, r.window_title, r.is_idle, r.category, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-)
+-- browser record without a URL), by the duration rule (timetrace_spans_v1 over the
+-- read window).
 SELECT app, domain,
        CASE WHEN domain IS NULL AND app = ANY(%(browsers)s::text[]) THEN window_title ELSE '' END
            AS window_title,
-       sum(d) AS seconds
-FROM r
+       sum(s.seconds) AS seconds
+FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
 WHERE category = 'uncategorized' AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY 1, 2, 3
 ORDER BY seconds DESC, 1, 2, 3

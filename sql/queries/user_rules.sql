@@ -45,19 +45,13 @@ WHERE u.user_id = %(user_id)s AND u.rule_id = o.rule_id AND u.position <> o.n;
 
 -- name: user_rule_effects --
 -- What the user's rules, as they stand in this transaction, would change: the seconds
--- (by the duration rule), records and device-days whose category moves.
+-- (timetrace_spans_v1 over all time), records and device-days whose category moves.
 WITH named AS MATERIALIZED (
     SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
 ), r AS (
-    SELECT r.device_id, r.day_local, r.app, r.domain, r.window_title, r.category,
-           r.category_source, r.is_idle,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+    SELECT s.device_id, s.day_local, s.app, s.domain, s.window_title, s.category,
+           s.category_source, s.is_idle, s.seconds AS d
+    FROM timetrace_spans_v1(%(user_id)s, '-infinity', 'infinity') s
 ), moved AS (
     SELECT r.device_id, r.day_local, r.d
     FROM r JOIN named w
@@ -76,15 +70,9 @@ FROM moved;
 WITH named AS MATERIALIZED (
     SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
 ), r AS (
-    SELECT r.app, r.app_raw, r.domain, r.window_title, r.redacted, r.category,
-           r.category_source, r.is_idle,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
+    SELECT s.app, s.app_raw, s.domain, s.window_title, s.redacted, s.category,
+           s.category_source, s.is_idle, s.seconds AS d
+    FROM timetrace_spans_v1(%(user_id)s, '-infinity', 'infinity') s
 )
 SELECT r.app_raw, r.window_title, r.domain, r.redacted, r.category,
        COALESCE(sum(r.d), 0)::float8 AS seconds

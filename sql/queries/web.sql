@@ -70,20 +70,10 @@ WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s
 ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
 -- name: site_seconds --
--- Active seconds per web site (domain) over logical days, by the duration rule; the
--- window reads the records of [ts_from, ts_to), the last one sees its successor past it.
-WITH r AS (
-    SELECT r.domain, r.is_idle, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-)
-SELECT domain, sum(d) AS seconds FROM r
+-- Active seconds per web site (domain) over logical days, by the duration rule
+-- (timetrace_spans_v1 over the read window [ts_from, ts_to)).
+SELECT s.domain, sum(s.seconds) AS seconds
+FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
 WHERE domain IS NOT NULL AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
 GROUP BY domain ORDER BY seconds DESC, domain LIMIT %(limit)s;
 
@@ -100,20 +90,11 @@ GROUP BY device_id, day_local ORDER BY day_local, device_id;
 
 -- name: title_seconds --
 -- Active seconds per window title of one app or site (domain) over logical days, by the
--- duration rule (the successor of a record is any record of its device, so the lead is
--- taken before the app is chosen); `total` is the app's or site's whole time.
-WITH r AS (
-    SELECT r.app, r.domain, r.window_title, r.is_idle, r.day_local,
-           timetrace_duration_s(r.ts_start, r.ts_end, COALESCE(
-               lead(r.ts_start) OVER (PARTITION BY r.device_id
-                                      ORDER BY r.ts_start, r.client_record_id COLLATE "C"),
-               timetrace_next_start(r.user_id, r.device_id, r.ts_start, r.client_record_id)))
-               AS d
-    FROM records r
-    WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL
-      AND r.ts_start >= %(ts_from)s AND r.ts_start < %(ts_to)s
-), t AS (
-    SELECT window_title AS title, sum(d) AS seconds FROM r
+-- duration rule (timetrace_spans_v1: a record's successor is any record of its device,
+-- so the app is chosen after the spans); `total` is the app's or site's whole time.
+WITH t AS (
+    SELECT s.window_title AS title, sum(s.seconds) AS seconds
+    FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
     WHERE NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
       AND (app = %(name)s OR domain = %(name)s)
     GROUP BY window_title

@@ -22,7 +22,9 @@ from tests.helpers import NOW, make_api
 LAST_DAY = date(2003, 7, 15)  # mid-month: the day's read window lies in July
 # Six months, the last days in July: the watermark (the last episode's end) is in July too.
 HISTORY = [date(2003, m, d) for m in range(1, 7) for d in (3, 17)] + [date(2003, 7, 10)]
-OVER_RECORDS = re.compile(r"\b(?:FROM|JOIN)\s+records\b", re.IGNORECASE)
+# A statement reads records itself or through timetrace_spans_v1 (inlined: its plan
+# shows the partitions it reads, as a statement over records does).
+OVER_RECORDS = re.compile(r"\b(?:FROM|JOIN)\s+(?:records|timetrace_spans_v1)\b", re.IGNORECASE)
 
 
 def _day(day: date, *, tag: str) -> list[dict[str, Any]]:
@@ -104,3 +106,7 @@ def test_a_live_day_plans_only_its_months(
         name: sorted(parts) for name, parts in planned.items() if parts - {"records_2003_07"}
     }
     assert unpruned == {}
+    # The duration rule's function is inlined (a function scan would show no partition),
+    # and its window's month is all it reads, also for its last record's successor.
+    assert planned["records_to_segment"] == {"records_2003_07"}
+    assert planned["device_overlap_seconds"] == {"records_2003_07"}

@@ -63,7 +63,7 @@ pytest: $(TEST_STAMP) $(AW_STAMP)
 # edit-and-test loop. It needs neither xdist nor the API fuzzer's plugin: leaving them
 # out saves a second of start-up.
 test-fast: $(TEST_STAMP)
-	$(BIN)/pytest -q -p no:xdist -p no:schemathesis tests/unit
+	$(BIN)/pytest -q -p no:xdist -p no:schemathesis -m "not heavy" tests/unit
 
 # The browser tests need Chromium and CJK fonts: installed where this can (root, apt),
 # otherwise a one-line instruction before the suite (.ci/browser-check).

@@ -38,7 +38,7 @@ from aw_core.models import Event
 from aw_transform import heartbeat_merge
 
 from app.demo.corpus import load_windows_day
-from app.importers import activitywatch as aw
+from app.importers import aw_hosts, aw_read
 from app.importers.spill import EventSpill
 from app.rules.categories import Rules
 from app.store.accounts import UserContext
@@ -140,10 +140,10 @@ def category_share(export: bytes, rules: Rules) -> Share:
     seconds: dict[str, float] = defaultdict(float)
     left: dict[tuple[str, str, str | None], float] = defaultdict(float)
     with EventSpill() as spill:
-        reader = aw._Reader(spill, None, len(export))
-        aw.read_export(io.BytesIO(export), reader, name="export.json")
-        for host in aw.group_hosts(reader.buckets):
-            for batch in aw.host_batches(
+        reader = aw_read.Reader(spill, None, len(export))
+        aw_read.read_export(io.BytesIO(export), reader, name="export.json")
+        for host in aw_hosts.group_hosts(reader.buckets):
+            for batch in aw_hosts.host_batches(
                 host, spill, rules=rules, user=USER, now=NOW, audible_is_active=True
             ):
                 rows = batch.prepared.rows

@@ -22,12 +22,12 @@ from app.agent.render_things import (
 from app.agent.wording import category_label, duration
 from app.signal_labels import signal_label
 from app.text import Language
+from app.tools.raw import RawResult
 from app.tools.reads import (
     DigestResult,
     Episode,
     EpisodesResult,
     NowResult,
-    RawResult,
     Signal,
     SignalsResult,
 )

@@ -16,7 +16,8 @@ from app.agent.intents import Intent
 from app.agent.wording import duration, in_language, thing_label
 from app.signal_labels import signal_label
 from app.text import Language
-from app.tools.reads import RawRecord, RawResult, SignalsResult
+from app.tools.raw import RawRecord, RawResult
+from app.tools.reads import SignalsResult
 from app.tools.recall import CompareResult, DaysWithResult, LastSeenResult, MomentResult
 from app.tools.results import Period, ThingInfo, ToolError, ToolResult
 from app.tools.stats import StatsResult

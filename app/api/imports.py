@@ -20,7 +20,7 @@ from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.api.limits import MAX_UPLOAD_BYTES
 from app.errors import NotFoundError
-from app.importers.activitywatch import SOURCE
+from app.importers.aw_read import SOURCE
 from app.importers.uploads import upload_path
 from app.job_requests import import_job
 from app.runtime.services import Services

@@ -11,27 +11,25 @@ answers 501 with a word on why.
 
 from __future__ import annotations
 
-import re
 import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qsl
 
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import __version__
-from app.api.limits import MAX_BODY_BYTES, BoundedRequests
+from app.api.limits import BoundedRequests
 from app.awdoor.events import (
     AwEvent,
     AwInputError,
+    NoSuchBucket,
     data_json,
     iso,
     micros_of,
@@ -40,11 +38,12 @@ from app.awdoor.events import (
     pulsetime_us,
 )
 from app.awdoor.guard import LoopbackGuard
+from app.awdoor.heartbeats import Heartbeats
 from app.awdoor.marks import DirtyMarks
 from app.awdoor.private import Privacy
 from app.awdoor.state import DoorState
 from app.boundary import EVENT_DATA_MAX, captured_data
-from app.errors import DatabaseError, TimeTraceError
+from app.errors import DatabaseError
 from app.rules.categories import load_rules
 from app.store.accounts import UserContext
 from app.store.awdoor import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch
@@ -65,10 +64,6 @@ def _error(status: int, kind: str, message: str) -> Response:
     return _json({"type": kind, "message": message}, status)
 
 
-class _NoBucket(TimeTraceError):
-    """There is no bucket by that name."""
-
-
 def _answers(handler: Handler) -> Handler:
     """aw-server's error answers: 400 for bad input, 404 for a missing bucket, 503 while
     the database is away."""
@@ -78,7 +73,7 @@ def _answers(handler: Handler) -> Handler:
             return await handler(request)
         except AwInputError as exc:
             return _error(400, "BadRequest", exc.message)
-        except _NoBucket as exc:
+        except NoSuchBucket as exc:
             return _error(404, "NoSuchBucket", exc.message)
         except DatabaseError:
             return _error(503, "Unavailable", "the database is busy or away; try again shortly")
@@ -190,7 +185,7 @@ class Door:
     def bucket(self, request: Request) -> str:
         bucket_id = str(request.path_params["bucket_id"])
         if bucket_id not in self.buckets:
-            raise _NoBucket(f"There's no bucket named {bucket_id}")
+            raise NoSuchBucket(f"There's no bucket named {bucket_id}")
         return bucket_id
 
     # -- info and buckets ----------------------------------------------------------------------
@@ -215,7 +210,7 @@ class Door:
         for row in rows:
             if row.bucket_id == bucket_id:
                 return _bucket_document(row)
-        raise _NoBucket(f"There's no bucket named {bucket_id}")
+        raise NoSuchBucket(f"There's no bucket named {bucket_id}")
 
     async def get_bucket(self, request: Request) -> Response:
         return _json(await self._metadata(self.bucket(request)))
@@ -542,77 +537,3 @@ def door_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.door = door
     return LoopbackGuard(Heartbeats(BoundedRequests(app), door=door), port=port)
-
-
-_HEARTBEAT = re.compile(r"^/api/0/buckets/([^/]+)/heartbeat$")
-
-
-class Heartbeats:
-    """ASGI: the heartbeat route without the framework's layers (routing, request
-    objects, exception middleware), as the door answers thousands a second; the same
-    answers as `Door.heartbeat`. A compressed body takes the ordinary route."""
-
-    def __init__(self, app: ASGIApp, *, door: Door) -> None:
-        self.app = app
-        self.door = door
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        found = (
-            _HEARTBEAT.match(scope["path"])
-            if scope["type"] == "http" and scope["method"] == "POST"
-            else None
-        )
-        headers = dict(scope["headers"]) if found else {}
-        if found is None or b"content-encoding" in headers:
-            await self.app(scope, receive, send)
-            return
-        status, answer = await self._beat(found.group(1), scope, headers, receive)
-        body = orjson.dumps(answer)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
-    async def _beat(
-        self, bucket_id: str, scope: Scope, headers: dict[bytes, bytes], receive: Receive
-    ) -> tuple[int, Any]:
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            return 413, {"type": "TooLarge", "message": "the body is too large"}
-        raw = bytearray()
-        while True:
-            message = await receive()
-            raw += message.get("body", b"")
-            if len(raw) > MAX_BODY_BYTES:
-                return 413, {"type": "TooLarge", "message": "the body is too large"}
-            if not message.get("more_body", False):
-                break
-        try:
-            if bucket_id not in self.door.buckets:
-                raise _NoBucket(f"There's no bucket named {bucket_id}")
-            query = dict(parse_qsl(scope["query_string"].decode("latin-1")))
-            if "pulsetime" not in query:
-                raise AwInputError("Missing required parameter pulsetime")
-            pulsetime = pulsetime_us(query["pulsetime"])
-            try:
-                body = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise AwInputError("the body is not JSON") from exc
-            event = parse_event(body, now=datetime.now(UTC), need_timestamp=True)
-            return 200, await self.door.beat(bucket_id, event, pulsetime=pulsetime)
-        except AwInputError as exc:
-            return 400, {"type": "BadRequest", "message": exc.message}
-        except _NoBucket as exc:
-            return 404, {"type": "NoSuchBucket", "message": exc.message}
-        except DatabaseError:
-            return 503, {
-                "type": "Unavailable",
-                "message": "the database is busy or away; try again shortly",
-            }

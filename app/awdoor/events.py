@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from app.boundary import captured_data, event_data_problem, pulse_problem, span_problem
-from app.errors import InvalidInputError
+from app.errors import InvalidInputError, TimeTraceError
 from app.ingest.records import APP_MAX, TITLE_MAX, URL_MAX, capture_time_problem
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -30,6 +30,10 @@ _TEXT_LIMITS = {"app": APP_MAX, "title": TITLE_MAX, "url": URL_MAX}
 
 class AwInputError(InvalidInputError):
     """An event or bucket is not what aw-server accepts."""
+
+
+class NoSuchBucket(TimeTraceError):
+    """There is no bucket by that name (aw-server's 404)."""
 
 
 @dataclass(slots=True, eq=False)

@@ -44,7 +44,8 @@ import orjson
 from app.awdoor.events import micros_of, moment_of, stored_problem
 from app.awdoor.marks import DirtyMarks, Taken
 from app.awdoor.private import Privacy
-from app.importers.activitywatch import Bucket, Host, group_hosts, host_records
+from app.importers.aw_hosts import group_hosts, host_records
+from app.importers.aw_read import Bucket, Host
 from app.importers.spill import EventSpill, canonical
 from app.ingest.records import MIN_YEAR, prepare_records
 from app.job_requests import build_job

@@ -60,9 +60,6 @@ class Classes:
             return "local"
         return None
 
-    def tenant_tables(self) -> frozenset[str]:
-        return self.tenant
-
 
 CLASSES = Classes(
     # Distributed by user_id, co-located: a user's rows live on one node.

@@ -61,11 +61,6 @@ SOURCE_FILE = re.compile(
 )
 
 
-def source_files(text: str) -> list[str]:
-    """The source file names a text shows (`main.py`, `修改main.py`), in order."""
-    return SOURCE_FILE.findall(capped(text))
-
-
 class TextFacts(NamedTuple):
     """What the detectors look for in one text (each depends on the text alone)."""
 

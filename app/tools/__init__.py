@@ -8,7 +8,7 @@ from app.tools import REGISTRY, dispatch, list_tools
 
 from __future__ import annotations
 
-from app.tools import deep_scan, episode, label, reads, recall, search, stats  # noqa: F401  (register the tools)
+from app.tools import deep_scan, episode, label, raw, reads, recall, search, stats  # noqa: F401  (register the tools)
 from app.tools.registry import REGISTRY, ToolContext, dispatch, dispatch_json, list_tools
 from app.tools.results import ToolError, ToolOutcome, ToolResult
 

@@ -4,15 +4,13 @@ and — narrowly — raw records."""
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from app.boundary import Instant
 from app.enrich.failures import reason_kind
-from app.errors import InvalidInputError, NotFoundError
+from app.errors import InvalidInputError
 from app.rules.things import CategoryName
-from app.store.accounts import DEVICE_ID_PATTERN
 from app.store.digests import SignalRow
 from app.store.documents import DigestMetrics
 from app.store.episodes import EpisodeLine
@@ -22,11 +20,10 @@ from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ToolResult, flag, opt
 from app.tools.words import Language, period_words
 
-RAW_MAX_WINDOW = timedelta(hours=2)
 TEXT_MAX = 160
 
 
-def _clip(text: str | None, limit: int = TEXT_MAX) -> str | None:
+def clip_text(text: str | None, limit: int = TEXT_MAX) -> str | None:
     if not text:
         return text
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -62,7 +59,7 @@ def episode_line(ep: EpisodeLine, ctx: ToolContext, *, summary: bool = True) -> 
         title=ep.title,
         minutes=round(ep.active_s / 60),
         idle_minutes=idle_minutes or None,
-        summary=_clip(ep.summary, 120) if summary and ep.summary else None,
+        summary=clip_text(ep.summary, 120) if summary and ep.summary else None,
         summary_by="rules" if summary and ep.summary and ep.summary_by == "rules" else None,
     )
 
@@ -116,10 +113,10 @@ def get_now(ctx: ToolContext, args: NowArgs) -> NowResult:
                 at=_local(r.ts_start, ctx),
                 device=r.device_id,
                 app=r.app,
-                title=_clip(r.window_title, 100),
+                title=clip_text(r.window_title, 100),
                 category=r.category,
                 idle=r.is_idle,
-                description=_clip(r.description, 120) if r.description else None,
+                description=clip_text(r.description, 120) if r.description else None,
             )
             for r in latest
         ]
@@ -551,75 +548,4 @@ def _weight(kind: str) -> int:
     """Rework first: it is what habit questions are about."""
     return {"forced_rollback": 3, "rework": 3, "context_switch_storm": 2, "distraction": 1}.get(
         kind, 0
-    )
-
-
-class RawArgs(ToolArgs):
-    ts_from: Instant = Field(description="start (ISO 8601 with zone)")
-    ts_to: Instant = Field(description="end (ISO 8601 with zone), at most 2 hours later")
-    device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
-
-
-class RawRecord(Shape):
-    at: str = Field(description="local HH:MM:SS")
-    device: str
-    app: str
-    title: str | None
-    description: str | None = opt()
-    idle: bool = flag()
-
-
-class RawResult(ToolResult):
-    items: list[RawRecord]
-    raw_expired_before: Stamp | None = opt(
-        "records before this instant have expired (retention): their episodes and digests "
-        "still answer"
-    )
-
-
-@tool(
-    name="get_raw",
-    tier="3",
-    cap_tokens=10_000,
-    params=RawArgs,
-    result=RawResult,
-    description="""
-Raw records (app, title, description) in a narrow window of at most 2 hours. Expensive: only
-when episodes do not answer. 原始记录，窗口不超过 2 小时。
-""",
-)
-def get_raw(ctx: ToolContext, args: RawArgs) -> RawResult:
-    if args.ts_to <= args.ts_from:
-        raise InvalidInputError("ts_to must be after ts_from")
-    if args.ts_to - args.ts_from > RAW_MAX_WINDOW:
-        raise InvalidInputError(
-            "get_raw reads at most a 2-hour window; use get_episodes for longer periods, or "
-            "search_episodes to find the moment first"
-        )
-    rows = ctx.store.raw_records(
-        user_id=ctx.user.user_id,
-        ts_from=args.ts_from,
-        ts_to=args.ts_to,
-        device_id=args.device_id,
-        limit=2_000,
-    )
-    expired = ctx.store.raw_expired_before(user_id=ctx.user.user_id)
-    if expired is None or args.ts_from >= expired:
-        expired = None  # the window is whole: nothing of it has expired
-    if not rows and args.device_id and expired is None:
-        raise NotFoundError(f"no records of device {args.device_id!r} in that window")
-    tz = zone(ctx.user.time_zone)
-    return RawResult(
-        raw_expired_before=expired,
-        items=[
-            RawRecord(
-                at=r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
-                device=r.device_id,
-                app=r.app,
-                title=_clip(r.window_title),
-                description=_clip(r.description, 200) if r.description else None,
-                idle=r.is_idle,
-            )
-            for r in rows
-        ],
     )

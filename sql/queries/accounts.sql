@@ -40,6 +40,7 @@ SELECT user_id, name, time_zone, day_cut_hour FROM users WHERE user_id = %(user_
 
 
 -- name: device_activity --
+-- global: `timetrace device list` by the operator, for every user or the one named
 -- Each user's devices with their live records; a user without a device: one row of NULLs.
 SELECT u.name AS user_name, d.device_id, d.name, d.kind,
        count(r.ts_start)::bigint AS records,
@@ -53,6 +54,7 @@ GROUP BY u.name, d.device_id, d.name, d.kind
 ORDER BY u.name, d.device_id;
 
 -- name: beginnings --
+-- global: `timetrace serve`'s first lines: is there any user, any record at all
 SELECT (SELECT count(*) FROM users)::int AS users,
        EXISTS (SELECT 1 FROM records WHERE deleted_at IS NULL) AS any_record;
 

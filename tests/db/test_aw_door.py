@@ -16,7 +16,7 @@ from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion
 from app.awdoor.marks import DirtyMarks
 from app.errors import ConfigError
-from app.importers.activitywatch import device_id_for
+from app.importers.aw_hosts import device_id_for
 from app.pyramid.user_rules import draft
 from app.runtime.services import Services
 from app.store.accounts import UserContext

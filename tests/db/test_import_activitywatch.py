@@ -22,11 +22,8 @@ from click.testing import CliRunner
 from app.api import imports
 from app.cli import main
 from app.errors import UnknownDeviceError
-from app.importers.activitywatch import (
-    ActivityWatchError,
-    import_activitywatch_file,
-    import_activitywatch_server,
-)
+from app.importers.activitywatch import import_activitywatch_file, import_activitywatch_server
+from app.importers.aw_read import ActivityWatchError
 from app.importers.writer import ImportedRecord, ImportSummary, RecordWriter
 from app.ingest.records import delete_records
 from app.pyramid.build import backfill

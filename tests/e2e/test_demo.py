@@ -41,14 +41,15 @@ def _yesterday() -> date:
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """The data directory and the output of `timetrace demo --days 8` (ending yesterday,
-    as the examples ask it), with its embedded server stopped again."""
+    """The data directory and the output of `timetrace demo --days 15` (ending yesterday,
+    as the examples ask it: 15 days hold all of last week whatever today's weekday; with
+    8, on a Sunday last week was its weekend alone), with its embedded server stopped."""
     data_dir = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as monkeypatch:
         isolated_env(monkeypatch)
         result = CliRunner().invoke(
             main,
-            ["demo", "--days", "8"],
+            ["demo", "--days", "15"],
             env={"TIMETRACE_DATA_DIR": str(data_dir)},
             catch_exceptions=False,
         )
@@ -75,13 +76,13 @@ def test_demo_loads_the_sample_builds_the_pyramid_and_matches_ground_truth(
     demo: tuple[Path, str],
 ) -> None:
     _, text = demo
-    assert ("equal the generator's ground truth to the second for all 8 days") in text
+    assert ("equal the generator's ground truth to the second for all 15 days") in text
     assert "✗" not in text
     last = _yesterday()
     assert f"{last:%m-%d %a}" in text  # one row per logical day, the last one yesterday
     assert "duplicate 0" in text
     assert "Built the pyramid with no model" in text
-    first_week = week_key(last - timedelta(days=7))
+    first_week = week_key(last - timedelta(days=14))  # the first of the 15 days
     assert re.search(rf"Week {first_week} \(digest, (final|open), from [1-7] day digests\)", text)
     assert "Detected signals" in text and "forced_rollback" in text
     assert "Answers from the tools" in text

@@ -17,11 +17,13 @@ from aw_client.queries import browser_appnames
 from aw_core.models import Event as AwEvent
 from aw_transform import flood as aw_flood
 
-from app.importers import activitywatch as aw
+from app.importers import aw_hosts, aw_read
 from app.importers.spill import EventSpill
 from app.importers.timeline import Event, flood, flood_rows, half
 from app.rules.categories import Rules, load_rules
 from tests.aw_real import canonical_app_seconds_in_process
+
+pytestmark = pytest.mark.heavy
 
 EPOCH = datetime(2026, 3, 1, tzinfo=UTC)
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
@@ -83,8 +85,8 @@ def test_half_a_gap_rounds_as_timedelta_division_does() -> None:
 
 
 def test_the_browser_pairing_is_aw_clients_own() -> None:
-    assert {k: frozenset(v) for k, v in browser_appnames.items()} == aw.AW_BROWSER_APPS
-    assert list(browser_appnames) == list(aw.AW_BROWSER_APPS)  # the first name found wins
+    assert {k: frozenset(v) for k, v in browser_appnames.items()} == aw_hosts.AW_BROWSER_APPS
+    assert list(browser_appnames) == list(aw_hosts.AW_BROWSER_APPS)  # the first name found wins
 
 
 # -- whole histories ----------------------------------------------------------------------------
@@ -109,7 +111,7 @@ def _history(seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
 
     def bucket(kind: str, host: str, datas: list[Any], count: int) -> dict[str, Any]:
-        texts = [aw.canonical(d) for d in datas]
+        texts = [aw_read.canonical(d) for d in datas]
         events = _events(rng, count, texts)
         return {
             "type": kind,
@@ -140,7 +142,7 @@ def rules() -> Rules:
 
 def _timetrace_seconds(buckets: dict[str, Any], rules: Rules, *, fast: bool) -> dict[str, float]:
     with EventSpill() as spill:
-        reader = aw._Reader(spill, None, None)
+        reader = aw_read.Reader(spill, None, None)
         for bucket_id, bucket in buckets.items():
             made = reader.bucket(bucket_id)
             reader.describe(made, {**bucket, "id": bucket_id})
@@ -149,17 +151,17 @@ def _timetrace_seconds(buckets: dict[str, Any], rules: Rules, *, fast: bool) -> 
             # reverse order; flooding sorts them back stably, so that order matters).
             for event in sorted(bucket["events"], key=_start)[::-1]:
                 reader.event(made, event, lambda: 0)
-        (host,) = aw.group_hosts(reader.buckets)
+        (host,) = aw_hosts.group_hosts(reader.buckets)
         seconds: dict[str, float] = {}
         if fast:
-            for start, end, window, active, _, _ in aw._host_streams(
+            for start, end, window, active, _, _ in aw_hosts._host_streams(
                 host, spill, rules=rules, audible_is_active=True
             ):
                 if active:
-                    app = aw.event_data(window)["app"]
+                    app = aw_hosts.event_data(window)["app"]
                     seconds[app] = seconds.get(app, 0.0) + (end - start) / 1e6
         else:
-            for record in aw.host_records(
+            for record in aw_hosts.host_records(
                 host, spill, rules=rules, now=NOW, audible_is_active=True
             ):
                 if not record.is_idle:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from pydantic import Field
 
 from app.text import estimate_tokens
@@ -67,6 +68,7 @@ def _plain(result: Listing, cap: int) -> int | None:
     return lo if tokens(lo) <= cap else None
 
 
+@pytest.mark.heavy
 def test_the_counted_search_keeps_what_the_plain_search_keeps() -> None:
     rng = random.Random(25)
     cut = 0
@@ -88,6 +90,7 @@ def test_the_counted_search_keeps_what_the_plain_search_keeps() -> None:
     assert cut > 100  # most cases cut the list: the comparison is not vacuous
 
 
+@pytest.mark.heavy
 def test_a_count_of_omitted_items_that_loses_a_digit_is_counted_again() -> None:
     """10,000 omitted items cost a token more than 9,999 (a word of five digits)."""
     result = Listing(items=[f"第{i}" for i in range(10_150)])

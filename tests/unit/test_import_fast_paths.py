@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from app.demo.corpus import load_corpus
-from app.importers import activitywatch as aw
+from app.importers import aw_hosts, aw_read
 from app.importers.spill import EventSpill
 from app.importers.timeline import (
     Event,
@@ -43,6 +43,8 @@ from app.store.accounts import UserContext
 from app.store.records import NewRecords
 from app.text import canonical_domain
 from app.timeutil import logical_day, zone
+
+pytestmark = pytest.mark.heavy
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 ZONES = ["Asia/Shanghai", "America/Sao_Paulo", "Europe/Berlin", "Asia/Kolkata"]
@@ -193,7 +195,7 @@ def export(seed: int, *, array_form: bool = False, scale: int = 1) -> bytes:
     return json.dumps({"buckets": buckets}, ensure_ascii=False).encode()
 
 
-def _read(data: bytes, *, fast: bool) -> tuple[aw._Reader, EventSpill]:
+def _read(data: bytes, *, fast: bool) -> tuple[aw_read.Reader, EventSpill]:
     spill = EventSpill(run=1_700)
     try:
         return _read_into(spill, data, fast=fast), spill
@@ -202,33 +204,33 @@ def _read(data: bytes, *, fast: bool) -> tuple[aw._Reader, EventSpill]:
         raise
 
 
-def _read_into(spill: EventSpill, data: bytes, *, fast: bool) -> aw._Reader:
-    reader = aw._Reader(spill, None, None)
+def _read_into(spill: EventSpill, data: bytes, *, fast: bool) -> aw_read.Reader:
+    reader = aw_read.Reader(spill, None, None)
     if fast:
-        aw.read_export(io.BytesIO(data), reader, name="x")
+        aw_read.read_export(io.BytesIO(data), reader, name="x")
         return reader
-    plain = aw._read_events
+    plain = aw_read._read_events
 
-    def one_by_one(stream: Any, reader: aw._Reader, bucket: aw.Bucket, where: Any) -> None:
+    def one_by_one(stream: Any, reader: aw_read.Reader, bucket: aw_read.Bucket, where: Any) -> None:
         for event in stream.array():
             reader.event(bucket, event, where)
 
-    aw._read_events = one_by_one
+    aw_read._read_events = one_by_one
     try:
-        aw.read_export(io.BytesIO(data), reader, name="x")
+        aw_read.read_export(io.BytesIO(data), reader, name="x")
     finally:
-        aw._read_events = plain
+        aw_read._read_events = plain
     return reader
 
 
-def _read_back(reader: aw._Reader, spill: EventSpill) -> Any:
+def _read_back(reader: aw_read.Reader, spill: EventSpill) -> Any:
     buckets = [(b.id, b.type, b.hostname, b.client, b.events) for b in reader.buckets]
     rows = {b.index: list(spill.rows(bucket=b.index)) for b in reader.buckets}
     return buckets, reader.skipped, spill.count, rows
 
 
 @pytest.fixture(scope="module")
-def corpus() -> Iterator[tuple[aw._Reader, EventSpill]]:
+def corpus() -> Iterator[tuple[aw_read.Reader, EventSpill]]:
     """One export read once for the tests of records (a spill reads back many times)."""
     reader, spill = _read(export(5), fast=True)
     with spill:
@@ -260,7 +262,7 @@ def test_a_broken_export_stops_with_the_same_error_either_way() -> None:
     cut = data[: len(data) * 2 // 3]
     said = []
     for fast in (False, True):
-        with pytest.raises(aw.ActivityWatchError) as caught:
+        with pytest.raises(aw_read.ActivityWatchError) as caught:
             _read(cut, fast=fast)
         said.append(caught.value.message)
     assert said[0] == said[1]
@@ -274,7 +276,7 @@ def test_a_file_that_stops_being_utf8_stops_at_the_same_event_either_way() -> No
     for at in (len(data) * 3 // 5, len(data) * 4 // 5 + 17):
         bad = data[:at] + b"\xff" + data[at:]
         for fast in (False, True):
-            with pytest.raises(aw.ActivityWatchError) as caught:
+            with pytest.raises(aw_read.ActivityWatchError) as caught:
                 _read(bad, fast=fast)
             said.append(caught.value.message)
     assert said[0] == said[1] and said[2] == said[3]
@@ -319,21 +321,25 @@ def _columns(prepared: PreparedRecords) -> dict[str, Any]:
 @pytest.mark.parametrize("time_zone", ZONES)
 def test_host_batches_equal_host_records_prepared_batch_for_batch(
     rules: Rules,
-    corpus: tuple[aw._Reader, EventSpill],
+    corpus: tuple[aw_read.Reader, EventSpill],
     time_zone: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(aw, "BATCH", 397)  # many batches, and a short last one
+    monkeypatch.setattr(aw_hosts, "BATCH", 397)  # many batches, and a short last one
     user = UserContext(user_id=1, name="me", time_zone=time_zone, day_cut_hour=4)
     reader, spill = corpus
-    hosts = aw.group_hosts(reader.buckets)
+    hosts = aw_hosts.group_hosts(reader.buckets)
     assert {h.name for h in hosts} == {"desk", "lap", "aw-watcher-android-test"}
     seen = {"drop": 0, "redact": 0, "url": 0}
     for host in hosts:
-        records = list(aw.host_records(host, spill, rules=rules, now=NOW, audible_is_active=True))
+        records = list(
+            aw_hosts.host_records(host, spill, rules=rules, now=NOW, audible_is_active=True)
+        )
         plain = [records[at : at + 397] for at in range(0, len(records), 397)]
         fast = list(
-            aw.host_batches(host, spill, rules=rules, user=user, now=NOW, audible_is_active=True)
+            aw_hosts.host_batches(
+                host, spill, rules=rules, user=user, now=NOW, audible_is_active=True
+            )
         )
         assert len(fast) == len(plain) > 0
         for batch, made in zip(plain, fast, strict=True):
@@ -357,14 +363,14 @@ def _micros(moment: datetime) -> int:
 
 @pytest.mark.parametrize("time_zone", ZONES)
 def test_prepare_records_equals_the_rules_and_logical_day_per_record(
-    rules: Rules, corpus: tuple[aw._Reader, EventSpill], time_zone: str
+    rules: Rules, corpus: tuple[aw_read.Reader, EventSpill], time_zone: str
 ) -> None:
     user = UserContext(user_id=1, name="me", time_zone=time_zone, day_cut_hour=0)
     reader, spill = corpus
     records: list[ImportedRecord] = [
         r
-        for host in aw.group_hosts(reader.buckets)
-        for r in aw.host_records(host, spill, rules=rules, now=NOW, audible_is_active=True)
+        for host in aw_hosts.group_hosts(reader.buckets)
+        for r in aw_hosts.host_records(host, spill, rules=rules, now=NOW, audible_is_active=True)
     ]
     # HTTP's records carry their own offsets: the same instants, other zones.
     records += [

@@ -42,6 +42,7 @@ def _text(values: list[Any], *, spaced: bool) -> str:
     return "[\n  " + " ,\r\n\t ".join(items) + "\n ]  "
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("spaced", [False, True])
 def test_an_array_of_megabytes_reads_back_value_for_value(spaced: bool) -> None:
     values = _values(12_000)

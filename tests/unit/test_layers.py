@@ -11,6 +11,8 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
+
 APP = Path(__file__).resolve().parents[2] / "app"
 
 # Bottom first. A module may import its own unit and any unit of a lower layer.
@@ -218,10 +220,12 @@ def sources() -> dict[str, str]:
     return {module_name(p): p.read_text(encoding="utf-8") for p in sorted(APP.rglob("*.py"))}
 
 
+@pytest.mark.heavy
 def test_only_the_composing_units_import_the_database_package() -> None:
     assert db_importers(graph()) == []
 
 
+@pytest.mark.heavy
 def test_nothing_above_the_seam_writes_sql() -> None:
     found = sources()
     assert sql_writers(found) == []

@@ -12,6 +12,10 @@ from collections.abc import Iterable
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 FIRST_PARTY = {"app", "tests", "bench"}

@@ -26,6 +26,8 @@ from app.errors import ConfigError
 from app.patterns import MAX_PATTERN_CHARS, LinearPattern, capped
 from app.rules.categories import load_rules
 
+pytestmark = pytest.mark.heavy
+
 TITLE_CHARS = 4_096
 SMALL_CHARS = TITLE_CHARS // 16
 # How much slower a title may be at TITLE_CHARS than at SMALL_CHARS: 16 for linear work

@@ -7,6 +7,8 @@ import itertools
 from collections import Counter
 from datetime import date
 
+import pytest
+
 from app.demo.sample import generate_sample
 from app.rules.categories import load_rules
 from app.text import canonical_domain
@@ -20,6 +22,7 @@ def test_sample_generator_is_deterministic() -> None:
     assert a.records != c.records
 
 
+@pytest.mark.heavy
 def test_sample_month_has_what_the_issue_asks_for() -> None:
     data = generate_sample(start=date(2003, 3, 3), days=35)
     apps = {r.app for r in data.records}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -148,6 +149,7 @@ STREAMS = st.lists(
 )
 
 
+@pytest.mark.heavy
 @settings(max_examples=300, deadline=None)
 @given(STREAMS, st.floats(0, 20_000))
 def test_properties_of_any_stream(spec: list[tuple[str, float, float]], after: float) -> None:

@@ -311,7 +311,7 @@ def _summary(intent: Intent, result: DigestResult | StatsResult) -> str:
         + ", ".join(parts)
         + ".",
     )
-    if result.narrative:
+    if result.narrative and result.summary_by != "rules":  # by rule: the numbers above
         text += "\n" + result.narrative
     elif not result.available:
         text += _t(

@@ -4,8 +4,9 @@
   itself runs in tests/e2e/test_demo.py, the suite is this run);
 - "Record now": the `export` and `token create` lines run against the test database
   and make a user in that zone; the watchers' lines start `timetrace serve` with
-  options it accepts (the watchers themselves are ActivityWatch's binaries, which do
-  not run here);
+  options it accepts, and tests/e2e/test_readme_recording.py runs the Linux block's
+  serve line fed with the watchers' REST calls (the watchers themselves need a
+  desktop session, which this machine lacks);
 - "Ask": the `ask` lines run in tests/e2e/test_demo.py; the Python block runs here
   with the official `openai` client against the door; `mcp config` runs here, and
   tests/e2e/test_mcp_config.py starts what it prints with the official MCP client.

@@ -51,3 +51,17 @@ def test_with_chromium_and_the_fonts_it_lets_the_suite_start(tmp_path: Path) -> 
     _tool(tmp_path, "fc-list", "echo 'Noto Sans CJK SC:style=Regular'")
     run = _run(tmp_path)
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+
+
+def test_a_long_font_list_with_the_fonts_first_is_found(tmp_path: Path) -> None:
+    # grep stopping at the first match would leave fc-list writing into a closed
+    # pipe: under pipefail that read as "missing" on a machine with many fonts.
+    _tool(tmp_path, "chromium", "exit 0")
+    _tool(
+        tmp_path,
+        "fc-list",
+        "echo 'Noto Sans CJK SC:style=Regular'; i=0; "
+        'while [ $i -lt 20000 ]; do echo "Font $i: style=Regular"; i=$((i+1)); done',
+    )
+    run = _run(tmp_path)
+    assert (run.returncode, run.stderr) == (0, "")

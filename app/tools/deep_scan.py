@@ -209,11 +209,8 @@ class DeepScanResult(ToolResult):
 
 
 @tool(
-    name="deep_scan",
     tier="fallback",
     cap_tokens=2_000,
-    params=DeepScanArgs,
-    result=DeepScanResult,
     description="""
 Last resort for a question the episodes and digests cannot answer and that needs a wide raw
 window (more than get_raw's 2 hours, at most 7 days): isolated summariser calls read the raw

@@ -27,11 +27,8 @@ class EpisodeResult(ToolResult):
 
 
 @tool(
-    name="get_episode",
     tier="1",
     cap_tokens=400,
-    params=EpisodeArgs,
-    result=EpisodeResult,
     description="""
 One episode by its id (from an answer, a signal's evidence or a search result). An id whose
 day was rebuilt answers with the episode that now covers its time (`moved_from`).

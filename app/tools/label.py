@@ -37,11 +37,8 @@ class LabelResult(ToolResult):
 
 
 @tool(
-    name="apply_label",
     tier="write",
     cap_tokens=300,
-    params=LabelArgs,
-    result=LabelResult,
     description="""
 Correct the category of a record or of an episode (all its records), e.g. when a video was
 work. Audited; the affected days are recomputed. 修改记录或 episode 的类别（有审计）。

@@ -42,11 +42,8 @@ class RawResult(ToolResult):
 
 
 @tool(
-    name="get_raw",
     tier="3",
     cap_tokens=10_000,
-    params=RawArgs,
-    result=RawResult,
     description="""
 Raw records (app, title, description) in a narrow window of at most 2 hours. Expensive: only
 when episodes do not answer. 原始记录，窗口不超过 2 小时。

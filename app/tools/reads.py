@@ -95,11 +95,8 @@ class NowResult(ToolResult):
 
 
 @tool(
-    name="get_now",
     tier="0",
     cap_tokens=300,
-    params=NowArgs,
-    result=NowResult,
     description="""
 What is happening right now: the latest records (app, title, description) and the last
 closed episode. Use for "what am I doing now / just now". 现在/刚才在做什么。
@@ -278,11 +275,8 @@ class DigestResult(ToolResult):
 
 
 @tool(
-    name="get_digest",
     tier="1",
     cap_tokens=4_000,
-    params=DigestArgs,
-    result=DigestResult,
     description="""
 The day, week or month digest: a short narrative plus its metrics. When the digest is not
 built yet it says available: false and gives live metrics instead (never builds one);
@@ -379,11 +373,8 @@ class EpisodesResult(ToolResult, Period):
 
 
 @tool(
-    name="get_episodes",
     tier="1",
     cap_tokens=6_000,
-    params=EpisodesArgs,
-    result=EpisodesResult,
     description="""
 One line per episode (a coherent sitting: when, category, title, minutes, short summary) in a
 period, newest first. For "what did I do yesterday afternoon". Not raw frames. `minutes` are
@@ -468,11 +459,8 @@ class SignalsResult(ToolResult, Period):
 
 
 @tool(
-    name="get_signals",
     tier="2",
     cap_tokens=2_000,
-    params=SignalsArgs,
-    result=SignalsResult,
     description="""
 Detected behaviours with their evidence episode ids: rework (undo storms, error→retry loops,
 the same file edited again and again), forced_rollback (git reset --hard / revert),

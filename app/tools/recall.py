@@ -152,11 +152,8 @@ class LastSeenResult(ToolResult):
 
 
 @tool(
-    name="last_seen",
     tier="0",
     cap_tokens=300,
-    params=LastSeenArgs,
-    result=LastSeenResult,
     description="""
 When a thing was last used or seen: the newest record of an app, a site (inside browsers
 too), a category or idle time — and/or a record whose window title contains some text —
@@ -253,11 +250,8 @@ class DaysWithResult(ToolResult, Period):
 
 
 @tool(
-    name="days_with",
     tier="0",
     cap_tokens=10_000,
-    params=DaysWithArgs,
-    result=DaysWithResult,
     description="""
 The days in a period with at least min_minutes of a thing (an app, a site inside browsers, a
 category, idle time), each with its minutes, and how many; days_without counts the days
@@ -335,11 +329,8 @@ class CompareResult(ToolResult, Period):
 
 
 @tool(
-    name="compare",
     tier="0",
     cap_tokens=600,
-    params=CompareArgs,
-    result=CompareResult,
     description="""
 Two to six things side by side over one period: seconds and hours of each (apps, sites
 inside browsers, categories, idle time, mixed), which is most and least, and the difference
@@ -469,11 +460,8 @@ def _moment_item(ctx: ToolContext, r: MomentRecord) -> MomentItem:
 
 
 @tool(
-    name="get_moment",
     tier="1",
     cap_tokens=1_200,
-    params=MomentArgs,
-    result=MomentResult,
     description="""
 What was on the screen at one instant: on each device, the record covering that moment first
 (by the duration rule), then the records just before and after it. For "what was I doing at

@@ -17,6 +17,7 @@ import difflib
 import functools
 import json
 import logging
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -139,18 +140,25 @@ Result = TypeVar("Result", bound=ToolResult)
 
 def tool(
     *,
-    name: str,
     description: str,
-    params: type[Args],
-    result: type[Result],
     cap_tokens: int,
     tier: str,
 ) -> Callable[[Callable[[ToolContext, Args], Result]], Callable[[ToolContext, Args], Result]]:
-    """Register a tool: its arguments are `params`, its answer a `result` model."""
+    """Register a tool, stated once: its name is the function's, its arguments the model
+    its `args` parameter is annotated with, its answer the model it returns. The
+    decorator says only what the signature cannot: the description, the output cap in
+    tokens and the tier of the cost ladder."""
 
     def register(
         run: Callable[[ToolContext, Args], Result],
     ) -> Callable[[ToolContext, Args], Result]:
+        name = run.__name__
+        hints = typing.get_type_hints(run)
+        params, result = hints.get("args"), hints.get("return")
+        if not (isinstance(params, type) and issubclass(params, ToolArgs)):
+            raise TypeError(f"tool {name!r}: annotate `args` with its ToolArgs model")
+        if not (isinstance(result, type) and issubclass(result, ToolResult)):
+            raise TypeError(f"tool {name!r}: annotate its return with its ToolResult model")
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
         REGISTRY[name] = Tool(

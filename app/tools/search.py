@@ -68,11 +68,8 @@ class SearchResult(ToolResult):
 
 
 @tool(
-    name="search_episodes",
     tier="2",
     cap_tokens=2_500,
-    params=SearchArgs,
-    result=SearchResult,
     description="""
 Find episodes by meaning or keywords ("when did I debug the payment callback", "看 B 站视频"),
 with optional dates and category; include_neighbors adds what came just before and after.

@@ -280,11 +280,8 @@ def _items(mapping: dict[str, float], top_n: int | None) -> list[tuple[str, int,
 
 
 @tool(
-    name="query_stats",
     tier="0",
     cap_tokens=1_500,
-    params=QueryStatsArgs,
-    result=StatsResult,
     description="""
 Exact numbers for a period: hours by category (work, study, social, entertainment, system,
 uncategorized), hours by app, episode count, active time, top titles, signal counts. The

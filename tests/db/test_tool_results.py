@@ -179,14 +179,11 @@ def many_tool() -> Iterator[str]:
     """A tool with no `items`: the cap cuts its longest list."""
 
     @tool(
-        name="zz_many",
         tier="1",
         cap_tokens=120,
-        params=ManyArgs,
-        result=ManyResult,
         description="x",
     )
-    def many(ctx: ToolContext, args: ManyArgs) -> ManyResult:
+    def zz_many(ctx: ToolContext, args: ManyArgs) -> ManyResult:
         if args.n < 0:
             raise RuntimeError("a bug in the tool")
         return ManyResult(label="标签" * (200 if args.n == 0 else 1), rows=["行 row"] * args.n)

@@ -121,14 +121,11 @@ def echo_tool() -> Iterator[list[str]]:
     calls: list[str] = []
 
     @tool(
-        name="zz_echo",
         tier="1",
         cap_tokens=100,
-        params=EchoArgs,
-        result=EchoResult,
         description="Say a word back.",
     )
-    def echo(ctx: ToolContext, args: EchoArgs) -> EchoResult:
+    def zz_echo(ctx: ToolContext, args: EchoArgs) -> EchoResult:
         calls.append(ctx.user.name)
         return EchoResult(word=args.word, user=ctx.user.name)
 

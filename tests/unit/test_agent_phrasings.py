@@ -131,6 +131,22 @@ def test_thresholds_are_read_however_they_are_said(question: str, minutes: int) 
     assert parts.threshold_minutes == minutes  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("昨天12点半到1点在干什么呀", ("12:30", "13:00")),
+        ("周五11点到2点都干了啥", ("11:00", "14:00")),
+        ("今天12点到1点半用了什么", ("12:00", "13:30")),
+        ("昨天晚上11点到1点", ("23:00", "01:00")),  # a late part named: overnight
+    ],
+)
+def test_a_bare_chinese_range_that_ends_earlier_ends_past_noon(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+
+
 def test_a_less_than_symbol_is_a_ceiling() -> None:
     parts = _parts("study < 2 hours this week?")
     assert parts.threshold_minutes == 120 and parts.under  # type: ignore[attr-defined]

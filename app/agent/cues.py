@@ -90,7 +90,7 @@ TITLE_VERBS: Final[frozenset[str]] = frozenset((
 
 # Operations, picked by cue words (first match in this order wins; see parts.py).
 SHARE: Final[tuple[str, ...]] = (
-    "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",
+    "percent", "percentage", "pct", "%", "share", "proportion", "fraction", "portion", "what part",
     "占比", "百分之", "百分比", "比例", "占了多少", "占多少", "几成", "占",
     "how much of my", "how much of the", "what part of", "多大比重", "比重",
 )  # fmt: skip

@@ -183,6 +183,8 @@ def _named(question: str) -> object:
         ("this week any youtube over 2 hours?", "threshold"),
         ("娱乐 > 10 hours this month?", "threshold"),
         ("yesterday youtube < 30 mins?", "threshold"),
+        ("pct of screen time on youtube last wk", "share"),
+        ("微信 pct this week", "share"),
     ],
 )
 def test_the_operation_is_read_from_cues_anywhere(question: str, operation: str) -> None:

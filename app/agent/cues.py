@@ -90,7 +90,7 @@ TITLE_VERBS: Final[frozenset[str]] = frozenset((
 
 # Operations, picked by cue words (first match in this order wins; see parts.py).
 SHARE: Final[tuple[str, ...]] = (
-    "percent", "percentage", "%", "share", "proportion", "fraction", "portion", "what part",
+    "percent", "percentage", "pct", "%", "share", "proportion", "fraction", "portion", "what part",
     "占比", "百分之", "百分比", "比例", "占了多少", "占多少", "几成", "占",
     "how much of my", "how much of the", "what part of", "多大比重", "比重",
 )  # fmt: skip
@@ -146,11 +146,11 @@ OVER: Final[tuple[str, ...]] = (
     "past", "go past", "went past", "hit", "reach", "reached", "cross", "crossed", "break",
     "exceeds", "beyond",
     "超过", "多于", "大于", "不少于", "至少", "以上", "过了", "有", "够", "满", "达到", "到了",
-    "破", "上了",
+    "破", "上了", ">", ">=", "≥",
 )  # fmt: skip
 UNDER: Final[tuple[str, ...]] = (
     "under", "less than", "fewer than", "below", "at most", "shorter than",
-    "不到", "少于", "小于", "不超过", "以下", "以内",
+    "不到", "少于", "小于", "不超过", "以下", "以内", "<", "<=", "≤",
 )  # fmt: skip
 MINUTES_WORDS: Final[tuple[str, ...]] = ("minutes", "minute", "mins", "min", "分钟", "分")
 HOURS_WORDS: Final[tuple[str, ...]] = ("hours", "hour", "hrs", "hr", "h", "小时", "钟头")

@@ -111,8 +111,12 @@ def _zh_range(match: re.Match[str]) -> tuple[tuple[int, int], tuple[int, int]]:
     p1, n1, m1, p2, n2, m2 = match.groups()
     start = _zh(p1, n1, m1)
     end = _zh(p2 or (p1 if p1 not in ("凌晨",) else None), n2, m2)
+    if p2 is None and end < start:  # "晚上11点到1点": past midnight, not 13:00
+        end = _zh(None, n2, m2)
     if p2 is None and p1 in _LATE and end[0] < start[0] and end[0] < 12:
         end = (end[0] + 12, end[1]) if end[0] + 12 > start[0] else end
+    if p1 is None and p2 is None and end < start and start[0] < end[0] + 12 <= 23:
+        end = (end[0] + 12, end[1])  # "12点半到1点", "11点到2点": past noon, not overnight
     return start, end
 
 

@@ -121,11 +121,35 @@ def test_which_site_app_or_category_most_is_a_ranking(question: str) -> None:
         ("did i hit 10h of coding this week", 600),
         ("这周写代码够20个小时了吗", 1200),
         ("have i studied over 4 hours in the last 7 days", 240),
+        ("study > 3h last week?", 180),
+        ("娱乐>=2小时了吗 今天", 120),
+        ("youtube <45 min yesterday?", 45),
     ],
 )
 def test_thresholds_are_read_however_they_are_said(question: str, minutes: int) -> None:
     parts = _parts(question)
     assert parts.threshold_minutes == minutes  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("昨天12点半到1点在干什么呀", ("12:30", "13:00")),
+        ("周五11点到2点都干了啥", ("11:00", "14:00")),
+        ("今天12点到1点半用了什么", ("12:00", "13:30")),
+        ("昨天晚上11点到1点", ("23:00", "01:00")),  # a late part named: overnight
+    ],
+)
+def test_a_bare_chinese_range_that_ends_earlier_ends_past_noon(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+
+
+def test_a_less_than_symbol_is_a_ceiling() -> None:
+    parts = _parts("study < 2 hours this week?")
+    assert parts.threshold_minutes == 120 and parts.under  # type: ignore[attr-defined]
 
 
 def test_words_of_a_file_name_are_title_phrases_and_a_verb_is_not() -> None:
@@ -157,6 +181,10 @@ def _named(question: str) -> object:
         ("what was on my screen friday evening", "window"),
         ("yesterday 9-11am what apps", "window"),
         ("this week any youtube over 2 hours?", "threshold"),
+        ("娱乐 > 10 hours this month?", "threshold"),
+        ("yesterday youtube < 30 mins?", "threshold"),
+        ("pct of screen time on youtube last wk", "share"),
+        ("微信 pct this week", "share"),
     ],
 )
 def test_the_operation_is_read_from_cues_anywhere(question: str, operation: str) -> None:

@@ -86,10 +86,7 @@ class Lexicon:
         if shipped is None or shipped[0] is not ctx.rules.apps:
             shipped = _SHIPPED[id(ctx.rules.apps)] = (ctx.rules.apps, cls.shipped(ctx))
         lexicon = Lexicon(dict(shipped[1].names), set(shipped[1].whole))
-        try:
-            known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
-        except NotImplementedError:  # a store with no things has no names of its own
-            known = []
+        known = ctx.store.known_names(user_id=ctx.user.user_id, title=None)
         for row in known:
             lexicon.add(row.app, row.app, whole=True)
             if row.domain:
@@ -110,10 +107,7 @@ class Lexicon:
 
     def add_titles(self, ctx: ToolContext) -> None:
         """The phrases of the user's recent window titles, below every other name."""
-        try:
-            titles = ctx.store.recent_titles(user_id=ctx.user.user_id, limit=MAX_TITLES)
-        except NotImplementedError:  # a store with no records has no titles
-            return
+        titles = ctx.store.recent_titles(user_id=ctx.user.user_id, limit=MAX_TITLES)
         for phrase in title_phrases(titles):
             key = loose(phrase)
             if key and key not in self.names:

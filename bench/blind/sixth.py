@@ -1,4 +1,7 @@
-"""The sixth blind set: written blind; not yet scored.
+"""The sixth blind set: written blind, then scored once against the answerer with
+branch asking4 merged: 192/210 (91.4 %), run day 2026-12-06, a Sunday in the
+sample's zone; the JSON line is sixth.score.json, every miss is in
+sixth.misses.md. Not edited after scoring.
 
 Questions worded as people type them to a chatbot (short forms, typos, mixed Chinese
 and English), half in Chinese, written without reading the offline answerer or any

@@ -166,8 +166,10 @@ class DigestArgs(ToolArgs):
         description="a day in the period (YYYY-MM-DD), or a key like 2026-W23 or 2026-06; "
         "default: the current period",
     )
-    language: Literal["en", "zh"] = Field(
-        "en", description="the language of a narrative written by rule (when no model wrote one)"
+    language: Literal["en", "zh"] | None = Field(
+        "en",
+        description="the language of a narrative written by rule when no model wrote one; "
+        "null: the numbers alone",
     )
 
 
@@ -329,11 +331,12 @@ def _period_metrics(ctx: ToolContext, grain: str, key: str) -> DigestMetrics:
 
 
 def _with_words(
-    ctx: ToolContext, result: DigestResult, metrics: DigestMetrics, *, language: Language
+    ctx: ToolContext, result: DigestResult, metrics: DigestMetrics, *, language: Language | None
 ) -> DigestResult:
     """A model's narrative as it is; else the narrative by rule from the numbers, with the
-    model's status only while a model is configured (only then is one due)."""
-    if result.narrative and result.narrative_status == "done":
+    model's status only while a model is configured (only then is one due). No language:
+    the numbers alone (a period report's days, read for their hours)."""
+    if (result.narrative and result.narrative_status == "done") or language is None:
         return result
     result.narrative = period_words(
         ctx,

@@ -172,7 +172,7 @@ def build_report(ctx: ToolContext, *, grain: str, key: str, language: Lang = "en
         DayHours(
             day=day,
             hours=call_tool(
-                ctx, "get_digest", DigestResult, grain="day", date=day.isoformat()
+                ctx, "get_digest", DigestResult, grain="day", date=day.isoformat(), language=None
             ).metrics.hours_by_category,
         )
         for day in days_of(first, last)

@@ -177,7 +177,7 @@ def ranks(question: str) -> bool:
     )
 
 
-_BESIDE = re.compile(r"\s*(?:on|in|at|with|using|用|在|看)?\s*", re.IGNORECASE)
+_BESIDE = re.compile(r"\s*(?:on|at|with|using|用|在|看)?\s*", re.IGNORECASE)
 
 
 def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
@@ -195,8 +195,7 @@ def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
 
 
 def _an_activity(word: str) -> bool:
-    low = word.lower()
-    return low.endswith("ing") or low in cues.TITLE_VERBS
+    return word.lower().endswith("ing")  # "reading", "coding": not "work" in "X in work"
 
 
 def asks_yes_no(question: str) -> bool:

@@ -72,7 +72,7 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
     "late_night": _words(
         "熬夜",
         "熬[了过个几次多少回]{1,4}夜",  # 熬了几次夜, 熬过夜
-        "开夜车",
+        "开[了过个几次多少回]{0,4}夜车",
         "深夜",
         "晚睡",
         "睡得晚",
@@ -163,7 +163,7 @@ APP_RANKING = _words(
     "by app", "rank(?:ing|ed)? (?:of )?(?:my )?apps", "apps? ranking", "排行", "排名",
     # What ate the time, asked without the word app: the longest app.
     "time[- ]?sinks?", "time[- ]?wasters?", "time[- ]?hogs?", "最耗时", "最花时间", "花时间最多",
-    "最占时间",
+    "最占时间", "ate (?:up )?(?:the )?most", "took (?:up )?(?:the )?most",
 )  # fmt: skip
 HOURS = _words(
     "多少小时", "几个小时", "几小时", "多久", "多长时间", "多少时间",

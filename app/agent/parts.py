@@ -177,6 +177,8 @@ def ranks(question: str) -> bool:
     )
 
 
+# "no. of days" is the number of days, no negation.
+_NUMBER_OF = re.compile(r"\bno\.?\s+of\b", re.IGNORECASE)
 _BESIDE = re.compile(r"\s*(?:on|at|with|using|用|在|看)?\s*", re.IGNORECASE)
 
 
@@ -233,7 +235,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         top_n=_top_n(question),
         sites=bool(SITES.search(question)),
         categories=bool(CATEGORY_RANK.search(question)),
-        negated=bool(NEGATION.search(question)),
+        negated=bool(NEGATION.search(_NUMBER_OF.sub(" ", question))),
         threshold_minutes=threshold,
         under=under,
         listed=listed,

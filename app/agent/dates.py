@@ -128,7 +128,9 @@ _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
     r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
     r"(?P<zd>一(?![共直下起些样点个次半天周般])|[二三四五六天]|日(?!均))"
-    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b",
+    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b"
+    # "tuesday last week", "friday of this week": the week said after the day.
+    r"(?:,?\s+(?:of\s+|in\s+)?(?:(?P<elastweek>last|previous)|(?P<ethisweek>this))\s+week\b)?",
     re.IGNORECASE,
 )
 # Named periods, longest phrases first so that 上周三 is not read as 上周.
@@ -377,11 +379,13 @@ def _weekend(match: Match, today: date, monday: date) -> PeriodSpec:
 
 def _weekday(match: Match, today: date, monday: date) -> PeriodSpec:
     day = monday + timedelta(days=_weekday_number(match["zd"] or match["ed"]))
+    if match["elastweek"]:  # that weekday of last week, whatever today is
+        return _custom(day - timedelta(days=7), day - timedelta(days=7), match.span())
     if match["zlast"] or match["elast"]:
         day -= timedelta(days=7)
     elif match["znext"] or match["enext"]:
         day += timedelta(days=7)
-    elif day > today and not (match["zthis"] or match["ethis"]):
+    elif day > today and not (match["zthis"] or match["ethis"] or match["ethisweek"]):
         day -= timedelta(days=7)
     return _custom(day, day, match.span())
 

@@ -363,3 +363,16 @@ def test_common_title_words_have_their_other_language_forms() -> None:
     assert "发票" in other_forms("invoice")
     assert "report" in other_forms("报告")
     assert other_forms("Hades") == ()  # a name has no other form
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("zoom on wednesday last week?", date(2026, 11, 25)),
+        ("friday of last week, how long on 微信", date(2026, 11, 27)),
+        ("thursday this week youtube", date(2026, 12, 3)),
+    ],
+)
+def test_a_weekday_then_its_week_is_that_weeks_day(question: str, day: date) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and (spec.date_from, spec.date_to) == (day, day), spec

@@ -376,3 +376,18 @@ def test_common_title_words_have_their_other_language_forms() -> None:
 def test_a_weekday_then_its_week_is_that_weeks_day(question: str, day: date) -> None:
     spec = find_period(question, today=TODAY)
     assert spec is not None and (spec.date_from, spec.date_to) == (day, day), spec
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("what was i doing this morning 8-9", ("08:00", "09:00")),
+        ("yesterday afternoon 2 to 4 on youtube", ("14:00", "16:00")),
+        ("this morning 2-3 hours of work?", ("06:00", "12:00")),  # hours counted, no clock
+    ],
+)
+def test_bare_hours_beside_a_part_of_the_day_are_inside_it(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window, found

@@ -177,6 +177,8 @@ FIRST: Final[tuple[str, ...]] = (
     "什么时候开始", "啥时候开始", "what time did i open", "when did i open", "opened first",
     "log on", "logged on", "log in", "logged in", "get online", "got online", "开机", "上线",
 )  # fmt: skip
+# The first time inside a period, asked by its day ("第一次玩steam是哪天"): first.
+FIRST_TIME: Final[tuple[str, ...]] = ("第一次", "头一次", "首次", "first time", "first day")
 LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
@@ -193,8 +195,8 @@ CLOCK_ASKED: Final[tuple[str, ...]] = (
 # What was done, asked ("what was on my screen", 在干嘛): the apps of a window, not
 # its active time.
 WHAT_DONE: Final[tuple[str, ...]] = (
-    "what", "which apps", "在干", "干嘛", "干啥", "做了什么", "做什么", "做了啥", "用了什么",
-    "用的什么", "哪些",
+    "what", "whats", "what's", "which apps", "在干", "干嘛", "干啥", "做了什么", "做什么",
+    "做了啥", "用了什么", "用的什么", "哪些",
 )  # fmt: skip
 # The one day with the most of a thing ("which day last week did I game most").
 PEAK: Final[tuple[str, ...]] = (

@@ -58,6 +58,9 @@ _LAST_DAYS = re.compile(
     rf"|(?:last|past|previous)\s+(?P<en>{_EN_N})\s+days"
     rf"|(?:过去|最近|近)\s*(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)"
     rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks"
+    # "the last 7", "past 14d": a bare count of days, unless a unit follows it.
+    r"|(?:last|past|previous)\s+(?P<ed>\d+)(?:\s*d\b)?"
+    r"(?!\s*(?:weeks?|wks?|months?|mos?|years?|yrs?|hours?|hrs?|h\b|min|times?|[\d%.]))"
     # "in the past week" is the last 7 days, as 过去一周 is; "the past month" 30.
     r"|(?:(?:in|over|during)\s+)?(?:the\s+)?past\s+(?:(?P<pw>week)|(?P<pm>month))\b",
     re.IGNORECASE,
@@ -66,6 +69,13 @@ _DAYS_AGO = re.compile(
     rf"(?P<zn>{_ZN})\s*天(?:以)?前|\b(?P<en>{_EN_N})\s+days?\s+(?:ago|back|earlier)\b"
     r"|(?P<big>大前天)|(?P<bigafter>大后天)|(?P<after>后天)"
     rf"|(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)(?:以)?前|\b(?P<ew>{_EN_N})\s+weeks?\s+(?:ago|back|earlier)\b",
+    re.IGNORECASE,
+)
+# "from 10 days ago to 4 days ago", "10 天前到 4 天前": the days between, both counted.
+_AGO_RANGE = re.compile(
+    rf"(?:from\s+)?(?P<ea>{_EN_N})\s+days?\s+ago\s+(?:to|till|until|through|and)\s+"
+    rf"(?P<eb>{_EN_N})\s+days?\s+ago|(?:从)?(?P<za>{_ZN})\s*天(?:以)?前\s*(?:到|至|-|~)\s*"
+    rf"(?P<zb>{_ZN})\s*天(?:以)?前",
     re.IGNORECASE,
 )
 _WEEK_BEFORE_LAST = re.compile(
@@ -118,7 +128,9 @@ _WEEKDAY = re.compile(
     # 周一 but not 这周一共 / 周一直 (this week in total / all along).
     r"(?:(?P<zlast>上个?)|(?P<znext>下个?)|(?P<zthis>这个?|本))?(?:周|星期|礼拜)"
     r"(?P<zd>一(?![共直下起些样点个次半天周般])|[二三四五六天]|日(?!均))"
-    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b",
+    rf"|(?:(?P<elast>last\s+)|(?P<enext>next\s+)|(?P<ethis>this\s+))?\b(?P<ed>{_WD_SAID})\b"
+    # "tuesday last week", "friday of this week": the week said after the day.
+    r"(?:,?\s+(?:of\s+|in\s+)?(?:(?P<elastweek>last|previous)|(?P<ethisweek>this))\s+week\b)?",
     re.IGNORECASE,
 )
 # Named periods, longest phrases first so that 上周三 is not read as 上周.
@@ -325,6 +337,14 @@ def _week_before_last(match: Match, today: date, monday: date) -> PeriodSpec:
     return _custom(monday - timedelta(days=14), monday - timedelta(days=8), match.span())
 
 
+def _ago_range(match: Match, today: date, monday: date) -> PeriodSpec:
+    ends = sorted(
+        min(spoken_number(match[a] or match[b]), 400) for a, b in (("ea", "za"), ("eb", "zb"))
+    )
+    first, last = today - timedelta(days=ends[1]), today - timedelta(days=ends[0])
+    return _custom(first, last, match.span())
+
+
 def _days_ago(match: Match, today: date, monday: date) -> PeriodSpec:
     if match["big"] or match["bigafter"] or match["after"]:
         shift = -3 if match["big"] else 3 if match["bigafter"] else 2
@@ -344,7 +364,7 @@ def _last_days(match: Match, today: date, monday: date) -> PeriodSpec:
     if match["pw"] or match["pm"]:
         n = 7 if match["pw"] else 30
     else:
-        n = spoken_number(weeks or match["zn"] or match["en"]) * (7 if weeks else 1)
+        n = spoken_number(weeks or match["zn"] or match["en"] or match["ed"]) * (7 if weeks else 1)
     n = max(1, min(n, 366))
     return _custom(today - timedelta(days=n - 1), today, match.span())
 
@@ -359,11 +379,13 @@ def _weekend(match: Match, today: date, monday: date) -> PeriodSpec:
 
 def _weekday(match: Match, today: date, monday: date) -> PeriodSpec:
     day = monday + timedelta(days=_weekday_number(match["zd"] or match["ed"]))
+    if match["elastweek"]:  # that weekday of last week, whatever today is
+        return _custom(day - timedelta(days=7), day - timedelta(days=7), match.span())
     if match["zlast"] or match["elast"]:
         day -= timedelta(days=7)
     elif match["znext"] or match["enext"]:
         day += timedelta(days=7)
-    elif day > today and not (match["zthis"] or match["ethis"]):
+    elif day > today and not (match["zthis"] or match["ethis"] or match["ethisweek"]):
         day -= timedelta(days=7)
     return _custom(day, day, match.span())
 
@@ -375,6 +397,7 @@ _RELATIVE: tuple[tuple[re.Pattern[str], Callable[[Match, date, date], PeriodSpec
     (_MONTH_ONLY, _month_only),
     (_SINCE_WEEKDAY, _since_weekday),
     (_WEEK_BEFORE_LAST, _week_before_last),
+    (_AGO_RANGE, _ago_range),
     (_DAYS_AGO, _days_ago),
     (_LAST_DAYS, _last_days),
     (_WEEKEND, _weekend),

@@ -71,6 +71,8 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
     "rework": _words("返工", "重做", "撤销", "rework", "redo", "undo storms?", "undos?"),
     "late_night": _words(
         "熬夜",
+        "熬[了过个几次多少回]{1,4}夜",  # 熬了几次夜, 熬过夜
+        "开[了过个几次多少回]{0,4}夜车",
         "深夜",
         "晚睡",
         "睡得晚",
@@ -113,9 +115,11 @@ DAYS_WHICH = _words(
     "which days?", "what days?", "which nights?", "what nights?", "on which", "list the days",
     "which dates", "what dates", "^\\W*(?:days|nights)", "(?:days|nights) (?:i|when|that|where)",
 )  # fmt: skip
+# The first time inside a period ("第一次玩steam是哪天"): when it began, not the days.
+FIRST_TIME = _words("第一次", "头一次", "首次", "first time", "the first day", "first day")
 DAYS_COUNT = _words(
     "有几天", "几天", "多少天", "how many days", "number of days", "how many nights",
-    "on how many days", "days with",
+    "on how many days", "days with", "(?:n|no\\.?|num|count) of days", "天数",
 )  # fmt: skip
 _THRESHOLD = re.compile(
     r"(?:超过|多于|大于|不少于|至少|more than|over|at least|above)\s*"
@@ -157,6 +161,9 @@ APP_RANKING = _words(
     "用得最多", "最常用", "各个应用", "每个应用", "各应用", "各个软件", "每个软件",
     "which apps?", "what apps?", "top apps?", "most used", "most time in", "each app", "per app",
     "by app", "rank(?:ing|ed)? (?:of )?(?:my )?apps", "apps? ranking", "排行", "排名",
+    # What ate the time, asked without the word app: the longest app.
+    "time[- ]?sinks?", "time[- ]?wasters?", "time[- ]?hogs?", "最耗时", "最花时间", "花时间最多",
+    "最占时间", "ate (?:up )?(?:the )?most", "took (?:up )?(?:the )?most",
 )  # fmt: skip
 HOURS = _words(
     "多少小时", "几个小时", "几小时", "多久", "多长时间", "多少时间",

@@ -36,6 +36,7 @@ from app.agent.intent_words import (
     DAYS_WHICH,
     EPISODE_COUNT,
     EPISODES,
+    FIRST_TIME,
     HABITS,
     HOURS,
     IDLE,
@@ -320,8 +321,8 @@ _DAY_WORDS = [
 def _days_rule(a: _Asked) -> Intent | None:
     """ "How many days / on which days": of a behaviour (by day), or of a thing."""
     listed = bool(DAYS_WHICH.search(a.question))
-    if not (listed or DAYS_COUNT.search(a.question)):
-        return None
+    if not (listed or DAYS_COUNT.search(a.question)) or FIRST_TIME.search(a.question):
+        return None  # "第一次…是哪天" asks for the first time, not the days
     # "Which day …" with no period: the last 30 days, not this month so far.
     spec = a.period or PeriodSpec(
         "custom", a.today - timedelta(days=DAYS_DEFAULT - 1), a.today, (0, 0)

@@ -23,6 +23,7 @@ from app.agent.cues import (
     NOT_NAMES,
     TYPO_NICKNAMES,
 )
+from app.agent.title_words import other_forms
 from app.agent.titles import MAX_TITLES, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
@@ -113,6 +114,11 @@ class Lexicon:
             if key and key not in self.names:
                 self.names[key] = phrase
                 self.titles.add(key)
+            for form in other_forms(phrase):  # 发票 finds "invoice_2026_06.pdf"
+                other = loose(form)
+                if other and other not in self.names:
+                    self.names[other] = phrase
+                    self.titles.add(other)
 
     @classmethod
     def shipped(cls, ctx: ToolContext) -> Lexicon:

@@ -224,7 +224,11 @@ def _days_text(
         else t(lang, "没有", "without")
     )
     if not missing:
-        return t(lang, f"没有：{when}，每天都有{label}。", f"None: {label} every day {when}.")
+        return t(
+            lang,
+            f"0 天{bar}{label}（{when}）：每天都有{label}。",
+            f"0 days {bar} {label} {when}: you used it every day.",
+        )
     n = len(missing)
     days = say_days(missing, lang)
     return t(

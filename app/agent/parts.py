@@ -18,6 +18,7 @@ from app.agent import cues
 from app.agent.dates import PeriodSpec, find_period, spoken_number
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.windows import Window, find_window
+from app.rules.categories import CATEGORIES
 from app.text import Language, language_of
 
 Operation = Literal[
@@ -40,6 +41,7 @@ DAYS, NEGATION, CONTEST = cue(cues.DAYS), cue(cues.NEGATION), cue(cues.CONTEST)
 TOGETHER, OVER, UNDER = cue(cues.TOGETHER), cue(cues.OVER), cue(cues.UNDER)
 SO_FAR, PAST_WEEK = cue(cues.SO_FAR), cue(cues.PAST_WEEK)
 FIRST, LAST_IN_PERIOD = cue(cues.FIRST), cue(cues.LAST_IN_PERIOD)
+FIRST_TIME = cue(cues.FIRST_TIME)
 PEAK, ONE = cue(cues.PEAK), cue(cues.ONE)
 HOW_MUCH, EVERY_DAY = cue(cues.HOW_MUCH), cue(cues.EVERY_DAY)
 RANKED, SUPERLATIVE = cue(cues.RANKED_GROUPS), cue(cues.SUPERLATIVE)
@@ -129,6 +131,8 @@ def _operation(question: str, things: list[Mention], threshold: float | None) ->
     """The operation the cue words pick, most specific first."""
     named = len({m.name for m in things})
     yes_no = asks_yes_no(question)
+    if FIRST_TIME.search(question) and named <= 1:
+        return "first"
     if DAYS.search(question):
         return "days"
     if yes_no and named == 1 and EVERY_DAY.search(question) and "平均" not in question:
@@ -173,6 +177,29 @@ def ranks(question: str) -> bool:
     )
 
 
+# "no. of days" is the number of days, no negation.
+_NUMBER_OF = re.compile(r"\bno\.?\s+of\b", re.IGNORECASE)
+_BESIDE = re.compile(r"\s*(?:on|at|with|using|用|在|看)?\s*", re.IGNORECASE)
+
+
+def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
+    """An activity word right beside an app or site says what was done with it, not
+    a second thing ("arxiv reading", "reading on weread"): the app or site alone."""
+    if len(things) != 2:
+        return things
+    doing = [m for m in things if m.name in CATEGORIES and _an_activity(m.text)]
+    named = [m for m in things if m.name not in CATEGORIES and m.name != ACTIVE]
+    if len(doing) != 1 or len(named) != 1:
+        return things
+    first, second = sorted(things, key=lambda m: m.span)
+    gap = text[first.span[1] : second.span[0]]
+    return named if _BESIDE.fullmatch(gap) else things
+
+
+def _an_activity(word: str) -> bool:
+    return word.lower().endswith("ing")  # "reading", "coding": not "work" in "X in work"
+
+
 def asks_yes_no(question: str) -> bool:
     """Whether the question wants a yes or a no ("did I …", "…了吗", 有没有), not how much."""
     return bool(_YES_NO.search(question)) and not HOW_MUCH.search(question)
@@ -185,7 +212,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
     text = question
     for span in [s for s in (period and period.span, window and window.span) if s]:
         text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1] :]
-    things = lexicon.find(text)
+    things = _doing_dropped(text, lexicon.find(text))
     threshold, under = _threshold(question)
     operation = _operation(text, things, threshold)  # cues outside the time words
     second = find_period(text, today=today) if period is not None else None
@@ -193,7 +220,11 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         operation = "periods"
     if window is not None and _apps_of_window(text, things, operation):
         operation = "window"
-    listed = not re.search(r"how many|几天|多少天|number of", question, re.IGNORECASE)
+    listed = not re.search(
+        r"how many|几天|多少天|天数|number of|\b(?:n|no\.?|num|count) of days",
+        question,
+        re.IGNORECASE,
+    )
     return Parts(
         question=question,
         language=language_of(question),
@@ -204,7 +235,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
         top_n=_top_n(question),
         sites=bool(SITES.search(question)),
         categories=bool(CATEGORY_RANK.search(question)),
-        negated=bool(NEGATION.search(question)),
+        negated=bool(NEGATION.search(_NUMBER_OF.sub(" ", question))),
         threshold_minutes=threshold,
         under=under,
         listed=listed,

@@ -143,7 +143,34 @@ def find_window(question: str, *, cut_hour: int) -> Window | None:
         return Window(_hm(*_edge(match.groups())), _hm(cut_hour, 0), match.span())
     if match := _BEFORE.search(question):
         return Window(_hm(cut_hour, 0), _hm(*_edge(match.groups())), match.span())
-    return _after_in_part(question, cut_hour=cut_hour) or part_of_day(question, cut_hour=cut_hour)
+    return (
+        _after_in_part(question, cut_hour=cut_hour)
+        or _hours_in_part(question, cut_hour=cut_hour)
+        or part_of_day(question, cut_hour=cut_hour)
+    )
+
+
+# "morning 9-10", "evening 8 to 10": bare hours, never a date (12/1) or a count of units.
+_BARE_RANGE = re.compile(
+    r"(?<![\d/:.-])\b(\d{1,2})\s*(?:-|–|to)\s*(\d{1,2})\b(?![\d/:.])"
+    r"(?!\s*(?:%|h\b|hrs?\b|hours?|mins?\b|minutes?|days?|weeks?|months?|times?|apps?))",
+    re.IGNORECASE,
+)
+
+
+def _hours_in_part(question: str, *, cut_hour: int) -> Window | None:
+    """Bare hours beside a part of the day are inside it: pm when the part is later."""
+    part = part_of_day(question, cut_hour=cut_hour)
+    match = _BARE_RANGE.search(question)
+    if part is None or match is None:
+        return None
+    hours = [int(match[1]), int(match[2])]
+    if part.time_from >= "12:00":
+        hours = [h + 12 if h < 12 else h for h in hours]
+    if max(hours) > 23 or hours[1] <= hours[0]:
+        return None
+    start, end = min(part.span[0], match.start()), max(part.span[1], match.end())
+    return Window(_hm(hours[0], 0), _hm(hours[1], 0), (start, end))
 
 
 _AFTER_BARE = re.compile(r"\b(?:after|past|since)\s+(\d{1,2})(?![\d:])(?!\s*(?:days?|weeks?))")

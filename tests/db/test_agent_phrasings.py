@@ -393,3 +393,98 @@ def test_where_the_time_went_lists_the_categories_longest_first(
     ranked = [c for c in truth.ranked("category", SOME_DAY) if c in CATEGORIES_ZH][:3]
     at = [answer.text.index(CATEGORIES_ZH[c] if zh else c) for c in ranked]
     assert at == sorted(at) and "没有叫" not in answer.text, answer.text
+
+
+# -- the sixth blind set's kinds, in other words ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question", ["how many days last week did i skip wechat", "上周有几天一点微信都没用"]
+)
+def test_no_day_without_a_thing_says_zero_days_first(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    had = truth.days("app = %s", *LAST_WEEK, answer.intent.arguments["thing"])
+    assert len(had) == 7, had  # the sample week has it every day
+    assert answer.text.startswith(("0 days", "0 天")), answer.text
+
+
+def test_the_last_n_without_days_is_the_last_n_days(month: Month, truth: Truth) -> None:
+    answer = ask(month, "how many days in the last 7 did i not open weread")
+    first, last = NOW.date() - timedelta(days=6), NOW.date()
+    assert answer.intent.arguments["date_from"] == first.isoformat(), answer.intent.arguments
+    had = truth.days("app = %s", first, last, "微信读书")
+    missing = [d for d in (first + timedelta(days=i) for i in range(7)) if d not in had]
+    assert answer.text.startswith(f"{len(missing)} day"), answer.text
+
+
+@pytest.mark.parametrize(
+    "question", ["本月处理发票用了多长时间", "how long did i spend on invoices this month"]
+)
+def test_a_common_title_word_in_either_language_finds_the_titles(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    seconds = truth.seconds(
+        "window_title ILIKE %s AND day_local BETWEEN %s AND %s",
+        "%invoice%",
+        date(2003, 3, 1),
+        date(2003, 3, 31),
+    )
+    assert seconds > 0 and hours(seconds) in answer.text, (hours(seconds), answer.text)
+
+
+def test_a_range_of_days_ago_is_that_period(month: Month, truth: Truth) -> None:
+    answer = ask(month, "zoom hours between 8 days ago and 2 days ago")
+    first, last = NOW.date() - timedelta(days=8), NOW.date() - timedelta(days=2)
+    seconds = truth.seconds("app = 'Zoom' AND day_local BETWEEN %s AND %s", first, last)
+    assert answer.intent.arguments["date_from"] == first.isoformat(), answer.intent.arguments
+    assert hours(seconds) in answer.text, (hours(seconds), answer.text)
+
+
+@pytest.mark.parametrize("question", ["what ate most of my time last week", "上周最耗时的是什么"])
+def test_a_time_sink_is_the_longest_app(month: Month, truth: Truth, question: str) -> None:
+    answer = ask(month, question)
+    rows = truth.rows(
+        "SELECT app FROM v_record_durations WHERE user_id = %s AND NOT is_idle "
+        "AND day_local BETWEEN %s AND %s GROUP BY app ORDER BY sum(duration_s) DESC LIMIT 2",
+        *LAST_WEEK,
+    )
+    top, second = rows[0]["app"], rows[1]["app"]
+    assert top in answer.text and answer.text.index(top) < answer.text.index(second), answer.text
+
+
+@pytest.mark.parametrize(
+    "question", ["这个月头一次开Zoom是哪天", "which day was the first time i used zoom this month"]
+)
+def test_the_first_time_asked_by_its_day_is_the_first_day(
+    month: Month, truth: Truth, question: str
+) -> None:
+    answer = ask(month, question)
+    first_day = truth.days("app = 'Zoom'", date(2003, 3, 1), date(2003, 3, 31))[0]
+    began, _ = truth.edges("Zoom", first_day)
+    assert first_day.isoformat() in answer.text, answer.text
+    assert abs(minute_of(answer.text) - (began.hour * 60 + began.minute)) <= 1, answer.text
+
+
+@pytest.mark.parametrize("question", ["这个月熬了几回夜", "上个月开了几次夜车"])
+def test_staying_up_said_apart_is_the_late_night_habit(month: Month, question: str) -> None:
+    answer = ask(month, question)
+    assert answer.intent.tool == "get_signals", answer.intent
+    assert answer.intent.arguments.get("kinds") == ["late_night"], answer.intent.arguments
+
+
+def test_an_activity_word_beside_a_site_counts_the_sites_days(month: Month, truth: Truth) -> None:
+    answer = ask(month, "no. of days last week with arxiv reading")
+    had = truth.days("domain = 'arxiv.org'", *LAST_WEEK)
+    assert answer.text.startswith(f"{len(had)} days"), answer.text
+
+
+def test_whats_on_screen_in_a_window_lists_its_apps(month: Month, truth: Truth) -> None:
+    answer = ask(month, "whats on my screen 3/20 from 14:00 to 16:00")
+    zone = truth.zone
+    start = datetime(2003, 3, 20, 14, tzinfo=zone)
+    apps = truth.window_apps(start, start + timedelta(hours=2))
+    top = max(apps, key=lambda a: apps[a])
+    assert top in answer.text, answer.text

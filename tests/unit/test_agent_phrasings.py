@@ -4,7 +4,7 @@ a ranking, thresholds said as 有/够/hit/go past, and period words run together
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -12,6 +12,7 @@ from app.agent.dates import find_clocks, find_period
 from app.agent.lexicon import Lexicon
 from app.agent.parts import read_parts
 from app.agent.spelling import mend_period_words
+from app.agent.title_words import other_forms
 from app.agent.titles import title_phrases
 from app.agent.windows import find_window
 
@@ -303,3 +304,90 @@ def test_a_typical_day_is_an_average_over_the_week(question: str) -> None:
     assert parts.operation == "average"  # type: ignore[attr-defined]
     spec = find_period(question, today=TODAY)
     assert spec is not None and spec.period == "last_week"
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("how many days in the last 7 didnt i open youtube", date(2026, 11, 30), TODAY),
+        ("youtube pct over the past 14d", date(2026, 11, 23), TODAY),
+        (
+            "between 9 days ago and 3 days ago how long on 微信",
+            date(2026, 11, 27),
+            date(2026, 12, 3),
+        ),
+        ("from 6 days ago until 2 days ago youtube", date(2026, 11, 30), date(2026, 12, 4)),
+        ("5天前到2天前刷了多久", date(2026, 12, 1), date(2026, 12, 4)),
+    ],
+)
+def test_a_bare_day_count_and_a_range_of_days_ago_are_periods(
+    question: str, first: date, last: date
+) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and (spec.date_from, spec.date_to) == (first, last), spec
+
+
+@pytest.mark.parametrize("question", ["the last 3 weeks of youtube", "past 2 hours on 微信"])
+def test_a_count_with_a_unit_is_not_days(question: str) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is None or spec.date_from <= TODAY - timedelta(days=14), spec  # not 2 or 3 days
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("no. of days this month with youtube", "days"),
+        ("count of days last week i used 微信", "days"),
+        ("the first time i opened 飞书 this month, which day", "first"),
+        ("本月头一次用飞书是哪一天", "first"),
+        ("whats on my screen yesterday 14:00-15:00", "window"),
+        ("what's on my screen 12/1 from 9 to 11", "window"),
+    ],
+)
+def test_days_counted_first_times_and_screen_windows(question: str, operation: str) -> None:
+    assert _named(question).operation == operation  # type: ignore[attr-defined]
+
+
+def test_an_ing_word_beside_an_app_is_what_was_done_with_it() -> None:
+    lexicon = Lexicon()
+    lexicon.add("youtube", "youtube.com", whole=True)
+    lexicon.add("watching", "entertainment")
+    lexicon.add("work", "work")
+    parts = read_parts("youtube watching last week", lexicon=lexicon, today=TODAY, cut_hour=4)
+    assert [m.name for m in parts.things] == ["youtube.com"]
+    kept = read_parts("share of youtube in work", lexicon=lexicon, today=TODAY, cut_hour=4)
+    assert {m.name for m in kept.things} == {"youtube.com", "work"}
+
+
+def test_common_title_words_have_their_other_language_forms() -> None:
+    assert "发票" in other_forms("invoice")
+    assert "report" in other_forms("报告")
+    assert other_forms("Hades") == ()  # a name has no other form
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("zoom on wednesday last week?", date(2026, 11, 25)),
+        ("friday of last week, how long on 微信", date(2026, 11, 27)),
+        ("thursday this week youtube", date(2026, 12, 3)),
+    ],
+)
+def test_a_weekday_then_its_week_is_that_weeks_day(question: str, day: date) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is not None and (spec.date_from, spec.date_to) == (day, day), spec
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("what was i doing this morning 8-9", ("08:00", "09:00")),
+        ("yesterday afternoon 2 to 4 on youtube", ("14:00", "16:00")),
+        ("this morning 2-3 hours of work?", ("06:00", "12:00")),  # hours counted, no clock
+    ],
+)
+def test_bare_hours_beside_a_part_of_the_day_are_inside_it(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window, found

@@ -1,4 +1,7 @@
-"""The fifth blind set: written blind; not yet scored.
+"""The fifth blind set: written blind, then scored once against the answerer with
+branch asking5 merged: 185/210 (88.1 %), run day 2026-12-06, a Sunday in the sample's
+zone; the JSON line is fifth.score.json, every miss is in fifth.misses.md. Not
+edited after scoring.
 
 Written without reading the offline answerer, its parser, its docs or any other
 question set: 210 questions worded as people type them to a chatbot (short forms,

@@ -1,4 +1,7 @@
-"""The seventh blind set: written blind; not yet scored.
+"""The seventh blind set: written blind, then scored once against the answerer with
+branch asking5 merged: 196/210 (93.3 %), run day 2026-12-06, a Sunday in the sample's
+zone; the JSON line is seventh.score.json, every miss is in seventh.misses.md. Not
+edited after scoring.
 
 Written without reading the offline answerer, its docs on how questions are read, or
 any other question set; worded the way people type to a chatbot (short forms, typos,

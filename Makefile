@@ -9,24 +9,24 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 STAMP      := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 # The real aw-server that tests compare TimeTrace with, in a virtualenv of its own (it
-# needs Flask < 2.3); aw-client and aw-core go into .venv without their dependencies
-# (requirements-aw.lock says why).
+# needs Flask < 2.3); aw-core (the door's query engine) and aw-client go into .venv
+# without their dependencies (requirements-aw.lock says why).
 AW_VENV    := .aw-venv
 AW_STAMP   := $(AW_VENV)/.installed
 
 .PHONY: install demo test test-fast test-fresh lint typecheck pytest browser bench docs clean
 
 # app/__init__.py holds the version: a new one reinstalls the package metadata.
-$(STAMP): pyproject.toml setup.py requirements.lock app/__init__.py
+$(STAMP): pyproject.toml setup.py requirements.lock requirements-aw.lock app/__init__.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "TimeTrace needs Python 3.11+")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements.lock
+	$(PIP) --no-deps -r requirements-aw.lock
 	$(PIP) --no-deps -e .
 	touch $(STAMP)
 
-$(TEST_STAMP): $(STAMP) requirements-test.lock requirements-aw.lock
+$(TEST_STAMP): $(STAMP) requirements-test.lock
 	$(PIP) -r requirements-test.lock
-	$(PIP) --no-deps -r requirements-aw.lock
 	touch $(TEST_STAMP)
 
 $(AW_STAMP): requirements-aw-server.lock

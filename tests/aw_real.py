@@ -27,7 +27,13 @@ from typing import Any
 
 import httpx
 from aw_client import ActivityWatchClient
-from aw_client.queries import AndroidQueryParams, DesktopQueryParams, canonicalEvents
+from aw_client.queries import (
+    AndroidQueryParams,
+    DesktopQueryParams,
+    canonicalEvents,
+    default_limit,
+    fullDesktopQuery,
+)
 from aw_core.models import Event
 
 from tests.aw_day import Beat, BucketSpec
@@ -153,6 +159,33 @@ def send(client: ActivityWatchClient, buckets: Sequence[BucketSpec], beats: Iter
         client.heartbeat(beat.bucket, beat.event, pulsetime=beat.pulsetime, queued=False)
         sent += 1
     return sent
+
+
+def activity_query(
+    *, window: str, afk: str, browsers: Sequence[str], classes: Classes | None = None
+) -> str:
+    """aw-webui's Activity view query, with categories: aw-client's `fullDesktopQuery`
+    (a copy of aw-webui's `queries.ts`), whose browser part leaves `{default_limit}`
+    unfilled (a query2 syntax error on every server), filled in as aw-webui fills it.
+    Its answer: `window.app_events` (seconds per app), `window.cat_events` (per
+    category), `events`, `browser.domains`, ..."""
+    params = DesktopQueryParams(
+        bid_window=window,
+        bid_afk=afk,
+        bid_browsers=list(browsers),
+        classes=list(CLASSES if classes is None else classes),
+    )
+    return fullDesktopQuery(params).replace("{default_limit}", str(default_limit))
+
+
+def seconds_by(events: Iterable[dict[str, Any]], key: str) -> dict[str, float]:
+    """Seconds per value of `key` in merged events (a category's name parts joined by >)."""
+    seconds: dict[str, float] = {}
+    for event in events:
+        value = event["data"].get(key, "")
+        name = " > ".join(value) if isinstance(value, list) else str(value)
+        seconds[name] = seconds.get(name, 0.0) + float(event["duration"])
+    return seconds
 
 
 def canonical_app_seconds(

@@ -5,27 +5,31 @@ over the buckets and events of one TimeTrace user.
 
 Answers are aw-server's (its Python server with the default SQLite store): the same
 fields, times in UTC with `+00:00`, durations in seconds, events newest first, a
-range trimmed to the times asked. What is not here (`/api/0/query/`, `/api/0/log`)
-answers 501 with a word on why.
+range trimmed to the times asked. `/api/0/query/` runs aw-core's own query engine over
+the door's events (`app/awdoor/query.py`). What is not here (`/api/0/log`) answers 501
+with a word on why.
 """
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from app import __version__
 from app.api.limits import BoundedRequests
+from app.awdoor.classes import classes_written
 from app.awdoor.events import (
     AwEvent,
     AwInputError,
@@ -41,7 +45,9 @@ from app.awdoor.guard import LoopbackGuard
 from app.awdoor.heartbeats import Heartbeats
 from app.awdoor.marks import DirtyMarks
 from app.awdoor.private import Privacy
+from app.awdoor.query import QueryRefused, answer_query
 from app.awdoor.state import DoorState
+from app.awdoor.webui import webui_mount
 from app.boundary import EVENT_DATA_MAX, captured_data
 from app.errors import DatabaseError
 from app.rules.categories import load_rules
@@ -71,6 +77,8 @@ def _answers(handler: Handler) -> Handler:
     async def answer(request: Request) -> Response:
         try:
             return await handler(request)
+        except QueryRefused as exc:
+            return _error(400, exc.kind, exc.message)
         except AwInputError as exc:
             return _error(400, "BadRequest", exc.message)
         except NoSuchBucket as exc:
@@ -174,8 +182,6 @@ class Door:
         self.device_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"timetrace:{user.name}:{hostname}"))
 
     async def call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
-        import asyncio
-
         return await asyncio.to_thread(fn, user_id=self.user.user_id, **kwargs)
 
     async def load(self) -> None:
@@ -442,18 +448,45 @@ class Door:
     async def set_setting(self, request: Request) -> Response:
         key = _text(request.path_params.get("key", ""), "key")
         value = await _body(request)
+        if key == "classes" and value:  # aw-webui's category tree: checked, then kept
+            classes_written(user_id=self.user.user_id, classes=value)
         if value:
             await self.call(self.store.aw_set_setting, key=key, value=orjson.dumps(value).decode())
         else:  # aw-server drops a key set to a false value
             await self.call(self.store.aw_drop_setting, key=key)
         return _json(value)
 
+    # -- query ---------------------------------------------------------------------------------
+
+    async def query(self, request: Request) -> Response:
+        """aw-server's query2, by aw-core's engine over this user's buckets: one result
+        per time period."""
+        body = await _body(request)
+        await self.state.settled()
+        buckets = {r.bucket_id: _bucket_document(r) for r in await self.call(self.store.aw_buckets)}
+
+        def read(
+            bucket_id: str, start: datetime | None, end: datetime | None, lim: int | None
+        ) -> list[AwEventRow]:
+            return self.store.aw_events(
+                user_id=self.user.user_id, bucket_id=bucket_id, start_at=start, end_at=end, lim=lim
+            )
+
+        answer = await asyncio.to_thread(
+            answer_query,
+            body=body,
+            name=request.query_params.get("name", ""),
+            buckets=buckets,
+            read=read,
+        )
+        return Response(answer, media_type="application/json")
+
     async def not_here(self, request: Request) -> Response:
         return _error(
             501,
             "NotImplemented",
-            "TimeTrace's ActivityWatch door keeps buckets and events, and runs no aw-query: "
-            "ask TimeTrace (its tools, `timetrace ask`) or export the buckets",
+            "TimeTrace's ActivityWatch door keeps no server log: `timetrace status` says "
+            "how the door and its conversion are doing",
         )
 
 
@@ -484,8 +517,11 @@ def door_app(
     privacy: Privacy | None = None,
     marks: DirtyMarks | None = None,
     background: Callable[[Door], AsyncIterator[None]] | None = None,
+    webui: Path | None = None,
 ) -> Any:
     """The door's ASGI app: the routes, behind the loopback guard and the body limits.
+    `webui`: an aw-webui build folder served from `/` beside the API (checked by
+    `webui_folder`).
     `privacy`: what redacts what it stores (the shipped rules' when None; shared with
     the conversion, which tells it the windows it finds private).
     `background` runs beside it for as long as it serves (the live conversion, which
@@ -498,7 +534,7 @@ def door_app(
         marks=marks,
     )
     b = "/api/0/buckets/{bucket_id}"
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/api/0/info", _answers(door.info), methods=["GET"]),
         Route("/api/0/buckets/", _answers(door.list_buckets), methods=["GET"]),
         Route("/api/0/buckets", _answers(door.list_buckets), methods=["GET"]),
@@ -518,9 +554,12 @@ def door_app(
         Route("/api/0/settings", _answers(door.get_settings), methods=["GET"]),
         Route("/api/0/settings/{key}", _answers(door.get_settings), methods=["GET"]),
         Route("/api/0/settings/{key}", _answers(door.set_setting), methods=["POST"]),
-        Route("/api/0/query/", door.not_here, methods=["POST"]),
+        Route("/api/0/query/", _answers(door.query), methods=["POST"]),
+        Route("/api/0/query", _answers(door.query), methods=["POST"]),
         Route("/api/0/log", door.not_here, methods=["GET"]),
     ]
+    if webui is not None:
+        routes.append(webui_mount(webui))
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:

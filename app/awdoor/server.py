@@ -5,6 +5,8 @@ serve_door(services, user=user, sockets=sockets)
 
 with door_in_thread(services, user=user) as base_url:   # tests and benchmarks
     httpx.post(f"{base_url}/api/0/buckets/…/heartbeat?pulsetime=2", json=…)
+
+Either takes `webui=` an aw-webui build folder (`webui_folder`), served from `/`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import gc
 import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import uvicorn
 
@@ -42,7 +45,12 @@ def door_sockets(host: str, port: int) -> list[socket.socket]:
 
 
 def _config(
-    services: Services, *, user: UserContext, port: int, convert_every_s: float
+    services: Services,
+    *,
+    user: UserContext,
+    port: int,
+    convert_every_s: float,
+    webui: Path | None,
 ) -> uvicorn.Config:
     marks = DirtyMarks()  # what the door writes, for its conversion
     privacy = Privacy(services.rules)  # the door's and its conversion's, shared
@@ -56,6 +64,7 @@ def _config(
         privacy=privacy,
         marks=marks,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
+        webui=webui,
     )
     return uvicorn.Config(
         app, log_level="warning", access_log=False, proxy_headers=False, lifespan="on"
@@ -68,10 +77,11 @@ def serve_door(
     user: UserContext,
     sockets: list[socket.socket],
     convert_every_s: float = CONVERT_EVERY_S,
+    webui: Path | None = None,
 ) -> None:
     """Serve until stopped."""
     port = sockets[0].getsockname()[1]
-    config = _config(services, user=user, port=port, convert_every_s=convert_every_s)
+    config = _config(services, user=user, port=port, convert_every_s=convert_every_s, webui=webui)
     # Everything loaded so far lives as long as the process: out of the cyclic
     # collector's full passes, which would otherwise stop the event loop (and every
     # heartbeat waiting on it) for tens of milliseconds now and then.
@@ -87,11 +97,12 @@ def door_in_thread(
     user: UserContext,
     sockets: list[socket.socket] | None = None,
     convert_every_s: float = CONVERT_EVERY_S,
+    webui: Path | None = None,
 ) -> Iterator[str]:
     """Serve the door in a background thread (on a free loopback port unless given
     sockets); yield its base URL."""
     sockets = sockets or [bind("127.0.0.1", 0)]
     port = sockets[0].getsockname()[1]
-    config = _config(services, user=user, port=port, convert_every_s=convert_every_s)
+    config = _config(services, user=user, port=port, convert_every_s=convert_every_s, webui=webui)
     with running_in_thread(config, sockets=sockets, what="the ActivityWatch door"):
         yield f"http://127.0.0.1:{port}"

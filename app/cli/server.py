@@ -3,13 +3,14 @@
 timetrace migrate
 timetrace serve --worker
 timetrace serve --aw-port 5600 --aw-user me
-timetrace aw-door --user me
+timetrace aw-door --user me --webui ./aw-webui
 timetrace status
 timetrace psql --database timetrace_demo
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -57,6 +58,12 @@ def migrate() -> None:
     envvar="TIMETRACE_AW_USER",
     help="The user the ActivityWatch door records for.",
 )
+@click.option(
+    "--aw-webui",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TIMETRACE_AW_WEBUI",
+    help="With --aw-port: serve this aw-webui build (ActivityWatch's web UI) on the door.",
+)
 @edge
 def serve(
     host: str | None,
@@ -65,6 +72,7 @@ def serve(
     processes: int,
     aw_port: int | None,
     aw_user: str,
+    aw_webui: Path | None,
 ) -> None:
     """Serve the HTTP API (and, with --aw-port, the ActivityWatch door beside it)."""
     import contextlib
@@ -74,13 +82,17 @@ def serve(
     from app.runtime.services import open_services
 
     settings = settings_from_env(host=host, port=port)
+    if aw_webui is not None and aw_port is None:
+        raise click.UsageError("--aw-webui serves the UI on the door: give --aw-port too")
     sock = bind(settings.host, settings.port)  # a taken port fails before anything starts
     with contextlib.ExitStack() as stack:
         stack.enter_context(sock)
         aw_sockets = None
         if aw_port is not None:
             from app.awdoor.server import door_sockets
+            from app.awdoor.webui import webui_folder
 
+            aw_webui = webui_folder(aw_webui) if aw_webui is not None else None
             aw_sockets = door_sockets("127.0.0.1", aw_port)
         services = stack.enter_context(open_services(settings))
         if aw_sockets is not None:
@@ -89,7 +101,9 @@ def serve(
             user = services.store.ensure_user(
                 name=aw_user, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
             )
-            stack.enter_context(door_in_thread(services, user=user, sockets=aw_sockets))
+            stack.enter_context(
+                door_in_thread(services, user=user, sockets=aw_sockets, webui=aw_webui)
+            )
         _say_where(services, port=sock.getsockname()[1], aw_port=aw_port, aw_user=aw_user)
         run(services, sock=sock, host=settings.host, with_worker=worker, processes=processes)
 
@@ -128,21 +142,32 @@ def _say_where(services: Services, *, port: int, aw_port: int | None, aw_user: s
     show_default=True,
     help="Seconds between passes that turn the watchers' events into records.",
 )
+@click.option(
+    "--webui",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TIMETRACE_AW_WEBUI",
+    help="Serve this aw-webui build (ActivityWatch's web UI) from the door's own address.",
+)
 @edge
-def aw_door(host: str, port: int, user_name: str, convert_every: float) -> None:
+def aw_door(host: str, port: int, user_name: str, convert_every: float, webui: Path | None) -> None:
     """Answer ActivityWatch's watchers (aw-server's REST API) on loopback, for one user;
-    their buckets become records as they arrive (run `timetrace worker` for the rest)."""
+    their buckets become records as they arrive (run `timetrace worker` for the rest).
+    With --webui, aw-webui too, at the door's address."""
     from app.awdoor.server import door_sockets, serve_door
+    from app.awdoor.webui import webui_folder
     from app.runtime.services import open_services
 
     settings = settings_from_env()
+    folder = webui_folder(webui) if webui is not None else None
     sockets = door_sockets(host, port)  # a bad address or a taken port fails first
     with open_services(settings) as services:
         user = services.store.ensure_user(
             name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
         )
         click.echo(f"ActivityWatch door for {user_name} on http://{host}:{port}", err=True)
-        serve_door(services, user=user, sockets=sockets, convert_every_s=convert_every)
+        serve_door(
+            services, user=user, sockets=sockets, convert_every_s=convert_every, webui=folder
+        )
 
 
 @click.command()

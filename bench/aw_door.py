@@ -1,7 +1,17 @@
-"""The ActivityWatch door's heartbeats over HTTP: throughput and latency.
+"""The ActivityWatch door: aw-webui's canonical query against the real aw-server, and
+heartbeats over HTTP (throughput and latency).
 
-    python bench/aw_door.py [--rate 2000] [--seconds 20] [--buckets 1000] [--hosts 20]
+    python bench/aw_door.py [--history-days 365] [--canonical-only]
+                            [--rate 2000] [--seconds 20] [--buckets 1000] [--hosts 20]
                             [--connections 64]
+
+First (unless `--history-days 0`), a year of a desktop's history (window, afk and tab
+events: bench/_aw_history.py) goes into the door and into a real aw-server (PyPI, in
+.aw-venv, its SQLite store) in the same run, and aw-webui's Activity query with its
+default categories is asked of both for the last day, week and month: the median ms of
+each (`canonical_{day,week,month}_ms_door`, `…_ms_aw`), their ratio (`…_ratio`, aw-server's
+time over the door's) and whether both answer the same seconds per app and category
+(`…_equal`). `--canonical-only` stops there.
 
 Starts `timetrace aw-door` in its own process on a fresh database (its live conversion
 running, as in use), creates `--buckets` buckets over `--hosts` hosts (a window and an
@@ -10,7 +20,7 @@ per second for `--seconds` (open loop: each is timed from when it was due, so a
 server that falls behind shows in the latency), over keep-alive connections. Most
 heartbeats extend their bucket's last event; one in twenty starts a new one. Then
 the same with as many heartbeats as the door takes (closed loop), for its ceiling.
-Ends with one JSON line: {"heartbeats_per_s": …, "heartbeat_p95_ms": …, …}.
+Ends with one JSON line: {"canonical_month_ratio": …, "heartbeats_per_s": …, …}.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,6 +41,8 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.settings import Settings
+from bench._aw_history import HISTORY_END, history, load_aw, load_door, time_canonical
 from bench._common import bench_database, cli_process, free_port, p50_p95_ms
 
 T0 = datetime(2004, 2, 3, 8, 0, tzinfo=UTC)  # a sentinel day: nothing else is there
@@ -142,8 +155,32 @@ async def _run(
     return sent, elapsed, latencies, failures
 
 
+def _canonical(url: str, settings: Settings, base: str, days: int) -> dict[str, object]:
+    """The year into the door and into a real aw-server; the canonical query timed on both."""
+    from app.runtime.services import open_services
+    from tests.aw_real import aw_server
+
+    events = history(days=days)
+    with open_services(settings, url=url, auto_migrate=False) as services:
+        user = services.store.ensure_user(
+            name="bench", time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
+        )
+        load_door(services.store, user_id=user.user_id, base=base, events=events)
+    with tempfile.TemporaryDirectory() as home, aw_server(Path(home), storage="peewee") as aw:
+        started = time.perf_counter()
+        load_aw(aw.url, events)
+        loaded_s = time.perf_counter() - started
+        figures: dict[str, object] = time_canonical(door=base, aw=aw.url, end=HISTORY_END)
+    figures["history_days"] = days
+    figures["history_events"] = sum(len(rows) for rows in events.values())
+    figures["aw_load_s"] = round(loaded_s, 1)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--history-days", type=int, default=365)
+    parser.add_argument("--canonical-only", action="store_true")
     parser.add_argument("--rate", type=float, default=2_000)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--buckets", type=int, default=1_000)
@@ -154,12 +191,18 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    with bench_database("timetrace_bench_aw_door") as (url, _settings):
+    with bench_database("timetrace_bench_aw_door") as (url, settings):
         port = free_port()
         command = ["aw-door", "--port", str(port), "--user", "bench"]
         command += ["--convert-every", str(args.convert_every)]
         with cli_process(url, command, port=port, ready="/api/0/info") as proc:
             base = f"http://127.0.0.1:{port}"
+            canonical = (
+                _canonical(url, settings, base, args.history_days) if args.history_days else {}
+            )
+            if args.canonical_only:
+                print(json.dumps({**canonical, "cpus": os.cpu_count()}))
+                return
             buckets = []
             with httpx.Client(base_url=base, timeout=30) as client:
                 per_host = max(2, args.buckets // args.hosts)
@@ -198,6 +241,7 @@ def main() -> None:
     print(
         json.dumps(
             {
+                **canonical,
                 "heartbeats_per_s": round(len(lat) / elapsed),
                 "heartbeat_p50_ms": p50,
                 "heartbeat_p95_ms": p95,

@@ -88,8 +88,10 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def aw_server(home: Path) -> Iterator[AwServer]:
-    """A real aw-server on a free loopback port, in memory, stopped when the block ends."""
+def aw_server(home: Path, *, storage: str = "memory") -> Iterator[AwServer]:
+    """A real aw-server on a free loopback port, in memory, stopped when the block ends.
+    `storage="peewee"`: its default SQLite store under `home` instead (memory inserts
+    are quadratic: a year of history needs a database)."""
     if not AW_SERVER.exists():
         raise RuntimeError(f"{AW_SERVER.relative_to(ROOT)} is missing: run `make install`")
     home.mkdir(parents=True, exist_ok=True)
@@ -98,7 +100,7 @@ def aw_server(home: Path) -> Iterator[AwServer]:
         server = AwServer("127.0.0.1", _free_port(), home)
         with log.open("ab") as out:
             process = subprocess.Popen(
-                [str(AW_SERVER), "--testing", "--storage", "memory", *_address(server)],
+                [str(AW_SERVER), "--testing", "--storage", storage, *_address(server)],
                 env={**os.environ, **aw_dirs(home)},
                 stdout=out,
                 stderr=subprocess.STDOUT,

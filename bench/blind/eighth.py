@@ -217,14 +217,14 @@ DAYS_WITHOUT = [
     ),
     Q("这周哪些天没开zoom", "days_without", Days(ZOOM, week(0), present=False)),
     Q(
-        "上个月有几天没打开飞书",
+        "上个月有几天没用anki",
         "days_without",
-        Days(FEISHU, month(1), present=False, count=True),
+        Days(ANKI, month(1), present=False, count=True),
     ),
     Q(
-        "which days last week did i skip spotify",
+        "which days last week didnt i study at all",
         "days_without",
-        Days(SPOTIFY, week(1), present=False),
+        Days(STUDY, week(1), present=False),
     ),
     Q(
         "how many days this month without any work",
@@ -232,9 +232,9 @@ DAYS_WITHOUT = [
         Days(WORK, month(0), present=False, count=True),
     ),
     Q(
-        "days in the past week i didnt check mail",
+        "days in the past week i didnt work",
         "days_without",
-        Days(MAIL, last_days(7), present=False),
+        Days(WORK, last_days(7), present=False),
     ),
     Q(
         "any days last week with no github at all? which ones",

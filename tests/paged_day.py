@@ -16,6 +16,7 @@ from app.ingest.records import RecordBatch, ingest_batch
 from app.pyramid.build import rebuild_days
 from app.runtime.services import Services
 from app.store.accounts import UserContext
+from app.timeutil import logical_day, zone
 from app.tools import REGISTRY
 from app.tools.registry import ToolContext, dump, read_arguments
 
@@ -68,7 +69,10 @@ def add_records(services: Services, user: UserContext, records: list[dict[str, A
     """Ingest the records on device `pc` and build their days."""
     batch = RecordBatch.model_validate({"device_id": "pc", "records": records})
     ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
-    days = sorted({datetime.fromisoformat(r["ts_start"]).date() for r in records})
+    tz = zone(user.time_zone)
+    days = sorted(
+        {logical_day(datetime.fromisoformat(r["ts_start"]), tz=tz, cut_hour=4) for r in records}
+    )
     rebuild_days(
         services.store,
         user=user,

@@ -65,8 +65,10 @@ def sittings(start: datetime, count: int, *, prefix: str = "sit") -> list[dict[s
     return out
 
 
-def add_records(services: Services, user: UserContext, records: list[dict[str, Any]]) -> None:
-    """Ingest the records on device `pc` and build their days."""
+def add_records(
+    services: Services, user: UserContext, records: list[dict[str, Any]], *, now: datetime = NOW
+) -> None:
+    """Ingest the records on device `pc` and build their days at `now`."""
     batch = RecordBatch.model_validate({"device_id": "pc", "records": records})
     ingest_batch(services.store, user=user, batch=batch, rules=services.rules)
     tz = zone(user.time_zone)
@@ -77,7 +79,7 @@ def add_records(services: Services, user: UserContext, records: list[dict[str, A
         services.store,
         user=user,
         device_days=[("pc", d) for d in days],
-        now=NOW,
+        now=now,
         settings=services.settings,
     )
 

@@ -76,7 +76,8 @@ def render_reference() -> str:
         "before the day's cut hour lies on the next date. Words it cannot read are refused "
         "with the forms it takes.",
         "",
-        "**Pages.** A tool with a `cursor` argument (`get_raw`, `search_episodes`) answers "
+        "**Pages.** A tool with a `cursor` argument (`get_raw`, `search_episodes`, `get_episodes`) "
+        "answers "
         "a `cursor` when its cap cut the result: call the same tool with it (alone, or "
         "with the same arguments) for the next page, until an answer has no cursor. The "
         "pages together hold exactly the items of one uncapped call, in order, none twice: "

@@ -17,6 +17,7 @@ from tests.paged_day import (
     NOW,
     RAW,
     SEARCH,
+    SITTINGS_FROM,
     add_records,
     paged_user,
     sittings,
@@ -65,6 +66,21 @@ def test_search_pages_hold_exactly_the_uncapped_hits(services: Services) -> None
     assert items_of(pages) == whole
 
 
+def test_get_episodes_pages_hold_exactly_the_uncapped_episodes_newest_first(
+    services: Services,
+) -> None:
+    user = paged_user(services)
+    # Sixty more sittings the day before: 102 episodes, more than the cap holds.
+    add_records(services, user, sittings(SITTINGS_FROM - timedelta(days=1), 60, prefix="more"))
+    arguments = {"date_from": "2003-03-11", "date_to": "2003-03-12", "limit": 90}
+    whole = uncapped(services.tool_context(user=user, now=NOW), "get_episodes", arguments)
+    assert len(whole) == 90
+    pages = follow(services, user, "get_episodes", arguments)
+    assert len(pages) >= 2 and all(p["truncated"] for p in pages[:-1])
+    assert items_of(pages) == whole
+    assert pages[-1]["note"].startswith("more episodes exist")
+
+
 def test_records_and_episodes_added_between_pages_neither_repeat_nor_skip(
     services: Services,
 ) -> None:
@@ -74,7 +90,8 @@ def test_records_and_episodes_added_between_pages_neither_repeat_nor_skip(
 
     def more_sittings() -> None:
         # Later sittings over the same ledger: newer, so they would rank first.
-        add_records(services, user, sittings(NOW + timedelta(hours=1), 12, prefix="late"))
+        late = NOW + timedelta(hours=1)
+        add_records(services, user, sittings(late, 12, prefix="late"), now=late + timedelta(days=1))
 
     assert items_of(follow(services, user, "search_episodes", SEARCH, then=more_sittings)) == hits
     assert items_of(follow(services, user, "get_raw", RAW, then=more_sittings)) == raw

@@ -215,19 +215,18 @@ def read_instant(text: str, *, clock: Clock) -> datetime | None:
 _ISO_OR_NUMBER = re.compile(r"\s*(\d{4}-\d|[-+]?\d+(\.\d*)?([eE][-+]?\d+)?\s*$)")
 
 
-def _clock_of(info: ValidationInfo) -> Clock:
+def _clock_of(info: ValidationInfo) -> Clock | None:
     context = info.context if isinstance(info.context, dict) else {}
     found = context.get(CONTEXT_KEY)
-    if isinstance(found, Clock):
-        return found
-    # Validation alone (checking a model's arguments before a call): UTC now, for the words.
-    return Clock(now=datetime.now(UTC), tz=zone("UTC"), cut_hour=0)
+    return found if isinstance(found, Clock) else None
 
 
 def _relative(value: Any, info: ValidationInfo) -> Any:
     if not isinstance(value, str) or _ISO_OR_NUMBER.match(value):
         return value  # ISO 8601 (or a number, which the ISO check refuses clearly)
-    instant = read_instant(value[:80], clock=_clock_of(info))
+    # Validation alone (checking a model's arguments before a call) reads words on UTC.
+    clock = _clock_of(info) or Clock(now=datetime.now(UTC), tz=zone("UTC"), cut_hour=0)
+    instant = read_instant(value[:80], clock=clock)
     if instant is None:
         raise ValueError(
             f"{value[:40]!r} is not an instant: give ISO 8601 (2026-06-02T15:00:00+08:00) or "
@@ -237,9 +236,11 @@ def _relative(value: Any, info: ValidationInfo) -> Any:
 
 
 def _local(value: datetime, info: ValidationInfo) -> datetime:
-    """An instant without a zone is the user's local time."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=_clock_of(info).tz)
+    """An instant without a zone is the user's local time (left naive for the tool to
+    place when no caller's clock came with the arguments)."""
+    clock = _clock_of(info)
+    if value.tzinfo is None and clock is not None:
+        value = value.replace(tzinfo=clock.tz)
     problem = instant_problem(value)
     if problem is not None:
         raise ValueError(problem)

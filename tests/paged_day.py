@@ -94,6 +94,6 @@ def paged_user(services: Services, *, name: str = "pager") -> UserContext:
 def uncapped(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> list[Any]:
     """The items of one call with no output cap."""
     spec = REGISTRY[name]
-    params, ctx = read_arguments(spec, ctx, arguments)
+    params, ctx = read_arguments(spec=spec, ctx=ctx, arguments=arguments)
     items: list[Any] = dump(spec.run(ctx, params))["items"]
     return items

@@ -104,7 +104,7 @@ _CLOCK_ONLY = re.compile(_CLOCK)
 _NOW = frozenset({"now", "right now", "现在", "此刻", "当前"})
 
 
-def cn_number(text: str) -> int:
+def _cn_number(text: str) -> int:
     """A count written in digits or Chinese numerals up to 99: 3, 三, 十二, 两, 二十五."""
     if text.isdigit():
         return int(text)
@@ -123,7 +123,7 @@ def _amount(text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        return float(cn_number(text))
+        return float(_cn_number(text))
 
 
 def _ago(match: re.Match[str], clock: Clock) -> datetime | None:
@@ -152,8 +152,8 @@ def _hour_of(match: re.Match[str], part: str | None) -> tuple[int, int, int] | N
         hour, minute = int(match["eh"]), int(match["em"] or 0)
         pm = match["ampm"].startswith("p")
         return (hour % 12 + (12 if pm else 0)), minute, 0
-    hour = cn_number(match["zh"])
-    minute = 30 if match["zhalf"] else (cn_number(match["zm"]) if match["zm"] else 0)
+    hour = _cn_number(match["zh"])
+    minute = 30 if match["zhalf"] else (_cn_number(match["zm"]) if match["zm"] else 0)
     part = _PARTS_ZH.get(match["zpart"] or "", part)
     if (part in ("afternoon", "evening") and hour < 12) or (part == "noon" and hour < 6):
         hour += 12

@@ -321,7 +321,7 @@ def _clock(ctx: ToolContext) -> dict[str, Any]:
 
 
 def read_arguments(
-    spec: Tool, ctx: ToolContext, arguments: dict[str, Any]
+    *, spec: Tool, ctx: ToolContext, arguments: dict[str, Any]
 ) -> tuple[ToolArgs, ToolContext]:
     """A call's argument model, its relative instants read on the caller's clock. A call
     with a cursor runs as its first call did: those arguments, on that call's clock (any
@@ -347,7 +347,7 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> T
     if arguments is not None and not isinstance(arguments, dict):
         return ToolError(error=f"arguments for {name} must be a JSON object")
     try:
-        params, ctx = read_arguments(spec, ctx, arguments or {})
+        params, ctx = read_arguments(spec=spec, ctx=ctx, arguments=arguments or {})
     except ValidationError as exc:
         return _validation_error(spec, exc)
     except TimeTraceError as exc:  # a cursor that is not this call's

@@ -204,7 +204,10 @@ def read_instant(text: str, *, clock: Clock) -> datetime | None:
     for pattern, read in _READERS:
         match = pattern.fullmatch(said)
         if match is not None:
-            found = read(match, clock)
+            try:
+                found = read(match, clock)
+            except OverflowError:  # "99999999 weeks ago": before the calendar begins
+                return None
             # In the user's zone (a wall time in a DST gap becomes the time it names).
             return None if found is None else found.astimezone(clock.tz)
     return None

@@ -1,9 +1,9 @@
 """MCP the way clients expect, through the official MCP client over stdio, the server
 started as `timetrace mcp --token-file PATH`: it reads the `timetrace://context`
-resource (now, zone, day cut and ranges in the token user's zone), follows cursors
-through a capped get_raw and search_episodes to the end (the same items as one uncapped
-call) and passes relative instants. A token file that cannot serve is one line and
-exit code 2."""
+resource (now, zone, day cut and ranges in the token user's zone; over streamable HTTP
+in the bearer user's), follows cursors through a capped get_raw and search_episodes to
+the end (the same items as one uncapped call) and passes relative instants. A token
+file that cannot serve is one line and exit code 2."""
 
 from __future__ import annotations
 
@@ -17,9 +17,12 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
+from app.api.server import serve_in_thread
 from app.cli import main
 from app.runtime.services import Services
 from app.settings import Settings
@@ -184,3 +187,27 @@ def test_a_token_file_that_cannot_serve_is_one_line_and_exit_code_2(
     assert "--user" not in server["args"]
     both = _run(settings, "mcp", "--user", "me", "--token-file", str(good))
     assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_over_streamable_http_the_resource_is_the_bearer_users(services: Services) -> None:
+    shanghai = services.store.ensure_user(name="sh", time_zone="Asia/Shanghai", day_cut_hour=4)
+    berlin = services.store.ensure_user(name="de", time_zone="Europe/Berlin", day_cut_hour=0)
+    tokens = {"Asia/Shanghai": new_token_for(services, shanghai)}
+    tokens["Europe/Berlin"] = new_token_for(services, berlin)
+
+    async def read(url: str, token: str) -> Any:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            listed = await client.list_resources()
+            read = await client.read_resource("timetrace://context")
+            return listed, json.loads(read.contents[0].text)
+
+    with serve_in_thread(services) as base_url:
+        for time_zone, token in tokens.items():
+            listed, context = asyncio.run(read(f"{base_url}/mcp", token))
+            assert [r.uri for r in listed.resources] == ["timetrace://context"]
+            assert context["time_zone"] == time_zone
+            now = datetime.fromisoformat(context["now"])
+            assert now.utcoffset() == now.astimezone(zone(time_zone)).utcoffset()

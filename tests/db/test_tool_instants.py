@@ -1,6 +1,7 @@
-"""Relative instants through `dispatch`, in each tool that takes instants: English and
-Chinese words answer exactly what the ISO instants they name in the USER's zone answer
-(New York across its 2003 spring-forward, and Shanghai), never the server's zone."""
+"""Relative instants through `dispatch`, in each tool that takes instants (deep_scan too,
+with a model server): English and Chinese words answer exactly what the ISO instants they
+name in the USER's zone answer (New York across its 2003 spring-forward, and Shanghai),
+never the server's zone."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from app.runtime.services import Services
 from app.store.accounts import UserContext
 from app.timeutil import zone
 from app.tools import dispatch_json
+from tests.fake_openai import FakeOpenAI
+from tests.helpers import with_models
 from tests.paged_day import add_records
 
 
@@ -137,3 +140,19 @@ def test_words_it_cannot_read_are_an_error_that_lists_the_forms(services: Servic
     answer = dispatch_json(ctx, "get_moment", {"at": "sometime last spring"})
     assert answer["error"].startswith("invalid arguments for get_moment: at: 'sometime")
     assert "2h ago" in answer["error"] and "昨天下午3点" in answer["error"]
+
+
+def test_deep_scan_reads_its_window_in_the_users_zone(services: Services) -> None:
+    user = _user(services, "ny", "America/New_York", ["2003-04-06"])
+    with FakeOpenAI() as fake:
+        with_model, _ = with_models(services, fake)
+        ctx = with_model.tool_context(user=user, now=datetime.fromisoformat(NY_NOW))
+        # Saturday morning, before the spring-forward: no records, so no model call.
+        english = ("the day before yesterday 9am", "the day before yesterday at 10am")
+        for words in (("前天上午9点", "前天上午10点"), english):
+            answer = dispatch_json(
+                ctx, "deep_scan", {"ts_from": words[0], "ts_to": words[1], "question": "what"}
+            )
+            assert answer["from"] == "2003-04-05T09:00:00-05:00"
+            assert answer["to"] == "2003-04-05T10:00:00-05:00"
+            assert answer["note"] == "no records in that window"

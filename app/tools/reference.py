@@ -77,12 +77,14 @@ def render_reference() -> str:
         "with the forms it takes.",
         "",
         "**Pages.** A tool with a `cursor` argument (`get_raw`, `search_episodes`, `get_episodes`) "
-        "answers "
-        "a `cursor` when its cap cut the result: call the same tool with it (alone, or "
-        "with the same arguments) for the next page, until an answer has no cursor. The "
-        "pages together hold exactly the items of one uncapped call, in order, none twice: "
-        "the cursor keeps the first call's arguments and clock, and records or episodes "
-        "added meanwhile do not move it. A cursor that is not the tool's own is refused.",
+        "answers a `cursor` when its cap cut the result: call the same tool with it (alone, "
+        "or with the same arguments) for the next page, until an answer has no cursor. The "
+        "pages hold the items of one uncapped call, in order, none twice and none skipped: "
+        "the cursor keeps the first call's arguments and clock; `get_raw` goes on after the "
+        "last record shown, `get_episodes` after the last episode shown, and "
+        "`search_episodes` ranks only episodes that started before the first call, so "
+        "records arriving meanwhile cannot shift a page. A cursor that is not the tool's "
+        "own, or is sent with other arguments, is refused.",
         "",
         "| tool | tier | output cap (tokens) |",
         "|---|---|---|",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
@@ -48,6 +49,7 @@ from app.errors import (
 from app.mcp import McpEndpoint
 from app.runtime.health import check_health
 from app.runtime.services import Services
+from app.tools.calendar import Calendar, user_calendar
 
 log = logging.getLogger("timetrace.api")
 
@@ -171,6 +173,14 @@ me = APIRouter(prefix="/api/v1", tags=["account"], responses=AUTHED)
 @me.get("/me")
 def whoami(user: UserDep) -> dict[str, Any]:
     return {"user": user.name, "time_zone": user.time_zone, "day_cut_hour": user.day_cut_hour}
+
+
+@me.get("/context", response_model=Calendar)
+def context(user: UserDep) -> Calendar:
+    """Now in your zone, the zone, the hour your day starts, and today, yesterday, this
+    and last week and month as [from, to) instants with their logical days: what MCP's
+    `timetrace://context` resource reads."""
+    return user_calendar(user=user, now=datetime.now(UTC))
 
 
 def _mount_mcp(app: FastAPI, services: Services) -> None:

@@ -256,11 +256,20 @@ def _parse_tool_args(extra: list[str]) -> dict[str, Any]:
     envvar="TIMETRACE_TOKEN",
     help="Or serve the user of this API token (best set as TIMETRACE_TOKEN).",
 )
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Or serve as the API token in this file (it holds the token only): what it allows.",
+)
 @click.option("--database", help=DATABASE_HELP)
 @click.pass_context
 @edge
 def mcp_command(
-    ctx: click.Context, user_name: str | None, token: str | None, database: str | None
+    ctx: click.Context,
+    user_name: str | None,
+    token: str | None,
+    token_file: Path | None,
+    database: str | None,
 ) -> None:
     """Serve every tool over MCP on stdio, for Claude Desktop, Cursor or Cline;
     `timetrace mcp config` prints the config that starts it."""
@@ -272,11 +281,17 @@ def mcp_command(
 
     if ctx.invoked_subcommand is not None:
         return
-    if user_name is None and token is None:
-        raise click.UsageError("say whose memory to serve: --user NAME or TIMETRACE_TOKEN")
+    if user_name is not None and token_file is not None:
+        raise click.UsageError("give --user or --token-file, not both")
+    if user_name is None and token is None and token_file is None:
+        raise click.UsageError(
+            "say whose memory to serve: --user NAME or TIMETRACE_TOKEN (or --token-file PATH)"
+        )
     settings = settings_from_env()
     with open_services(settings, url=database_url_for(settings, database)) as services:
-        if user_name is None:
+        if token_file is not None:
+            user = mcp_config.user_of_token_file(services.store, token_file)
+        elif user_name is None:
             user = user_for_token(services.store, token=token)
         else:
             user = user_named(services.store, user_name)

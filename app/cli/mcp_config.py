@@ -4,6 +4,10 @@ server as printed: the absolute command, and the settings in use as its environm
 working directory, so nothing may be left to either).
 
 timetrace mcp config --client claude --user me >> claude_desktop_config.json (merge it)
+timetrace mcp config --client claude --token-file ~/.config/timetrace/claude.token
+
+With `--token-file` the server runs as that token's caller (what the token allows), not
+as the whole user: the file holds the token and nothing else.
 """
 
 from __future__ import annotations
@@ -20,8 +24,43 @@ from app.cli.common import edge, settings_from_env, user_named
 
 if TYPE_CHECKING:
     from app.settings import Settings
+    from app.store.accounts import AccountStore, UserContext
 
 CLIENTS = ("claude", "cursor", "generic")
+TOKEN_FILE_MAX = 4_096  # bytes: a token is a few dozen
+
+
+class TokenFileError(click.ClickException):
+    """A token file that cannot serve: one line, exit code 2 (as a usage error)."""
+
+    exit_code = 2
+
+
+def token_in_file(path: Path) -> str:
+    """The token a file holds (surrounding whitespace aside); `TokenFileError` otherwise."""
+    try:
+        with path.open("rb") as stream:
+            raw = stream.read(TOKEN_FILE_MAX + 1)
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise TokenFileError(f"cannot read the token file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise TokenFileError(f"the token file {path} is not text") from None
+    token = text.strip()
+    if not token or len(raw) > TOKEN_FILE_MAX or any(c.isspace() for c in token):
+        raise TokenFileError(f"the token file {path} must hold one API token and nothing else")
+    return token
+
+
+def user_of_token_file(store: AccountStore, path: Path) -> UserContext:
+    """Who the token in `path` acts for, as every door resolves a token; else one line."""
+    from app.errors import AuthError
+    from app.runtime.auth import user_for_token
+
+    try:
+        return user_for_token(store, token=token_in_file(path))
+    except AuthError as exc:
+        raise TokenFileError(f"the token in {path} does not serve: {exc.message}") from None
 
 
 def timetrace_command() -> list[str]:
@@ -59,10 +98,18 @@ def settings_env(settings: Settings) -> tuple[dict[str, str], list[str]]:
     return env, secrets
 
 
-def client_config(*, client: str, command: list[str], user: str, env: dict[str, str]) -> Any:
+def client_config(
+    *,
+    client: str,
+    command: list[str],
+    user: str,
+    env: dict[str, str],
+    token_file: Path | None = None,
+) -> Any:
     """The JSON a client reads: Claude Desktop's and Cursor's `mcpServers` entry, or
-    (generic) the server alone."""
-    server = {"command": command[0], "args": [*command[1:], "mcp", "--user", user], "env": env}
+    (generic) the server alone; with `token_file`, the server runs as that token."""
+    who = ["--user", user] if token_file is None else ["--token-file", str(token_file.absolute())]
+    server = {"command": command[0], "args": [*command[1:], "mcp", *who], "env": env}
     return server if client == "generic" else {"mcpServers": {"timetrace": server}}
 
 
@@ -75,17 +122,32 @@ def client_config(*, client: str, command: list[str], user: str, env: dict[str, 
     help="claude: claude_desktop_config.json; cursor: .cursor/mcp.json; generic: the server.",
 )
 @click.option("--user", "user_name", default="me", show_default=True, help="Whose memory.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Serve as the API token in this file (what the token allows) instead of --user.",
+)
 @edge
-def mcp_config(client: str, user_name: str) -> None:
+def mcp_config(client: str, user_name: str, token_file: Path | None) -> None:
     """Print an MCP client's config that starts `timetrace mcp` as printed: the absolute
     command and the database (or the embedded server's data directory) in use."""
     from app.runtime.services import open_services
 
     settings = settings_from_env()
     with open_services(settings) as services:
-        user_named(services.store, user_name)  # a config for nobody would fail at start
+        # A config for nobody, or for a token that does not serve, would fail at start.
+        if token_file is None:
+            user_named(services.store, user_name)
+        else:
+            user_of_token_file(services.store, token_file)
     env, secrets = settings_env(settings)
-    config = client_config(client=client, command=timetrace_command(), user=user_name, env=env)
+    config = client_config(
+        client=client,
+        command=timetrace_command(),
+        user=user_name,
+        env=env,
+        token_file=token_file,
+    )
     click.echo(json.dumps(config, indent=2))
     if secrets:
         click.echo(f"left out (secrets; add them to env yourself): {', '.join(secrets)}", err=True)

@@ -9,7 +9,8 @@ JSON schema is the one listed, checks the result against the tool's result model
 whose JSON schema is the listed `outputSchema`, and caps the output. A result comes
 back twice, as MCP asks: structured content and the same JSON as text. The one thing
 MCP adds is the annotations, read from the tool's tier (`write` is a destructive
-write; every other tier reads only).
+write; every other tier reads only), and one resource, `timetrace://context`
+(app/mcp/context.py): now, the user's zone and day cut, and ready date ranges.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from typing import Any
 
 from mcp import types
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 from starlette.concurrency import run_in_threadpool
 
 from app import __version__
+from app.mcp.context import CONTEXT_RESOURCE, CONTEXT_URI, read_context
 from app.runtime.services import Services
 from app.store.accounts import UserContext
 from app.tools import REGISTRY, dispatch
@@ -107,15 +110,32 @@ def build_server(*, services: Services, user_of: UserOf) -> Server[Any]:
         result = await run_in_threadpool(dispatch, tool_ctx, params.name, arguments)
         return tool_result(result)
 
+    async def list_resources(
+        _: ServerRequestContext[Any, Any], __: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[CONTEXT_RESOURCE])
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        if str(params.uri) != CONTEXT_URI:
+            raise MCPError(
+                types.INVALID_PARAMS, f"no resource {params.uri}: the one resource is {CONTEXT_URI}"
+            )
+        return read_context(user=user_of(ctx), now=datetime.now(UTC))
+
     return Server(
         SERVER_NAME,
         version=__version__,
         instructions=(
             "TimeTrace answers questions about the user's own screen activity. "
-            "Tools are listed cheapest first: use the first one that answers."
+            "Tools are listed cheapest first: use the first one that answers. "
+            f"Read {CONTEXT_URI} for now, the user's zone and ready date ranges."
         ),
         # Lets the SDK check a call's Mcp-Param headers without listing every tool per call.
         get_tool_input_schema=_input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )

@@ -345,6 +345,7 @@ class MemoryStore(LadderStore):
         category: str | None,
         k: int,
         candidates: int,
+        before: datetime | None = None,
     ) -> list[SearchHit]:
         pool = [
             e
@@ -352,6 +353,7 @@ class MemoryStore(LadderStore):
             if (day_from is None or e.day_local >= day_from)
             and (day_to is None or e.day_local <= day_to)
             and (category is None or e.line.category == category)
+            and (before is None or e.line.ts_start < before)
         ]
         lexical: dict[int, int] = {}
         if terms:
@@ -379,7 +381,7 @@ class MemoryStore(LadderStore):
             )
             for i in set(semantic) | set(lexical)
         ]
-        return sorted(fused, key=lambda h: (-h.score, -h.ts_start.timestamp()))[:k]
+        return sorted(fused, key=lambda h: (-h.score, -h.ts_start.timestamp(), -h.episode_id))[:k]
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]:
         live = sorted(self._live(user_id), key=lambda e: e.line.ts_start)

@@ -254,10 +254,12 @@ class LadderStore(Protocol):
         category: str | None,
         k: int,
         candidates: int,
+        before: datetime | None = None,
     ) -> list[SearchHit]:
         """Episodes by keyword terms (all tokens of a term, any term; see
         `app.text.keyword_terms`) and by cosine distance to `embedding`, fused by
-        Reciprocal Rank Fusion; the best `k`."""
+        Reciprocal Rank Fusion; the best `k` (ties: the later first). `before`: only
+        episodes that started before it."""
         ...
 
     def episode_neighbors(self, *, user_id: int, ids: list[int]) -> list[Neighbor]: ...

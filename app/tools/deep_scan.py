@@ -20,7 +20,6 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from app.boundary import Instant
 from app.enrich.answers import Answer
 from app.enrich.client import ModelClient
 from app.errors import InvalidInputError, TimeTraceError
@@ -28,6 +27,7 @@ from app.store.accounts import DEVICE_ID_PATTERN
 from app.store.records import RecordLine
 from app.text import StorableStr, estimate_tokens, language_of
 from app.timeutil import zone
+from app.tools.instants import ZONED_HELP, ZonedInstant
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import Shape, Stamp, ToolResult, opt
 
@@ -39,8 +39,8 @@ TITLE_MAX, DESCRIPTION_MAX = 160, 300
 
 
 class DeepScanArgs(ToolArgs):
-    ts_from: Instant = Field(description="start (ISO 8601 with zone)")
-    ts_to: Instant = Field(description="end (ISO 8601 with zone), at most 7 days later")
+    ts_from: ZonedInstant = Field(description=f"start: {ZONED_HELP}")
+    ts_to: ZonedInstant = Field(description="end, at most 7 days later (the same forms)")
     question: StorableStr = Field(min_length=1, max_length=500, description="what to look for")
     device_id: Annotated[str, Field(pattern=DEVICE_ID_PATTERN)] | None = None
 

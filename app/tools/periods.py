@@ -17,9 +17,10 @@ from typing import Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from app.boundary import Day, Instant
+from app.boundary import Day
 from app.store.accounts import UserContext
 from app.timeutil import day_bounds, logical_day, zone
+from app.tools.instants import ZONED_HELP, ZonedInstant
 from app.tools.registry import ToolArgs
 
 Period = Literal[
@@ -140,13 +141,12 @@ class DayWindowArgs(PeriodArgs):
 class WindowArgs(DayWindowArgs):
     """A period with a window inside each day, or two instants instead of the period."""
 
-    ts_from: Instant | None = Field(
+    ts_from: ZonedInstant | None = Field(
         None,
-        description="from this instant (ISO 8601 with its zone, with ts_to); replaces the "
-        "period. 起始时刻",
+        description=f"from this instant (with ts_to; replaces the period): {ZONED_HELP}. 起始时刻",
     )
-    ts_to: Instant | None = Field(
-        None, description="to this instant (ISO 8601 with its zone), after ts_from. 结束时刻"
+    ts_to: ZonedInstant | None = Field(
+        None, description="to this instant, after ts_from (the same forms). 结束时刻"
     )
 
     @model_validator(mode="after")

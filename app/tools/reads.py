@@ -15,6 +15,7 @@ from app.store.digests import SignalRow
 from app.store.documents import DigestMetrics
 from app.store.episodes import EpisodeLine
 from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, week_key, zone
+from app.tools.paging import PagedArgs, PagedResult, pager, read_cursor
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ToolResult, flag, opt
@@ -365,14 +366,31 @@ def _missing(ctx: ToolContext, first: date, last: date) -> Missing | None:
     )
 
 
-class EpisodesArgs(PeriodArgs):
+class EpisodesArgs(PeriodArgs, PagedArgs):
     category: CategoryName | None = Field(None, description="only episodes of this category")
     limit: int = Field(200, ge=1, le=1_000)
 
 
-class EpisodesResult(ToolResult, Period):
+class EpisodesResult(PagedResult, Period):
     items: list[Episode]
     note: str | None = opt("the limit cut the list")
+
+
+TIES = 32  # episodes that may share the last shown one's start (devices, imports)
+
+
+def _after(args: EpisodesArgs) -> tuple[datetime, int, int] | None:
+    """A cursor's last shown episode (start, id) and how many the pages showed."""
+    if args.cursor is None:
+        return None
+    try:
+        at, episode_id, shown = read_cursor(args.cursor, tool="get_episodes").after
+        key = datetime.fromisoformat(at), int(episode_id), int(shown)
+    except (ValueError, TypeError):
+        key = None
+    if key is None or key[0].tzinfo is None or not 0 < key[2] < args.limit:
+        raise InvalidInputError("cursor: not a cursor of get_episodes: pass it back unchanged")
+    return key
 
 
 @tool(
@@ -389,20 +407,35 @@ marks a category a model's summary gave an episode no rule categorised.
 def get_episodes(ctx: ToolContext, args: EpisodesArgs) -> EpisodesResult:
     day_from, day_to = resolve(args, user=ctx.user, now=ctx.now)
     ts_from, ts_to = span(day_from, day_to, user=ctx.user)
+    # Newest first: a cursor's page is the episodes after the last one shown (by start,
+    # then id), so episodes built meanwhile (newer) never shift it.
+    after, shown = _after(args), 0
+    if after is not None:
+        ts_to, shown = min(ts_to, after[0] + timedelta(microseconds=1)), after[2]
     rows = ctx.store.list_episodes(
         user_id=ctx.user.user_id,
         ts_from=ts_from,
         ts_to=ts_to,
         category=args.category,
-        limit=args.limit,
+        limit=args.limit - shown + (TIES if after else 0),
     )
+    if after is not None:
+        rows = [r for r in rows if (r.ts_start, r.episode_id) < after[:2]][: args.limit - shown]
+    keys = [(r.ts_start.isoformat(), r.episode_id) for r in rows]
     return EpisodesResult(
         from_=day_from,
         to=day_to,
         items=[episode_line(r, ctx) for r in rows],
         note="more episodes exist: narrow the period, or use query_stats for totals"
-        if len(rows) == args.limit
+        if shown + len(rows) == args.limit
         else None,
+    ).paged(
+        pager(
+            tool="get_episodes",
+            args=args,
+            now=ctx.now,
+            position=lambda n: [*keys[n - 1], shown + n],
+        )
     )
 
 

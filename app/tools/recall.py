@@ -25,6 +25,7 @@ from app.store.records import RecordLine
 from app.store.tools import MomentRecord, RecordMatch
 from app.text import StorableStr
 from app.timeutil import logical_day, zone
+from app.tools.instants import LOCAL_HELP, LocalInstant
 from app.tools.periods import (
     DayWindowArgs,
     Window,
@@ -96,10 +97,8 @@ class LastSeenArgs(ToolArgs):
         description="text in the window title (a file, a page, a project, a game), alone or "
         "with thing",
     )
-    before: datetime | None = Field(
-        None,
-        description="only records that start before this (YYYY-MM-DDTHH:MM; the user's local "
-        "time unless a zone is given); default: now",
+    before: LocalInstant | None = Field(
+        None, description=f"only records that start before this: {LOCAL_HELP}; default: now"
     )
 
     @model_validator(mode="after")
@@ -402,10 +401,7 @@ def _compared_seconds(
 
 
 class MomentArgs(ToolArgs):
-    at: datetime = Field(
-        description="the instant (YYYY-MM-DDTHH:MM[:SS]; the user's local time unless a zone "
-        "is given)"
-    )
+    at: LocalInstant = Field(description=f"the instant: {LOCAL_HELP}")
     neighbours: int = Field(2, ge=0, le=5, description="records to show before and after")
     device_id: str | None = Field(None, pattern=DEVICE_ID_PATTERN, description="only this device")
 

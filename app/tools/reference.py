@@ -68,6 +68,24 @@ def render_reference() -> str:
         '`{"error": …, "hint": …}` instead, with `unresolved` and `suggestions` for a name '
         "found nowhere in your data, `conflict` or `retry` where they apply.",
         "",
+        "**Instants.** Every argument that takes an instant (`ts_from`, `ts_to`, `at`, "
+        "`before`) takes ISO 8601 or relative words, read in the user's time zone and "
+        "logical day (never the server's): `now`, `2h ago`, `30 min ago`, `yesterday 3pm`, "
+        "`today 09:00`, `3小时前`, `昨天下午3点`, `昨晚8点`. A day word alone is the start of "
+        "that logical day; a clock time alone is the latest one not after now; a clock time "
+        "before the day's cut hour lies on the next date. Words it cannot read are refused "
+        "with the forms it takes.",
+        "",
+        "**Pages.** A tool with a `cursor` argument (`get_raw`, `search_episodes`, `get_episodes`) "
+        "answers a `cursor` when its cap cut the result: call the same tool with it (alone, "
+        "or with the same arguments) for the next page, until an answer has no cursor. The "
+        "pages hold the items of one uncapped call, in order, none twice and none skipped: "
+        "the cursor keeps the first call's arguments and clock; `get_raw` goes on after the "
+        "last record shown, `get_episodes` after the last episode shown, and "
+        "`search_episodes` ranks only episodes that started before the first call, so "
+        "records arriving meanwhile cannot shift a page. A cursor that is not the tool's "
+        "own, or is sent with other arguments, is refused.",
+        "",
         "| tool | tier | output cap (tokens) |",
         "|---|---|---|",
     ]

@@ -19,7 +19,7 @@ import json
 import logging
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Protocol, TypeVar
 
@@ -32,6 +32,8 @@ from app.settings import Settings
 from app.store.accounts import UserContext
 from app.store.tools import ToolStore
 from app.text import estimate_tokens
+from app.tools.instants import clock_context
+from app.tools.paging import PagedResult, continued, same_call
 from app.tools.results import ToolError, ToolOutcome, ToolResult
 
 log = logging.getLogger("timetrace.tools")
@@ -239,16 +241,22 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
         n += 1
     if n == len(items):
         return result
-    # A cut output's frame differs only in the digits of `omitted`.
+    # A cut output's frame differs only in the digits of `omitted` (and its cursor).
+    paged = isinstance(result, PagedResult)
+    cursor_of = result.cursor_after if isinstance(result, PagedResult) else _no_cursor
     frames: dict[int, int] = {}
+
+    def frame(omitted: int) -> dict[str, Any]:
+        kept = len(items) - omitted
+        cursor = {"cursor": cursor_of(kept)} if paged else {}
+        return {**data, name: [], "truncated": True, "omitted": omitted, **cursor}
 
     def cut(n: int) -> int:
         omitted = len(items) - n
         digits = len(str(omitted))
         if digits not in frames:
-            frames[digits] = output_tokens(
-                {**data, name: [], "truncated": True, "omitted": omitted}
-            )
+            # A cursor's length hardly varies: the exact output is checked below.
+            frames[digits] = output_tokens(frame(max(omitted, 1)))
         return frames[digits] + counted(n)
 
     # The cut costs more the more it keeps (an item adds a token at least; a shorter
@@ -256,11 +264,18 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
     kept = 0
     while kept < len(items) and cut(kept + 1) <= cap:
         kept += 1
+    while kept > 0 and paged and output_tokens(frame(len(items) - kept)) + counted(kept) > cap:
+        kept -= 1
     if cut(kept) > cap:
         return _too_large()
-    return result.model_copy(
-        update={name: getattr(result, name)[:kept], "truncated": True, "omitted": len(items) - kept}
-    )
+    update = {name: getattr(result, name)[:kept], "truncated": True, "omitted": len(items) - kept}
+    if paged:
+        update["cursor"] = cursor_of(kept)
+    return result.model_copy(update=update)
+
+
+def _no_cursor(kept: int) -> str | None:
+    return None
 
 
 def _too_large() -> ToolError:
@@ -301,6 +316,29 @@ def _validation_error(spec: Tool, exc: ValidationError) -> ToolError:
     )
 
 
+def _clock(ctx: ToolContext) -> dict[str, Any]:
+    return clock_context(now=ctx.now, time_zone=ctx.user.time_zone, cut_hour=ctx.user.day_cut_hour)
+
+
+def read_arguments(
+    *, spec: Tool, ctx: ToolContext, arguments: dict[str, Any]
+) -> tuple[ToolArgs, ToolContext]:
+    """A call's argument model, its relative instants read on the caller's clock. A call
+    with a cursor runs as its first call did: those arguments, on that call's clock (any
+    argument sent beside the cursor must be the same). Raises ValidationError, or
+    TimeTraceError for a bad cursor."""
+    paged = continued(tool=spec.name, params=spec.params, arguments=arguments)
+    if paged is None:
+        return spec.params.model_validate(arguments, context=_clock(ctx)), ctx
+    merged, page = paged
+    ctx = replace(ctx, now=page.now)
+    params = spec.params.model_validate(merged, context=_clock(ctx))
+    if set(arguments) - {"cursor"}:
+        first = {**page.args, "cursor": arguments["cursor"]}
+        same_call(given=params, first=spec.params.model_validate(first, context=_clock(ctx)))
+    return params, ctx
+
+
 def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
     """Run a tool by name: its result model, capped, or a `ToolError`. Never raises."""
     spec = REGISTRY.get(name)
@@ -309,9 +347,11 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> T
     if arguments is not None and not isinstance(arguments, dict):
         return ToolError(error=f"arguments for {name} must be a JSON object")
     try:
-        params = spec.params.model_validate(arguments or {})
+        params, ctx = read_arguments(spec=spec, ctx=ctx, arguments=arguments or {})
     except ValidationError as exc:
         return _validation_error(spec, exc)
+    except TimeTraceError as exc:  # a cursor that is not this call's
+        return ToolError(error=exc.message, hint="call again without the cursor")
     except Exception:  # a validator's own bug: still an answer, never a raise
         log.exception("arguments of tool %s failed to validate", name)
         return ToolError(error=f"{name} could not read its arguments", hint="check the arguments")

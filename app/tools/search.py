@@ -6,6 +6,10 @@ be embedded (no endpoint, an endpoint that is down or answers vectors of the
 wrong shape) the search runs on keywords alone and says so: `mode: keyword`
 with a `reason`. `hybrid` is said only when the semantic side ranked an episode
 with an embedding; with none embedded in range yet, it is `keyword` too, and why.
+
+A capped answer gives a `cursor`: the next page is the same search, on the first
+call's clock and counting only episodes that started before it (so episodes added
+meanwhile cannot move the ranking), from the first hit not shown yet.
 """
 
 from __future__ import annotations
@@ -15,17 +19,18 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from app.boundary import Day
-from app.errors import TimeTraceError
+from app.errors import InvalidInputError, TimeTraceError
 from app.rules.things import CategoryName
 from app.text import StorableStr, keyword_terms
+from app.tools.paging import PagedArgs, PagedResult, pager, read_cursor
 from app.tools.reads import Episode, episode_line
 from app.tools.registry import ToolArgs, ToolContext, tool
-from app.tools.results import ToolResult, opt
+from app.tools.results import opt
 
 CANDIDATES = 40
 
 
-class SearchArgs(ToolArgs):
+class SearchArgs(ToolArgs, PagedArgs):
     query: StorableStr = Field(
         min_length=1, max_length=500, description="words or a phrase, 中文或英文"
     )
@@ -60,7 +65,7 @@ class Hit(Episode):
     after: Episode | None = opt("include_neighbors: the episode just after")
 
 
-class SearchResult(ToolResult):
+class SearchResult(PagedResult):
     mode: Literal["hybrid", "keyword"]
     reason: str | None = opt("why the search ran on keywords alone")
     items: list[Hit]
@@ -83,6 +88,7 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         return SearchResult(
             items=[], mode="keyword", reason=reason, note="the query has no searchable words"
         )
+    shown = _shown(args)
     rows = ctx.store.search_episodes(
         user_id=ctx.user.user_id,
         terms=terms,
@@ -92,11 +98,13 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         category=args.category,
         k=args.k,
         candidates=CANDIDATES,
+        before=ctx.now,
     )
     if embedding is not None and not any(row.semantic_rank is not None for row in rows):
         # The semantic side had no candidate: no episode in range is embedded yet.
         embedding = None
         reason = "no episode in range has an embedding yet: ranked by keywords"
+    rows = rows[shown:]
     neighbors: dict[int, dict[str, Episode]] = {}
     if args.include_neighbors and rows:
         for n in ctx.store.episode_neighbors(
@@ -117,4 +125,14 @@ def search_episodes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         )
     return SearchResult(
         mode="hybrid" if embedding is not None else "keyword", reason=reason, items=items
-    )
+    ).paged(pager(tool="search_episodes", args=args, now=ctx.now, position=lambda n: shown + n))
+
+
+def _shown(args: SearchArgs) -> int:
+    """How many hits the pages before a cursor's showed."""
+    if args.cursor is None:
+        return 0
+    shown = read_cursor(args.cursor, tool="search_episodes").after
+    if type(shown) is not int or not 0 < shown <= args.k:
+        raise InvalidInputError("cursor: not a cursor of search_episodes: pass it back unchanged")
+    return shown

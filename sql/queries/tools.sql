@@ -243,6 +243,7 @@ ORDER BY ts_start DESC, episode_id DESC LIMIT %(limit)s;
 -- transaction's iterative scan (store_tools.py) so that the user filter cannot leave
 -- it short. Text side: only the newest matches are ranked (lexical_cap, or the
 -- candidates asked for if more): ranking every match of a common word is the expensive part.
+-- `before`: only episodes that started before it (a paged search keeps its first ranking).
 WITH few AS MATERIALIZED (
     SELECT count(*) <= %(exact_below)s AS exact FROM (
         SELECT 1 FROM episodes e
@@ -251,6 +252,7 @@ WITH few AS MATERIALIZED (
           AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
           AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
           AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+          AND (%(before)s::timestamptz IS NULL OR e.ts_start < %(before)s::timestamptz)
         LIMIT %(exact_below)s + 1) x
 ), near AS MATERIALIZED (
     (SELECT e.episode_id, e.summary_embedding <=> %(embedding)s::vector AS distance
@@ -261,6 +263,7 @@ WITH few AS MATERIALIZED (
        AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
        AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
        AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+       AND (%(before)s::timestamptz IS NULL OR e.ts_start < %(before)s::timestamptz)
      ORDER BY e.summary_embedding <=> %(embedding)s::vector
      LIMIT %(candidates)s)
     UNION ALL
@@ -272,6 +275,7 @@ WITH few AS MATERIALIZED (
            AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
            AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
            AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+           AND (%(before)s::timestamptz IS NULL OR e.ts_start < %(before)s::timestamptz)
          OFFSET 0  -- a fence: every row is compared, the index's order is not used
      ) every
      ORDER BY distance, episode_id
@@ -287,6 +291,7 @@ WITH few AS MATERIALIZED (
       AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
       AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
       AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
+      AND (%(before)s::timestamptz IS NULL OR e.ts_start < %(before)s::timestamptz)
     ORDER BY e.ts_start DESC
     LIMIT GREATEST(%(lexical_cap)s, %(candidates)s)
 ), lexical AS (
@@ -305,7 +310,7 @@ SELECT f.score::double precision AS score, f.semantic_rank, f.lexical_rank, e.ep
        e.device_id, e.ts_start, e.ts_end, e.category, e.category_source, e.title, e.summary,
        e.duration_s, e.active_s, e.summary_by
 FROM fused f JOIN episodes e ON e.user_id = %(user_id)s AND e.episode_id = f.episode_id
-ORDER BY f.score DESC, e.ts_start DESC
+ORDER BY f.score DESC, e.ts_start DESC, e.episode_id DESC
 LIMIT %(k)s;
 
 -- name: episode_neighbors --

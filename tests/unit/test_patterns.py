@@ -137,6 +137,7 @@ NOT_CAPTURED = {
     "app.agent.lexicon": "reads only the asker's question (at most 4,000 characters)",
     "app.enrich.negotiation": "reads a model server's error message",
     "app.db": "reads the SQL files and migration names shipped with the code",
+    "app.tools.instants": "fullmatches one instant argument, cut to 80 characters",
 }
 
 

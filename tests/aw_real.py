@@ -42,6 +42,13 @@ from tests.faults import wait_for
 ROOT = Path(__file__).resolve().parents[1]
 AW_VENV = ROOT / ".aw-venv"
 AW_SERVER = AW_VENV / "bin" / "aw-server"
+AW_PYTHON = AW_VENV / "bin" / "python"
+# aw-server with its web UI taken from another folder: the wheel's `static` (index.html
+# without the scripts it loads) swapped for an aw-webui build before the app is made.
+_WITH_STATIC = (
+    "import sys, aw_server.server as s; s.static_folder = sys.argv.pop(1); "
+    "from aw_server import main; sys.argv[0] = 'aw-server'; sys.exit(main())"
+)
 START_TIMEOUT_S = 30.0  # about a second on an idle machine; much more on a loaded one
 
 # aw-webui's categories have this shape in the server's settings; `canonicalEvents`
@@ -88,19 +95,25 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def aw_server(home: Path, *, storage: str = "memory") -> Iterator[AwServer]:
+def aw_server(
+    home: Path, *, storage: str = "memory", webui: Path | None = None
+) -> Iterator[AwServer]:
     """A real aw-server on a free loopback port, in memory, stopped when the block ends.
     `storage="peewee"`: its default SQLite store under `home` instead (memory inserts
-    are quadratic: a year of history needs a database)."""
+    are quadratic: a year of history needs a database). `webui`: an aw-webui build it
+    serves from `/` in place of its own static files."""
     if not AW_SERVER.exists():
         raise RuntimeError(f"{AW_SERVER.relative_to(ROOT)} is missing: run `make install`")
     home.mkdir(parents=True, exist_ok=True)
     log = home / "aw-server.log"
     for attempt in range(3):  # a port taken between choosing and binding: another one
         server = AwServer("127.0.0.1", _free_port(), home)
+        command = [str(AW_SERVER)]
+        if webui is not None:
+            command = [str(AW_PYTHON), "-c", _WITH_STATIC, str(webui)]
         with log.open("ab") as out:
             process = subprocess.Popen(
-                [str(AW_SERVER), "--testing", "--storage", storage, *_address(server)],
+                [*command, "--testing", "--storage", storage, *_address(server)],
                 env={**os.environ, **aw_dirs(home)},
                 stdout=out,
                 stderr=subprocess.STDOUT,

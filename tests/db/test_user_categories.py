@@ -1,0 +1,94 @@
+"""The user's own category tree (migration 0034): a category made under a kind, rules
+that name it, and every count by it held to SQL over the records; the tree edited
+(moved to another kind, removed) re-categorises the history with the rules' own path."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from app.cli import main
+from app.runtime.services import Services
+from app.store.accounts import UserContext
+from app.tools import dispatch_json
+from tests.db.test_coverage import _ingest
+from tests.helpers import make_api
+
+GAMES_COLOR = "#e4572e"
+
+
+def _cli(env: dict[str, str], *args: str) -> Result:
+    result = CliRunner().invoke(main, list(args), env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def _last_monday() -> date:
+    today = datetime.now(UTC).date()
+    return today - timedelta(days=today.weekday() + 7)
+
+
+def _sql_seconds(services: Services, user: UserContext, where: str) -> float:
+    """Seconds of the user's last-week records matching `where`, by the duration rule."""
+    monday = _last_monday()
+    with services.store.pool.connection() as conn:
+        row = conn.execute(
+            "SELECT COALESCE(sum(s.seconds), 0)::float8 AS s "
+            "FROM timetrace_spans_v1(%(u)s, '-infinity', 'infinity') s "
+            "LEFT JOIN user_rules r ON r.user_id = s.user_id "
+            "  AND s.category_source = 'user:' || r.rule_id "
+            "LEFT JOIN user_categories c ON c.user_id = r.user_id "
+            "  AND c.category_id = r.category_id "
+            f"WHERE s.day_local BETWEEN %(a)s AND %(b)s AND NOT s.is_idle AND {where}",
+            {"u": user.user_id, "a": monday, "b": monday + timedelta(days=6)},
+        ).fetchone()
+    assert row is not None
+    return float(row["s"])
+
+
+def _stats(services: Services, user: UserContext, **args: Any) -> dict[str, Any]:
+    ctx = services.tool_context(user=user, now=datetime.now(UTC))
+    return dispatch_json(ctx, "query_stats", {"period": "last_week", **args})
+
+
+def test_a_games_category_made_by_the_cli_counts_under_games_and_entertainment(
+    services: Services, db_url: str, tmp_path: Path
+) -> None:
+    api = make_api(services, user_name="me", time_zone="UTC", devices=("desktop",))
+    _ingest(api, datetime.combine(_last_monday(), datetime.min.time(), UTC) + timedelta(hours=9))
+    env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+    made = _cli(env, "category", "add", "Games", "--under", "entertainment", "--zh", "游戏",
+                "--color", GAMES_COLOR)  # fmt: skip
+    assert made.output.endswith("Games (entertainment)\n")
+    added = _cli(env, "rules", "add", "app", "hades2", "games")
+    assert "'hades2' → Games (entertainment)" in added.output
+    before = _stats(services, api.user)["items"]
+
+    games = _sql_seconds(services, api.user, "c.name = 'Games'")
+    assert games == 2400  # hades2's 40 minutes
+    by_user = _stats(services, api.user, metric="seconds_by_user_category")["items"]
+    assert by_user == [
+        {"category": "Games", "kind": "entertainment", "color": GAMES_COLOR,
+         "seconds": 2400, "hours": 0.67}
+    ]  # fmt: skip
+    assert _stats(services, api.user, thing="游戏")["seconds"] == games
+    assert _stats(services, api.user, thing="Games")["seconds"] == games
+    by_kind = {i["category"]: i["seconds"] for i in before}
+    assert by_kind["entertainment"] == round(
+        _sql_seconds(services, api.user, "s.category = 'entertainment'")
+    )
+    assert by_kind["entertainment"] >= games
+
+    # Moved under work: its records are work now, the history rebuilt.
+    _cli(env, "category", "move", "Games", "work")
+    after = {i["category"]: i["seconds"] for i in _stats(services, api.user)["items"]}
+    assert after["work"] == by_kind["work"] + games
+    assert after.get("entertainment", 0) == by_kind["entertainment"] - games
+    # Removed: its rule names only its kind, and nothing counts under Games.
+    _cli(env, "category", "remove", "Games")
+    assert _stats(services, api.user, metric="seconds_by_user_category")["items"] == []
+    listed = _cli(env, "rules", "list").output
+    assert "'hades2' → work" in listed

@@ -79,6 +79,10 @@ class KnownName(Row):
     domain: str | None
     records: int
     titled: bool
+    # A row of the user's own categories (no app): its path, kind and names.
+    category: str | None = None
+    category_kind: str | None = None
+    category_names: list[str] | None = None
 
 
 class MomentRecord(RecordLine):

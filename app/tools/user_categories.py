@@ -12,15 +12,20 @@ from the records by the duration rule, as the pages' sites do.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from datetime import date
 
 from pydantic import Field
 
-from app.rules.things import Thing
+from app.rules.things import Thing, loose
 from app.rules.tree import CategoryTree, label
+from app.store.tools import KnownName, UserCategoryRow
 from app.tools.registry import ToolContext
 from app.tools.results import Shape
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 class UserCategoryTime(Shape):
@@ -40,7 +45,9 @@ def tree_for(ctx: ToolContext) -> CategoryTree:
 def category_thing(ctx: ToolContext, *, mention: str) -> Thing | None:
     """The user's category a mention names (either language, any case, or its path)."""
     tree = tree_for(ctx)
-    found = tree.find(mention) if tree else None
+    if not tree:
+        return None
+    found = tree.find(mention) or _by_form(tree, loose(mention))
     if found is None:
         return None
     return Thing(
@@ -50,6 +57,22 @@ def category_thing(ctx: ToolContext, *, mention: str) -> Thing | None:
         "user category",
         user_categories=tuple(tree.subtree(found.category_id)),
     )
+
+
+def _names_form(key: str, word: str) -> bool:
+    """Whether `word` is another form of the category name `key` (both loose): 打游戏
+    holds 游戏; game, gamed and gaming share games' stem."""
+    if _CJK.search(key):
+        return len(key) >= 2 and key in word
+    return len(key) >= 4 and word.startswith(_stem(key)) and len(word) <= len(key) + 3
+
+
+def _by_form(tree: CategoryTree, word: str) -> UserCategoryRow | None:
+    """The shallowest category one of whose names `word` is a form of."""
+    found = [
+        r for r in tree.rows if any(_names_form(loose(n), word) for n in (r.name, r.name_zh) if n)
+    ]
+    return min(found, key=lambda r: (r.depth, r.category_id)) if found else None
 
 
 def category_seconds(
@@ -106,3 +129,29 @@ def user_category_items(
         )
         for row, s in ordered[:top_n]
     ]
+
+
+def _stem(key: str) -> str:
+    """The part of a Latin name its other forms share: "gam" for games (game, gamed,
+    gaming)."""
+    return key[: max(3, len(key) - 2)]
+
+
+def category_mentions(known: Iterable[KnownName], names: Mapping[str, str]) -> dict[str, str]:
+    """The words of a question that name the user's own categories, to the mention the
+    resolver takes for each (its path): its names in both languages, and the words the
+    lexicon gave its kind that say the same thing ("game", "打游戏" for Games under
+    entertainment, when "游戏" or "games" is its name). Learnt from the data
+    (`known_names`' rows of categories), so asking knows them without a rule of its own."""
+    out: dict[str, str] = {}
+    for row in known:
+        if row.category is None:
+            continue
+        keys = [k for k in (loose(n) for n in row.category_names or ()) if k]
+        out.update(dict.fromkeys(keys, row.category))
+        for word, mention in names.items():
+            if mention != row.category_kind or word in out:
+                continue
+            if any(_names_form(key, word) for key in keys):
+                out[word] = row.category
+    return out

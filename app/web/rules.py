@@ -17,8 +17,8 @@ they are few, else the worker does, and the list says how many are left.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request

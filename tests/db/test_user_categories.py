@@ -4,6 +4,7 @@ that name it, and every count by it held to SQL over the records; the tree edite
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,13 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from app.cli import main
+from app.pyramid.build import backfill
 from app.runtime.services import Services
 from app.store.accounts import UserContext
+from app.timeutil import week_key
 from app.tools import dispatch_json
 from tests.db.test_coverage import _ingest
+from tests.db.test_web import Browser
 from tests.helpers import make_api
 
 GAMES_COLOR = "#e4572e"
@@ -92,3 +96,62 @@ def test_a_games_category_made_by_the_cli_counts_under_games_and_entertainment(
     assert _stats(services, api.user, metric="seconds_by_user_category")["items"] == []
     listed = _cli(env, "rules", "list").output
     assert "'hades2' → work" in listed
+
+
+def _digest_games(services: Services, user: UserContext, games_id: int) -> float:
+    monday = _last_monday()
+    days = services.store.day_digests(
+        user_id=user.user_id, day_from=monday, day_to=monday + timedelta(days=6)
+    )
+    return sum(d.metrics.get("seconds_by_user_category", {}).get(str(games_id), 0.0) for d in days)
+
+
+def test_a_games_category_made_on_the_rules_page_counts_everywhere_and_answers_asking(
+    services: Services,
+) -> None:
+    api = make_api(services, user_name="me", time_zone="UTC", devices=("desktop",))
+    _ingest(api, datetime.combine(_last_monday(), datetime.min.time(), UTC) + timedelta(hours=9))
+    backfill(services.store, now=datetime.now(UTC), settings=services.settings)
+    web = Browser(services, api.user)
+    csrf = web.sign_in()
+    made = web.client.post(
+        "/rules/categories",
+        data={"name": "Games", "name_zh": "游戏", "color": GAMES_COLOR,
+              "under": "entertainment", "csrf": csrf},
+    )  # fmt: skip
+    assert made.status_code == 303, made.text
+    page = web.client.get(made.headers["location"]).text
+    (games_id,) = re.findall(r'data-category="(\d+)" data-kind="entertainment"', page)
+    rule = {"op": "add", "kind": "app", "pattern": "hades2", "category": f"#{games_id}"}
+    assert web.client.post("/rules/change", data={**rule, "csrf": csrf}).status_code == 303
+    assert f'data-user-category="{games_id}">Games<' in web.client.get("/rules").text
+    taken = web.client.post(
+        "/rules/categories", data={"name": "games", "under": "work", "csrf": csrf}
+    )
+    assert taken.status_code == 422 and "is there already" in taken.text
+
+    games = _sql_seconds(services, api.user, "c.name = 'Games'")
+    fun = _sql_seconds(services, api.user, "s.category = 'entertainment'")
+    assert games == 2400 and fun >= games
+    by_user = _stats(services, api.user, metric="seconds_by_user_category")["items"]
+    assert [(i["category"], i["seconds"]) for i in by_user] == [("Games", games)]
+    by_kind = {i["category"]: i["seconds"] for i in _stats(services, api.user)["items"]}
+    assert by_kind["entertainment"] == round(fun)
+    assert _digest_games(services, api.user, int(games_id)) == games
+
+    # The week page: a row of Games, in its colour, with its seconds.
+    week = web.client.get(f"/week/{week_key(_last_monday())}").text
+    row = re.search(r'<tr data-user-category="Games" data-kind="entertainment" '
+                    r'data-seconds="(\d+)">.*?data-color="([^"]+)"', week)  # fmt: skip
+    assert row is not None and (int(row.group(1)), row.group(2)) == (games, GAMES_COLOR)
+
+    # Asking through the OpenAI-compatible door, with no model.
+    for question in ("how much did I game last week", "上周打游戏多久"):
+        reply = api.client.post(
+            "/v1/chat/completions",
+            json={"model": "timetrace", "messages": [{"role": "user", "content": question}]},
+            headers=api.auth,
+        )
+        assert reply.status_code == 200, reply.text
+        text = reply.json()["choices"][0]["message"]["content"]
+        assert "(0.67 h)" in text and "Games" in text, text

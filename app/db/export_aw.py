@@ -12,7 +12,9 @@ not-afk) gives each app the active seconds TimeTrace counts for it:
   (idle records, and the gaps between records), so flooding changes nothing there and
   the intersection cuts whatever flooding added to the window events;
 - a record with a URL is also a `web.tab.current` event in its browser's bucket
-  (`aw-watcher-web-<browser>_<device>`), never audible: it adds no active time.
+  (`aw-watcher-web-<browser>_<device>`), never audible: it adds no active time;
+- the user's own category tree comes first, as aw-webui's `classes` (`classes_from`,
+  app/rules/tree.py), so an import of the file brings the same tree back.
 
 Written a device and a bucket at a time from the records' stream (one pass per bucket),
 never holding more than a chunk of output.
@@ -28,6 +30,9 @@ from typing import Any
 
 from app.db.connection import Connection
 from app.db.queries import QUERIES
+from app.rules.tree import classes_from
+from app.store.user_categories import UserCategoryRow
+from app.store.user_rules import UserRuleRow
 
 # Output is handed on in pieces of about this size (a file write, an HTTP chunk).
 CHUNK_BYTES = 256 * 1024
@@ -180,12 +185,26 @@ def _web_events(rows: Iterator[dict[str, Any]]) -> Iterator[bytes]:
         yield _event(row["ts_start"], row["duration_s"], data)
 
 
+def _classes(conn: Connection, user_id: int) -> bytes:
+    user = {"user_id": user_id}
+    rows = [
+        UserCategoryRow.model_construct(**r)
+        for r in conn.execute(QUERIES["list_user_categories"], user)
+    ]
+    rules = [
+        UserRuleRow.model_construct(**r) for r in conn.execute(QUERIES["list_user_rules"], user)
+    ]
+    return json.dumps(classes_from(rows, rules), ensure_ascii=False).encode()
+
+
 def activitywatch_chunks(
     conn: Connection, *, user_id: int, lo: datetime, hi: datetime, progress: Progress
 ) -> Iterator[bytes]:
     """The user's records starting in [lo, hi) as an ActivityWatch export, as bytes."""
     out = _Out()
-    out.add(b'{"buckets":{')
+    # aw-webui's categories first (its settings' `classes`): the user's own tree, so
+    # that an import reads them before the history (app/importers/aw_tree.py).
+    out.add(b'{"classes":' + _classes(conn, user_id) + b',"buckets":{')
     window = {"user_id": user_id, "ts_from": lo, "ts_to": hi}
     devices = [r["device_id"] for r in conn.execute(QUERIES["export_devices"], window)]
     first = True

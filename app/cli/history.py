@@ -139,7 +139,7 @@ def import_activitywatch(
     tree = None
     if bring_tree and not apply_categories:
         tree = _aw_tree_plan(export, url, categories_file, top_kinds)
-    else:
+    if tree is None:  # none found (or not asked for): what the rules file could take
         said = offer(
             url=url,
             categories_file=categories_file,

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from app.errors import InvalidInputError
 from app.rules.categories import CATEGORIES, Category
 from app.store.user_categories import UserCategoryRow
-from app.store.user_rules import UserRuleRow
 
 NAME_MAX = 100
 _COLOR = re.compile(r"#[0-9a-f]{6}")
@@ -125,42 +123,3 @@ def target(tree: CategoryTree, text: str) -> tuple[Category, int | None]:
         known = ", ".join([*CATEGORIES, *(r.path for r in tree.rows)])
         raise InvalidInputError(f"category must be one of {known}; got {text!r}")
     return check_kind(found.kind), found.category_id
-
-
-def _as_regex(rule: UserRuleRow) -> tuple[str, bool]:
-    """A rule as an ActivityWatch regex and whether it ignores case (aw-core searches it
-    in every text of an event: app, title, URL)."""
-    if rule.kind == "regex":
-        ic = rule.pattern.startswith("(?i)")
-        return (rule.pattern[4:] if ic else rule.pattern), ic
-    if rule.kind == "app":
-        return f"^{re.escape(rule.pattern)}$", False
-    if rule.kind == "site":
-        return re.escape(rule.pattern), True
-    return ".*".join(re.escape(p) for p in rule.pattern.split("*")), True
-
-
-def classes_from(
-    rows: Sequence[UserCategoryRow], rules: Sequence[UserRuleRow]
-) -> list[dict[str, Any]]:
-    """The user's tree as aw-webui's `classes` (its settings): each category with its
-    path of names, its colour and one rule, its rules' regexes joined (none: a parent
-    with no rule of its own). A tree imported from ActivityWatch goes back as it came."""
-    by_id = {r.category_id: r for r in rows}
-    out = []
-    for row in rows:
-        names: list[str] = []
-        at: UserCategoryRow | None = row
-        while at is not None:
-            names.insert(0, at.name or at.name_zh or str(at.category_id))
-            at = by_id.get(at.parent_id) if at.parent_id is not None else None
-        own = [_as_regex(r) for r in rules if r.category_id == row.category_id]
-        rule: dict[str, Any] = {"type": "none"}
-        if own:
-            joined = own[0][0] if len(own) == 1 else "|".join(f"(?:{p})" for p, _ in own)
-            rule = {"type": "regex", "regex": joined, "ignore_case": all(ic for _, ic in own)}
-        item: dict[str, Any] = {"name": names, "rule": rule}
-        if row.color:
-            item["data"] = {"color": row.color}
-        out.append(item)
-    return out

@@ -17,7 +17,10 @@ CREATE TABLE user_categories (
     color       text CHECK (color ~ '^#[0-9a-f]{6}$'),
     created     timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (user_id, category_id),
-    FOREIGN KEY (user_id, parent_id) REFERENCES user_categories (user_id, category_id),
+    -- Checked at commit: an import writes a category before its parent when it was moved
+    -- under a newer one.
+    FOREIGN KEY (user_id, parent_id) REFERENCES user_categories (user_id, category_id)
+        DEFERRABLE INITIALLY DEFERRED,
     CHECK (name IS NOT NULL OR name_zh IS NOT NULL),
     CHECK (parent_id IS DISTINCT FROM category_id)
 );
@@ -29,7 +32,7 @@ CREATE UNIQUE INDEX user_categories_name_zh
 
 ALTER TABLE user_rules ADD COLUMN category_id bigint;
 ALTER TABLE user_rules ADD FOREIGN KEY (user_id, category_id)
-    REFERENCES user_categories (user_id, category_id);
+    REFERENCES user_categories (user_id, category_id) DEFERRABLE INITIALLY DEFERRED;
 
 -- A rule may also be an ActivityWatch regex (kind 'regex', imported from aw-webui's
 -- categories): searched in the app and the window title, as aw-core's categorize does;

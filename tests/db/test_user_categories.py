@@ -80,6 +80,17 @@ def test_a_games_category_made_by_the_cli_counts_under_games_and_entertainment(
     ]  # fmt: skip
     assert _stats(services, api.user, thing="游戏")["seconds"] == games
     assert _stats(services, api.user, thing="Games")["seconds"] == games
+    ctx = services.tool_context(user=api.user, now=datetime.now(UTC))
+    compared = dispatch_json(
+        ctx, "compare", {"things": ["游戏", "entertainment"], "period": "last_week"}
+    )
+    fun = round(_sql_seconds(services, api.user, "s.category = 'entertainment'"))
+    assert [i["seconds"] for i in compared["items"]] == [games, fun]
+    with services.store.pool.connection() as conn:
+        view = conn.execute(
+            "SELECT sum(seconds)::float8 AS s FROM v_day_user_category_hours WHERE path = 'Games'"
+        ).fetchone()
+    assert view is not None and view["s"] == games
     by_kind = {i["category"]: i["seconds"] for i in before}
     assert by_kind["entertainment"] == round(
         _sql_seconds(services, api.user, "s.category = 'entertainment'")
@@ -155,3 +166,19 @@ def test_a_games_category_made_on_the_rules_page_counts_everywhere_and_answers_a
         assert reply.status_code == 200, reply.text
         text = reply.json()["choices"][0]["message"]["content"]
         assert "(0.67 h)" in text and "Games" in text, text
+
+    # The HTTP API names a category of the user's as the CLI and the page do.
+    made_rule = api.client.post(
+        "/api/v1/rules",
+        json={"kind": "title", "pattern": "Acme Wiki", "category": "游戏"},
+        headers=api.auth,
+    )
+    assert made_rule.status_code == 201, made_rule.text
+    (wiki,) = [r for r in made_rule.json()["rules"] if r["pattern"] == "Acme Wiki"]
+    assert (wiki["category"], wiki["category_id"]) == ("entertainment", int(games_id))
+    unknown = api.client.post(
+        "/api/v1/rules",
+        json={"kind": "title", "pattern": "Acme Wiki", "category": "Chess"},
+        headers=api.auth,
+    )
+    assert unknown.status_code == 422 and "Chess" in unknown.text

@@ -48,7 +48,8 @@ WHERE u.user_id = %(user_id)s AND u.rule_id = o.rule_id AND u.position <> o.n;
 
 -- name: user_rule_effects --
 -- What the user's rules, as they stand in this transaction, would change: the seconds
--- (timetrace_spans_v1 over all time), records and device-days whose category moves.
+-- (timetrace_spans_v1 over all time), records and device-days whose category (or user
+-- category) moves.
 WITH named AS MATERIALIZED (
     SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
 ), r AS (
@@ -60,7 +61,12 @@ WITH named AS MATERIALIZED (
     FROM r JOIN named w
         ON w.app = r.app AND w.domain = COALESCE(r.domain, '')
        AND w.window_title = r.window_title
-    WHERE NOT r.is_idle AND r.category_source <> 'label' AND w.category <> r.category
+    JOIN user_rules nu ON nu.user_id = %(user_id)s AND nu.rule_id = w.rule_id
+    WHERE NOT r.is_idle AND r.category_source <> 'label'
+      AND (w.category <> r.category
+           -- or a rule of another source counts it under a category of the user's
+           -- (migration 0034), its kind the same
+           OR (nu.category_id IS NOT NULL AND r.category_source <> 'user:' || w.rule_id))
 )
 SELECT COALESCE(sum(d), 0)::float8 AS seconds, count(*)::int AS records,
        count(DISTINCT (device_id, day_local))::int AS device_days,

@@ -69,6 +69,8 @@ def test_a_games_category_made_by_the_cli_counts_under_games_and_entertainment(
     assert made.output.endswith("Games (entertainment)\n")
     added = _cli(env, "rules", "add", "app", "hades2", "games")
     assert "'hades2' → Games (entertainment)" in added.output
+    # The preview counts the time that moves to Games, though its kind stays.
+    assert added.output.startswith("Changes 0.67 h of history (1 records on 1 device-days)")
     before = _stats(services, api.user)["items"]
 
     games = _sql_seconds(services, api.user, "c.name = 'Games'")

@@ -28,6 +28,7 @@ from app.agent.titles import MAX_TITLES, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
 from app.tools.registry import ToolContext
+from app.tools.user_categories import category_mentions
 
 ACTIVE = "active"  # the mention of "the computer": active time
 _TOKEN = re.compile(rf"[A-Za-z0-9]+(?:[.'’+#_-][A-Za-z0-9]+)*[+#]*|[{CJK_CHARS}]")
@@ -96,6 +97,8 @@ class Lexicon:
                 if len(stem) >= 3 and stem not in ("www", "m", "mail"):
                     lexicon.add(stem, row.domain, whole=True)
         lexicon.add_meetings(ctx, {row.app for row in known})
+        # The user's own categories over the kinds' words ("games": Games).
+        lexicon.names.update(category_mentions(known, lexicon.names))
         lexicon.add_titles(ctx)
         return lexicon
 

@@ -26,6 +26,7 @@ from app.agent.parts import Parts, asks_yes_no, read_parts
 from app.agent.planner import Call, Planned
 from app.agent.render import render
 from app.agent.spelling import mend_period_words
+from app.rules.categories import CATEGORIES
 from app.rules.things import loose
 from app.text import Language, has_cjk, language_of
 from app.tools import ToolContext, dispatch
@@ -71,9 +72,28 @@ def answer_offline(
         language=parts.language,
     )
     intent = named_by_lexicon(intent, parts.things, today=today, lang=parts.language)
+    intent = own_category(intent, parts.things)
     intent = thing_asked(intent, parts, today=today)
     intent = replace(intent, minutes=parts.minutes, yes_no=asks_yes_no(asked))
     return _intent_answer(ctx, intent, today)
+
+
+def own_category(intent: Intent, things: list[Mention]) -> Intent:
+    """A kind's word the lexicon gave to one of the user's own categories ("game":
+    Games, under entertainment): its hours asked as that category's."""
+    if intent.kind != "category_hours" or len(things) != 1 or things[0].name in CATEGORIES:
+        return intent
+    own = things[0]
+    if intent.mention is None or loose(intent.mention) != loose(own.text):
+        return intent
+    arguments = {k: v for k, v in intent.arguments.items() if k not in ("metric", "category")}
+    return replace(
+        intent,
+        kind="thing_hours",
+        arguments={"thing": own.name, **arguments},
+        subject=own.text,
+        mention=own.text,
+    )
 
 
 def answer_language(question: str, things: list[Mention], earlier: Sequence[str]) -> Language:

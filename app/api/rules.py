@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, WITH_BODY, errors
 from app.errors import NotFoundError
+from app.pyramid.user_categories import tree_of
 from app.pyramid.user_rules import (
     RulesPreview,
     draft,
@@ -31,7 +32,6 @@ from app.pyramid.user_rules import (
     with_edited,
     without,
 )
-from app.rules.categories import Category
 from app.rules.user import PATTERN_MAX, RuleKind
 from app.runtime.services import Services
 from app.store.accounts import UserContext
@@ -41,6 +41,15 @@ from app.store.user_rules import RuleDraft, UserRuleRow
 router = APIRouter(prefix="/api/v1/rules", tags=["rules"], responses=AUTHED)
 Pattern = Annotated[str, Field(min_length=1, max_length=PATTERN_MAX)]
 Position = Annotated[int, Field(ge=1, description="1: tried first")]
+CategoryText = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="one of the six kinds (work, study, social, entertainment, system, "
+        "uncategorized) or a category of yours by its name, path or #id (docs/rules.md)",
+    ),
+]
 
 
 class RulePublic(UserRuleRow):
@@ -54,7 +63,7 @@ class RuleIn(BaseModel):
         description="an app by any of its names, a site's domain or name, or text a window "
         "title contains (`*`: any run of characters)"
     )
-    category: Category
+    category: CategoryText
     position: Position | None = None
 
 
@@ -62,7 +71,7 @@ class RuleChange(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: RuleKind | None = None
     pattern: Pattern | None = None
-    category: Category | None = None
+    category: CategoryText | None = None
     position: Position | None = None
 
 
@@ -114,7 +123,13 @@ def _save(services: Services, user: UserContext, drafts: list[RuleDraft]) -> Sav
 
 
 def _added(services: Services, user: UserContext, body: RuleIn) -> list[RuleDraft]:
-    new = draft(rules=services.rules, kind=body.kind, pattern=body.pattern, category=body.category)
+    new = draft(
+        rules=services.rules,
+        kind=body.kind,
+        pattern=body.pattern,
+        category=body.category,
+        tree=tree_of(services.store, user_id=user.user_id),
+    )
     rows = services.store.list_user_rules(user_id=user.user_id)
     return with_added(rows, new, position=body.position)
 
@@ -159,7 +174,8 @@ def change_rule(rule_id: int, body: RuleChange, services: ServicesDep, user: Use
             rules=services.rules,
             kind=body.kind or old.kind,
             pattern=body.pattern if body.pattern is not None else old.pattern,
-            category=body.category or old.category,
+            category=body.category or (f"#{old.category_id}" if old.category_id else old.category),
+            tree=tree_of(services.store, user_id=user.user_id),
         ),
     )
     if body.position is not None:

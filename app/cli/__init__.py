@@ -11,6 +11,7 @@ timetrace device list
 timetrace serve --worker
 timetrace status
 timetrace rules check --period last_week
+timetrace category add Games --under entertainment
 timetrace import activitywatch aw-export.json --user me
 timetrace import screenpipe ~/.screenpipe/db.sqlite --user me
 timetrace export --user me --format jsonl -o me.jsonl
@@ -32,6 +33,7 @@ from app import __version__
 from app.cli import (
     accounts,
     asking,
+    categories,
     exporting,
     history,
     retention,
@@ -56,6 +58,7 @@ for _command in (
     *accounts.COMMANDS,
     *history.COMMANDS,
     *asking.COMMANDS,
+    *categories.COMMANDS,
     *exporting.COMMANDS,
     *retention.COMMANDS,
 ):

@@ -94,7 +94,24 @@ _NO_BUILD = click.option(
 @click.option(
     "--apply-categories",
     is_flag=True,
-    help="Add ActivityWatch's categories (shown first) to your rules file before importing.",
+    help="Add ActivityWatch's categories (shown first) to your rules file before importing, "
+    "folded into the six kinds, instead of bringing its tree over.",
+)
+@click.option(
+    "--categories/--no-categories",
+    "bring_tree",
+    default=True,
+    show_default=True,
+    help="Bring aw-webui's category tree over as your own categories and regex rules (from "
+    "--categories-file, the export's own `classes`, or the server's settings).",
+)
+@click.option(
+    "--top-kind",
+    "top_kinds",
+    multiple=True,
+    metavar="NAME=KIND",
+    help="The kind a top of aw-webui's tree counts under, where its name does not say "
+    "(Chores=work); asked for at a terminal, else uncategorized.",
 )
 @_NO_BUILD
 @edge
@@ -105,10 +122,12 @@ def import_activitywatch(
     audible_is_active: bool,
     categories_file: Path | None,
     apply_categories: bool,
+    bring_tree: bool,
+    top_kinds: tuple[str, ...],
     no_build: bool,
 ) -> None:
-    """Import an ActivityWatch export (EXPORT.json) or a running aw-server (--url); with
-    --url (or --categories-file), ActivityWatch's categories are shown as TimeTrace rules."""
+    """Import an ActivityWatch export (EXPORT.json) or a running aw-server (--url), with
+    aw-webui's category tree (names, hierarchy, regexes, colours) when it is found."""
     from app.importers.activitywatch import (
         import_activitywatch_file,
         import_activitywatch_server,
@@ -117,16 +136,34 @@ def import_activitywatch(
 
     if (export is None) == (url is None):
         raise click.UsageError("give an EXPORT file or --url of a running aw-server, not both")
-    said = offer(
-        url=url,
-        categories_file=categories_file,
-        apply_them=apply_categories,
-        rules_file=settings_from_env().rules_file,
-    )
-    if said:
-        console().print(said, markup=False, highlight=False)
+    tree = None
+    if bring_tree and not apply_categories:
+        tree = _aw_tree_plan(export, url, categories_file, top_kinds)
+    if tree is None:  # none found (or not asked for): what the rules file could take
+        said = offer(
+            url=url,
+            categories_file=categories_file,
+            apply_them=apply_categories,
+            rules_file=settings_from_env().rules_file,
+        )
+        if said:
+            console().print(said, markup=False, highlight=False)
 
     def run(services: Any, user: Any, progress: Any) -> Any:
+        if tree is not None:  # before the history: its records are sorted by the rules
+            from datetime import UTC, datetime
+
+            from app.importers.aw_tree import apply_tree
+
+            done = apply_tree(
+                services.store,
+                rules=services.rules,
+                settings=services.settings,
+                user=user,
+                plan=tree,
+                now=datetime.now(UTC),
+            )
+            console().print(done.said(tree), markup=False, highlight=False)
         common = {"user": user, "rules": services.rules, "progress": progress}
         if export is not None:
             return import_activitywatch_file(
@@ -138,6 +175,39 @@ def import_activitywatch(
         )
 
     _import(user_name, run, build=not no_build)
+
+
+def _aw_tree_plan(
+    export: Path | None, url: str | None, categories_file: Path | None, top_kinds: tuple[str, ...]
+) -> Any:
+    """aw-webui's tree as it will be made, a kind asked for each top no name maps (at a
+    terminal; else uncategorized); None when there is none."""
+    import sys
+
+    import httpx
+
+    from app.importers.aw_categories import read_server_classes
+    from app.importers.aw_tree import classes_of, parse_top_kinds, plan_tree
+    from app.rules.categories import CATEGORIES
+
+    server = None
+    if url is not None and categories_file is None:
+        with httpx.Client(timeout=30) as http:
+            server = read_server_classes(http, url=url)
+    classes = classes_of(export=export, categories_file=categories_file, server=server)
+    if not classes:
+        return None
+    kinds = parse_top_kinds(top_kinds)
+    plan = plan_tree(classes, top_kinds=kinds)
+    if plan.unmapped and sys.stdin.isatty():
+        for top in plan.unmapped:
+            kinds[top] = click.prompt(
+                f"ActivityWatch's {top!r} counts as",
+                type=click.Choice(CATEGORIES),
+                default="uncategorized",
+            )
+        plan = plan_tree(classes, top_kinds=kinds)
+    return plan
 
 
 @import_group.command("screenpipe")

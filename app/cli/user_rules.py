@@ -25,12 +25,14 @@ from app.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from app.rules.tree import CategoryTree
     from app.runtime.services import Services
     from app.store.accounts import UserContext
     from app.store.user_rules import RuleDraft, UserRuleRow
 
-KINDS = ("app", "site", "title")
-CATEGORIES = ("work", "study", "social", "entertainment", "system", "uncategorized")
+KINDS = ("app", "site", "title", "regex")
+# One of the six kinds or one of the user's categories (`timetrace category list`).
+CATEGORY_HELP = "work, study, social, entertainment, system, uncategorized or a category of yours"
 _user = click.option("--user", "user_name", default="me", show_default=True)
 _database = click.option("--database", help=DATABASE_HELP)
 
@@ -45,18 +47,28 @@ def _session(user_name: str, database: str | None) -> Iterator[tuple[Services, U
         yield services, user
 
 
-def _show(rows: Sequence[UserRuleRow]) -> None:
+def _show(rows: Sequence[UserRuleRow], tree: CategoryTree | None = None) -> None:
     if not rows:
         click.echo("No rules of your own yet: timetrace rules add app Slack work")
         return
+    paths = {r.category_id: r.path for r in tree.rows} if tree else {}
     for r in rows:
-        click.echo(f"{r.position:>3}. [{r.rule_id}] {r.kind:<5} {r.pattern!r} → {r.category}")
+        to = r.category
+        if r.category_id is not None:
+            to = f"{paths.get(r.category_id, r.category_id)} ({r.category})"
+        click.echo(f"{r.position:>3}. [{r.rule_id}] {r.kind:<5} {r.pattern!r} → {to}")
+
+
+def _tree(services: Services, user: UserContext) -> CategoryTree:
+    from app.rules.tree import CategoryTree
+
+    return CategoryTree(services.store.list_user_categories(user_id=user.user_id))
 
 
 def _change(
     user_name: str,
     database: str | None,
-    make: Callable[[Services, list[UserRuleRow]], list[RuleDraft]],
+    make: Callable[[Services, UserContext, list[UserRuleRow]], list[RuleDraft]],
     *,
     save: bool,
 ) -> None:
@@ -65,7 +77,7 @@ def _change(
 
     with _session(user_name, database) as (services, user):
         store = services.store
-        drafts = make(services, store.list_user_rules(user_id=user.user_id))
+        drafts = make(services, user, store.list_user_rules(user_id=user.user_id))
         preview = preview_rules(store, rules=services.rules, user_id=user.user_id, drafts=drafts)
         click.echo(
             f"Changes {preview.hours:.2f} h of history "
@@ -81,7 +93,7 @@ def _change(
             drafts=drafts,
             now=datetime.now(UTC),
         )
-        _show(saved.rules)
+        _show(saved.rules, _tree(services, user))
         if saved.device_days and saved.rebuilt:
             click.echo(f"Rebuilt {len(saved.device_days):,} device-days.")
         elif saved.device_days:
@@ -98,14 +110,14 @@ def _change(
 def list_rules(user_name: str, database: str | None) -> None:
     """Your own category rules, in the order they are tried (before the file's)."""
     with _session(user_name, database) as (services, user):
-        _show(services.store.list_user_rules(user_id=user.user_id))
+        _show(services.store.list_user_rules(user_id=user.user_id), _tree(services, user))
 
 
 def _add_command(name: str, *, save: bool, doc: str) -> click.Command:
     @click.command(name, help=doc)
     @click.argument("kind", type=click.Choice(KINDS))
     @click.argument("pattern")
-    @click.argument("category", type=click.Choice(CATEGORIES))
+    @click.argument("category", metavar="CATEGORY")
     @click.option("--position", type=click.IntRange(1), help="Try it at this place (1: first).")
     @_user
     @_database
@@ -120,8 +132,14 @@ def _add_command(name: str, *, save: bool, doc: str) -> click.Command:
     ) -> None:
         from app.pyramid.user_rules import draft, with_added
 
-        def make(services: Services, rows: list[UserRuleRow]) -> list[RuleDraft]:
-            new = draft(rules=services.rules, kind=kind, pattern=pattern, category=category)
+        def make(services: Services, user: UserContext, rows: list[UserRuleRow]) -> list[RuleDraft]:
+            new = draft(
+                rules=services.rules,
+                kind=kind,
+                pattern=pattern,
+                category=category,
+                tree=_tree(services, user),
+            )
             return with_added(rows, new, position=position)
 
         _change(user_name, database, make, save=save)
@@ -133,7 +151,8 @@ add_rule = _add_command(
     "add",
     save=True,
     doc="Always count an app, a site or titles matching a pattern as a category: "
-    "timetrace rules add app 'VS Code' study. Re-categorises the history it names.",
+    "timetrace rules add app 'VS Code' study. CATEGORY is one of the six kinds or a "
+    "category of yours (timetrace category list). Re-categorises the history it names.",
 )
 preview_rule = _add_command(
     "preview", save=False, doc="How many hours of history `rules add` would re-categorise."
@@ -144,7 +163,7 @@ preview_rule = _add_command(
 @click.argument("rule_id", type=int)
 @click.option("--kind", type=click.Choice(KINDS))
 @click.option("--pattern")
-@click.option("--category", type=click.Choice(CATEGORIES))
+@click.option("--category", help=CATEGORY_HELP)
 @click.option("--dry-run", is_flag=True, help="Only say how many hours it would change.")
 @_user
 @_database
@@ -161,7 +180,7 @@ def edit_rule(
     """Change a rule's kind, pattern or category."""
     from app.pyramid.user_rules import draft, with_edited
 
-    def make(services: Services, rows: list[UserRuleRow]) -> list[RuleDraft]:
+    def make(services: Services, user: UserContext, rows: list[UserRuleRow]) -> list[RuleDraft]:
         old = next((r for r in rows if r.rule_id == rule_id), None)
         if old is None:
             raise click.ClickException(f"no rule {rule_id} of yours (timetrace rules list)")
@@ -169,7 +188,8 @@ def edit_rule(
             rules=services.rules,
             kind=kind or old.kind,
             pattern=pattern if pattern is not None else old.pattern,
-            category=category or old.category,
+            category=category or (f"#{old.category_id}" if old.category_id else old.category),
+            tree=_tree(services, user),
         )
         return with_edited(rows, rule_id, new)
 
@@ -189,7 +209,7 @@ def move_rule(rule: str, position: int, by_id: bool, user_name: str, database: s
     given as [12] or with --id: timetrace rules move 3 1."""
     from app.pyramid.user_rules import with_moved
 
-    def make(_: Services, rows: list[UserRuleRow]) -> list[RuleDraft]:
+    def make(_: Services, __: UserContext, rows: list[UserRuleRow]) -> list[RuleDraft]:
         return with_moved(rows, _rule_id(rows, rule, by_id=by_id), position=position)
 
     _change(user_name, database, make, save=True)
@@ -222,7 +242,7 @@ def delete_rule(rule_id: int, user_name: str, database: str | None) -> None:
     """Delete a rule: the records it named go back to the file and default rules."""
     from app.pyramid.user_rules import without
 
-    _change(user_name, database, lambda _, rows: without(rows, rule_id), save=True)
+    _change(user_name, database, lambda _, __, rows: without(rows, rule_id), save=True)
 
 
 def register(group: click.Group) -> None:

@@ -82,6 +82,7 @@ CLASSES = Classes(
             "conversations",
             "conversation_turns",
             "user_rules",
+            "user_categories",
             "retention",
         }
     ),

@@ -68,6 +68,7 @@ class Kind:
 # NOT_EXPORTED.
 KINDS: tuple[Kind, ...] = (
     Kind("devices"),
+    Kind("user_categories", id="category_id"),
     Kind("user_rules", id="rule_id"),
     Kind("retention"),
     Kind("records", window="ts_start", id="record_id"),

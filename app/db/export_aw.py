@@ -12,7 +12,9 @@ not-afk) gives each app the active seconds TimeTrace counts for it:
   (idle records, and the gaps between records), so flooding changes nothing there and
   the intersection cuts whatever flooding added to the window events;
 - a record with a URL is also a `web.tab.current` event in its browser's bucket
-  (`aw-watcher-web-<browser>_<device>`), never audible: it adds no active time.
+  (`aw-watcher-web-<browser>_<device>`), never audible: it adds no active time;
+- the user's own category tree comes first, as aw-webui's `classes` (`classes_from`),
+  so that an import of the file brings the same tree back.
 
 Written a device and a bucket at a time from the records' stream (one pass per bucket),
 never holding more than a chunk of output.
@@ -22,12 +24,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.db.connection import Connection
 from app.db.queries import QUERIES
+from app.store.user_categories import UserCategoryRow
+from app.store.user_rules import UserRuleRow
 
 # Output is handed on in pieces of about this size (a file write, an HTTP chunk).
 CHUNK_BYTES = 256 * 1024
@@ -180,12 +184,65 @@ def _web_events(rows: Iterator[dict[str, Any]]) -> Iterator[bytes]:
         yield _event(row["ts_start"], row["duration_s"], data)
 
 
+def _as_regex(rule: UserRuleRow) -> tuple[str, bool]:
+    """A rule as an ActivityWatch regex and whether it ignores case (aw-core searches it
+    in every text of an event: app, title, URL)."""
+    if rule.kind == "regex":
+        ic = rule.pattern.startswith("(?i)")
+        return (rule.pattern[4:] if ic else rule.pattern), ic
+    if rule.kind == "app":
+        return f"^{re.escape(rule.pattern)}$", False
+    if rule.kind == "site":
+        return re.escape(rule.pattern), True
+    return ".*".join(re.escape(p) for p in rule.pattern.split("*")), True
+
+
+def classes_from(
+    rows: Sequence[UserCategoryRow], rules: Sequence[UserRuleRow]
+) -> list[dict[str, Any]]:
+    """The user's tree as aw-webui's `classes` (its settings): each category with its
+    path of names, its colour and one rule, its rules' regexes joined (none: a parent
+    with no rule of its own). A tree imported from ActivityWatch goes back as it came."""
+    by_id = {r.category_id: r for r in rows}
+    out = []
+    for row in rows:
+        names: list[str] = []
+        at: UserCategoryRow | None = row
+        while at is not None:
+            names.insert(0, at.name or at.name_zh or str(at.category_id))
+            at = by_id.get(at.parent_id) if at.parent_id is not None else None
+        own = [_as_regex(r) for r in rules if r.category_id == row.category_id]
+        rule: dict[str, Any] = {"type": "none"}
+        if own:
+            joined = own[0][0] if len(own) == 1 else "|".join(f"(?:{p})" for p, _ in own)
+            rule = {"type": "regex", "regex": joined, "ignore_case": all(ic for _, ic in own)}
+        item: dict[str, Any] = {"name": names, "rule": rule}
+        if row.color:
+            item["data"] = {"color": row.color}
+        out.append(item)
+    return out
+
+
+def _classes(conn: Connection, user_id: int) -> bytes:
+    user = {"user_id": user_id}
+    rows = [
+        UserCategoryRow.model_construct(**r)
+        for r in conn.execute(QUERIES["list_user_categories"], user)
+    ]
+    rules = [
+        UserRuleRow.model_construct(**r) for r in conn.execute(QUERIES["list_user_rules"], user)
+    ]
+    return json.dumps(classes_from(rows, rules), ensure_ascii=False).encode()
+
+
 def activitywatch_chunks(
     conn: Connection, *, user_id: int, lo: datetime, hi: datetime, progress: Progress
 ) -> Iterator[bytes]:
     """The user's records starting in [lo, hi) as an ActivityWatch export, as bytes."""
     out = _Out()
-    out.add(b'{"buckets":{')
+    # aw-webui's categories first (its settings' `classes`): the user's own tree, so
+    # that an import reads them before the history (app/importers/aw_tree.py).
+    out.add(b'{"classes":' + _classes(conn, user_id) + b',"buckets":{')
     window = {"user_id": user_id, "ts_from": lo, "ts_to": hi}
     devices = [r["device_id"] for r in conn.execute(QUERIES["export_devices"], window)]
     first = True

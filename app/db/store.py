@@ -22,6 +22,7 @@ from app.db.store_records import PostgresRecordStore
 from app.db.store_retention import PostgresRetentionStore
 from app.db.store_things import PostgresThingStore
 from app.db.store_tools import PostgresToolStore
+from app.db.store_user_categories import PostgresUserCategoryStore
 from app.db.store_user_rules import PostgresUserRuleStore
 from app.store import Store
 
@@ -38,6 +39,7 @@ class PostgresStore(
     PostgresThingStore,
     PostgresConversationStore,
     PostgresUserRuleStore,
+    PostgresUserCategoryStore,
     PostgresRetentionStore,
     Store,
 ):

@@ -45,6 +45,8 @@ class PostgresDigestStore(PostgresJobStore):
             first_activity=_iso(row["first_activity"]),
             last_activity=_iso(row["last_activity"]),
         )
+        if row["seconds_by_user_category"]:  # a user with categories of their own
+            metrics["seconds_by_user_category"] = row["seconds_by_user_category"]
         return PeriodMetrics.model_construct(
             metrics=metrics,
             computed_through_ts=row["computed_through_ts"],

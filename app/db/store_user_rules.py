@@ -31,11 +31,12 @@ class _Rollback(Exception):
     """Leaves a preview's transaction without keeping anything."""
 
 
-def _replace_rules(conn: Connection, user_id: int, rules: Sequence[RuleDraft]) -> None:
+def _replace_rules(conn: Connection, user_id: int, rules: Sequence[RuleDraft]) -> list[int]:
     """Put `rules`, in their order, in place of the user's: a few statements, however
-    many rules."""
+    many rules. Returns the kept rules that now name another user category (their
+    records' days are rebuilt though no record changes)."""
     current = {
-        r.rule_id: (r.kind, r.pattern, r.category)
+        r.rule_id: (r.kind, r.pattern, r.category, r.category_id)
         for r in fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], {"user_id": user_id})
     }
     named = [r.rule_id for r in rules if r.rule_id is not None]
@@ -51,7 +52,13 @@ def _replace_rules(conn: Connection, user_id: int, rules: Sequence[RuleDraft]) -
     edited = [
         r
         for r in rules
-        if r.rule_id is not None and current[r.rule_id] != (r.kind, r.pattern, r.category)
+        if r.rule_id is not None
+        and current[r.rule_id] != (r.kind, r.pattern, r.category, r.category_id)
+    ]
+    retargeted = [
+        r.rule_id
+        for r in edited
+        if r.rule_id is not None and current[r.rule_id][3] != r.category_id
     ]
     new = [(n, r) for n, r in enumerate(rules) if r.rule_id is None]
     try:
@@ -67,6 +74,7 @@ def _replace_rules(conn: Connection, user_id: int, rules: Sequence[RuleDraft]) -
         raise InvalidInputError("a rule's pattern is empty or too long") from exc
     order = [r.rule_id if r.rule_id is not None else made[_ABOVE + n] for n, r in enumerate(rules)]
     conn.execute(QUERIES["order_user_rules"], {**user, "rule_ids": order})
+    return retargeted
 
 
 def _insert(conn: Connection, user_id: int, new: list[tuple[int, RuleDraft]]) -> dict[int, int]:
@@ -78,11 +86,12 @@ def _insert(conn: Connection, user_id: int, new: list[tuple[int, RuleDraft]]) ->
     return {int(row["position"]): int(row["rule_id"]) for row in found}
 
 
-def _columns(rules: Sequence[RuleDraft]) -> dict[str, list[str]]:
+def _columns(rules: Sequence[RuleDraft]) -> dict[str, list[str] | list[int | None]]:
     return {
         "kinds": [r.kind for r in rules],
         "patterns": [r.pattern for r in rules],
         "categories": [r.category for r in rules],
+        "category_ids": [r.category_id for r in rules],
     }
 
 
@@ -90,7 +99,7 @@ def _orphans(conn: Connection, user_id: int) -> list[OrphanText]:
     return fetch_all(conn, OrphanText, QUERIES["user_rule_orphans"], {"user_id": user_id})
 
 
-def _mark(conn: Connection, user_id: int, days: list[DeviceDay]) -> None:
+def mark_days(conn: Connection, user_id: int, days: list[DeviceDay]) -> None:
     if days:
         conn.execute(
             QUERIES["mark_device_days"],
@@ -104,10 +113,19 @@ def _mark(conn: Connection, user_id: int, days: list[DeviceDay]) -> None:
         )
 
 
-def _apply(conn: Connection, user_id: int) -> RulesWritten:
+def _apply(conn: Connection, user_id: int, retargeted: Sequence[int] = ()) -> RulesWritten:
     user = {"user_id": user_id}
     days = fetch_all(conn, DeviceDay, QUERIES["apply_user_rules"], user)
-    _mark(conn, user_id, days)
+    if retargeted:
+        found = fetch_all(
+            conn,
+            DeviceDay,
+            QUERIES["rule_device_days"],
+            {**user, "rule_ids": list(retargeted)},
+        )
+        both = {(d.device_id, d.day_local): d for d in [*days, *found]}
+        days = [both[k] for k in sorted(both)]
+    mark_days(conn, user_id, days)
     return RulesWritten(
         rules=fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], user),
         device_days=days,
@@ -139,9 +157,9 @@ class PostgresUserRuleStore(Queries):
         user = {"user_id": user_id}
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(QUERIES["lock_records"], user)
-            _replace_rules(conn, user_id, params["rules"])
+            retargeted = _replace_rules(conn, user_id, params["rules"])
             if params["apply"]:
-                return _apply(conn, user_id)
+                return _apply(conn, user_id, retargeted)
             rules = fetch_all(conn, UserRuleRow, QUERIES["list_user_rules"], user)
             return RulesWritten(rules=rules, device_days=[], orphans=[])
 
@@ -173,7 +191,7 @@ class PostgresUserRuleStore(Queries):
             days = fetch_all(
                 conn, DeviceDay, QUERIES["recategorize_orphans"], {"user_id": user_id, **columns}
             )
-            _mark(conn, user_id, days)
+            mark_days(conn, user_id, days)
         return days
 
     recategorize_orphans = method(UserRuleStore.recategorize_orphans, _recategorize)

@@ -73,6 +73,7 @@ _CATEGORY_WORDS: dict[str, Category] = {
     "system": "system",
     "系统": "system",
 }
+CATEGORY_WORDS = _CATEGORY_WORDS  # also how a top of aw-webui's tree maps to a kind (aw_tree)
 _MARK = "# From ActivityWatch's categories"
 _NAME_PREFIX = "aw:"
 
@@ -89,6 +90,7 @@ class AwClass:
     regex: str | None
     ignore_case: bool = False
     rank: int = 0  # aw-core picks the matching class of highest rank: priority, or depth × 10
+    color: str | None = None  # aw-webui's `data.color`
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +150,15 @@ def parse_classes(value: Any, *, source: str) -> list[AwClass]:
         regex = rule.get("regex") if rule.get("type") == "regex" else None
         path = tuple(str(n) for n in item["name"])
         priority = rule.get("priority", rule.get("weight"))
+        data = item.get("data") if isinstance(item.get("data"), dict) else {}
+        color = data.get("color") if isinstance(data, dict) else None
         found.append(
             AwClass(
                 path=path,
                 regex=regex if isinstance(regex, str) and regex else None,
                 ignore_case=rule.get("ignore_case") is True,
                 rank=priority if isinstance(priority, int) else len(path) * 10,
+                color=color if isinstance(color, str) else None,
             )
         )
     return found

@@ -29,7 +29,7 @@ def merge_day_metrics(days: Sequence[DigestMetrics]) -> DigestMetrics:
     # ISO-8601 UTC strings of one format order like the instants they name.
     firsts = [first for m in days if (first := m.get("first_activity"))]
     lasts = [last for m in days if (last := m.get("last_activity"))]
-    return DigestMetrics(
+    merged = DigestMetrics(
         episode_count=sum(m.get("episode_count", 0) for m in days),
         active_seconds=sum(m.get("active_seconds", 0) for m in days),
         idle_seconds=sum(m.get("idle_seconds", 0) for m in days),
@@ -46,3 +46,7 @@ def merge_day_metrics(days: Sequence[DigestMetrics]) -> DigestMetrics:
         last_activity=max(lasts) if lasts else None,
         days=len(days),
     )
+    by_user = _add_maps([m.get("seconds_by_user_category", {}) for m in days])
+    if by_user:  # only a user with categories of their own has these
+        merged["seconds_by_user_category"] = by_user
+    return merged

@@ -26,7 +26,8 @@ from app.job_requests import build_job, recategorize_job
 from app.pyramid.build import PyramidStore, rebuild_days
 from app.rules.categories import Rules
 from app.rules.things import vocabulary_for
-from app.rules.user import check_category, check_count, check_kind, normalize_pattern
+from app.rules.tree import CategoryTree, target
+from app.rules.user import check_count, check_kind, normalize_pattern
 from app.settings import Settings
 from app.store.accounts import UserContext
 from app.store.jobs import JobStore
@@ -55,22 +56,34 @@ class RulesStore(PyramidStore, UserRuleStore, JobStore, Protocol):
 
 def drafts_of(rows: Sequence[UserRuleRow]) -> list[RuleDraft]:
     return [
-        RuleDraft(rule_id=r.rule_id, kind=r.kind, pattern=r.pattern, category=r.category)
+        RuleDraft(
+            rule_id=r.rule_id,
+            kind=r.kind,
+            pattern=r.pattern,
+            category=r.category,
+            category_id=r.category_id,
+        )
         for r in rows
     ]
 
 
-def draft(*, rules: Rules, kind: str, pattern: str, category: str) -> RuleDraft:
+def draft(
+    *, rules: Rules, kind: str, pattern: str, category: str, tree: CategoryTree | None = None
+) -> RuleDraft:
     """A new rule as a person typed it: its kind and category checked, its app or site
-    named as the rules name it ("code.exe" and "VS Code" are Visual Studio Code)."""
+    named as the rules name it ("code.exe" and "VS Code" are Visual Studio Code). The
+    category is one of the six kinds or one of the user's categories (`tree`: "games"
+    names Games, under entertainment)."""
     checked = check_kind(kind)
+    kind_of, category_id = target(tree or CategoryTree([]), category)
     return RuleDraft(
         rule_id=None,
         kind=checked,
         pattern=normalize_pattern(
             kind=checked, text=pattern, vocabulary=vocabulary_for(rules.apps)
         ),
-        category=check_category(category),
+        category=kind_of,
+        category_id=category_id,
     )
 
 
@@ -99,7 +112,9 @@ def with_added(
     if same is None:
         check_count(len(drafts) + 1)
         return _placed(drafts, new, position)
-    kept = drafts.pop(same).model_copy(update={"category": new.category})
+    kept = drafts.pop(same).model_copy(
+        update={"category": new.category, "category_id": new.category_id}
+    )
     return _placed(drafts, kept, same + 1 if position is None else position)
 
 
@@ -230,6 +245,22 @@ def save_rules(
         store.defer([recategorize_job(user.user_id)])
         return RulesSaved(rules=written.rules, device_days=[], rebuilt=False, queued=True)
     written = store.write_user_rules(user_id=user.user_id, rules=drafts)
+    return _rebuilt(
+        store, rules, settings, user, written, now=now, inline_device_days=inline_device_days
+    )
+
+
+def _rebuilt(
+    store: RulesStore,
+    rules: Rules,
+    settings: Settings,
+    user: UserContext,
+    written: RulesWritten,
+    *,
+    now: datetime,
+    inline_device_days: int,
+) -> RulesSaved:
+    """The device-days `written` moved, rebuilt here when few, else by build jobs."""
     days = _moved_days(store, rules, user.user_id, written)
     device_days = [DeviceDay(device_id=d, day_local=day) for d, day in sorted(days)]
     if not days:
@@ -239,6 +270,26 @@ def save_rules(
         return RulesSaved(rules=written.rules, device_days=device_days, rebuilt=True)
     store.defer([build_job(user.user_id, device) for device in sorted({d for d, _ in days})])
     return RulesSaved(rules=written.rules, device_days=device_days, rebuilt=False)
+
+
+def recategorize_now(
+    store: RulesStore,
+    *,
+    rules: Rules,
+    settings: Settings,
+    user: UserContext,
+    now: datetime,
+    extra: Sequence[DeviceDay] = (),
+    inline_device_days: int = INLINE_DEVICE_DAYS,
+) -> RulesSaved:
+    """Re-categorise the history by the user's rules as they stand (after a change of
+    the category tree) and rebuild the moved device-days, as a save does; `extra` are
+    days already marked (their user category moved)."""
+    written = store.apply_user_rules(user_id=user.user_id)
+    written = written.model_copy(update={"device_days": [*written.device_days, *extra]})
+    return _rebuilt(
+        store, rules, settings, user, written, now=now, inline_device_days=inline_device_days
+    )
 
 
 def recategorize_history(store: RulesStore, *, rules: Rules, user_id: int) -> int:

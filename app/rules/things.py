@@ -82,6 +82,8 @@ class Thing:
     categories: tuple[str, ...] = ()
     idle: bool = False
     title: str | None = None
+    # A category of the user's own (migration 0034): it and the categories below it.
+    user_categories: tuple[int, ...] = ()
 
     def describe(self) -> dict[str, Any]:
         """The thing as tools show it: small, and enough to say what was counted."""

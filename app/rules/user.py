@@ -13,7 +13,9 @@ history, its re-categorising and ingest agree record for record:
 - `app`: the canonical app name (`app/rules/apps.toml`), equal;
 - `site`: a host, equal to the record's domain (from its URL) or a parent of it;
 - `title`: text the window title contains, ASCII letters in either case, `*` standing
-  for any run of characters.
+  for any run of characters;
+- `regex`: a regular expression searched in the app and the title, case-sensitive
+  unless it starts with `(?i)` (ActivityWatch's categories, `app/importers/aw_tree.py`).
 
 A site rule needs the URL's domain: a browser window without a URL matches a title
 rule (what the coverage view and the web UI offer for it).
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 
 from app.boundary import RULES_MAX, identifier
 from app.errors import InvalidInputError
+from app.patterns import PatternSyntaxError
 from app.rules.categories import CATEGORIES, Category, Rules
 from app.rules.things import Vocabulary
 from app.rules.user_match import (
@@ -35,6 +38,7 @@ from app.rules.user_match import (
     first_match,
     fold,
     matches,
+    regex,
 )
 from app.store.user_rules import UserRuleRow, UserRuleStore
 from app.text import canonical_domain
@@ -94,6 +98,12 @@ def normalize_pattern(*, kind: RuleKind, text: str, vocabulary: Vocabulary) -> s
         raise InvalidInputError(f"a rule's pattern {exc}") from None
     if len(text) > PATTERN_MAX:
         raise InvalidInputError(f"a rule's pattern is at most {PATTERN_MAX} characters")
+    if kind == "regex":
+        try:
+            regex(text)
+        except PatternSyntaxError as exc:
+            raise InvalidInputError(f"a rule's regex cannot run: {exc}") from None
+        return text
     if kind == "title":
         if not text.replace("*", "").strip():
             raise InvalidInputError("a title pattern needs some text besides *")

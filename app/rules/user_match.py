@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, get_args
 
-RuleKind = Literal["app", "site", "title"]
+from app.patterns import LinearPattern
+
+RuleKind = Literal["app", "site", "title", "regex"]
 RULE_KINDS: tuple[RuleKind, ...] = get_args(RuleKind)
 SOURCE_PREFIX = "user:"  # records.category_source of a record a user rule categorised
 
@@ -49,8 +52,18 @@ def _title_matches(pattern: str, title: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=4_096)
+def regex(pattern: str) -> LinearPattern:
+    """A regex rule's pattern (ActivityWatch's categories), case-sensitive unless it
+    starts with (?i), as the database's `~` reads it."""
+    return LinearPattern.compile(pattern, ignore_case=False)
+
+
 def matches(rule: UserRule, *, app: str, domain: str | None, title: str) -> bool:
     """Whether the rule names a record with this canonical app, URL domain and title."""
+    if rule.kind == "regex":
+        found = regex(rule.pattern)
+        return found.matches(app) or found.matches(title)
     if rule.kind == "app":
         return app == rule.pattern
     if rule.kind == "site":
@@ -81,15 +94,18 @@ class RuleSet:
         rules.first(app="Slack", domain=None, title="general")  # first_match(...)
     """
 
-    __slots__ = ("_apps", "_grams", "_sites", "rules")
+    __slots__ = ("_apps", "_grams", "_regexes", "_sites", "rules")
 
     def __init__(self, rules: Sequence[UserRule]) -> None:
         self.rules = tuple(rules)
         self._apps: dict[str, int] = {}
         self._sites: dict[str, int] = {}
         self._grams: dict[int, dict[str, list[int]]] = {}  # gram length -> gram -> rules
+        self._regexes: list[int] = []  # tried on every record (few: ActivityWatch's)
         for i, rule in enumerate(self.rules):
-            if rule.kind == "app":
+            if rule.kind == "regex":
+                self._regexes.append(i)
+            elif rule.kind == "app":
                 self._apps.setdefault(rule.pattern, i)
             elif rule.kind == "site":
                 self._sites.setdefault(rule.pattern, i)
@@ -109,6 +125,12 @@ class RuleSet:
                     best = found
         if self._grams:
             best = self._title(fold(title), app=app, domain=domain, title=title, best=best)
+        for i in self._regexes:
+            if i >= best:
+                break
+            if matches(self.rules[i], app=app, domain=domain, title=title):
+                best = i
+                break
         return self.rules[best] if best < len(self.rules) else None
 
     def _title(self, folded: str, *, app: str, domain: str | None, title: str, best: int) -> int:

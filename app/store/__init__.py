@@ -28,6 +28,7 @@ from app.store.model import ModelStore
 from app.store.records import ImportStore, RecordStore
 from app.store.retention import RetentionStore
 from app.store.tools import ToolStore
+from app.store.user_categories import UserCategoryStore
 from app.store.user_rules import UserRuleStore
 from app.store.web import WebStore
 
@@ -46,6 +47,7 @@ class Store(
     ConversationStore,
     WebStore,
     UserRuleStore,
+    UserCategoryStore,
     RetentionStore,
     Protocol,
 ):

@@ -32,6 +32,9 @@ class DigestMetrics(TypedDict, total=False):
     signal_counts: dict[str, int]
     device_overlap_seconds: float  # two or more devices active at once (each counts its own)
     days: int
+    # Seconds per user category (migration 0034), by its id: its own records, not its
+    # children's (app/rules/tree.py adds them up the tree).
+    seconds_by_user_category: dict[str, float]
 
 
 class Interruption(TypedDict):

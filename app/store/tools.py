@@ -79,6 +79,10 @@ class KnownName(Row):
     domain: str | None
     records: int
     titled: bool
+    # A row of the user's own categories (no app): its path, kind and names.
+    category: str | None = None
+    category_kind: str | None = None
+    category_names: list[str] | None = None
 
 
 class MomentRecord(RecordLine):
@@ -161,6 +165,35 @@ class KindCount(Row):
 
     kind: str
     n: int
+
+
+class UserCategoryRow(Row):
+    """One of the user's own categories (migration 0034, app/store/user_categories.py)."""
+
+    category_id: int
+    parent_id: int | None
+    kind: str  # the top-level category's kind (one of the six)
+    name: str | None
+    name_zh: str | None
+    color: str | None  # "#rrggbb"
+    path: str  # names from the top, " > " between them
+    depth: int  # 1: a top-level category
+
+
+class UserCategorySeconds(Row):
+    """Seconds (by the duration rule) counted under one user category (its own records,
+    not its children's) over a period."""
+
+    category_id: int
+    seconds: float
+
+
+class UserCategoryDay(Row):
+    """Seconds under one user category on one logical day."""
+
+    day_local: date
+    category_id: int
+    seconds: float
 
 
 class DeviceDay(Row):
@@ -323,6 +356,22 @@ class LadderStore(Protocol):
 class ThingStore(Protocol):
     """Seconds and records of things by the resolver's patterns and the duration rule
     over raw spans (app/tools/things.py): PostgreSQL's alone."""
+
+    def tool_categories(self, *, user_id: int) -> list[UserCategoryRow]:
+        """The user's own category tree (migration 0034), parents before children."""
+        ...
+
+    def user_category_seconds(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[UserCategorySeconds]:
+        """Seconds per user category of [day_from, day_to], from records."""
+        ...
+
+    def user_category_days(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[UserCategoryDay]:
+        """Seconds per logical day and user category of [day_from, day_to]."""
+        ...
 
     def thing_seconds(
         self, *, user_id: int, day_from: date, day_to: date, match: RecordMatch, unbuilt_only: bool

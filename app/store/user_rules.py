@@ -15,9 +15,10 @@ from app.store.tools import DeviceDay
 class UserRuleRow(Row):
     rule_id: int
     position: int  # 1, 2, …: the order rules are tried in
-    kind: str  # app | site | title (app/rules/user.py)
+    kind: str  # app | site | title | regex (app/rules/user.py)
     pattern: str
-    category: str
+    category: str  # one of the six kinds
+    category_id: int | None = None  # the user category it names (migration 0034)
     created: datetime
     updated: datetime
 
@@ -29,6 +30,7 @@ class RuleDraft(Row):
     kind: str
     pattern: str
     category: str
+    category_id: int | None = None
 
 
 class RuleEffect(Row):

@@ -36,6 +36,7 @@ from app.tools.things import (
     resolve_thing,
     site_seconds,
 )
+from app.tools.user_categories import UserCategoryTime, user_category_items
 from app.tools.windows import thing_parts, window_rows, window_totals
 
 Metric = Literal[
@@ -47,6 +48,7 @@ Metric = Literal[
     "signal_counts",
     "uncategorized",
     "seconds_by_site",
+    "seconds_by_user_category",
 ]
 
 
@@ -237,7 +239,8 @@ class PartTime(Shape):
     hours: float
 
 
-StatItem = CategoryTime | AppTime | TitleTime | KindCount | Uncovered | PartTime | SiteTime
+_Times = CategoryTime | AppTime | TitleTime | KindCount | Uncovered | PartTime | SiteTime
+StatItem = _Times | UserCategoryTime
 
 
 class StatsResult(ToolResult, Period):
@@ -298,7 +301,8 @@ a rule line for the rules file.
 With thing, category, app or site: share is its part (0..1) of the active time of the same
 period and window, and window_active_seconds that active time ("what share / 占比").
 metric=seconds_by_site: the top sites inside browsers by time (limit 1-50, default 10);
-seconds_by_app honours limit too.
+seconds_by_app honours limit too. metric=seconds_by_user_category: the user's own categories
+(Games under entertainment) with their kind and colour, each counting the ones below it.
 time_from/time_to (HH:MM, both) count only a window inside each day of the period ("after
 22:00", "9-12 each morning"); time_to at or before time_from crosses midnight and belongs to
 the day it starts on (22:00-02:00 on Monday = Monday 22:00 to Tuesday 02:00). ts_from/ts_to
@@ -346,6 +350,9 @@ def _query_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
             TitleTime(title=t["title"], hours=round(t["seconds"] / 3600, 2))
             for t in live.metrics.get("top_titles", [])[: args.top_n]
         ]
+        return out
+    if args.metric == "seconds_by_user_category":  # the user's own tree, from records
+        out.items = list(user_category_items(ctx, day_from=day_from, day_to=day_to))
         return out
     if args.metric == "signal_counts":
         counts = ctx.store.period_signal_counts(

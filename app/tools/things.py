@@ -35,6 +35,7 @@ from app.store.documents import DigestMetrics
 from app.store.records import RecordLine
 from app.store.tools import KnownName, RecordMatch, ThingSeconds
 from app.tools.registry import ToolContext
+from app.tools.user_categories import category_seconds, category_seconds_by_day, category_thing
 
 SUGGESTIONS = 5
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -63,6 +64,9 @@ def _long_enough(key: str) -> bool:
 def resolve_thing(ctx: ToolContext, *, mention: str) -> Resolution:
     """Map a mention to an app, site, category, idle time or title text the user has."""
     text = mention.strip()
+    own = category_thing(ctx, mention=text)  # the user's own categories first ("Games")
+    if own is not None:
+        return Resolution(text, own)
     vocabulary = vocabulary_for(ctx.rules.apps)
     found = vocabulary.match(text)
     if found is not None:
@@ -145,9 +149,9 @@ def _suggest(ctx: ToolContext, key: str, *, apps: list[str], domains: list[str])
 
 
 def from_records(thing: Thing) -> bool:
-    """Sites and titles are counted from records; apps, categories and idle time from
-    episodes and digests."""
-    return bool(thing.domains or thing.title)
+    """Sites, titles and the user's own categories are counted from records; apps,
+    kinds and idle time from episodes and digests."""
+    return bool(thing.domains or thing.title or thing.user_categories)
 
 
 def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
@@ -232,6 +236,8 @@ def thing_seconds_by_day(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 ) -> dict[date, float]:
     """Seconds of the thing on each logical day of [day_from, day_to] that has any."""
+    if thing.user_categories:
+        return category_seconds_by_day(ctx, thing, day_from=day_from, day_to=day_to)
     user_id = ctx.user.user_id
     by_day: dict[date, float] = defaultdict(float)
     if from_records(thing):
@@ -269,7 +275,9 @@ def site_seconds(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 ) -> tuple[float, dict[str, float]]:
     """Seconds of a site or title thing over [day_from, day_to] from records, and by part
-    (each site, and each app of the same name)."""
+    (each site, and each app of the same name); of a user category, by category."""
+    if thing.user_categories:
+        return category_seconds(ctx, thing, day_from=day_from, day_to=day_to)
     rows = ctx.store.thing_seconds(
         user_id=ctx.user.user_id,
         day_from=day_from,

@@ -13,6 +13,7 @@ from typing import Literal, get_args
 from app.pyramid.episodes import IDLE_TITLE
 from app.rules.categories import CATEGORY_LABELS_ZH, Category
 from app.signal_labels import signal_label
+from app.web.i18n_categories import CATEGORY_MESSAGES
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
@@ -512,6 +513,9 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "hour": "钟点",
     },
 }
+
+for _lang in LANGS:  # the user's own categories (the Rules page)
+    MESSAGES[_lang].update(CATEGORY_MESSAGES[_lang])
 
 
 def negotiate(*, cookie: str | None, accept_language: str | None) -> Lang:

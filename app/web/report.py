@@ -9,7 +9,7 @@ habits with their evidence episodes, and the narrative.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from app.errors import InvalidInputError
@@ -18,6 +18,7 @@ from app.timeutil import period_days
 from app.tools import ToolContext
 from app.tools.reads import CompactMetrics, DigestResult, Signal, SignalsResult
 from app.tools.stats import AppTime, CategoryTime, StatsResult
+from app.tools.user_categories import UserCategoryTime
 from app.web.calls import call_tool
 from app.web.charts import DayHours, stacked_bars
 from app.web.i18n import Lang, Translator
@@ -106,6 +107,8 @@ class PeriodReport:
     narrative_status: str
     habits: list[Habit]
     signals_truncated: bool
+    # The user's own categories (Games under entertainment), each with its subtree's time.
+    user_categories: list[UserCategoryTime] = field(default_factory=list)
 
 
 def _habits(result: SignalsResult) -> list[Habit]:
@@ -187,6 +190,15 @@ def build_report(ctx: ToolContext, *, grain: str, key: str, language: Lang = "en
         limit=200,
     )
     available = digest.available if digest else False
+    own = call_tool(
+        ctx,
+        "query_stats",
+        StatsResult,
+        metric="seconds_by_user_category",
+        period="custom",
+        date_from=first.isoformat(),
+        date_to=last.isoformat(),
+    )
     return PeriodReport(
         grain=grain,
         key=key,
@@ -209,6 +221,7 @@ def build_report(ctx: ToolContext, *, grain: str, key: str, language: Lang = "en
         narrative_status=_narrative_status(digest),
         habits=_habits(signals),
         signals_truncated=signals.truncated or bool(signals.more),
+        user_categories=[i for i in own.items or [] if isinstance(i, UserCategoryTime)],
     )
 
 
@@ -262,6 +275,14 @@ def render_markdown(report: PeriodReport, *, t: Translator) -> str:
         f"{t(name)}: {t('minutes_n', n=round(value))}" for name, value in report.minutes.items()
     ]
     lines += ["", " · ".join(facts), ""]
+    if report.user_categories:
+        lines += [f"## {t('user_categories')}", "", f"| {t('category')} | {t('hours')} |"]
+        lines.append("|---|---:|")
+        lines += [
+            f"| {md_text(c.category)} ({t.category(c.kind)}) | {_hours(c.hours)} |"
+            for c in report.user_categories
+        ]
+        lines.append("")
     if len(report.days) > 1:
         shown = [c for c in CATEGORIES if any(d.hours.get(c) for d in report.days)]
         lines += [f"## {t('hours_per_day')}", ""]

@@ -6,6 +6,8 @@ and the "Always count … as …" action every app, site, title and episode link
                                          the change and how many hours of history it moves
     POST /rules/change                   save it: the history is re-categorised
     POST /rules/{id}/move                move a rule up or down (position)
+    POST /rules/categories               make a category of the user's under a kind or
+                                         another category ("Games" under entertainment)
 
 A change is shown with its preview before it is saved (`op` add, edit or delete; the
 same form fields carry it to the save). A save rebuilds the moved days at once when
@@ -16,12 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.errors import InvalidInputError, NotFoundError
+from app.pyramid.user_categories import add_category, tree_of
 from app.pyramid.user_rules import (
     RulesPreview,
     RulesSaved,
@@ -33,13 +37,14 @@ from app.pyramid.user_rules import (
     with_moved,
     without,
 )
+from app.rules.tree import CategoryTree, label
 from app.rules.user import RULE_KINDS
 from app.runtime.services import Services
 from app.store.accounts import UserContext
 from app.store.user_rules import RuleDraft, UserRuleRow
 from app.store.web import WebSessionRow
 from app.web.auth import Form, PageError, SessionDep, check_form, services_of
-from app.web.render import page
+from app.web.render import lang_of, page
 
 router = APIRouter(include_in_schema=False)
 OPS = ("add", "edit", "delete")
@@ -72,12 +77,18 @@ class Change:
             category=fields.get("category", ""),
         )
 
-    def drafts(self, services: Services, rows: list[UserRuleRow]) -> list[RuleDraft]:
+    def drafts(
+        self, services: Services, rows: list[UserRuleRow], tree: CategoryTree
+    ) -> list[RuleDraft]:
         if self.op == "delete":
             assert self.rule_id is not None
             return without(rows, self.rule_id)
         new = draft(
-            rules=services.rules, kind=self.kind, pattern=self.pattern, category=self.category
+            rules=services.rules,
+            kind=self.kind,
+            pattern=self.pattern,
+            category=self.category,
+            tree=tree,
         )
         if self.op == "edit":
             assert self.rule_id is not None
@@ -97,6 +108,16 @@ def _rows(services: Services, user: UserContext) -> list[UserRuleRow]:
     return services.store.list_user_rules(user_id=user.user_id)
 
 
+def _tree_fields(services: Services, user: UserContext, lang: str) -> dict[str, Any]:
+    """The user's categories as the page shows them: the tree, and each one's name in
+    the page's language, the rule form's choices ("#id" names one)."""
+    tree = tree_of(services.store, user_id=user.user_id)
+    return {
+        "tree": tree.rows,
+        "category_labels": {r.category_id: label(r, zh=lang == "zh") for r in tree.rows},
+    }
+
+
 @router.get("/rules")
 def rules_page(request: Request, session: SessionDep) -> HTMLResponse:
     services = services_of(request)
@@ -107,6 +128,8 @@ def rules_page(request: Request, session: SessionDep) -> HTMLResponse:
         session=session,
         nav="rules",
         rules=_rows(services, session.user),
+        **_tree_fields(services, session.user, lang_of(request)),
+        made=params.get("made", ""),
         kinds=RULE_KINDS,
         pending=services.store.marked_days_count(user_id=session.user_id),
         recategorizing=services.store.recategorizing(user_id=session.user_id),
@@ -124,7 +147,9 @@ def _change_page(
     if change.op != "add" and old is None:
         raise PageError(404, "not_found", f"no rule {change.rule_id} of yours")
     if change.op == "edit" and old is not None and not change.pattern:
-        change = Change("edit", old.rule_id, old.kind, old.pattern, change.category or old.category)
+        category = f"#{old.category_id}" if old.category_id else old.category
+        change = Change("edit", old.rule_id, old.kind, old.pattern, change.category or category)
+    tree = tree_of(services.store, user_id=session.user_id)
     preview: RulesPreview | None = None
     error = ""
     if change.op == "delete" or change.category:
@@ -135,9 +160,10 @@ def _change_page(
                     kind=change.kind,
                     pattern=change.pattern,
                     category=change.category,
+                    tree=tree,
                 )
                 change = replace(change, pattern=named.pattern)
-            drafts = change.drafts(services, rows)
+            drafts = change.drafts(services, rows, tree)
             preview = preview_rules(
                 services.store, rules=services.rules, user_id=session.user_id, drafts=drafts
             )
@@ -150,6 +176,7 @@ def _change_page(
         nav="rules",
         change=change,
         old=old,
+        **_tree_fields(services, session.user, lang_of(request)),
         kinds=RULE_KINDS,
         preview=preview,
         error=error,
@@ -171,7 +198,8 @@ def save_change(
     change = Change.of(form)
     services = services_of(request)
     try:
-        drafts = change.drafts(services, _rows(services, session.user))
+        tree = tree_of(services.store, user_id=session.user_id)
+        drafts = change.drafts(services, _rows(services, session.user), tree)
     except (InvalidInputError, NotFoundError):
         return _change_page(request, session, change, status=422)
     saved = save_rules(
@@ -213,3 +241,23 @@ def move_rule(rule_id: int, request: Request, session: SessionDep, form: Form) -
         now=datetime.now(UTC),
     )
     return RedirectResponse(_done(saved), status_code=303)
+
+
+@router.post("/rules/categories")
+def make_category(request: Request, session: SessionDep, form: Form) -> RedirectResponse:
+    """A category of the user's under a kind or another category (the form's `under`:
+    a kind, or "#id")."""
+    check_form(request, session, form)
+    services = services_of(request)
+    try:
+        made = add_category(
+            services.store,
+            user_id=session.user_id,
+            parent=form.get("under", ""),
+            name=form.get("name"),
+            name_zh=form.get("name_zh"),
+            color=form.get("color"),
+        )
+    except InvalidInputError as exc:
+        raise PageError(422, "error", exc.message) from exc
+    return RedirectResponse("/rules?" + urlencode({"made": made.path}), status_code=303)

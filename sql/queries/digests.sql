@@ -25,7 +25,19 @@ SELECT
     (SELECT min(ts_start) FROM e WHERE category <> 'system') AS first_activity,
     (SELECT max(ts_end) FROM e WHERE category <> 'system') AS last_activity,
     (SELECT max(ts_end) FROM e) AS computed_through_ts,
-    (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids;
+    (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids,
+    -- Seconds per user category (migration 0034: its rule's), keyed by its id, from the
+    -- records of the days by the duration rule.
+    (SELECT COALESCE(jsonb_object_agg(k, s ORDER BY k), '{}') FROM (
+        SELECT u.category_id::text AS k, sum(x.seconds) AS s
+        FROM timetrace_spans_v1(
+                 %(user_id)s, (%(day_from)s::date - 1)::timestamp AT TIME ZONE 'UTC',
+                 (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC') x
+        JOIN user_rules u
+          ON u.user_id = %(user_id)s AND x.category_source = 'user:' || u.rule_id
+        WHERE x.day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT x.is_idle
+          AND u.category_id IS NOT NULL
+        GROUP BY u.category_id) uc) AS seconds_by_user_category;
 
 -- name: day_episode_facts --
 -- Signals are numbers: they see the records' category, never one a model filled in.

@@ -109,7 +109,7 @@ LIMIT %(limit)s;
 
 -- name: known_names --
 -- The apps and sites of the user's recent records (the names suggestions come from), and
--- whether any of their titles contains a text. Titles repeat record after record: each
+-- whether any of their titles contains a text; then the user's own categories. Titles repeat record after record: each
 -- distinct one is compared once.
 WITH newest AS (
     SELECT max(ts_start) AS ts FROM records WHERE user_id = %(user_id)s AND deleted_at IS NULL
@@ -120,12 +120,18 @@ WITH newest AS (
       AND r.ts_start > newest.ts - interval '90 days'
     GROUP BY 1, 2, 3
 )
-SELECT app, domain, sum(n)::bigint AS records,
-       COALESCE(bool_or(window_title ILIKE %(title_pattern)s), false) AS titled
-FROM titles
-GROUP BY 1, 2
-ORDER BY records DESC, 1, 2
-LIMIT 500;
+(SELECT app, domain, sum(n)::bigint AS records,
+        COALESCE(bool_or(window_title ILIKE %(title_pattern)s), false) AS titled,
+        NULL::text AS category, NULL::text AS category_kind, '{}'::text[] AS category_names
+ FROM titles
+ GROUP BY 1, 2
+ ORDER BY records DESC, 1, 2
+ LIMIT 500)
+UNION ALL
+-- The user's own categories (migration 0034) by their names in both languages: the
+-- names a question may use for them ("games", "游戏"), with no app or site.
+(SELECT '', NULL, 0, false, c.path, c.kind, array_remove(ARRAY[c.name, c.name_zh], NULL)
+ FROM v_user_categories c WHERE c.user_id = %(user_id)s ORDER BY c.path);
 
 -- name: latest_matching --
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,

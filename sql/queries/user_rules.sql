@@ -4,7 +4,7 @@
 -- the history's distinct texts, however many rules the user has.
 
 -- name: list_user_rules --
-SELECT rule_id, position, kind, pattern, category, created, updated
+SELECT rule_id, position, kind, pattern, category, category_id, created, updated
 FROM user_rules
 WHERE user_id = %(user_id)s
 ORDER BY position, rule_id;
@@ -22,18 +22,21 @@ WHERE user_id = %(user_id)s AND rule_id = ANY (%(rule_ids)s::bigint[]);
 
 -- name: edit_user_rules --
 UPDATE user_rules u
-SET kind = e.kind, pattern = e.pattern, category = e.category, updated = now()
+SET kind = e.kind, pattern = e.pattern, category = e.category, category_id = e.category_id,
+    updated = now()
 FROM unnest(%(rule_ids)s::bigint[], %(kinds)s::text[], %(patterns)s::text[],
-            %(categories)s::text[]) AS e(rule_id, kind, pattern, category)
+            %(categories)s::text[], %(category_ids)s::bigint[])
+    AS e(rule_id, kind, pattern, category, category_id)
 WHERE u.user_id = %(user_id)s AND u.rule_id = e.rule_id;
 
 -- name: insert_user_rules --
 -- New rules, each at the position given (above every one in use until the list is
 -- numbered again).
-INSERT INTO user_rules (user_id, position, kind, pattern, category)
-SELECT %(user_id)s, n.position, n.kind, n.pattern, n.category
+INSERT INTO user_rules (user_id, position, kind, pattern, category, category_id)
+SELECT %(user_id)s, n.position, n.kind, n.pattern, n.category, n.category_id
 FROM unnest(%(positions)s::int[], %(kinds)s::text[], %(patterns)s::text[],
-            %(categories)s::text[]) AS n(position, kind, pattern, category)
+            %(categories)s::text[], %(category_ids)s::bigint[])
+    AS n(position, kind, pattern, category, category_id)
 RETURNING rule_id, position;
 
 -- name: order_user_rules --
@@ -45,7 +48,8 @@ WHERE u.user_id = %(user_id)s AND u.rule_id = o.rule_id AND u.position <> o.n;
 
 -- name: user_rule_effects --
 -- What the user's rules, as they stand in this transaction, would change: the seconds
--- (timetrace_spans_v1 over all time), records and device-days whose category moves.
+-- (timetrace_spans_v1 over all time), records and device-days whose category (or user
+-- category) moves.
 WITH named AS MATERIALIZED (
     SELECT * FROM timetrace_user_rule_firsts_v1(%(user_id)s)
 ), r AS (
@@ -57,7 +61,12 @@ WITH named AS MATERIALIZED (
     FROM r JOIN named w
         ON w.app = r.app AND w.domain = COALESCE(r.domain, '')
        AND w.window_title = r.window_title
-    WHERE NOT r.is_idle AND r.category_source <> 'label' AND w.category <> r.category
+    JOIN user_rules nu ON nu.user_id = %(user_id)s AND nu.rule_id = w.rule_id
+    WHERE NOT r.is_idle AND r.category_source <> 'label'
+      AND (w.category <> r.category
+           -- or a rule of another source counts it under a category of the user's
+           -- (migration 0034), its kind the same
+           OR (nu.category_id IS NOT NULL AND r.category_source <> 'user:' || w.rule_id))
 )
 SELECT COALESCE(sum(d), 0)::float8 AS seconds, count(*)::int AS records,
        count(DISTINCT (device_id, day_local))::int AS device_days,
@@ -99,7 +108,9 @@ WITH named AS MATERIALIZED (
     UPDATE records r SET category = hit.to_category, category_source = 'user:' || hit.rule_id
     FROM hit
     WHERE r.user_id = %(user_id)s AND r.record_id = hit.record_id AND r.ts_start = hit.ts_start
-    RETURNING r.device_id, r.day_local, hit.category <> hit.to_category AS moved
+    -- A new source may name another user category (migration 0034) with the same kind:
+    -- its days are rebuilt too.
+    RETURNING r.device_id, r.day_local, true AS moved
 )
 SELECT device_id, day_local FROM upd WHERE moved
 GROUP BY device_id, day_local ORDER BY device_id, day_local;
@@ -126,7 +137,8 @@ WITH named AS MATERIALIZED (
           SELECT 1 FROM named w
           WHERE w.app = r.app AND w.domain = COALESCE(r.domain, '')
             AND w.window_title = r.window_title)
-    RETURNING r.device_id, r.day_local, t.from_category <> t.category AS moved
+    -- Leaving a user rule may leave a user category (migration 0034): always rebuilt.
+    RETURNING r.device_id, r.day_local, true AS moved
 )
 SELECT device_id, day_local FROM upd WHERE moved
 GROUP BY device_id, day_local ORDER BY device_id, day_local;

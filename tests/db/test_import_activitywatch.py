@@ -492,8 +492,11 @@ def test_a_servers_categories_are_shown_and_applied_only_when_asked(
     categories = "SELECT app, category, category_source FROM records WHERE app = 'Slack'"
     with rust_like_server(export, classes=classes) as (url, _):
         shown = CliRunner().invoke(
-            main, ["import", "activitywatch", "--url", url, "--user", "me", "--no-build"], env=env
-        )
+            main,
+            ["import", "activitywatch", "--url", url, "--user", "me", "--no-build",
+             "--no-categories"],
+            env=env,
+        )  # fmt: skip
         assert shown.exit_code == 0, shown.output
         said = " ".join(shown.output.split())
         assert "aw:Comms/IM -> social (app ~ (?-i:Slack|微信|WeChat))" in said

@@ -72,6 +72,8 @@ PATTERNS = {
     "app": ["Slack", "slack", "Visual Studio Code", "Git"],
     "site": ["github.com", "com", "y.com", "x.y.com", "b.c", "zhihu.com"],
     "title": ["ab*c", "git", "标*题", "a.b%c_d", "e.g.", "(x)", "[y]", "a\\b", "s*l*a", "e"],
+    # ActivityWatch's classes (migration 0034): searched in the app and the title.
+    "regex": ["Slack|Zoom", "(?i)github", "^Git$", "标.的", "\\(x\\)", "code"],
 }
 TEXTS = [
     ("Slack", "https://app.slack.com/x", "general - Acme - Slack"),
@@ -136,4 +138,4 @@ def test_one_pass_finds_the_first_rule_as_trying_each_does(services: Services, c
             found = compiled.first(app=app, domain=domain, title=title)
             assert (found.rule_id if found else None) == expected, (trial, t, chosen)
             assert in_sql.get((app, domain or "", title)) == expected, (trial, t, chosen)
-    assert named == {"app", "site", "title", "none"}
+    assert named == {"app", "site", "title", "regex", "none"}

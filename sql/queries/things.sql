@@ -122,7 +122,7 @@ WITH newest AS (
 )
 (SELECT app, domain, sum(n)::bigint AS records,
         COALESCE(bool_or(window_title ILIKE %(title_pattern)s), false) AS titled,
-        NULL::text AS category, NULL::text AS category_kind, '{}'::text[] AS category_names
+        NULL::text AS category, NULL::text AS category_kind, NULL::text[] AS category_names
  FROM titles
  GROUP BY 1, 2
  ORDER BY records DESC, 1, 2

@@ -1,27 +1,7 @@
 -- 0003: what the episode builder and rollups need.
 
--- THE duration rule as a function (docs/architecture.md, "Data rules"), used by the view below and by
--- the builder's named queries: ts_end - ts_start, or, with no end, until the next
--- record of the same device, capped at the idle gap and at now. Never negative.
-CREATE FUNCTION timetrace_duration_s(ts_start timestamptz, ts_end timestamptz, next_start timestamptz)
-RETURNS double precision
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT EXTRACT(EPOCH FROM GREATEST(interval '0', COALESCE(
-        ts_end,
-        LEAST(next_start, ts_start + timetrace_idle_gap(), GREATEST(now(), ts_start))
-    ) - ts_start))::double precision
-$$;
-
-CREATE OR REPLACE VIEW v_record_durations AS
-SELECT r.user_id, r.record_id, r.device_id, r.client_record_id, r.ts_start, r.ts_end, r.day_local,
-       r.app, r.window_title, r.domain, r.category, r.is_idle, r.episode_id,
-       timetrace_duration_s(r.ts_start, r.ts_end, r.next_start) AS duration_s
-FROM (
-    SELECT records.*,
-           lead(ts_start) OVER (PARTITION BY user_id, device_id ORDER BY ts_start, record_id) AS next_start
-    FROM records
-    WHERE deleted_at IS NULL
-) AS r;
+-- The duration rule as a function, and v_record_durations over it, stood here until
+-- 0007 and 0019 replaced them; they are made there (docs/architecture.md, "Migrations").
 
 -- Per-episode breakdowns, so that day metrics are sums over episodes and still
 -- exact per record category (an interruption counts as entertainment).

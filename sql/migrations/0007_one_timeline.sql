@@ -2,8 +2,9 @@
 -- record runs from its start to the earlier of its own end and the next record's
 -- start on the same device (records ordered by start, ties by client_record_id in
 -- code-point order); with no end it is capped at the idle gap and at now. Overlaps
--- are clipped, never counted twice. This replaces the body of 0003's function, so
--- there is still one definition.
+-- are clipped, never counted twice. A database made before the history was thinned
+-- has 0003's function of the same name: this replaces its body, so there is still
+-- one definition.
 CREATE OR REPLACE FUNCTION timetrace_duration_s(ts_start timestamptz, ts_end timestamptz, next_start timestamptz)
 RETURNS double precision
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
@@ -27,20 +28,6 @@ $$;
 -- order (start, then key) instead of sorting them.
 DROP INDEX records_device_ts;
 CREATE INDEX records_device_ts ON records (user_id, device_id, ts_start, client_record_id COLLATE "C");
-
--- Ties by key, not by insertion order: the same records sent in another order give
--- the same durations.
-CREATE OR REPLACE VIEW v_record_durations AS
-SELECT r.user_id, r.record_id, r.device_id, r.client_record_id, r.ts_start, r.ts_end, r.day_local,
-       r.app, r.window_title, r.domain, r.category, r.is_idle, r.episode_id,
-       timetrace_duration_s(r.ts_start, r.ts_end, r.next_start) AS duration_s
-FROM (
-    SELECT records.*,
-           lead(ts_start) OVER (PARTITION BY user_id, device_id
-                                ORDER BY ts_start, client_record_id COLLATE "C") AS next_start
-    FROM records
-    WHERE deleted_at IS NULL
-) AS r;
 
 -- Episodes built under the old rule over overlapping records counted the overlap
 -- twice (and ties went by insertion order): mark them stale, so the builder rebuilds

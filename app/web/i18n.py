@@ -173,6 +173,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "show": "Show",
         "error": "Something is wrong",
         "not_found": "Not found.",
+        "scoped_token": "This token has a scope: it is for agents and scripts, and opens no "
+        "page. Sign in with a token without one.",
         "signin_required": "Sign in to continue.",
         "forbidden": "This form has expired or came from another site; reload the page and "
         "try again.",
@@ -412,6 +414,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "show": "显示",
         "error": "出错了",
         "not_found": "未找到。",
+        "scoped_token": "此令牌带有范围限制，只供智能体和脚本使用，不能打开网页。"
+        "请用不带范围的令牌登录。",
         "signin_required": "请先登录。",
         "forbidden": "表单已过期或来自其他网站；请刷新页面后重试。",
         "back": "回到日视图",

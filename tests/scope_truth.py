@@ -116,12 +116,16 @@ def scope_truth(conn: Any, *, user: UserContext, scope: TokenScope) -> ScopeTrut
     return truth
 
 
+def _named_by(site: str, words: list[str]) -> bool:
+    """A site the caller named itself (`bilibili` -> bilibili.com, www.bilibili.com)."""
+    if "/" in site or " " in site:
+        return False
+    labels = [p for p in site.split(".")[:-1] if p != "www"]
+    return any(label and label in w for w in words for label in labels)
+
+
 def leaks(text: str, truth: ScopeTruth, *, asked: dict[str, Any] | None = None) -> list[str]:
     """The out-of-scope titles, URLs and sites that appear in `text`; a site the call's
-    own arguments name (`thing="bilibili"` -> bilibili.com) is the caller's word back."""
+    own arguments (or question) name is the caller's word back, not a leak."""
     words = [str(v).lower() for v in (asked or {}).values() if isinstance(v, str) and v]
-    return sorted(
-        t
-        for t in truth.hidden
-        if t in text and not ("/" not in t and " " not in t and any(w in t for w in words))
-    )
+    return sorted(t for t in truth.hidden if t in text and not _named_by(t, words))

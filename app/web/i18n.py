@@ -161,6 +161,15 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "sessions": "Browser sessions",
         "revoke": "Revoke",
         "revoke_note": "Revoking the token this browser signed in with signs it out.",
+        "token_scope": "Scope",
+        "token_expires": "Expires",
+        "whole_user": "everything",
+        "new_token": "New token",
+        "create_token": "Create token",
+        "token_scope_help": "Optional, e.g. read-only kinds=work hours=09:00-18:00 days=mon-fri "
+        "sites=-bilibili.com (see docs/scopes.md)",
+        "token_expires_help": "Optional: 30d, 12h or a date",
+        "token_shown_once": "Copy it now: it is shown only once.",
         "coverage": "Uncategorized apps and sites",
         "coverage_intro": "What took time that no rule categorised (last week unless you choose "
         "other days), each with a rule line that would.",
@@ -403,6 +412,15 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "sessions": "浏览器会话",
         "revoke": "吊销",
         "revoke_note": "吊销本浏览器登录所用的令牌会让它退出登录。",
+        "token_scope": "范围",
+        "token_expires": "过期",
+        "whole_user": "全部",
+        "new_token": "新令牌",
+        "create_token": "创建令牌",
+        "token_scope_help": "可选，例如 read-only kinds=work hours=09:00-18:00 days=mon-fri "
+        "sites=-bilibili.com（见 docs/scopes.md）",
+        "token_expires_help": "可选：30d、12h 或日期",
+        "token_shown_once": "请立即复制：它只显示这一次。",
         "coverage": "未分类的应用和网站",
         "coverage_intro": "没有规则归类的时间花在了哪里（默认上周，可选其他日期），"
         "每项附一条可归类它的规则。",

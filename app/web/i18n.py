@@ -164,12 +164,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "token_scope": "Scope",
         "token_expires": "Expires",
         "whole_user": "everything",
-        "new_token": "New token",
+        "new_token": "New token (copy it now: it is shown only once)",
         "create_token": "Create token",
-        "token_scope_help": "Optional, e.g. read-only kinds=work hours=09:00-18:00 days=mon-fri "
-        "sites=-bilibili.com (see docs/scopes.md)",
-        "token_expires_help": "Optional: 30d, 12h or a date",
-        "token_shown_once": "Copy it now: it is shown only once.",
         "coverage": "Uncategorized apps and sites",
         "coverage_intro": "What took time that no rule categorised (last week unless you choose "
         "other days), each with a rule line that would.",
@@ -182,8 +178,7 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "show": "Show",
         "error": "Something is wrong",
         "not_found": "Not found.",
-        "scoped_token": "This token has a scope: it is for agents and scripts, and opens no "
-        "page. Sign in with a token without one.",
+        "scoped_token": "A scoped token opens no page: sign in with a token without a scope.",
         "signin_required": "Sign in to continue.",
         "forbidden": "This form has expired or came from another site; reload the page and "
         "try again.",
@@ -415,12 +410,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "token_scope": "范围",
         "token_expires": "过期",
         "whole_user": "全部",
-        "new_token": "新令牌",
+        "new_token": "新令牌（请立即复制：只显示这一次）",
         "create_token": "创建令牌",
-        "token_scope_help": "可选，例如 read-only kinds=work hours=09:00-18:00 days=mon-fri "
-        "sites=-bilibili.com（见 docs/scopes.md）",
-        "token_expires_help": "可选：30d、12h 或日期",
-        "token_shown_once": "请立即复制：它只显示这一次。",
         "coverage": "未分类的应用和网站",
         "coverage_intro": "没有规则归类的时间花在了哪里（默认上周，可选其他日期），"
         "每项附一条可归类它的规则。",
@@ -432,8 +423,7 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "show": "显示",
         "error": "出错了",
         "not_found": "未找到。",
-        "scoped_token": "此令牌带有范围限制，只供智能体和脚本使用，不能打开网页。"
-        "请用不带范围的令牌登录。",
+        "scoped_token": "带范围的令牌不能打开网页：请用不带范围的令牌登录。",
         "signin_required": "请先登录。",
         "forbidden": "表单已过期或来自其他网站；请刷新页面后重试。",
         "back": "回到日视图",

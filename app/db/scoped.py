@@ -33,23 +33,23 @@ from app.store.scope import TokenScope
 
 # In this order: each step reads what the ones before made (docs/scopes.md).
 SHADOW_STEPS = (
-    "scope_pieces",
-    "scope_records",
-    "scope_clip_records",
-    "scope_finish_records",
-    "scope_index_records",
-    "scope_index_record_ids",
-    "scope_analyses",
-    "scope_index_analyses",
-    "scope_empty_episodes",
-    "scope_empty_digests",
-    "scope_empty_signals",
-    "scope_empty_marks",
-    "scope_empty_redirects",
-    "scope_empty_labels",
-    "scope_empty_conversations",
-    "scope_empty_turns",
-    "scope_analyze",
+    QUERIES["scope_pieces"],
+    QUERIES["scope_records"],
+    QUERIES["scope_clip_records"],
+    QUERIES["scope_finish_records"],
+    QUERIES["scope_index_records"],
+    QUERIES["scope_index_record_ids"],
+    QUERIES["scope_analyses"],
+    QUERIES["scope_index_analyses"],
+    QUERIES["scope_empty_episodes"],
+    QUERIES["scope_empty_digests"],
+    QUERIES["scope_empty_signals"],
+    QUERIES["scope_empty_marks"],
+    QUERIES["scope_empty_redirects"],
+    QUERIES["scope_empty_labels"],
+    QUERIES["scope_empty_conversations"],
+    QUERIES["scope_empty_turns"],
+    QUERIES["scope_analyze"],
 )
 
 
@@ -63,7 +63,7 @@ def make_shadow(conn: Connection, *, user_id: int, scope: TokenScope) -> None:
     }
     with conn.transaction():
         for step in SHADOW_STEPS:
-            conn.execute(QUERIES[step], params)
+            conn.execute(step, params)
 
 
 class ScopedPool:

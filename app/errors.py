@@ -66,5 +66,9 @@ class InvalidInputError(TimeTraceError):
     """The input is not valid."""
 
 
+class ForbiddenError(TimeTraceError):
+    """This token may not do that (its scope: docs/scopes.md)."""
+
+
 class AuthError(TimeTraceError):
     """A valid API token is required (Authorization: Bearer <token>)."""

@@ -30,6 +30,7 @@ from app.api import (
     reports,
     retention,
     rules,
+    tokens,
     tools,
 )
 from app.api.deps import RETRY_AFTER_S, ServicesDep, UserDep
@@ -41,6 +42,7 @@ from app.errors import (
     AuthError,
     ConflictError,
     DatabaseError,
+    ForbiddenError,
     InvalidInputError,
     NotFoundError,
     TimeTraceError,
@@ -49,6 +51,7 @@ from app.errors import (
 from app.mcp import McpEndpoint
 from app.runtime.health import check_health
 from app.runtime.services import Services
+from app.store.scope import describe_scope
 from app.tools.calendar import Calendar, user_calendar
 
 log = logging.getLogger("timetrace.api")
@@ -120,6 +123,8 @@ def _install_error_handlers(app: FastAPI) -> None:
         status = 400
         if isinstance(exc, AuthError):
             status = 401
+        elif isinstance(exc, ForbiddenError):
+            status = 403
         elif isinstance(exc, NotFoundError):
             status = 404
         elif isinstance(exc, InvalidInputError):
@@ -172,7 +177,12 @@ me = APIRouter(prefix="/api/v1", tags=["account"], responses=AUTHED)
 
 @me.get("/me")
 def whoami(user: UserDep) -> dict[str, Any]:
-    return {"user": user.name, "time_zone": user.time_zone, "day_cut_hour": user.day_cut_hour}
+    return {
+        "user": user.name,
+        "time_zone": user.time_zone,
+        "day_cut_hour": user.day_cut_hour,
+        "scope": describe_scope(user.scope),  # "" for the whole user (docs/scopes.md)
+    }
 
 
 @me.get("/context", response_model=Calendar)
@@ -209,6 +219,7 @@ def create_app(*, services: Services) -> FastAPI:
     app.include_router(me)
     app.include_router(records.router)
     app.include_router(devices.router)
+    app.include_router(tokens.router)
     app.include_router(tools.tools_router())
     app.include_router(agent.router)
     app.include_router(openai_compat.router)

@@ -52,9 +52,12 @@ async def chat(
 ) -> StreamingResponse:
     """Ask a question; the answer streams as Server-Sent Events (see the module doc).
     The web Ask page calls it with its session cookie and `X-CSRF-Token` header."""
+    # A scoped token's conversations live in its own view, gone after the answer
+    # (docs/scopes.md): earlier turns were answered over time it may not see.
+    store = services.store_for(user=user)
     conversation_id, history = await run_in_threadpool(
         start_conversation,
-        services.store,
+        store,
         user_id=user.user_id,
         question=body.question,
         conversation_id=body.conversation_id,
@@ -64,7 +67,7 @@ async def chat(
         user,
         question=body.question,
         history=history,
-        conversations=services.store,
+        conversations=store,
         conversation_id=conversation_id,
     )
     return StreamingResponse(sse(events), media_type="text/event-stream", headers=SSE_HEADERS)
@@ -75,7 +78,7 @@ def list_conversations(
     services: ServicesDep, user: UserDep, limit: Annotated[int, Query(ge=1, le=200)] = 50
 ) -> list[dict[str, Any]]:
     """The user's conversations, most recent first."""
-    rows = services.store.list_conversations(user_id=user.user_id, limit=limit)
+    rows = services.store_for(user=user).list_conversations(user_id=user.user_id, limit=limit)
     return [row.model_dump() for row in rows]
 
 
@@ -84,10 +87,11 @@ def get_conversation(
     conversation_id: ConversationId, services: ServicesDep, user: UserDep
 ) -> dict[str, Any]:
     """One conversation with its turns (question, answer, the tools read)."""
-    row = services.store.get_conversation(user_id=user.user_id, conversation_id=conversation_id)
+    store = services.store_for(user=user)
+    row = store.get_conversation(user_id=user.user_id, conversation_id=conversation_id)
     if row is None:
         raise NotFoundError(f"no conversation {conversation_id}")
-    turns = services.store.conversation_turns(user_id=user.user_id, conversation_id=conversation_id)
+    turns = store.conversation_turns(user_id=user.user_id, conversation_id=conversation_id)
     return {**row.model_dump(), "turns": [turn.model_dump() for turn in turns]}
 
 

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Cookie, Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.errors import ForbiddenError
 from app.runtime.auth import CSRF_HEADER, user_for_caller, user_for_token
 from app.runtime.services import Services
 from app.store.accounts import UserContext
@@ -26,11 +27,30 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
+# The routes a token that may not write still posts to: a tool call (the registry refuses
+# a write tool itself) and the two chat doors, which only read.
+_READING_POSTS = ("/api/v1/tools/", "/api/v1/agent/chat", "/v1/chat/completions")
+
+
+def refuse_writes(request: Request, user: UserContext) -> UserContext:
+    """`ForbiddenError` (403) when a read-only or data-limited token asks for a change
+    (docs/scopes.md); the caller otherwise."""
+    scope = user.scope
+    if scope is None or scope.can_write or request.method in ("GET", "HEAD", "OPTIONS"):
+        return user
+    if request.url.path.startswith(_READING_POSTS):
+        return user
+    why = "is read-only" if scope.read_only else "sees only part of your time"
+    raise ForbiddenError(f"this token {why}: it may not {request.method} {request.url.path}")
+
+
 def current_user(
+    request: Request,
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> UserContext:
-    return user_for_token(services.store, token=credentials.credentials if credentials else None)
+    token = credentials.credentials if credentials else None
+    return refuse_writes(request, user_for_token(services.store, token=token))
 
 
 # The docs pages carry their session in this cookie (HttpOnly, SameSite=Strict, Path=/docs),
@@ -54,6 +74,7 @@ def user_for_docs(services: ServicesDep, token: DocsTokenDep) -> UserContext:
 
 
 def page_or_bearer_user(
+    request: Request,
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     cookie: Annotated[str | None, Cookie(alias=SESSION_COOKIE, include_in_schema=False)] = None,
@@ -61,12 +82,13 @@ def page_or_bearer_user(
 ) -> UserContext:
     """For routes the pages' script calls (the Ask panel): the bearer token, else the
     web session cookie together with its CSRF header (see `user_for_caller`)."""
-    return user_for_caller(
+    user = user_for_caller(
         services.store,
         token=credentials.credentials if credentials else None,
         cookie=cookie,
         csrf=csrf,
     )
+    return refuse_writes(request, user)
 
 
 UserDep = Annotated[UserContext, Depends(current_user)]

@@ -43,6 +43,8 @@ class OpenAIErrorBody(BaseModel):
 _MEANING = {
     400: "The body could not be read (not UTF-8 text).",
     401: "No valid API token: send `Authorization: Bearer <token>`.",
+    403: "The token's scope does not allow this (a write with a read-only token, a tool "
+    "outside its list): see docs/scopes.md.",
     404: "No such thing (an unknown tool name, say).",
     409: "It changed while this request used it (deleted or rebuilt): look it up again.",
     413: "The body is larger than the limit; send fewer records per request.",
@@ -64,5 +66,5 @@ def openai_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 # What each kind of route can answer besides success.
-AUTHED = errors(401, 503)
+AUTHED = errors(401, 403, 503)
 WITH_BODY = errors(400, 413, 422)

@@ -14,8 +14,8 @@ from fastapi.responses import StreamingResponse
 
 from app.api.deps import ServicesDep, UserDep
 from app.api.errors import AUTHED, errors
-from app.db.connection import connect
 from app.db.export import ExportRequest, export_chunks
+from app.db.scoped import reader_for
 from app.runtime.services import Services
 
 router = APIRouter(prefix="/api/v1", tags=["export"], responses=AUTHED)
@@ -62,5 +62,6 @@ def _attachment(name: str) -> str:
 
 
 def _stream(services: Services, request: ExportRequest) -> Iterator[bytes]:
-    with connect(services.url, settings=services.settings, autocommit=True) as conn:
+    # A scoped token exports only what it may see (docs/scopes.md).
+    with reader_for(services.url, settings=services.settings, user=request.user) as conn:
         yield from export_chunks(conn, request=request)

@@ -63,7 +63,9 @@ async def _call(name: str, request: Request, services: Services, user: UserConte
     status, headers = 200, None
     if isinstance(result, ToolError):
         status = 404 if name not in REGISTRY else 422
-        if result.conflict:
+        if result.forbidden:
+            status = 403  # the token's scope (docs/scopes.md)
+        elif result.conflict:
             status = 409  # the item was deleted or rebuilt meanwhile
         elif result.retry:
             status, headers = 503, {"Retry-After": str(RETRY_AFTER_S)}

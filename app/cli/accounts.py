@@ -9,7 +9,7 @@ timetrace device list
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
@@ -52,19 +52,39 @@ def token() -> None:
     help=ZONE_OPTION_HELP + " For a new user; default UTC.",
 )
 @click.option("--day-cut", type=click.IntRange(0, 23), help=DAY_CUT_HELP + " Default 4.")
+@click.option(
+    "--scope",
+    "scope_words",
+    multiple=True,
+    help="Limit the token (repeatable; docs/scopes.md): read-only, tools=a,b, kinds=work, "
+    "apps=…, sites=-bilibili.com (a leading - denies), hours=09:00-18:00, days=mon-fri, "
+    "dates=2026-06-01..2026-06-30.",
+)
+@click.option("--expires", help="When the token stops working: 30d, 12h or a date.")
 @edge
-def token_create(user_name: str, name: str, time_zone: str | None, day_cut: int | None) -> None:
+def token_create(
+    user_name: str,
+    name: str,
+    time_zone: str | None,
+    day_cut: int | None,
+    scope_words: tuple[str, ...],
+    expires: str | None,
+) -> None:
     """Create an API token (the user too, if new). The token is shown only once."""
-    from app.runtime.auth import hash_token, new_token
+    from app.runtime.auth import issue_token
     from app.runtime.services import open_services
+    from app.store.scope import parse_expiry, parse_scope
 
+    scope = parse_scope(" ".join(scope_words)) if scope_words else None
+    expires_at = parse_expiry(expires, now=datetime.now(UTC)) if expires else None
     settings = settings_from_env(time_zone=time_zone, day_cut_hour=day_cut)
     with open_services(settings) as services:
         user = services.store.ensure_user(
             name=user_name, time_zone=settings.time_zone, day_cut_hour=settings.day_cut_hour
         )
-        secret = new_token()
-        services.store.add_token(user_id=user.user_id, token_hash=hash_token(secret), name=name)
+        secret = issue_token(
+            services.store, user_id=user.user_id, name=name, scope=scope, expires_at=expires_at
+        )
     click.echo(secret)
     if (time_zone, day_cut) != (None, None) and (user.time_zone, user.day_cut_hour) != (
         settings.time_zone,
@@ -74,6 +94,28 @@ def token_create(user_name: str, name: str, time_zone: str | None, day_cut: int 
             f"{user_name} keeps time zone {user.time_zone}, day cut {user.day_cut_hour}: "
             f"change them with `timetrace user set --user {user_name} --time-zone ZONE`",
             err=True,
+        )
+
+
+@token.command("list")
+@click.option(
+    "--user", "user_name", default="me", show_default=True, help="User whose tokens to list."
+)
+@edge
+def token_list(user_name: str) -> None:
+    """List a user's tokens: id, name, created, expiry, state and scope (never the secret)."""
+    from app.runtime.services import open_services
+
+    with open_services(settings_from_env()) as services:
+        user = user_named(services.store, user_name)
+        tokens = services.store.list_tokens(user_id=user.user_id)
+    for t in tokens:
+        state = "revoked" if t.revoked_at else "live"
+        if t.expires_at is not None and t.revoked_at is None:
+            state = f"expires {t.expires_at:%Y-%m-%d %H:%M}Z"
+        click.echo(
+            f"{t.token_id}\t{t.name or '-'}\t{t.created_at:%Y-%m-%d}\t{state}\t"
+            f"{t.scope_words or 'whole user'}"
         )
 
 

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+from psycopg.types.json import Jsonb
+
 from app.db.base import Queries
-from app.db.named import Params, found, method
+from app.db.named import Params, found, method, value
 from app.db.queries import QUERIES
-from app.errors import DatabaseError, InvalidInputError
-from app.store.accounts import AccountStore, ClockChange
+from app.errors import AuthError, DatabaseError, InvalidInputError
+from app.store.accounts import AccountStore, ClockChange, UserContext
+from app.store.scope import TokenScope
+
+
+def _scope_json(scope: TokenScope | None) -> Jsonb | None:
+    return Jsonb(scope.as_json()) if scope is not None else None
+
+
+def _user_for_token(store: Queries, params: Params) -> UserContext | None:
+    with store.pool.connection() as conn:
+        found = conn.execute(QUERIES["user_for_token"], params).fetchone()
+    if found is None:
+        return None
+    expires_at = found.pop("expires_at")
+    if expires_at is not None and expires_at <= params["now"]:
+        raise AuthError(f"the API token expired at {expires_at.isoformat()}")
+    scope = found.pop("scope")
+    return UserContext(
+        **found, scope=TokenScope.model_validate(scope) if scope is not None else None
+    )
 
 
 class PostgresAccountStore(Queries):
@@ -17,6 +38,8 @@ class PostgresAccountStore(Queries):
         except Exception as exc:
             raise DatabaseError(f"the database does not answer: {type(exc).__name__}") from exc
 
+    user_for_token = method(AccountStore.user_for_token, _user_for_token)
+    add_token = value(AccountStore.add_token, adapt={"scope": _scope_json})
     add_device = found(AccountStore.add_device)
     device_exists = found(AccountStore.device_exists)
 

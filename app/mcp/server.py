@@ -32,6 +32,7 @@ from app.store.accounts import UserContext
 from app.tools import REGISTRY, dispatch
 from app.tools.registry import Tool, dump, ordered_tools, to_json
 from app.tools.results import ToolError, ToolOutcome
+from app.tools.scope import may_list
 
 SERVER_NAME = "timetrace"
 # Arguments are a few dates and a query; anything near this size is a mistake or abuse.
@@ -93,9 +94,12 @@ def build_server(*, services: Services, user_of: UserOf) -> Server[Any]:
     """A low-level MCP server over the registry as it is at each request."""
 
     async def list_tools(
-        _: ServerRequestContext[Any, Any], __: types.PaginatedRequestParams | None
+        ctx: ServerRequestContext[Any, Any], __: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(spec) for spec in ordered_tools()])
+        scope = user_of(ctx).scope
+        return types.ListToolsResult(
+            tools=[mcp_tool(s) for s in ordered_tools() if may_list(scope, tool=s.name)]
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import UTC, datetime
 from typing import Protocol
 
 from app.errors import AuthError
 from app.store.accounts import AccountStore, UserContext
+from app.store.scope import TokenScope
 from app.store.web import WebSessionRow, WebStore
 
 TOKEN_PREFIX = "tt_"
@@ -23,11 +25,32 @@ def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
+def issue_token(
+    store: AccountStore,
+    *,
+    user_id: int,
+    name: str,
+    scope: TokenScope | None = None,
+    expires_at: datetime | None = None,
+) -> str:
+    """A new token for the user (with its scope and expiry, docs/scopes.md): the secret,
+    shown once; only its digest is stored."""
+    secret = new_token()
+    store.add_token(
+        user_id=user_id,
+        token_hash=hash_token(secret),
+        name=name,
+        scope=scope,
+        expires_at=expires_at,
+    )
+    return secret
+
+
 def user_for_token(store: AccountStore, *, token: str | None) -> UserContext:
     """Who a bearer token acts for, for every door (HTTP API, MCP); `AuthError` otherwise."""
     if not token:
         raise AuthError()
-    user = store.user_for_token(token_hash=hash_token(token))
+    user = store.user_for_token(token_hash=hash_token(token), now=datetime.now(UTC))
     if user is None:
         raise AuthError("the API token is unknown or revoked")
     return user

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from app.db.connection import connect, database_url, open_pool
 from app.db.migrate import migrate
+from app.db.scoped import scoped_store
 from app.db.store import PostgresStore
 from app.enrich.client import ModelClient
 from app.pyramid.build import rebuild_days
@@ -34,10 +35,18 @@ class Services:
     url: str
     models: ModelClient
 
+    def store_for(self, *, user: UserContext) -> Store:
+        """The store a caller reads: the whole store, or for a token whose scope hides
+        part of the user's time, a store that holds only the in-scope time
+        (docs/scopes.md). Every door that reads for a caller takes its store here."""
+        if user.scope is None or not user.scope.limits_data:
+            return self.store
+        return scoped_store(url=self.url, settings=self.settings, user=user)
+
     def tool_context(self, *, user: UserContext, now: datetime) -> ToolContext:
         """The context a tool call runs in, for every door (HTTP, CLI, agent, MCP)."""
         return ToolContext(
-            store=self.store,
+            store=self.store_for(user=user),
             models=self.models,
             settings=self.settings,
             user=user,

@@ -6,15 +6,18 @@ from datetime import datetime
 from typing import Literal, Protocol, get_args
 
 from app.store.row import Row
+from app.store.scope import TokenScope
 
 
 class UserContext(Row):
-    """Who a request acts for, with the clock rules of their logical day."""
+    """Who a request acts for, with the clock rules of their logical day; `scope`: the
+    limits of the token it came with (docs/scopes.md), None for the whole user."""
 
     user_id: int
     name: str
     time_zone: str
     day_cut_hour: int
+    scope: TokenScope | None = None
 
 
 DeviceKind = Literal["desktop", "laptop", "phone", "tablet", "other"]
@@ -74,8 +77,19 @@ class AccountStore(Protocol):
     def ensure_user(self, *, name: str, time_zone: str, day_cut_hour: int) -> UserContext: ...
     def get_user(self, *, name: str) -> UserContext | None: ...
     def get_user_by_id(self, *, user_id: int) -> UserContext | None: ...
-    def user_for_token(self, *, token_hash: bytes) -> UserContext | None: ...
-    def add_token(self, *, user_id: int, token_hash: bytes, name: str) -> int: ...
+    def user_for_token(self, *, token_hash: bytes, now: datetime) -> UserContext | None:
+        """The user of a live token, with the token's scope; `AuthError` when it expired."""
+        ...
+
+    def add_token(
+        self,
+        *,
+        user_id: int,
+        token_hash: bytes,
+        name: str,
+        scope: TokenScope | None = None,
+        expires_at: datetime | None = None,
+    ) -> int: ...
     def count_tokens(self) -> int: ...
     def add_device(self, *, user_id: int, device_id: str, name: str, kind: str) -> bool: ...
     def device_exists(self, *, user_id: int, device_id: str) -> bool: ...

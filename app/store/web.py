@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from app.store.accounts import UserContext
 from app.store.documents import Interruption
 from app.store.episodes import EpisodeLine
 from app.store.records import RecordLine
 from app.store.row import Row
+from app.store.scope import TokenScope, describe_scope
 
 
 class WebSessionRow(Row):
@@ -20,6 +21,7 @@ class WebSessionRow(Row):
     time_zone: str
     day_cut_hour: int
     csrf_token: str
+    scope: dict[str, Any] | None = None  # the token's (docs/scopes.md)
 
     @property
     def user(self) -> UserContext:
@@ -28,6 +30,7 @@ class WebSessionRow(Row):
             name=self.name,
             time_zone=self.time_zone,
             day_cut_hour=self.day_cut_hour,
+            scope=TokenScope.model_validate(self.scope) if self.scope is not None else None,
         )
 
 
@@ -38,7 +41,14 @@ class TokenRow(Row):
     name: str
     created_at: datetime
     revoked_at: datetime | None
+    expires_at: datetime | None
+    scope: dict[str, Any] | None  # docs/scopes.md
     web_sessions: int
+
+    @property
+    def scope_words(self) -> str:
+        """The scope as `timetrace token create --scope` takes it ("" for the whole user)."""
+        return describe_scope(TokenScope.model_validate(self.scope) if self.scope else None)
 
 
 class EpisodeDetail(EpisodeLine):

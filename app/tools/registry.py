@@ -35,6 +35,7 @@ from app.text import estimate_tokens
 from app.tools.instants import clock_context
 from app.tools.paging import PagedResult, continued, same_call
 from app.tools.results import ToolError, ToolOutcome, ToolResult
+from app.tools.scope import refusal
 
 log = logging.getLogger("timetrace.tools")
 
@@ -344,6 +345,9 @@ def dispatch(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> T
     spec = REGISTRY.get(name)
     if spec is None:
         return ToolError(error=f"unknown tool {name!r}", hint=f"tools are: {', '.join(REGISTRY)}")
+    refused = refusal(ctx.user.scope, tool=name, writes=spec.tier == "write")
+    if refused is not None:
+        return refused
     if arguments is not None and not isinstance(arguments, dict):
         return ToolError(error=f"arguments for {name} must be a JSON object")
     try:

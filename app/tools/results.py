@@ -79,6 +79,7 @@ class ToolError(Shape):
     unresolved: str | None = opt("a name found nowhere in the user's data")
     suggestions: list[str] | None = opt("the closest names the user has")
     truncated: bool = flag("the result did not fit the tool's output cap")
+    forbidden: bool = flag("the caller's token may not do this (docs/scopes.md)")
 
 
 ToolOutcome = ToolResult | ToolError

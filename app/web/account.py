@@ -11,9 +11,12 @@ from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.errors import InvalidInputError
 from app.ingest.records import delete_records
 from app.pyramid.retention import size_text, user_storage
+from app.runtime.auth import issue_token
 from app.store.accounts import DEVICE_ID_PATTERN
+from app.store.scope import parse_expiry, parse_scope
 from app.store.web import WebSessionRow
 from app.timeutil import FIRST_DAY, LAST_DAY, zone
 from app.tools import dispatch
@@ -221,6 +224,27 @@ def delete_range(request: Request, session: SessionDep, form: Form) -> RedirectR
         rebuild_now=tool_context(request, session).rebuild,
     )
     return RedirectResponse(f"/privacy?erased={erased}", status_code=303)
+
+
+@router.post("/privacy/tokens")
+def create_token(request: Request, session: SessionDep, form: Form) -> HTMLResponse:
+    """A new token, scoped or not (docs/scopes.md): its secret shown on the page once."""
+    check_form(request, session, form)
+    try:
+        words = form.get("scope", "")
+        scope = parse_scope(words) if words.strip() else None
+        expires = form.get("expires", "").strip()
+        expires_at = parse_expiry(expires, now=datetime.now(UTC)) if expires else None
+    except InvalidInputError as exc:
+        return _privacy_page(request, session, token_error=exc.message, status=422)
+    secret = issue_token(
+        services_of(request).store,
+        user_id=session.user_id,
+        name=form.get("name", "").replace("\x00", "")[:200],
+        scope=scope,
+        expires_at=expires_at,
+    )
+    return _privacy_page(request, session, new_token=secret)
 
 
 @router.post("/privacy/tokens/{token_id}/revoke")

@@ -15,7 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from fastapi import Depends, Request, Response
 
-from app.runtime.auth import hash_token, same_secret, web_session
+from app.errors import AuthError
+from app.runtime.auth import hash_token, same_secret, user_for_token, web_session
 from app.runtime.services import Services
 from app.store.accounts import UserContext
 from app.store.web import WebSessionRow
@@ -48,6 +49,13 @@ def sign_in(services: Services, *, token: str) -> tuple[str, UserContext] | None
     """A new session for a valid API token: the cookie's value and the user."""
     if not token.strip():
         return None
+    try:
+        caller = user_for_token(services.store, token=token.strip())
+    except AuthError:
+        return None
+    if caller.scope is not None:
+        # The pages read the whole store (docs/scopes.md): a scoped token opens none.
+        raise PageError(403, "scoped_token")
     secret = secrets.token_urlsafe(32)
     user = services.store.start_web_session(
         token_hash=hash_token(token.strip()),

@@ -10,13 +10,13 @@ RETURNING user_id, name, time_zone, day_cut_hour;
 SELECT user_id, name, time_zone, day_cut_hour FROM users WHERE name = %(name)s;
 
 -- name: user_for_token --
-SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour
+SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour, t.scope, t.expires_at
 FROM api_tokens t JOIN users u USING (user_id)
 WHERE t.token_hash = %(token_hash)s AND t.revoked_at IS NULL;
 
 -- name: add_token --
-INSERT INTO api_tokens (user_id, token_hash, name)
-VALUES (%(user_id)s, %(token_hash)s, %(name)s)
+INSERT INTO api_tokens (user_id, token_hash, name, scope, expires_at)
+VALUES (%(user_id)s, %(token_hash)s, %(name)s, %(scope)s, %(expires_at)s)
 RETURNING token_id;
 
 -- name: count_tokens --

@@ -6,6 +6,7 @@
 WITH token AS (
     SELECT user_id, token_id FROM api_tokens
     WHERE token_hash = %(token_hash)s AND revoked_at IS NULL
+      AND (expires_at IS NULL OR expires_at > now())
 ), expired AS (
     DELETE FROM web_sessions WHERE expires_at < now()
 ), session AS (
@@ -18,9 +19,11 @@ WITH token AS (
 SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour FROM session JOIN users u USING (user_id);
 
 -- name: web_session --
-SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour, s.csrf_token
+-- A session sees what its token may (docs/scopes.md), and ends when the token expires.
+SELECT u.user_id, u.name, u.time_zone, u.day_cut_hour, s.csrf_token, t.scope
 FROM web_sessions s
 JOIN api_tokens t ON t.user_id = s.user_id AND t.token_id = s.token_id AND t.revoked_at IS NULL
+ AND (t.expires_at IS NULL OR t.expires_at > now())
 JOIN users u ON u.user_id = s.user_id
 WHERE s.session_hash = %(session_hash)s AND s.expires_at > now();
 
@@ -28,7 +31,7 @@ WHERE s.session_hash = %(session_hash)s AND s.expires_at > now();
 DELETE FROM web_sessions WHERE session_hash = %(session_hash)s;
 
 -- name: list_tokens --
-SELECT t.token_id, t.name, t.created_at, t.revoked_at,
+SELECT t.token_id, t.name, t.created_at, t.revoked_at, t.expires_at, t.scope,
        (SELECT count(*) FROM web_sessions s
         WHERE s.user_id = t.user_id AND s.token_id = t.token_id AND s.expires_at > now())::int
            AS web_sessions

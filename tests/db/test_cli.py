@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ def test_token_create_prints_a_token_that_authenticates(run: Any, services: Serv
     assert result.exit_code == 0
     token = result.output.strip()
     assert token.startswith("tt_") and len(token) > 40
-    user = services.store.user_for_token(token_hash=hash_token(token))
+    user = services.store.user_for_token(token_hash=hash_token(token), now=datetime.now(UTC))
     assert user is not None and user.name == "alice"
     # Only the digest is stored: the token itself is in no column of the table.
     with connect(services.url, settings=services.settings) as conn:

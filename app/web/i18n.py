@@ -14,6 +14,7 @@ from app.pyramid.episodes import IDLE_TITLE
 from app.rules.categories import CATEGORY_LABELS_ZH, Category
 from app.signal_labels import signal_label
 from app.web.i18n_categories import CATEGORY_MESSAGES
+from app.web.i18n_tokens import TOKEN_MESSAGES
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
@@ -162,11 +163,6 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "sessions": "Browser sessions",
         "revoke": "Revoke",
         "revoke_note": "Revoking the token this browser signed in with signs it out.",
-        "token_scope": "Scope",
-        "token_expires": "Expires",
-        "whole_user": "everything",
-        "new_token": "New token (copy it now: it is shown only once)",
-        "create_token": "Create token",
         "coverage": "Uncategorized apps and sites",
         "coverage_intro": "What took time that no rule categorised (last week unless you choose "
         "other days), each with a rule line that would.",
@@ -179,7 +175,6 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "show": "Show",
         "error": "Something is wrong",
         "not_found": "Not found.",
-        "scoped_token": "A scoped token opens no page: sign in with a token without a scope.",
         "signin_required": "Sign in to continue.",
         "forbidden": "This form has expired or came from another site; reload the page and "
         "try again.",
@@ -408,11 +403,6 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "sessions": "浏览器会话",
         "revoke": "吊销",
         "revoke_note": "吊销本浏览器登录所用的令牌会让它退出登录。",
-        "token_scope": "范围",
-        "token_expires": "过期",
-        "whole_user": "全部",
-        "new_token": "新令牌（请立即复制：只显示这一次）",
-        "create_token": "创建令牌",
         "coverage": "未分类的应用和网站",
         "coverage_intro": "没有规则归类的时间花在了哪里（默认上周，可选其他日期），"
         "每项附一条可归类它的规则。",
@@ -424,7 +414,6 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "show": "显示",
         "error": "出错了",
         "not_found": "未找到。",
-        "scoped_token": "带范围的令牌不能打开网页：请用不带范围的令牌登录。",
         "signin_required": "请先登录。",
         "forbidden": "表单已过期或来自其他网站；请刷新页面后重试。",
         "back": "回到日视图",
@@ -528,6 +517,7 @@ MESSAGES: dict[Lang, dict[str, str]] = {
 
 for _lang in LANGS:  # the user's own categories (the Rules page)
     MESSAGES[_lang].update(CATEGORY_MESSAGES[_lang])
+    MESSAGES[_lang].update(TOKEN_MESSAGES[_lang])
 
 
 def negotiate(*, cookie: str | None, accept_language: str | None) -> Lang:

@@ -891,6 +891,87 @@ $$;
 
 
 --
+-- Name: timetrace_scope_allows_v1(jsonb, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_scope_allows_v1(p_scope jsonb, p_category text, p_app text, p_domain text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT (k.allow IS NULL OR p_category = ANY(k.allow))
+       AND NOT (p_category = ANY(COALESCE(k.deny, '{}')))
+       AND (a.allow IS NULL OR lower(p_app) = ANY(a.allow))
+       AND NOT (lower(p_app) = ANY(COALESCE(a.deny, '{}')))
+       AND (s.allow IS NULL OR COALESCE(timetrace_domain_suffixes(p_domain), '{}') && s.allow)
+       AND NOT (COALESCE(timetrace_domain_suffixes(p_domain), '{}') && COALESCE(s.deny, '{}'))
+    FROM (SELECT timetrace_scope_list_v1(p_scope, 'kinds_allow') AS allow,
+                 timetrace_scope_list_v1(p_scope, 'kinds_deny') AS deny) k,
+         (SELECT (SELECT array_agg(lower(x)) FROM unnest(timetrace_scope_list_v1(p_scope, 'apps_allow')) x) AS allow,
+                 (SELECT array_agg(lower(x)) FROM unnest(timetrace_scope_list_v1(p_scope, 'apps_deny')) x) AS deny) a,
+         (SELECT timetrace_scope_list_v1(p_scope, 'sites_allow') AS allow,
+                 timetrace_scope_list_v1(p_scope, 'sites_deny') AS deny) s
+$$;
+
+
+--
+-- Name: timetrace_scope_list_v1(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_scope_list_v1(p_scope jsonb, p_key text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN jsonb_typeof(p_scope -> p_key) = 'array'
+                THEN ARRAY(SELECT jsonb_array_elements_text(p_scope -> p_key)) END
+$$;
+
+
+--
+-- Name: timetrace_scope_windows_v1(jsonb, text, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_scope_windows_v1(p_scope jsonb, p_zone text, p_from timestamp with time zone, p_to timestamp with time zone) RETURNS TABLE(lo timestamp with time zone, hi timestamp with time zone)
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT GREATEST(w.lo, p_from), LEAST(w.hi, p_to)
+    FROM (
+        SELECT (g.day::date + h.t_from) AT TIME ZONE p_zone AS lo,
+               (g.day::date + CASE WHEN h.t_to <= h.t_from THEN 1 ELSE 0 END + h.t_to)
+                   AT TIME ZONE p_zone AS hi
+        FROM (SELECT COALESCE((p_scope ->> 'hour_from')::time, '00:00') AS t_from,
+                     COALESCE((p_scope ->> 'hour_to')::time, '24:00') AS t_to) h,
+             generate_series(
+                 GREATEST((p_from AT TIME ZONE p_zone)::date - 1,
+                          COALESCE((p_scope ->> 'date_from')::date, '-infinity')),
+                 LEAST((p_to AT TIME ZONE p_zone)::date,
+                       COALESCE((p_scope ->> 'date_to')::date, 'infinity')),
+                 interval '1 day') AS g(day)
+        WHERE timetrace_scope_list_v1(p_scope, 'weekdays') IS NULL
+           OR EXTRACT(ISODOW FROM g.day)::text = ANY(timetrace_scope_list_v1(p_scope, 'weekdays'))
+    ) w
+    WHERE w.lo < p_to AND w.hi > p_from
+$$;
+
+
+--
+-- Name: timetrace_scoped_spans_v1(bigint, timestamp with time zone, timestamp with time zone, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_scoped_spans_v1(p_user bigint, p_from timestamp with time zone, p_to timestamp with time zone, p_scope jsonb) RETURNS TABLE(record_id bigint, ts_start timestamp with time zone, piece bigint, clip_start timestamp with time zone, clip_end timestamp with time zone)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT s.record_id, s.ts_start,
+           row_number() OVER (PARTITION BY s.record_id ORDER BY w.lo),
+           GREATEST(s.ts_start, w.lo), LEAST(s.span_end, w.hi)
+    FROM timetrace_spans_v1(p_user, p_from, p_to) s
+    JOIN users u ON u.user_id = p_user
+    JOIN timetrace_scope_windows_v1(p_scope, u.time_zone, p_from - interval '2 days',
+                                    p_to + interval '2 days') w
+      ON s.ts_start < w.hi
+     AND (s.span_end > w.lo OR (s.span_end = s.ts_start AND s.ts_start >= w.lo))
+    WHERE timetrace_scope_allows_v1(p_scope, s.category, s.app, s.domain)
+$$;
+
+
+--
 -- Name: timetrace_spans_v1(bigint, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -948,15 +1029,11 @@ BEGIN
         FROM records r
         WHERE r.user_id = p_user_id AND r.deleted_at IS NULL AND NOT r.is_idle
     ), shorts AS MATERIALIZED (
-        -- Title rules with a piece under three characters (few, if any): tried on every
-        -- title.
         SELECT x.rule_id, timetrace_user_rule_title_piece(x.pattern) AS piece
         FROM user_rules x
         WHERE x.user_id = p_user_id AND x.kind = 'title'
           AND length(timetrace_user_rule_title_piece(x.pattern)) < 3
     ), titled AS (
-        -- Title rules whose piece starts with three characters the title holds (by
-        -- user_rules_title_gram), and the short ones.
         SELECT DISTINCT t.app, t.domain, t.window_title, x.rule_id
         FROM t CROSS JOIN LATERAL generate_series(1, length(t.folded) - 2) AS g(i)
         JOIN user_rules x
@@ -965,10 +1042,10 @@ BEGIN
         UNION
         SELECT t.app, t.domain, t.window_title, s.rule_id
         FROM t JOIN shorts s ON strpos(t.folded, s.piece) > 0
+        UNION
+        SELECT t.app, t.domain, t.window_title, x.rule_id
+        FROM t JOIN user_rules x ON x.user_id = p_user_id AND x.kind = 'regex'
     ), hits AS (
-        -- App and site rules by a probe of user_rules' key per text (a LATERAL subquery
-        -- with LIMIT stays one: joined, the planner may scan every rule per text when it
-        -- has no statistics of user_rules yet).
         SELECT t.app, t.domain, t.window_title, x.position, x.rule_id, x.category
         FROM t CROSS JOIN LATERAL (
             SELECT y.position, y.rule_id, y.category FROM user_rules y
@@ -987,7 +1064,7 @@ BEGIN
         UNION ALL
         SELECT c.app, c.domain, c.window_title, x.position, x.rule_id, x.category
         FROM titled c JOIN user_rules x ON x.user_id = p_user_id AND x.rule_id = c.rule_id
-        WHERE timetrace_user_rule_matches('title', x.pattern, c.app, NULLIF(c.domain, ''),
+        WHERE timetrace_user_rule_matches(x.kind, x.pattern, c.app, NULLIF(c.domain, ''),
                                           c.window_title)
     )
     SELECT DISTINCT ON (h.app, h.domain, h.window_title)
@@ -1013,6 +1090,7 @@ CREATE FUNCTION public.timetrace_user_rule_matches(p_kind text, p_pattern text, 
             LIKE '%' || replace(replace(replace(replace(
                 translate(p_pattern, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'),
                 '\', '\\'), '%', '\%'), '_', '\_'), '*', '%') || '%'
+        WHEN 'regex' THEN p_app ~ p_pattern OR p_title ~ p_pattern
     END, false)
 $$;
 
@@ -1044,6 +1122,9 @@ CREATE TABLE public.api_tokens (
     name text DEFAULT ''::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     revoked_at timestamp with time zone,
+    scope jsonb,
+    expires_at timestamp with time zone,
+    CONSTRAINT api_tokens_scope_check CHECK (((scope IS NULL) OR (jsonb_typeof(scope) = 'object'::text))),
     CONSTRAINT api_tokens_token_hash_check CHECK ((length(token_hash) = 32))
 );
 
@@ -1729,6 +1810,42 @@ ALTER TABLE public.signals ALTER COLUMN signal_id ADD GENERATED ALWAYS AS IDENTI
 
 
 --
+-- Name: user_categories; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.user_categories (
+    user_id bigint NOT NULL,
+    category_id bigint NOT NULL,
+    parent_id bigint,
+    kind text NOT NULL,
+    name text,
+    name_zh text,
+    color text,
+    created timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT user_categories_check CHECK (((name IS NOT NULL) OR (name_zh IS NOT NULL))),
+    CONSTRAINT user_categories_check1 CHECK ((parent_id IS DISTINCT FROM category_id)),
+    CONSTRAINT user_categories_color_check CHECK ((color ~ '^#[0-9a-f]{6}$'::text)),
+    CONSTRAINT user_categories_kind_check CHECK ((kind = ANY (ARRAY['work'::text, 'study'::text, 'social'::text, 'entertainment'::text, 'system'::text, 'uncategorized'::text]))),
+    CONSTRAINT user_categories_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+    CONSTRAINT user_categories_name_zh_check CHECK (((length(name_zh) >= 1) AND (length(name_zh) <= 100)))
+);
+
+
+--
+-- Name: user_categories_category_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.user_categories ALTER COLUMN category_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.user_categories_category_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: user_rules; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1741,8 +1858,9 @@ CREATE TABLE public.user_rules (
     category text NOT NULL,
     created timestamp with time zone DEFAULT now() NOT NULL,
     updated timestamp with time zone DEFAULT now() NOT NULL,
+    category_id bigint,
     CONSTRAINT user_rules_category_check CHECK ((category = ANY (ARRAY['work'::text, 'study'::text, 'social'::text, 'entertainment'::text, 'system'::text, 'uncategorized'::text]))),
-    CONSTRAINT user_rules_kind_check CHECK ((kind = ANY (ARRAY['app'::text, 'site'::text, 'title'::text]))),
+    CONSTRAINT user_rules_kind_check CHECK ((kind = ANY (ARRAY['app'::text, 'site'::text, 'title'::text, 'regex'::text]))),
     CONSTRAINT user_rules_pattern_check CHECK (((length(pattern) >= 1) AND (length(pattern) <= 500)))
 );
 
@@ -1825,6 +1943,69 @@ CREATE VIEW public.v_day_category_hours AS
     count(*) AS records
    FROM public.v_record_durations
   GROUP BY user_id, day_local, category;
+
+
+--
+-- Name: v_user_categories; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.v_user_categories AS
+ WITH RECURSIVE tree AS (
+         SELECT c.user_id,
+            c.category_id,
+            c.parent_id,
+            c.kind,
+            c.name,
+            c.name_zh,
+            c.color,
+            COALESCE(c.name, c.name_zh) AS path,
+            1 AS depth
+           FROM public.user_categories c
+          WHERE (c.parent_id IS NULL)
+        UNION ALL
+         SELECT c.user_id,
+            c.category_id,
+            c.parent_id,
+            c.kind,
+            c.name,
+            c.name_zh,
+            c.color,
+            ((t.path || ' > '::text) || COALESCE(c.name, c.name_zh)),
+            (t.depth + 1)
+           FROM (public.user_categories c
+             JOIN tree t ON (((t.user_id = c.user_id) AND (t.category_id = c.parent_id))))
+        )
+ SELECT user_id,
+    category_id,
+    parent_id,
+    kind,
+    name,
+    name_zh,
+    color,
+    path,
+    depth
+   FROM tree;
+
+
+--
+-- Name: v_day_user_category_hours; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.v_day_user_category_hours AS
+ SELECT d.user_id,
+    d.day_local,
+    c.category_id,
+    c.path,
+    c.kind,
+    c.color,
+    sum(d.seconds) AS seconds,
+    round(((sum(d.seconds) / (3600)::double precision))::numeric, 2) AS hours
+   FROM (((public.users x
+     CROSS JOIN LATERAL public.timetrace_spans_v1(x.user_id, '-infinity'::timestamp with time zone, 'infinity'::timestamp with time zone) d(user_id, record_id, device_id, client_record_id, ts_start, ts_end, day_local, app, app_raw, window_title, url, domain, category, category_source, is_idle, redacted, next_start, span_end, seconds))
+     JOIN public.user_rules u ON (((u.user_id = d.user_id) AND (d.category_source = ('user:'::text || u.rule_id)))))
+     JOIN public.v_user_categories c ON (((c.user_id = u.user_id) AND (c.category_id = u.category_id))))
+  WHERE (NOT d.is_idle)
+  GROUP BY d.user_id, d.day_local, c.category_id, c.path, c.kind, c.color;
 
 
 --
@@ -2178,6 +2359,14 @@ ALTER TABLE ONLY public.signals
 
 
 --
+-- Name: user_categories user_categories_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.user_categories
+    ADD CONSTRAINT user_categories_pkey PRIMARY KEY (user_id, category_id);
+
+
+--
 -- Name: user_rules user_rules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2472,6 +2661,20 @@ CREATE INDEX signals_user_day ON public.signals USING btree (user_id, day_local,
 
 
 --
+-- Name: user_categories_name; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX user_categories_name ON public.user_categories USING btree (user_id, COALESCE(parent_id, (0)::bigint), lower(name)) WHERE (name IS NOT NULL);
+
+
+--
+-- Name: user_categories_name_zh; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX user_categories_name_zh ON public.user_categories USING btree (user_id, COALESCE(parent_id, (0)::bigint), name_zh) WHERE (name_zh IS NOT NULL);
+
+
+--
 -- Name: user_rules_title_gram; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2707,6 +2910,30 @@ ALTER TABLE ONLY public.retention
 
 ALTER TABLE ONLY public.signals
     ADD CONSTRAINT signals_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(user_id) ON DELETE CASCADE;
+
+
+--
+-- Name: user_categories user_categories_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.user_categories
+    ADD CONSTRAINT user_categories_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(user_id) ON DELETE CASCADE;
+
+
+--
+-- Name: user_categories user_categories_user_id_parent_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.user_categories
+    ADD CONSTRAINT user_categories_user_id_parent_id_fkey FOREIGN KEY (user_id, parent_id) REFERENCES public.user_categories(user_id, category_id) DEFERRABLE INITIALLY DEFERRED;
+
+
+--
+-- Name: user_rules user_rules_user_id_category_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.user_rules
+    ADD CONSTRAINT user_rules_user_id_category_id_fkey FOREIGN KEY (user_id, category_id) REFERENCES public.user_categories(user_id, category_id) DEFERRABLE INITIALLY DEFERRED;
 
 
 --

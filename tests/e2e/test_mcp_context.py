@@ -24,9 +24,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from app.api.server import serve_in_thread
 from app.cli import main
+from app.runtime.auth import issue_token
 from app.runtime.services import Services
 from app.settings import Settings
 from app.store.accounts import UserContext
+from app.store.scope import parse_scope
 from app.timeutil import logical_day, zone
 from tests.helpers import new_token_for
 from tests.paged_day import RAW, SEARCH, paged_user, uncapped
@@ -211,3 +213,28 @@ def test_over_streamable_http_the_resource_is_the_bearer_users(services: Service
             assert context["time_zone"] == time_zone
             now = datetime.fromisoformat(context["now"])
             assert now.utcoffset() == now.astimezone(zone(time_zone)).utcoffset()
+
+
+def test_a_scoped_token_file_serves_only_what_its_scope_allows(
+    services: Services, settings: Settings, tmp_path: Path
+) -> None:
+    """`timetrace mcp --token-file` runs as the token's caller: a token limited to
+    get_raw, read-only and to dates before the pager's day lists get_raw alone, finds no
+    record of that day, and refuses a tool it was not given."""
+    pager = paged_user(services)
+    scope = parse_scope("read-only tools=get_raw dates=2001-01-01..2001-01-31")
+    token = issue_token(services.store, user_id=pager.user_id, name="claude", scope=scope)
+    token_file = _token_file(tmp_path, token)
+
+    async def run() -> tuple[list[str], Any, bool]:
+        async with as_token_file(settings, token_file) as client:
+            listed = await client.list_tools()
+            raw = await client.call_tool("get_raw", RAW)
+            refused = await client.call_tool("query_stats", {"period": "today"})
+            return [t.name for t in listed.tools], raw.structured_content, bool(refused.is_error)
+
+    names, raw, refused = asyncio.run(run())
+    assert names == ["get_raw"] and refused
+    ctx = services.tool_context(user=pager, now=datetime.now(UTC))
+    assert uncapped(ctx, "get_raw", RAW), "the unscoped call sees records"
+    assert raw is not None and raw["items"] == []

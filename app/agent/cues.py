@@ -78,6 +78,18 @@ NOT_NAMES: Final[frozenset[str]] = frozenset((
     "log", "logged"
 ))  # fmt: skip
 
+# Common three-letter words that titles write with a capital ("Fix flaky test", "New
+# tab"): never a short proper name of a title (app/agent/titles.py).
+COMMON_SHORT: Final[frozenset[str]] = frozenset((
+    "add", "api", "app", "bug", "buy", "cli", "cpu", "day", "dev", "doc", "faq", "fix", "get",
+    "gpu", "hub", "key", "lab", "let", "log", "mac", "map", "max", "min", "mix", "new", "off",
+    "old", "one", "pdf", "pro", "put", "raw", "red", "run", "say", "see", "set", "sql", "tab",
+    "tag", "tip", "top", "try", "two", "ui", "url", "use", "web", "why", "win", "yes", "zsh",
+    "ask", "big", "box", "car", "cat", "dog", "end", "far", "few", "fun", "god", "hot", "job",
+    "lot", "man", "mom", "dad", "net", "now", "own", "pay", "pet", "pop", "rap", "sun", "tea",
+    "ten", "war", "way", "who", "air", "art", "bed", "bus", "cup", "eat", "eye", "fly", "law",
+))  # fmt: skip
+
 # Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a
 # title they name no thing, and a title phrase never starts or ends with one.
 TITLE_VERBS: Final[frozenset[str]] = frozenset((
@@ -219,3 +231,35 @@ EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day"
 GROUP_LABELS_ZH: Final[dict[str, str]] = {
     "meeting": "会议", "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
 }  # fmt: skip
+# A short turn that names nothing new and asks one of these of the turn before keeps
+# its things and period ("那没开的是哪几天", "占总屏幕时间多少", "那日均呢", "and the
+# first time?"): an operation edit (app/agent/followups.py).
+FOLLOWUP_OPERATIONS: Final[tuple[str, ...]] = (
+    "both", "together", "combined", "in total", "altogether", "as a share", "what percent",
+    "what percentage", "percent", "percentage", "pct", "%", "share", "proportion", "per day",
+    "on average", "average", "avg", "daily", "a day", "sites", "websites", "which days",
+    "what days", "how many days", "which of the two", "which one", "which was longer",
+    "which was more", "which is more", "which was bigger", "the days", "without", "didn't",
+    "did not", "days off",
+    "两个加起来", "加起来", "一共多少", "总共", "合计", "占比", "占总", "占了", "占多少", "百分比",
+    "比例", "平均", "日均", "每天平均", "网站呢", "哪几天", "哪些天", "几天", "多少天",
+    "哪个多", "哪个更多", "哪个长", "哪个久", "哪个更", "谁多", "谁更多", "没开", "没用", "没玩",
+    "没看", "没刷", "没上", "没有的",
+)  # fmt: skip
+# Words that point back at the thing the turn before named ("and when did I first open
+# it?", 它): a turn with one of them and no new thing keeps the earlier things.
+PRONOUNS: Final[tuple[str, ...]] = ("it", "them", "它")
+# Weighing a new thing against the turn before ("vs iterm, which one is more",
+# "跟微信比呢"): the one new thing is the second side, the earlier thing the first.
+FOLLOWUP_VERSUS: Final[tuple[str, ...]] = (
+    "vs", "versus", "compared to", "compared with", "against", "which one is more",
+    "which is more", "which was more", "which one", "or", "than",
+    "比呢", "比一下", "比较", "对比", "相比", "哪个多", "哪个更多", "谁多", "还是",
+)  # fmt: skip
+# Words that say what was done with an app or site beside them ("code in vs code",
+# 用微信读书看书): the app or site is the thing, not the category these name.
+ACTIVITY_WORDS: Final[tuple[str, ...]] = (
+    "code", "coded", "coding", "programming", "gaming", "game", "gamed", "reading",
+    "studied", "studying", "worked", "working", "messaging", "chatting",
+    "写代码", "敲代码", "编程", "代码", "看书", "读书", "打游戏", "游戏", "追剧", "视频",
+)  # fmt: skip

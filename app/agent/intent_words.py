@@ -84,9 +84,30 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
         "bed late",
     ),
     "focus_block": _words("专注", "深度工作", "focus", "focused", "deep work"),
-    "distraction": _words("分心", "走神", "distractions?", "distracted"),
+    "distraction": _words(
+        "分心",
+        "走神",
+        "打断",
+        "打扰",
+        "distractions?",
+        "distracted",
+        "interrupt(?:ed|ions?|s)?",
+    ),
     "context_switch_storm": _words("频繁切换", "切换", "context switch(?:es|ing)?", "switching"),
-    "idle_gap": _words("离开电脑", "空闲时段", "idle gaps?", "away from"),
+    "idle_gap": _words(
+        "离开电脑",
+        "空闲时段",
+        "空档",
+        "空当",
+        "空隙",
+        "[啥什么]都没[干做]",
+        "[啥什么]也没[干做]",
+        "idle gaps?",
+        "away from",
+        "gaps?",
+        "did nothing",
+        "doing nothing",
+    ),
 }
 HABITS = _words("坏习惯", "习惯", "返工", "回滚", "habits?", "rework", "rollbacks?", "reverts?")
 NOW = _words(

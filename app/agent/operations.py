@@ -159,7 +159,8 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return active_days(ctx, parts, today)
     if parts.things and parts.peak and not parts.negated:
         return _peak_day(ctx, parts, today)
-    if not parts.things or not (parts.negated or parts.under):
+    over = parts.threshold_minutes is not None and not parts.under
+    if not parts.things or not (parts.negated or parts.under or over):
         return None
     spec, defaulted = period_of(parts, today=today, default_days=DAYS_DEFAULT)
     planned = Planned("days", spec, defaulted=defaulted)
@@ -173,9 +174,31 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if found is None:
         planned.text = not_known(parts, planned)
         return planned
+    if over and not parts.negated:
+        reached = [d.day for d in found.series if d.seconds >= least * 60]
+        planned.text = _days_over_text(parts, mention.text, found.thing, reached, spec, least)
+        return planned
     missing = [d.day for d in found.series if d.day < today and d.seconds < least * 60]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
     return planned
+
+
+def _days_over_text(
+    parts: Parts, name: str, thing: ThingInfo, days: list[date], spec: PeriodSpec, least: float
+) -> str:
+    """The days a thing reached a threshold ("days with YouTube for 40+ minutes")."""
+    lang = parts.language
+    label, when = thing_label(thing, name, lang), period_words(spec, lang)
+    bar = t(lang, f"{label}至少 {duration(least * 60, lang)}", f"{label} for at least "
+            f"{duration(least * 60, lang)}")  # fmt: skip
+    if not days:
+        return t(lang, f"0 天{bar}（{when}）。", f"0 days with {bar} {when}.")
+    n = len(days)
+    return t(
+        lang,
+        f"{n} 天{bar}（{when}）：{say_days(days, lang)}。",
+        f"{n} day{_plural(n)} with {bar} {when}: {say_days(days, lang)}.",
+    )
 
 
 def _peak_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:

@@ -62,6 +62,13 @@ _AMOUNT = re.compile(
     rf"\s*(?:个)?\s*(?P<unit>{_UNITS})(?![a-z])",
     re.IGNORECASE,
 )
+# "40+ min", "2h+", "1小时以上", "an hour or more": a floor written after its amount.
+_PLUS_AMOUNT = re.compile(
+    rf"(?P<n>(?<![\d.])\d+(?:\.\d+)?)\s*\+\s*(?P<unit>{_UNITS})(?![a-z])"
+    rf"|(?P<n2>(?<![\d.])\d+(?:\.\d+)?|半|[一两二三四五六七八九十]+|an?|one|two|three)\s*(?:个)?"
+    rf"\s*(?P<unit2>{_UNITS})(?![a-z])\s*(?:\+|or more\b|plus\b|以上|或以上)",
+    re.IGNORECASE,
+)
 _TOP_N = re.compile(
     r"(?<![A-Za-z])top\s*(?P<en>\d+(?![\d.])|(?:three|five|ten|two|four)\b)"
     r"|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
@@ -100,22 +107,25 @@ class Parts:
 
 
 def _minutes_of(match: re.Match[str]) -> float:
-    raw = match["n"].lower()
+    found = match.groupdict()
+    raw, unit = (found.get("n") or found["n2"]).lower(), found.get("unit") or found["unit2"]
     n = 0.5 if raw == "半" else float(raw) if raw[0].isdigit() else 1.0
     if not raw[0].isdigit() and raw not in ("a", "an", "半"):
         n = float(spoken_number(raw))
-    hours = match["unit"].lower() in cues.HOURS_WORDS
+    hours = unit.lower() in cues.HOURS_WORDS
     return n * 60 if hours else n
 
 
 def _threshold(question: str) -> tuple[float | None, bool]:
-    """The minutes a threshold names ("over 45 minutes", "超过2小时"), and whether it is
-    a ceiling."""
+    """The minutes a threshold names ("over 45 minutes", "超过2小时", "40+ min"), and
+    whether it is a ceiling."""
     for pattern, under in ((OVER, False), (UNDER, True)):
         for match in pattern.finditer(question):
             amount = _AMOUNT.search(question, match.end(), match.end() + 16)
             if amount is not None:
                 return _minutes_of(amount), under
+    for amount in _PLUS_AMOUNT.finditer(question):
+        return _minutes_of(amount), False
     return None, False
 
 
@@ -179,25 +189,35 @@ def ranks(question: str) -> bool:
 
 # "no. of days" is the number of days, no negation.
 _NUMBER_OF = re.compile(r"\bno\.?\s+of\b", re.IGNORECASE)
-_BESIDE = re.compile(r"\s*(?:on|at|with|using|用|在|看)?\s*", re.IGNORECASE)
+_BESIDE = re.compile(r"\s*(?:on|at|with|using|in|用|在|看)?\s*", re.IGNORECASE)
+_ACTIVITY = frozenset(w.lower() for w in cues.ACTIVITY_WORDS)
 
 
 def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
     """An activity word right beside an app or site says what was done with it, not
-    a second thing ("arxiv reading", "reading on weread"): the app or site alone."""
-    if len(things) != 2:
-        return things
-    doing = [m for m in things if m.name in CATEGORIES and _an_activity(m.text)]
-    named = [m for m in things if m.name not in CATEGORIES and m.name != ACTIVE]
-    if len(doing) != 1 or len(named) != 1:
-        return things
-    first, second = sorted(things, key=lambda m: m.span)
-    gap = text[first.span[1] : second.span[0]]
-    return named if _BESIDE.fullmatch(gap) else things
+    a second thing ("arxiv reading", "code in vs code", 用微信读书看书): the app or
+    site alone."""
+    ordered = sorted(things, key=lambda m: m.span)
+    dropped: set[int] = set()
+    for k, mention in enumerate(ordered):
+        if mention.name not in CATEGORIES or not _an_activity(mention.text):
+            continue
+        beside = [ordered[j] for j in (k - 1, k + 1) if 0 <= j < len(ordered)]
+        for other in beside:
+            first, second = sorted((mention, other), key=lambda m: m.span)
+            gap = text[first.span[1] : second.span[0]]
+            if _a_named_app(other) and _BESIDE.fullmatch(gap):
+                dropped.add(k)
+    return [m for k, m in enumerate(ordered) if k not in dropped] if dropped else things
+
+
+def _a_named_app(mention: Mention) -> bool:
+    return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle")
 
 
 def _an_activity(word: str) -> bool:
-    return word.lower().endswith("ing")  # "reading", "coding": not "work" in "X in work"
+    """ "reading", "coding", 看书: not "work" in "X in work"."""
+    return word.lower().endswith("ing") or word.lower() in _ACTIVITY
 
 
 def asks_yes_no(question: str) -> bool:

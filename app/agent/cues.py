@@ -115,7 +115,8 @@ TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
     "最常去", "最常看", "最常上", "去得最多", "看得最多", "most visited",
     "最常用", "哪些应用", "哪些网站", "which apps", "what apps", "which sites", "what sites",
-    "which websites", "most time", "主要花在",
+    "which websites", "most time", "主要花在", "fav", "favorite", "favourite", "最爱",
+    "最喜欢", "time sink", "time sinks",
 )  # fmt: skip
 # A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
 CATEGORY_RANK: Final[tuple[str, ...]] = (
@@ -136,7 +137,7 @@ DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",
     "how many nights", "on which", "any day", "any days", "days did", "days was", "days",
     "哪天", "哪几天", "哪些天", "哪一天", "几天", "多少天", "有没有哪天", "哪个晚上", "哪几个晚上",
-    "日子",
+    "日子", "天数", "number of days",
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
@@ -262,4 +263,5 @@ ACTIVITY_WORDS: Final[tuple[str, ...]] = (
     "code", "coded", "coding", "programming", "gaming", "game", "gamed", "reading",
     "studied", "studying", "worked", "working", "messaging", "chatting",
     "写代码", "敲代码", "编程", "代码", "看书", "读书", "打游戏", "游戏", "追剧", "视频",
+    "开会", "会议", "meeting", "meetings", "video calls", "上班", "干活",
 )  # fmt: skip

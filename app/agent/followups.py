@@ -77,7 +77,7 @@ def is_followup(question: str, *, today: date, names: Names | None = None) -> bo
     moves = _SHIFT.search(question) or _SO_FAR.search(question)
     if len(question) <= _SHORT and (moves or edits_operation(question, names=names)):
         return find_period(question, today=today) is None or bool(moves)
-    if not (_OPENS.search(question) or _ENDS.search(question)):
+    if not (_OPENS.search(question) or _ENDS.search(question)) or _weighs_its_own(question, names):
         return False
     period = find_period(question, today=today)
     rest = question
@@ -147,6 +147,9 @@ def _swap(
         rest = rest[: new_period.span[0]] + " " + rest[new_period.span[1] :]
     text, rest = _window_swapped(previous, _SO_FAR.sub(" ", rest))
     mention = thing_mention(_MARKERS.sub(" ", rest), None)
+    several = _all_swapped(text, rest, names)
+    if several is not None:  # "那飞书和微信呢" after "slack和zoom哪个多": both swapped
+        text, mention = several, ""
     old = parse_intent(previous, today=today).mention
     if not (old and old in text) and names is not None:
         # The intent table read no thing (a planned question: "when did I first open
@@ -167,6 +170,20 @@ def _swap(
         else:
             text = f"{phrase} {text}"
     return text, swapped
+
+
+def _all_swapped(previous: str, rest: str, names: Names | None) -> str | None:
+    """The previous question with each of its things swapped, in order, for the
+    follow-up's, when both name the same number of things, two or more."""
+    if names is None:
+        return None
+    new, old = names(rest), names(previous)
+    if len(new) < 2 or len(new) != len(old):
+        return None
+    text = previous
+    for before, after in zip(old, new, strict=True):
+        text = text.replace(before, after, 1)
+    return text
 
 
 def _window_swapped(previous: str, rest: str) -> tuple[str, str]:
@@ -198,6 +215,28 @@ def effective_question(
     for asked in [*earlier, question]:
         if effective is not None and is_followup(asked, today=today, names=names):
             effective, dropped = _swap(effective, asked, today=today, dropped=dropped, names=names)
+        elif effective is not None:
+            effective, dropped = _period_kept(asked, effective, today=today, names=names), ""
         else:
             effective, dropped = asked, ""
     return effective or question
+
+
+def _weighs_its_own(question: str, names: Names | None) -> bool:
+    """Two things or more weighed ("那飞书和微信比呢"): a question of its own."""
+    if names is None or not (_VERSUS_EDIT.search(question) or COMPARE.search(question)):
+        return False
+    return len(names(question)) >= 2
+
+
+def _period_kept(question: str, previous: str, *, today: date, names: Names | None) -> str:
+    """A short turn that weighs things of its own with no period ("那飞书和微信比呢"
+    after "上周slack和zoom哪个用得多") is asked over the previous turn's period."""
+    if names is None or len(question) > _SHORT or find_period(question, today=today):
+        return question
+    if not _weighs_its_own(question, names):
+        return question
+    old = find_period(previous, today=today)
+    if old is None or old.span == (0, 0):
+        return question
+    return f"{question} {previous[old.span[0] : old.span[1]]}"

@@ -192,6 +192,7 @@ HOURS = _words(
     "how many hours", "how much time", "how long", "hours?", "time did i spend", "time spent",
     "时间多少", "用时", "钟头", "时间有多少", "多长", "usage", "time on", "time in", "time went",
     "how much", "time for", "[看玩刷听逛用花写学读]了?多少(?![次天个])",
+    "how many min(?:ute)?s", "how many hrs", "多少分钟", "几分钟",
 )  # fmt: skip
 ACTIVE = _words(
     "活跃", "总共", "一共", "总计", "在电脑前", "active", "in total", "total", "overall"

@@ -15,6 +15,7 @@ from datetime import date
 from typing import Literal
 
 from app.agent import cues
+from app.agent.cues import MEETING_GROUP
 from app.agent.dates import PeriodSpec, find_period, spoken_number
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.windows import Window, find_window
@@ -73,7 +74,7 @@ _TOP_N = re.compile(
     r"(?<![A-Za-z])top\s*(?P<en>\d+(?![\d.])|(?:three|five|ten|two|four)\b)"
     r"|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
     r"|(?P<most>(?<!\d)\d+|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+)"
-    r"\s*(?:个|款)?\s*(?:most|最)"
+    r"\s*(?:个|款)?\s*(?:most|biggest|largest|longest|top|最)"
     r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
     re.IGNORECASE,
 )
@@ -189,18 +190,19 @@ def ranks(question: str) -> bool:
 
 # "no. of days" is the number of days, no negation.
 _NUMBER_OF = re.compile(r"\bno\.?\s+of\b", re.IGNORECASE)
-_BESIDE = re.compile(r"\s*(?:on|at|with|using|in|用|在|看)?\s*", re.IGNORECASE)
+_BESIDE = re.compile(r"[\s(（]*(?:on|at|with|using|in|用|在|看)?[\s(（]*", re.IGNORECASE)
 _ACTIVITY = frozenset(w.lower() for w in cues.ACTIVITY_WORDS)
 
 
 def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
-    """An activity word right beside an app or site says what was done with it, not
-    a second thing ("arxiv reading", "code in vs code", 用微信读书看书): the app or
-    site alone."""
+    """An activity word beside an app or site says what was done with it, not a
+    second thing ("arxiv reading", "code in vs code", 用微信读书看书): the app or site
+    alone. So does one activity word and one app anywhere in a question that weighs
+    or joins nothing ("写代码的 vsc", "打游戏(steam)", "stop working (last vscode)")."""
     ordered = sorted(things, key=lambda m: m.span)
     dropped: set[int] = set()
     for k, mention in enumerate(ordered):
-        if mention.name not in CATEGORIES or not _an_activity(mention.text):
+        if not _an_activity(mention):
             continue
         beside = [ordered[j] for j in (k - 1, k + 1) if 0 <= j < len(ordered)]
         for other in beside:
@@ -208,16 +210,32 @@ def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
             gap = text[first.span[1] : second.span[0]]
             if _a_named_app(other) and _BESIDE.fullmatch(gap):
                 dropped.add(k)
-    return [m for k, m in enumerate(ordered) if k not in dropped] if dropped else things
+    if dropped:
+        return [m for k, m in enumerate(ordered) if k not in dropped]
+    if len(ordered) == 2 and not (CONTEST.search(text) or TOGETHER.search(text)):
+        first, second = ordered
+        joined = _JOINED.search(text[first.span[1] : second.span[0]])
+        for doing, app in ((first, second), (second, first)):
+            if not joined and _an_activity(doing) and _a_named_app(app):
+                return [app]
+    return things
+
+
+# Words that join two things into one question about both ("coding and youtube").
+_JOINED = re.compile(r"\band\b|\bplus\b|[和跟与及+&]", re.IGNORECASE)
 
 
 def _a_named_app(mention: Mention) -> bool:
-    return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle")
+    return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle", MEETING_GROUP)
 
 
-def _an_activity(word: str) -> bool:
-    """ "reading", "coding", 看书: not "work" in "X in work"."""
-    return word.lower().endswith("ing") or word.lower() in _ACTIVITY
+def _an_activity(mention: Mention) -> bool:
+    """ "reading", "coding", 看书, 开会 (a category or the meetings said as what was
+    done): not "work" in "X in work"."""
+    if mention.name not in CATEGORIES and mention.name != MEETING_GROUP:
+        return False
+    word = mention.text.lower()
+    return word.endswith("ing") or word in _ACTIVITY
 
 
 def asks_yes_no(question: str) -> bool:

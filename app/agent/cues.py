@@ -12,8 +12,6 @@ from typing import Final
 # Names people use that the resolver's vocabulary (app/rules/things.toml) lacks,
 # mapped to a mention it resolves. Matched whole, in the loose form.
 EXTRA_NAMES: Final[dict[str, str]] = {
-    "写代码": "work", "编程": "work", "敲代码": "work", "coding": "work",
-    "programming": "work", "code": "work",
     "游戏": "entertainment", "打游戏": "entertainment", "视频": "entertainment",
     "追剧": "entertainment", "gaming": "entertainment", "games": "entertainment",
     "videos": "entertainment",
@@ -23,7 +21,7 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
-    "vsc": "Visual Studio Code", "代码": "work", "coded": "work", "game": "entertainment",
+    "vsc": "Visual Studio Code", "game": "entertainment",
     "gamed": "entertainment", "video": "entertainment", "emails": "email", "e-mail": "email",
     "e-mails": "email",
     "studied": "study", "studying": "study", "studies": "study", "worked": "work",
@@ -45,6 +43,12 @@ MEETING_NAMES: Final[tuple[str, ...]] = (
     "开会", "会议", "meeting", "meetings", "video calls",
 )  # fmt: skip
 MEETING_GROUP: Final = "meeting"
+# Coding: the code editors (the resolver's "editor" group: VS Code, PyCharm, Cursor …)
+# when the user has one, else the work category.
+CODING_NAMES: Final[tuple[str, ...]] = (
+    "写代码", "编程", "敲代码", "代码", "coding", "programming", "code", "coded",
+)  # fmt: skip
+CODING_GROUP: Final = "editor"
 
 # "The computer", "my screen": the user's active (not idle) time.
 ACTIVE_NAMES: Final[tuple[str, ...]] = (
@@ -88,6 +92,16 @@ COMMON_SHORT: Final[frozenset[str]] = frozenset((
     "ask", "big", "box", "car", "cat", "dog", "end", "far", "few", "fun", "god", "hot", "job",
     "lot", "man", "mom", "dad", "net", "now", "own", "pay", "pet", "pop", "rap", "sun", "tea",
     "ten", "war", "way", "who", "air", "art", "bed", "bus", "cup", "eat", "eye", "fly", "law",
+))  # fmt: skip
+
+# Vague words that name no app beside other plain words ("random stuff", "other
+# things"): a few words are a name only when none of them is one of these.
+VAGUE_WORDS: Final[frozenset[str]] = frozenset((
+    "stuff", "things", "thing", "something", "anything", "everything", "nothing", "random",
+    "misc", "various", "general", "overall", "kind", "sort", "lot", "lots", "bit", "little",
+    "much", "good", "bad", "fun", "real", "actual", "actually", "really", "just", "also",
+    "computer", "screen", "laptop", "online", "internet", "web", "net", "media", "game",
+    "games", "video", "videos", "music", "work", "study", "school", "class", "meeting",
 ))  # fmt: skip
 
 # Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from app.agent.cues import (
     ACTIVE_NAMES,
+    CODING_GROUP,
+    CODING_NAMES,
     EXTRA_NAMES,
     MEETING_GROUP,
     MEETING_NAMES,
@@ -104,11 +106,17 @@ class Lexicon:
         return lexicon
 
     def add_meetings(self, ctx: ToolContext, apps: set[str]) -> None:
-        """开会, meetings: the meeting apps when the user has one, else social."""
-        group = vocabulary_for(ctx.rules.apps).groups.get(MEETING_GROUP)
-        has = group is not None and bool(apps & set(group.apps))
-        for name in MEETING_NAMES:
-            self.names[loose(name)] = MEETING_GROUP if has else "social"
+        """开会, meetings: the meeting apps when the user has one, else social; 写代码,
+        coding: the code editors when the user has one, else work."""
+        groups = vocabulary_for(ctx.rules.apps).groups
+        for label, words, otherwise in (
+            (MEETING_GROUP, MEETING_NAMES, "social"),
+            (CODING_GROUP, CODING_NAMES, "work"),
+        ):
+            group = groups.get(label)
+            has = group is not None and bool(apps & set(group.apps))
+            for name in words:
+                self.names[loose(name)] = label if has else otherwise
 
     def add_titles(self, ctx: ToolContext) -> None:
         """The phrases of the user's recent window titles, below every other name."""

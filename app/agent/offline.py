@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from app.agent.cues import EXTRA_NAMES, NOT_NAMES, TITLE_VERBS
+from app.agent.cues import (
+    CODING_NAMES,
+    EXTRA_NAMES,
+    MEETING_NAMES,
+    NOT_NAMES,
+    TITLE_VERBS,
+    VAGUE_WORDS,
+)
 from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
 from app.agent.intent_words import LAST_TIME, SEARCH
@@ -113,7 +120,8 @@ def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
     return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
 
 
-EXTRA_KEYS = frozenset(loose(name) for name in EXTRA_NAMES)
+# Names the lexicon maps that the resolver may not know: asked for by the lexicon's name.
+EXTRA_KEYS = frozenset(loose(name) for name in (*EXTRA_NAMES, *CODING_NAMES, *MEETING_NAMES))
 # Endings of English words that say what was done, not what with ("doing", "wasted").
 _INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
 
@@ -121,8 +129,9 @@ _INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
 def looks_like_a_name(words: str) -> bool:
     """A capitalised or Chinese word, a domain, a word with digits, or one lowercase
     word of five letters or more that is no inflected English word ("photoshop",
-    "minecraft"): what "I don't know X" may be said of. Other lowercase words
-    ("doing stuff") are not names."""
+    "minecraft"), or two to four plain words none of them vague ("league of
+    legends"): what "I don't know X" may be said of. Other lowercase words ("doing
+    stuff", "random stuff") are not names."""
     split = words.split()
     for word in split:
         if has_cjk(word) or "." in word or any(c.isdigit() for c in word):
@@ -130,9 +139,15 @@ def looks_like_a_name(words: str) -> bool:
         if word[:1].isupper() and loose(word) not in NOT_NAMES:
             return True
     if len(split) == 1 and split[0].isascii() and split[0].isalpha() and len(split[0]) >= 5:
-        low = split[0].lower()
-        return low not in NOT_NAMES and low not in TITLE_VERBS and not _INFLECTED.search(low)
+        return _a_name_word(split[0].lower()) and split[0].lower() not in VAGUE_WORDS
+    # A few plain words, none vague or a verb: "league of legends", "final cut pro".
+    if 2 <= len(split) <= 4 and all(w.isascii() and w.isalpha() and len(w) >= 3 for w in split):
+        return all(_a_name_word(w.lower()) and w.lower() not in VAGUE_WORDS for w in split)
     return False
+
+
+def _a_name_word(low: str) -> bool:
+    return low not in NOT_NAMES and low not in TITLE_VERBS and not _INFLECTED.search(low)
 
 
 def named_by_lexicon(

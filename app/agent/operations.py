@@ -165,7 +165,7 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     spec, defaulted = period_of(parts, today=today, default_days=DAYS_DEFAULT)
     planned = Planned("days", spec, defaulted=defaulted)
     mention = parts.things[0]
-    least = parts.threshold_minutes or 1
+    least = parts.threshold_minutes or 0  # no threshold: any time at all that day
     found = days_result(
         planned.call(
             ctx, "days_with", {"thing": mention.name, **span_of(parts, spec), "min_minutes": least}
@@ -178,9 +178,14 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         reached = [d.day for d in found.series if d.seconds >= least * 60]
         planned.text = _days_over_text(parts, mention.text, found.thing, reached, spec, least)
         return planned
-    missing = [d.day for d in found.series if d.day < today and d.seconds < least * 60]
+    missing = [d.day for d in found.series if d.day < today and not _reached(d.seconds, least)]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
     return planned
+
+
+def _reached(seconds: int, least: float) -> bool:
+    """A day has the thing: any time at all, or at least `least` minutes when asked."""
+    return seconds >= least * 60 and seconds > 0
 
 
 def _days_over_text(
@@ -276,7 +281,7 @@ def _every_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     lang = parts.language
     label, when = thing_label(found.thing, mention.text, lang), period_words(spec, lang)
-    missing = [d.day for d in found.series if d.day < today and d.seconds < 60]
+    missing = [d.day for d in found.series if d.day < today and d.seconds == 0]
     if not missing:
         planned.text = t(lang, f"是：{when}，每天都有{label}。", f"Yes: {label} every day {when}.")
         return planned

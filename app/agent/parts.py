@@ -15,7 +15,7 @@ from datetime import date
 from typing import Literal
 
 from app.agent import cues
-from app.agent.cues import MEETING_GROUP
+from app.agent.cues import CODING_GROUP, MEETING_GROUP
 from app.agent.dates import PeriodSpec, find_period, spoken_number
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.windows import Window, find_window
@@ -221,18 +221,19 @@ def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
     return things
 
 
+_DOINGS = (MEETING_GROUP, CODING_GROUP)  # groups said as what was done: 开会, 写代码
 # Words that join two things into one question about both ("coding and youtube").
 _JOINED = re.compile(r"\band\b|\bplus\b|[和跟与及+&]", re.IGNORECASE)
 
 
 def _a_named_app(mention: Mention) -> bool:
-    return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle", MEETING_GROUP)
+    return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle", *_DOINGS)
 
 
 def _an_activity(mention: Mention) -> bool:
     """ "reading", "coding", 看书, 开会 (a category or the meetings said as what was
     done): not "work" in "X in work"."""
-    if mention.name not in CATEGORIES and mention.name != MEETING_GROUP:
+    if mention.name not in CATEGORIES and mention.name not in _DOINGS:
         return False
     word = mention.text.lower()
     return word.endswith("ing") or word in _ACTIVITY

@@ -135,6 +135,7 @@ TOP: Final[tuple[str, ...]] = (
 # A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
 CATEGORY_RANK: Final[tuple[str, ...]] = (
     "category", "categories", "类别", "分类", "哪类", "哪一类", "什么类", "哪种事", "哪方面",
+    "哪几类", "哪些类", "几类", "哪种类型", "what kind of", "which kind of", "kinds of",
 )  # fmt: skip
 # "Which app / site / category … most": a ranking, asked by what is ranked and a
 # superlative anywhere in the sentence ("what website ate most of my time").
@@ -210,7 +211,8 @@ LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
     "最后", "最后一次", "上次", "几点关", "last time", "did i last", "was i last", "last used",
-    "last opened", "last on", "log off", "logged off", "sign off", "signed off", "go to bed",
+    "last opened", "last on", "my last", "last visit", "last visited", "log off", "logged off",
+    "sign off", "signed off", "go to bed",
     "went to bed", "wrap up", "wrapped up", "call it a day", "called it a day", "shut down",
     "收工", "关机", "关电脑", "睡觉", "下线",
 )  # fmt: skip

@@ -68,7 +68,19 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
     "forced_rollback": _words(
         "回滚", "强制回滚", "rollbacks?", "roll ?backs?", "reverts?", "reset"
     ),
-    "rework": _words("返工", "重做", "撤销", "rework", "redo", "undo storms?", "undos?"),
+    "rework": _words(
+        "返工",
+        "重做",
+        "撤销",
+        "改了又改",
+        "反复改",
+        "反复修改",
+        "rework",
+        "redo(?:ing|ne|es)?",
+        "redid",
+        "undo storms?",
+        "undos?",
+    ),
     "late_night": _words(
         "熬夜",
         "熬[了过个几次多少回]{1,4}夜",  # 熬了几次夜, 熬过夜

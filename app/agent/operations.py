@@ -112,6 +112,12 @@ _RANKED = {
 _RANKED_ZH = {"apps": "应用", "sites": "网站", "categories": "类别"}
 
 
+# Categories asked for as a list, not the one biggest: "rank my categories", 哪几类.
+_ALL_CATEGORIES = re.compile(
+    r"categories|rank|kinds of|哪几类|哪些类|几类|排序|排个序|排名|排行", re.IGNORECASE
+)
+
+
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if parts.top_n is None and not (parts.sites or parts.categories or parts.one):
         return None  # "which apps most": the intent table's ranking of ten
@@ -119,7 +125,7 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     planned = Planned("top", spec, defaulted=defaulted)
     lang, n = parts.language, parts.top_n or (1 if parts.one else 5)
     if parts.categories and parts.top_n is None:
-        n = 6 if re.search(r"categories|rank", parts.question, re.IGNORECASE) else 1
+        n = 6 if _ALL_CATEGORIES.search(parts.question) else 1
     kind = "categories" if parts.categories else "sites" if parts.sites else "apps"
     arguments = {"metric": _RANKED[kind], **span_of(parts, spec)}
     if kind != "categories":

@@ -532,3 +532,31 @@ def test_titles_found_in_a_question_are_the_one_it_asks_about() -> None:
         "Direct message with Lin"
     ]
     assert lexicon.find("a lin of code") == []  # lowercase: no person
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("yesterday lunchtime 12-1 what was on screen", ("12:00", "13:00")),
+        ("what was i up to saturday morning 10:30-12", ("10:30", "12:00")),
+        ("morning 11-1 what apps", ("11:00", "13:00")),
+        ("昨天午饭时间在干嘛", ("11:00", "14:00")),
+    ],
+)
+def test_bare_hours_with_minutes_or_past_noon_are_inside_their_part(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("这个月时间花在哪几类上最多 前三", "top"),
+        ("when was my last github visit last week", "last"),
+    ],
+)
+def test_more_cues_of_rankings_and_last_times(question: str, operation: str) -> None:
+    parts = _named(question)
+    assert parts.operation == operation  # type: ignore[attr-defined]

@@ -32,7 +32,7 @@ from app.agent.intent_words import (
     _words,
 )
 from app.agent.intents import parse_intent, thing_mention
-from app.agent.parts import cue
+from app.agent.parts import asks_threshold, cue
 from app.agent.windows import find_window
 
 # How a follow-up opens or ends: "and …", "what about …", "那 … 呢", "换成 …".
@@ -91,10 +91,13 @@ def is_followup(question: str, *, today: date, names: Names | None = None) -> bo
 
 
 def edits_operation(question: str, *, names: Names | None) -> bool:
-    """An operation asked of the turn before: its cue with no new thing ("那日均呢"),
+    """An operation asked of the turn before: its cue or a threshold with no new thing
+    ("那日均呢", "超过5小时了吗"),
     or a contest's or a share's cue with one new thing ("vs iterm, which one is more",
     "what percent of it was entertainment?")."""
-    edit = bool(_OPERATION_EDIT.search(question) or _PRONOUN.search(question))
+    edit = bool(
+        _OPERATION_EDIT.search(question) or _PRONOUN.search(question) or asks_threshold(question)
+    )
     if names is None:
         return bool(_OPERATION_EDIT.search(question))
     named = names(question)

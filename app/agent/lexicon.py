@@ -187,6 +187,15 @@ class Lexicon:
             i += 1
         return _titles_alone(question, found, self.title_text)
 
+    def title_holding(self, name: str) -> str | None:
+        """The shortest title phrase that holds a name ("原神 新版本 PV" for 原神), or
+        None when no title of the user's holds it."""
+        key = loose(name)
+        if len(key) < 2:
+            return None
+        found = [self.names[k] for k in self.titles if key in k and k != key]
+        return min(found, key=lambda phrase: (len(phrase), phrase)) if found else None
+
     def names_in(self, question: str) -> list[str]:
         """The things a question names, as it writes them (never "the computer")."""
         return [m.text for m in self.find(question) if m.name != ACTIVE]

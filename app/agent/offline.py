@@ -240,10 +240,31 @@ def _seen_in_titles(
     return replace(intent, arguments={"title": thing}), titled
 
 
+def _counted_in_titles(
+    ctx: ToolContext, intent: Intent, result: ToolOutcome
+) -> tuple[Intent, ToolOutcome]:
+    """A name the resolver knows (原神 is a game) with no time of its own, that the
+    user's titles hold (原神 in a video's title): "how long" is asked of that title."""
+    thing = intent.arguments.get("thing")
+    if intent.kind != "thing_hours" or not isinstance(thing, str) or thing == "idle":
+        return intent, result
+    if not isinstance(result, StatsResult) or result.seconds != 0:
+        return intent, result
+    phrase = Lexicon.of(ctx).title_holding(thing)
+    if phrase is None:
+        return intent, result
+    arguments = {**intent.arguments, "thing": phrase}
+    titled = dispatch(ctx, "query_stats", arguments)
+    if not isinstance(titled, StatsResult) or not titled.seconds:
+        return intent, result
+    return replace(intent, arguments=arguments, subject=thing, mention=thing), titled
+
+
 def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
     intent, result = _rework_widened(ctx, intent, result)
     intent, result = _seen_in_titles(ctx, intent, result)
+    intent, result = _counted_in_titles(ctx, intent, result)
     never_seen = False
     if (
         intent.kind == "thing_hours"

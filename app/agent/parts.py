@@ -130,6 +130,11 @@ def _threshold(question: str) -> tuple[float | None, bool]:
     return None, False
 
 
+def asks_threshold(question: str) -> bool:
+    """Whether the question names a threshold ("超过5小时了吗", "under 2 hours?")."""
+    return _threshold(question)[0] is not None
+
+
 def _top_n(question: str) -> int | None:
     match = _TOP_N.search(question)
     if match is None:

@@ -652,3 +652,11 @@ def test_a_few_plain_words_the_data_lacks_are_said_to_be_unknown(
 ) -> None:
     answer = ask(month, question)
     assert answer.text.startswith("I have no app, site or category called"), answer.text
+
+
+def test_how_long_of_a_name_held_only_in_titles_counts_those_titles(
+    month: Month, truth: Truth
+) -> None:
+    answer = ask(month, "上周看原神PV看了多久")
+    seconds = truth.seconds(f"window_title ILIKE %s AND {WEEK_SQL}", "%原神%", *LAST_WEEK)
+    assert seconds > 0 and hours(seconds) in answer.text, answer.text

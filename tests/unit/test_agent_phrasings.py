@@ -560,3 +560,18 @@ def test_bare_hours_with_minutes_or_past_noon_are_inside_their_part(
 def test_more_cues_of_rankings_and_last_times(question: str, operation: str) -> None:
     parts = _named(question)
     assert parts.operation == operation  # type: ignore[attr-defined]
+
+
+def test_a_threshold_alone_after_an_amount_is_asked_of_it() -> None:
+    parts = _asked(["上周youtube看了多久", "超过5小时了吗"])
+    assert parts.operation == "threshold" and parts.threshold_minutes == 300  # type: ignore[attr-defined]
+    assert [m.name for m in parts.things] == ["youtube.com"]  # type: ignore[attr-defined]
+
+
+def test_the_title_holding_a_name_is_its_shortest_phrase() -> None:
+    lexicon = Lexicon()
+    for phrase in ("原神 新版本", "原神 新版本 PV", "城市夜景"):
+        lexicon.names[phrase.replace(" ", "").lower()] = phrase
+        lexicon.titles.add(phrase.replace(" ", "").lower())
+    assert lexicon.title_holding("原神") == "原神 新版本"
+    assert lexicon.title_holding("晴天") is None

@@ -9,6 +9,7 @@ pick (app/agent/cues.py), with a count ("top 3") or a threshold ("over 45 minute
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -231,6 +232,28 @@ _DOINGS = (MEETING_GROUP, CODING_GROUP)  # groups said as what was done: 开会,
 _JOINED = re.compile(r"\band\b|\bplus\b|[和跟与及+&]", re.IGNORECASE)
 
 
+# An app given as an example of a category: "system stuff (finder etc)", 社交（比如微信）.
+_EXAMPLE_OPENS = re.compile(
+    r"^(?:\s*[A-Za-z]+){0,2}\s*[(（]\s*(?P<eg>e\.?g\.?,?|like|such as|比如|例如|像)?\s*$",
+    re.IGNORECASE,
+)
+_EXAMPLE_ENDS = re.compile(r"^\s*(?P<etc>etc\.?|and so on|等等?|之类的?)?\s*[)）]", re.IGNORECASE)
+
+
+def _examples_dropped(text: str, things: list[Mention]) -> list[Mention]:
+    """Apps named in brackets after a category as examples of it: the category alone."""
+    ordered = sorted(things, key=lambda m: m.span)
+    kept = list(ordered)
+    for first, second in itertools.pairwise(ordered):
+        if first.name not in CATEGORIES or not _a_named_app(second):
+            continue
+        opens = _EXAMPLE_OPENS.match(text[first.span[1] : second.span[0]])
+        ends = _EXAMPLE_ENDS.match(text[second.span[1] :])
+        if opens and ends and (opens["eg"] or ends["etc"]) and second in kept:
+            kept.remove(second)  # said as an example: "(finder etc)", "(比如微信)"
+    return kept if len(kept) != len(ordered) else things
+
+
 def _a_named_app(mention: Mention) -> bool:
     return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle", *_DOINGS)
 
@@ -256,7 +279,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
     text = question
     for span in [s for s in (period and period.span, window and window.span) if s]:
         text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1] :]
-    things = _doing_dropped(text, lexicon.find(text))
+    things = _doing_dropped(text, _examples_dropped(text, lexicon.find(text)))
     threshold, under = _threshold(question)
     operation = _operation(text, things, threshold)  # cues outside the time words
     second = find_period(text, today=today) if period is not None else None

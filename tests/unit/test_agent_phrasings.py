@@ -575,3 +575,18 @@ def test_the_title_holding_a_name_is_its_shortest_phrase() -> None:
         lexicon.titles.add(phrase.replace(" ", "").lower())
     assert lexicon.title_holding("原神") == "原神 新版本"
     assert lexicon.title_holding("晴天") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("学习（比如微信读书）上周多久", ["study"]),
+        ("学习 (微信读书 etc) last week", ["study"]),
+        ("学习 (微信读书) 上周多久", ["study", "微信读书"]),  # no example word: both
+    ],
+)
+def test_an_app_in_brackets_as_an_example_leaves_the_category(
+    question: str, names: list[str]
+) -> None:
+    parts = read_parts(question, lexicon=_lexicon(), today=TODAY, cut_hour=4)
+    assert [m.name for m in parts.things] == names  # type: ignore[attr-defined]

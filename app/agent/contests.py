@@ -58,7 +58,7 @@ def _contest(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         )
         return planned
     if parts.operation == "together":
-        planned.text = t(
+        planned.text = _verdict(parts, total) + t(
             lang,
             f"合计 {duration(total, lang)}：{when}，{listed}。",
             f"{duration(total, lang)} together {when}: {listed}.",
@@ -75,6 +75,15 @@ def _contest(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         f"{first}, by {duration(most - second, lang)}: {listed} {when}.",
     )
     return planned
+
+
+def _verdict(parts: Parts, seconds: float) -> str:
+    """ "Yes: " or "No: " before a sum asked against a threshold ("b站+油管加起来超过6小时没")."""
+    if parts.threshold_minutes is None:
+        return ""
+    over = seconds >= parts.threshold_minutes * 60
+    yes = not over if parts.under else over
+    return t(parts.language, "是：" if yes else "没有：", "Yes: " if yes else "No: ")
 
 
 def _threshold(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:

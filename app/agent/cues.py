@@ -12,8 +12,6 @@ from typing import Final
 # Names people use that the resolver's vocabulary (app/rules/things.toml) lacks,
 # mapped to a mention it resolves. Matched whole, in the loose form.
 EXTRA_NAMES: Final[dict[str, str]] = {
-    "写代码": "work", "编程": "work", "敲代码": "work", "coding": "work",
-    "programming": "work", "code": "work",
     "游戏": "entertainment", "打游戏": "entertainment", "视频": "entertainment",
     "追剧": "entertainment", "gaming": "entertainment", "games": "entertainment",
     "videos": "entertainment",
@@ -23,7 +21,7 @@ EXTRA_NAMES: Final[dict[str, str]] = {
     "chrome": "Google Chrome", "谷歌浏览器": "Google Chrome",
     "b站": "bilibili.com", "破站": "bilibili.com",
     "dy": "douyin.com",
-    "vsc": "Visual Studio Code", "代码": "work", "coded": "work", "game": "entertainment",
+    "vsc": "Visual Studio Code", "game": "entertainment",
     "gamed": "entertainment", "video": "entertainment", "emails": "email", "e-mail": "email",
     "e-mails": "email",
     "studied": "study", "studying": "study", "studies": "study", "worked": "work",
@@ -45,6 +43,12 @@ MEETING_NAMES: Final[tuple[str, ...]] = (
     "开会", "会议", "meeting", "meetings", "video calls",
 )  # fmt: skip
 MEETING_GROUP: Final = "meeting"
+# Coding: the code editors (the resolver's "editor" group: VS Code, PyCharm, Cursor …)
+# when the user has one, else the work category.
+CODING_NAMES: Final[tuple[str, ...]] = (
+    "写代码", "编程", "敲代码", "代码", "coding", "programming", "code", "coded",
+)  # fmt: skip
+CODING_GROUP: Final = "editor"
 
 # "The computer", "my screen": the user's active (not idle) time.
 ACTIVE_NAMES: Final[tuple[str, ...]] = (
@@ -78,6 +82,28 @@ NOT_NAMES: Final[frozenset[str]] = frozenset((
     "log", "logged"
 ))  # fmt: skip
 
+# Common three-letter words that titles write with a capital ("Fix flaky test", "New
+# tab"): never a short proper name of a title (app/agent/titles.py).
+COMMON_SHORT: Final[frozenset[str]] = frozenset((
+    "add", "api", "app", "bug", "buy", "cli", "cpu", "day", "dev", "doc", "faq", "fix", "get",
+    "gpu", "hub", "key", "lab", "let", "log", "mac", "map", "max", "min", "mix", "new", "off",
+    "old", "one", "pdf", "pro", "put", "raw", "red", "run", "say", "see", "set", "sql", "tab",
+    "tag", "tip", "top", "try", "two", "ui", "url", "use", "web", "why", "win", "yes", "zsh",
+    "ask", "big", "box", "car", "cat", "dog", "end", "far", "few", "fun", "god", "hot", "job",
+    "lot", "man", "mom", "dad", "net", "now", "own", "pay", "pet", "pop", "rap", "sun", "tea",
+    "ten", "war", "way", "who", "air", "art", "bed", "bus", "cup", "eat", "eye", "fly", "law",
+))  # fmt: skip
+
+# Vague words that name no app beside other plain words ("random stuff", "other
+# things"): a few words are a name only when none of them is one of these.
+VAGUE_WORDS: Final[frozenset[str]] = frozenset((
+    "stuff", "things", "thing", "something", "anything", "everything", "nothing", "random",
+    "misc", "various", "general", "overall", "kind", "sort", "lot", "lots", "bit", "little",
+    "much", "good", "bad", "fun", "real", "actual", "actually", "really", "just", "also",
+    "computer", "screen", "laptop", "online", "internet", "web", "net", "media", "game",
+    "games", "video", "videos", "music", "work", "study", "school", "class", "meeting",
+))  # fmt: skip
+
 # Verbs said of a title ("work on segmenter.py", 改迁移说明.md, 跑 pytest): beside a
 # title they name no thing, and a title phrase never starts or ends with one.
 TITLE_VERBS: Final[frozenset[str]] = frozenset((
@@ -103,11 +129,13 @@ TOP: Final[tuple[str, ...]] = (
     "top", "most used", "ranking", "rank", "biggest", "排行", "排名", "最多的", "用得最多",
     "最常去", "最常看", "最常上", "去得最多", "看得最多", "most visited",
     "最常用", "哪些应用", "哪些网站", "which apps", "what apps", "which sites", "what sites",
-    "which websites", "most time", "主要花在",
+    "which websites", "most time", "主要花在", "fav", "favorite", "favourite", "最爱",
+    "最喜欢", "time sink", "time sinks",
 )  # fmt: skip
 # A ranking of categories, not apps ("biggest category", "rank my categories", 哪个类别).
 CATEGORY_RANK: Final[tuple[str, ...]] = (
     "category", "categories", "类别", "分类", "哪类", "哪一类", "什么类", "哪种事", "哪方面",
+    "哪几类", "哪些类", "几类", "哪种类型", "what kind of", "which kind of", "kinds of",
 )  # fmt: skip
 # "Which app / site / category … most": a ranking, asked by what is ranked and a
 # superlative anywhere in the sentence ("what website ate most of my time").
@@ -124,7 +152,7 @@ DAYS: Final[tuple[str, ...]] = (
     "which days", "what days", "which day", "what day", "how many days", "which nights",
     "how many nights", "on which", "any day", "any days", "days did", "days was", "days",
     "哪天", "哪几天", "哪些天", "哪一天", "几天", "多少天", "有没有哪天", "哪个晚上", "哪几个晚上",
-    "日子",
+    "日子", "天数", "number of days",
 )  # fmt: skip
 NEGATION: Final[tuple[str, ...]] = (
     "not", "didn't", "didnt", "did not", "without", "never", "no", "skip", "skipped",
@@ -183,7 +211,8 @@ LAST_IN_PERIOD: Final[tuple[str, ...]] = (
     "stop", "stopped", "finish", "finished", "end", "ended", "quit", "latest",
     "几点结束", "最晚", "几点停", "几点下线", "几点睡",
     "最后", "最后一次", "上次", "几点关", "last time", "did i last", "was i last", "last used",
-    "last opened", "last on", "log off", "logged off", "sign off", "signed off", "go to bed",
+    "last opened", "last on", "my last", "last visit", "last visited", "log off", "logged off",
+    "sign off", "signed off", "go to bed",
     "went to bed", "wrap up", "wrapped up", "call it a day", "called it a day", "shut down",
     "收工", "关机", "关电脑", "睡觉", "下线",
 )  # fmt: skip
@@ -219,3 +248,36 @@ EVERY_DAY: Final[tuple[str, ...]] = ("every day", "each day", "every single day"
 GROUP_LABELS_ZH: Final[dict[str, str]] = {
     "meeting": "会议", "terminal": "终端", "browser": "浏览器", "editor": "编辑器", "email": "邮件",
 }  # fmt: skip
+# A short turn that names nothing new and asks one of these of the turn before keeps
+# its things and period ("那没开的是哪几天", "占总屏幕时间多少", "那日均呢", "and the
+# first time?"): an operation edit (app/agent/followups.py).
+FOLLOWUP_OPERATIONS: Final[tuple[str, ...]] = (
+    "both", "together", "combined", "in total", "altogether", "as a share", "what percent",
+    "what percentage", "percent", "percentage", "pct", "%", "share", "proportion", "per day",
+    "on average", "average", "avg", "daily", "a day", "sites", "websites", "which days",
+    "what days", "how many days", "which of the two", "which one", "which was longer",
+    "which was more", "which is more", "which was bigger", "the days", "without", "didn't",
+    "did not", "days off",
+    "两个加起来", "加起来", "一共多少", "总共", "合计", "占比", "占总", "占了", "占多少", "百分比",
+    "比例", "平均", "日均", "每天平均", "网站呢", "哪几天", "哪些天", "几天", "多少天",
+    "哪个多", "哪个更多", "哪个长", "哪个久", "哪个更", "谁多", "谁更多", "没开", "没用", "没玩",
+    "没看", "没刷", "没上", "没有的",
+)  # fmt: skip
+# Words that point back at the thing the turn before named ("and when did I first open
+# it?", 它): a turn with one of them and no new thing keeps the earlier things.
+PRONOUNS: Final[tuple[str, ...]] = ("it", "them", "它")
+# Weighing a new thing against the turn before ("vs iterm, which one is more",
+# "跟微信比呢"): the one new thing is the second side, the earlier thing the first.
+FOLLOWUP_VERSUS: Final[tuple[str, ...]] = (
+    "vs", "versus", "compared to", "compared with", "against", "which one is more",
+    "which is more", "which was more", "which one", "or", "than",
+    "比呢", "比一下", "比较", "对比", "相比", "哪个多", "哪个更多", "谁多", "还是",
+)  # fmt: skip
+# Words that say what was done with an app or site beside them ("code in vs code",
+# 用微信读书看书): the app or site is the thing, not the category these name.
+ACTIVITY_WORDS: Final[tuple[str, ...]] = (
+    "code", "coded", "coding", "programming", "gaming", "game", "gamed", "reading",
+    "studied", "studying", "worked", "working", "messaging", "chatting",
+    "写代码", "敲代码", "编程", "代码", "看书", "读书", "打游戏", "游戏", "追剧", "视频",
+    "开会", "会议", "meeting", "meetings", "video calls", "上班", "干活",
+)  # fmt: skip

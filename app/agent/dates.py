@@ -59,8 +59,10 @@ _LAST_DAYS = re.compile(
     rf"|(?:过去|最近|近)\s*(?P<zw>{_ZN})\s*(?:周|个?星期|个?礼拜)"
     rf"|(?:last|past|previous)\s+(?P<ew>{_EN_N})\s+weeks"
     # "the last 7", "past 14d": a bare count of days, unless a unit follows it.
-    r"|(?:last|past|previous)\s+(?P<ed>\d+)(?:\s*d\b)?"
-    r"(?!\s*(?:weeks?|wks?|months?|mos?|years?|yrs?|hours?|hrs?|h\b|min|times?|[\d%.]))"
+    # Never a clock time: "stay up past 11", "past 11 pm".
+    r"|(?<!\bup\s)(?:last|past|previous)\s+(?P<ed>\d+)(?:\s*d\b)?"
+    r"(?!\s*(?:weeks?|wks?|months?|mos?|years?|yrs?|hours?|hrs?|h\b|min|times?|[\d%.:]"
+    r"|[ap]\.?m\b|o'?clock|点))"
     # "in the past week" is the last 7 days, as 过去一周 is; "the past month" 30.
     r"|(?:(?:in|over|during)\s+)?(?:the\s+)?past\s+(?:(?P<pw>week)|(?P<pm>month))\b",
     re.IGNORECASE,

@@ -19,6 +19,7 @@ from app.rules.categories import CATEGORIES
 from app.rules.things import loose
 from app.tools import ToolContext
 from app.tools.reads import Episode, EpisodesResult
+from app.tools.recall import LastSeenResult
 
 Planner = Callable[[ToolContext, Parts, date], Planned | None]
 
@@ -76,7 +77,9 @@ def _thing_edge(ctx: ToolContext, parts: Parts, today: date, name: str) -> Plann
     when = period_words(spec, lang)
     what = thing_label(found.thing, parts.things[0].text, lang)
     if not used:
-        planned.text = t(lang, f"{when} 没有{what}的记录。", f"No {what} was recorded {when}.")
+        titled = _last_in_titles(ctx, planned, parts, name, today=today)
+        none = t(lang, f"{when} 没有{what}的记录。", f"No {what} was recorded {when}.")
+        planned.text = titled or none
         return planned
     day = used[0] if first else used[-1]
     minute = ctx.user.day_cut_hour * 60 + _edge_minute(ctx, planned, name, day, first)
@@ -88,6 +91,32 @@ def _thing_edge(ctx: ToolContext, parts: Parts, today: date, name: str) -> Plann
         f"{clock}: {what} {when} {'first began' if first else 'last ended'} then ({on}).",
     )
     return planned
+
+
+def _last_in_titles(
+    ctx: ToolContext, planned: Planned, parts: Parts, name: str, *, today: date
+) -> str | None:
+    """A name the resolver knows (原神 is a game) that the records hold only in window
+    titles (原神 on bilibili): when it was last on screen in the period, by its title."""
+    if parts.operation != "last":
+        return None
+    spec = planned.period
+    arguments: dict[str, str] = {"title": name}
+    if spec.date_to < today:
+        end = datetime.combine(spec.date_to + timedelta(days=1), time(ctx.user.day_cut_hour))
+        arguments["before"] = end.isoformat(timespec="minutes")
+    seen = planned.call(ctx, "last_seen", arguments)
+    if not isinstance(seen, LastSeenResult) or not seen.found or seen.day is None:
+        return None
+    if not spec.date_from <= seen.day <= spec.date_to or seen.at is None:
+        return None
+    lang, when = parts.language, period_words(spec, parts.language)
+    shown = " · ".join(x for x in (seen.app, seen.title) if x)
+    return t(
+        lang,
+        f"{seen.at}：{when}最后一次是{shown}。",
+        f"{seen.at}: the last time {when}, {shown}.",
+    )
 
 
 def _edge(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:

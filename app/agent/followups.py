@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
+from app.agent import cues
 from app.agent.dates import find_clocks, find_period, named
 from app.agent.intent_words import (
     COMPARE,
@@ -31,6 +32,7 @@ from app.agent.intent_words import (
     _words,
 )
 from app.agent.intents import parse_intent, thing_mention
+from app.agent.parts import asks_threshold, cue
 from app.agent.windows import find_window
 
 # How a follow-up opens or ends: "and …", "what about …", "那 … 呢", "换成 …".
@@ -51,14 +53,14 @@ _SHIFT = re.compile(
     r"|(?P<ahead>the\s+(?:day|week|month)\s+after(?:\s+that)?|(?:那)?后一(?:天|周|个?星期|个月))",
     re.IGNORECASE,
 )
-# An operation asked of the things already named: "both together", "which was longer".
-_OPERATION_EDIT = re.compile(
-    r"\b(?:both|together|combined|in total|which (?:of the two|one) was (?:longer|more)|"
-    r"which was (?:longer|more)|as a share|what percent(?:age)?|per day|on average|sites|"
-    r"websites)\b"
-    r"|两个加起来|加起来|一共多少|哪个(?:更)?(?:多|长|久)|占比|平均(?:每天)?|网站呢",
-    re.IGNORECASE,
-)
+# An operation asked of the things already named: "both together", "which was longer",
+# "那没开的是哪几天", "占总屏幕时间多少" (app/agent/cues.py).
+_OPERATION_EDIT = cue(cues.FOLLOWUP_OPERATIONS)
+# A new thing weighed against the earlier one: "vs iterm, which one is more".
+_VERSUS_EDIT = cue(cues.FOLLOWUP_VERSUS)
+_PRONOUN, _SHARE = cue(cues.PRONOUNS), cue(cues.SHARE)
+# "The computer" is a new thing, except as the whole of a share ("占总屏幕时间多少").
+_ACTIVE = cue(cues.ACTIVE_NAMES)
 # The previous period up to now: "and so far?", "到目前为止呢".
 _SO_FAR = re.compile(
     r"\bso far\b|\buntil now\b|\bto date\b|到目前为止|目前为止|至今", re.IGNORECASE
@@ -66,13 +68,16 @@ _SO_FAR = re.compile(
 _SHORT = 48  # characters: a follow-up is a short turn
 
 
-def is_followup(question: str, *, today: date) -> bool:
+Names = Callable[[str], list[str]]
+
+
+def is_followup(question: str, *, today: date, names: Names | None = None) -> bool:
     """A short question that opens or ends like a follow-up and asks nothing of its own,
     or that moves the previous period or asks an operation of the previous things."""
     moves = _SHIFT.search(question) or _SO_FAR.search(question)
-    if len(question) <= _SHORT and (moves or _OPERATION_EDIT.search(question)):
+    if len(question) <= _SHORT and (moves or edits_operation(question, names=names)):
         return find_period(question, today=today) is None or bool(moves)
-    if not (_OPENS.search(question) or _ENDS.search(question)):
+    if not (_OPENS.search(question) or _ENDS.search(question)) or _weighs_its_own(question, names):
         return False
     period = find_period(question, today=today)
     rest = question
@@ -83,6 +88,23 @@ def is_followup(question: str, *, today: date) -> bool:
     if any(p.search(rest) for p in _OWN_INTENT) or COMPARE.search(rest) or clock:
         return False
     return len(thing_mention(rest, None).split()) <= 3
+
+
+def edits_operation(question: str, *, names: Names | None) -> bool:
+    """An operation asked of the turn before: its cue or a threshold with no new thing
+    ("那日均呢", "超过5小时了吗"),
+    or a contest's or a share's cue with one new thing ("vs iterm, which one is more",
+    "what percent of it was entertainment?")."""
+    edit = bool(
+        _OPERATION_EDIT.search(question) or _PRONOUN.search(question) or asks_threshold(question)
+    )
+    if names is None:
+        return bool(_OPERATION_EDIT.search(question))
+    named = names(question)
+    if not named:
+        return edit and not (_ACTIVE.search(question) and not _SHARE.search(question))
+    weighs = _VERSUS_EDIT.search(question) or _SHARE.search(question)
+    return len(named) == 1 and bool(weighs or _PRONOUN.search(question))
 
 
 def _shifted(previous: str, question: str, *, today: date) -> str | None:
@@ -111,7 +133,7 @@ def _swap(
     *,
     today: date,
     dropped: str = "",
-    names: Callable[[str], list[str]] | None = None,
+    names: Names | None = None,
 ) -> tuple[str, str]:
     """The previous question with the follow-up's period, window and/or thing put in,
     its period moved, or the operation it asks of the same things (with `dropped`, the
@@ -120,14 +142,17 @@ def _swap(
     moved = _shifted(previous, question, today=today)
     if moved is not None:
         return moved, dropped
-    if _OPERATION_EDIT.search(question):
+    if edits_operation(question, names=names):
         return f"{question} {dropped} {previous}".replace("  ", " "), ""
     new_period = find_period(question, today=today)
     rest = question
     if new_period is not None:
         rest = rest[: new_period.span[0]] + " " + rest[new_period.span[1] :]
-    text, rest = _window_swapped(previous, rest)
+    text, rest = _window_swapped(previous, _SO_FAR.sub(" ", rest))
     mention = thing_mention(_MARKERS.sub(" ", rest), None)
+    several = _all_swapped(text, rest, names)
+    if several is not None:  # "那飞书和微信呢" after "slack和zoom哪个多": both swapped
+        text, mention = several, ""
     old = parse_intent(previous, today=today).mention
     if not (old and old in text) and names is not None:
         # The intent table read no thing (a planned question: "when did I first open
@@ -150,6 +175,20 @@ def _swap(
     return text, swapped
 
 
+def _all_swapped(previous: str, rest: str, names: Names | None) -> str | None:
+    """The previous question with each of its things swapped, in order, for the
+    follow-up's, when both name the same number of things, two or more."""
+    if names is None:
+        return None
+    new, old = names(rest), names(previous)
+    if len(new) < 2 or len(new) != len(old):
+        return None
+    text = previous
+    for before, after in zip(old, new, strict=True):
+        text = text.replace(before, after, 1)
+    return text
+
+
 def _window_swapped(previous: str, rest: str) -> tuple[str, str]:
     """The previous question with the follow-up's window ("晚上呢", "and after 10
     pm?") in place of its own, and the follow-up without it."""
@@ -169,7 +208,7 @@ def effective_question(
     earlier: Sequence[str],
     *,
     today: date,
-    names: Callable[[str], list[str]] | None = None,
+    names: Names | None = None,
 ) -> str:
     """The question to answer: the question itself, or — for a follow-up — the
     previous effective question with what the follow-up names swapped in; `names`
@@ -177,8 +216,30 @@ def effective_question(
     effective: str | None = None
     dropped = ""
     for asked in [*earlier, question]:
-        if effective is not None and is_followup(asked, today=today):
+        if effective is not None and is_followup(asked, today=today, names=names):
             effective, dropped = _swap(effective, asked, today=today, dropped=dropped, names=names)
+        elif effective is not None:
+            effective, dropped = _period_kept(asked, effective, today=today, names=names), ""
         else:
             effective, dropped = asked, ""
     return effective or question
+
+
+def _weighs_its_own(question: str, names: Names | None) -> bool:
+    """Two things or more weighed ("那飞书和微信比呢"): a question of its own."""
+    if names is None or not (_VERSUS_EDIT.search(question) or COMPARE.search(question)):
+        return False
+    return len(names(question)) >= 2
+
+
+def _period_kept(question: str, previous: str, *, today: date, names: Names | None) -> str:
+    """A short turn that weighs things of its own with no period ("那飞书和微信比呢"
+    after "上周slack和zoom哪个用得多") is asked over the previous turn's period."""
+    if names is None or len(question) > _SHORT or find_period(question, today=today):
+        return question
+    if not _weighs_its_own(question, names):
+        return question
+    old = find_period(previous, today=today)
+    if old is None or old.span == (0, 0):
+        return question
+    return f"{question} {previous[old.span[0] : old.span[1]]}"

@@ -68,7 +68,19 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
     "forced_rollback": _words(
         "回滚", "强制回滚", "rollbacks?", "roll ?backs?", "reverts?", "reset"
     ),
-    "rework": _words("返工", "重做", "撤销", "rework", "redo", "undo storms?", "undos?"),
+    "rework": _words(
+        "返工",
+        "重做",
+        "撤销",
+        "改了又改",
+        "反复改",
+        "反复修改",
+        "rework",
+        "redo(?:ing|ne|es)?",
+        "redid",
+        "undo storms?",
+        "undos?",
+    ),
     "late_night": _words(
         "熬夜",
         "熬[了过个几次多少回]{1,4}夜",  # 熬了几次夜, 熬过夜
@@ -84,9 +96,30 @@ SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
         "bed late",
     ),
     "focus_block": _words("专注", "深度工作", "focus", "focused", "deep work"),
-    "distraction": _words("分心", "走神", "distractions?", "distracted"),
+    "distraction": _words(
+        "分心",
+        "走神",
+        "打断",
+        "打扰",
+        "distractions?",
+        "distracted",
+        "interrupt(?:ed|ions?|s)?",
+    ),
     "context_switch_storm": _words("频繁切换", "切换", "context switch(?:es|ing)?", "switching"),
-    "idle_gap": _words("离开电脑", "空闲时段", "idle gaps?", "away from"),
+    "idle_gap": _words(
+        "离开电脑",
+        "空闲时段",
+        "空档",
+        "空当",
+        "空隙",
+        "[啥什么]都没[干做]",
+        "[啥什么]也没[干做]",
+        "idle gaps?",
+        "away from",
+        "gaps?",
+        "did nothing",
+        "doing nothing",
+    ),
 }
 HABITS = _words("坏习惯", "习惯", "返工", "回滚", "habits?", "rework", "rollbacks?", "reverts?")
 NOW = _words(
@@ -171,6 +204,7 @@ HOURS = _words(
     "how many hours", "how much time", "how long", "hours?", "time did i spend", "time spent",
     "时间多少", "用时", "钟头", "时间有多少", "多长", "usage", "time on", "time in", "time went",
     "how much", "time for", "[看玩刷听逛用花写学读]了?多少(?![次天个])",
+    "how many min(?:ute)?s", "how many hrs", "多少分钟", "几分钟",
 )  # fmt: skip
 ACTIVE = _words(
     "活跃", "总共", "一共", "总计", "在电脑前", "active", "in total", "total", "overall"

@@ -17,14 +17,17 @@ from dataclasses import dataclass, field
 
 from app.agent.cues import (
     ACTIVE_NAMES,
+    CODING_GROUP,
+    CODING_NAMES,
     EXTRA_NAMES,
     MEETING_GROUP,
     MEETING_NAMES,
     NOT_NAMES,
     TYPO_NICKNAMES,
 )
+from app.agent.title_aliases import known_aliases
 from app.agent.title_words import other_forms
-from app.agent.titles import MAX_TITLES, title_phrases
+from app.agent.titles import MAX_TITLES, proper_names, title_phrases
 from app.rules.things import loose, vocabulary_for
 from app.text import CJK_CHARS
 from app.tools.registry import ToolContext
@@ -63,6 +66,9 @@ class Lexicon:
     # such as "photosapp" that a longer word is a couple of letters from.
     whole: set[str] = field(default_factory=set)
     titles: set[str] = field(default_factory=set)  # the keys that are title phrases
+    # Short proper names of titles ("Lin"): found only where the question capitalises them.
+    proper: set[str] = field(default_factory=set)
+    title_text: str = ""  # the user's recent titles, lowercase, one a line
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Lexicon:
@@ -103,25 +109,39 @@ class Lexicon:
         return lexicon
 
     def add_meetings(self, ctx: ToolContext, apps: set[str]) -> None:
-        """开会, meetings: the meeting apps when the user has one, else social."""
-        group = vocabulary_for(ctx.rules.apps).groups.get(MEETING_GROUP)
-        has = group is not None and bool(apps & set(group.apps))
-        for name in MEETING_NAMES:
-            self.names[loose(name)] = MEETING_GROUP if has else "social"
+        """开会, meetings: the meeting apps when the user has one, else social; 写代码,
+        coding: the code editors when the user has one, else work."""
+        groups = vocabulary_for(ctx.rules.apps).groups
+        for label, words, otherwise in (
+            (MEETING_GROUP, MEETING_NAMES, "social"),
+            (CODING_GROUP, CODING_NAMES, "work"),
+        ):
+            group = groups.get(label)
+            has = group is not None and bool(apps & set(group.apps))
+            for name in words:
+                self.names[loose(name)] = label if has else otherwise
 
     def add_titles(self, ctx: ToolContext) -> None:
         """The phrases of the user's recent window titles, below every other name."""
         titles = ctx.store.recent_titles(user_id=ctx.user.user_id, limit=MAX_TITLES)
         for phrase in title_phrases(titles):
-            key = loose(phrase)
-            if key and key not in self.names:
-                self.names[key] = phrase
-                self.titles.add(key)
+            self._add_title(phrase, phrase)
             for form in other_forms(phrase):  # 发票 finds "invoice_2026_06.pdf"
-                other = loose(form)
-                if other and other not in self.names:
-                    self.names[other] = phrase
-                    self.titles.add(other)
+                self._add_title(form, phrase)
+        for word, piece in proper_names(titles).items():
+            if self._add_title(word, piece):  # "Lin": "Direct message with Lin"
+                self.proper.add(loose(word))
+        self.title_text = "\n".join(titles).lower()
+        for form, other in known_aliases(self.title_text):  # CSAPP: 深入理解计算机系统
+            self._add_title(form, other)
+
+    def _add_title(self, form: str, phrase: str) -> bool:
+        key = loose(form)
+        if not key or key in self.names:
+            return False
+        self.names[key] = phrase
+        self.titles.add(key)
+        return True
 
     @classmethod
     def shipped(cls, ctx: ToolContext) -> Lexicon:
@@ -168,7 +188,16 @@ class Lexicon:
                     i += 1
                 continue
             i += 1
-        return _titles_alone(question, found)
+        return _titles_alone(question, found, self.title_text)
+
+    def title_holding(self, name: str) -> str | None:
+        """The shortest title phrase that holds a name ("原神 新版本 PV" for 原神), or
+        None when no title of the user's holds it."""
+        key = loose(name)
+        if len(key) < 2:
+            return None
+        found = [self.names[k] for k in self.titles if key in k and k != key]
+        return min(found, key=lambda phrase: (len(phrase), phrase)) if found else None
 
     def names_in(self, question: str) -> list[str]:
         """The things a question names, as it writes them (never "the computer")."""
@@ -182,6 +211,8 @@ class Lexicon:
             if j - i == 1 and key in NOT_NAMES:
                 return None
             name = self.names.get(key) or self.names.get(key.translate(_CONFUSED))
+            if key in self.proper and not text[:1].isupper():
+                continue  # "Lin" the person, never "lin" inside a sentence
             if name is not None and not (len(key) < 2 and _LATIN.match(key)):
                 return Mention(text=text, name=name, span=(start, end), title=key in self.titles)
         return None
@@ -205,20 +236,36 @@ class Lexicon:
         return Mention(text=text, name=best[1], span=token, typo=True)
 
 
-def _titles_alone(question: str, found: list[Mention]) -> list[Mention]:
+def _titles_alone(question: str, found: list[Mention], title_text: str) -> list[Mention]:
     """A question naming a title names it alone ("work on segmenter.py" is no question
     about work; "roadmap 2026 那个notion页面" asks for the page). Title phrases that
-    touch are one title: a long CJK title is found a few characters at a time."""
+    touch are one title when a title holds them so (a long CJK title is found a few
+    characters at a time); two titles of one question are the one it asks about
+    ("周杰伦的晴天": 晴天)."""
     titles: list[Mention] = []
     for mention in (m for m in found if m.title):
         last = titles[-1] if titles else None
         if last is not None and last.span[1] == mention.span[0]:
             span = (last.span[0], mention.span[1])
             text = question[span[0] : span[1]]
-            titles[-1] = Mention(text=text, name=text, span=span, title=True)
-        else:
-            titles.append(mention)
+            if text.lower() in title_text:
+                titles[-1] = Mention(text=text, name=text, span=span, title=True)
+                continue
+        titles.append(mention)
+    if len(titles) == 2:
+        return [_head_title(question, titles[0], titles[1])]
     return titles or found
+
+
+# Between two titles, words that make the second the one asked about ("周杰伦的晴天").
+_OF = re.compile(r"^\s*(?:的|之|'s|’s)?\s*$")
+
+
+def _head_title(question: str, first: Mention, second: Mention) -> Mention:
+    """Of two titles one question names, the one it asks about: the second after "的"
+    or nothing between (artist, then song), else the first ("晴天 by 周杰伦")."""
+    gap = question[first.span[1] : second.span[0]]
+    return second if _OF.match(gap) else first
 
 
 def edit_distance(a: str, b: str, most: int) -> int:

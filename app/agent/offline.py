@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from app.agent.cues import EXTRA_NAMES, NOT_NAMES, TITLE_VERBS
+from app.agent.cues import (
+    CODING_NAMES,
+    EXTRA_NAMES,
+    MEETING_NAMES,
+    NOT_NAMES,
+    TITLE_VERBS,
+    VAGUE_WORDS,
+)
 from app.agent.dates import find_clocks, named
 from app.agent.followups import effective_question
 from app.agent.intent_words import LAST_TIME, SEARCH
@@ -133,7 +140,8 @@ def _planned_answer(parts: Parts, planned: Planned) -> OfflineAnswer:
     return OfflineAnswer(intent, first.result, planned.text, tokens, calls=planned.calls)
 
 
-EXTRA_KEYS = frozenset(loose(name) for name in EXTRA_NAMES)
+# Names the lexicon maps that the resolver may not know: asked for by the lexicon's name.
+EXTRA_KEYS = frozenset(loose(name) for name in (*EXTRA_NAMES, *CODING_NAMES, *MEETING_NAMES))
 # Endings of English words that say what was done, not what with ("doing", "wasted").
 _INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
 
@@ -141,8 +149,9 @@ _INFLECTED = re.compile(r"(?:ing|ed|ly|ful)$")
 def looks_like_a_name(words: str) -> bool:
     """A capitalised or Chinese word, a domain, a word with digits, or one lowercase
     word of five letters or more that is no inflected English word ("photoshop",
-    "minecraft"): what "I don't know X" may be said of. Other lowercase words
-    ("doing stuff") are not names."""
+    "minecraft"), or two to four plain words none of them vague ("league of
+    legends"): what "I don't know X" may be said of. Other lowercase words ("doing
+    stuff", "random stuff") are not names."""
     split = words.split()
     for word in split:
         if has_cjk(word) or "." in word or any(c.isdigit() for c in word):
@@ -150,9 +159,15 @@ def looks_like_a_name(words: str) -> bool:
         if word[:1].isupper() and loose(word) not in NOT_NAMES:
             return True
     if len(split) == 1 and split[0].isascii() and split[0].isalpha() and len(split[0]) >= 5:
-        low = split[0].lower()
-        return low not in NOT_NAMES and low not in TITLE_VERBS and not _INFLECTED.search(low)
+        return _a_name_word(split[0].lower()) and split[0].lower() not in VAGUE_WORDS
+    # A few plain words, none vague or a verb: "league of legends", "final cut pro".
+    if 2 <= len(split) <= 4 and all(w.isascii() and w.isalpha() and len(w) >= 3 for w in split):
+        return all(_a_name_word(w.lower()) and w.lower() not in VAGUE_WORDS for w in split)
     return False
+
+
+def _a_name_word(low: str) -> bool:
+    return low not in NOT_NAMES and low not in TITLE_VERBS and not _INFLECTED.search(low)
 
 
 def named_by_lexicon(
@@ -245,10 +260,31 @@ def _seen_in_titles(
     return replace(intent, arguments={"title": thing}), titled
 
 
+def _counted_in_titles(
+    ctx: ToolContext, intent: Intent, result: ToolOutcome
+) -> tuple[Intent, ToolOutcome]:
+    """A name the resolver knows (原神 is a game) with no time of its own, that the
+    user's titles hold (原神 in a video's title): "how long" is asked of that title."""
+    thing = intent.arguments.get("thing")
+    if intent.kind != "thing_hours" or not isinstance(thing, str) or thing == "idle":
+        return intent, result
+    if not isinstance(result, StatsResult) or result.seconds != 0:
+        return intent, result
+    phrase = Lexicon.of(ctx).title_holding(thing)
+    if phrase is None:
+        return intent, result
+    arguments = {**intent.arguments, "thing": phrase}
+    titled = dispatch(ctx, "query_stats", arguments)
+    if not isinstance(titled, StatsResult) or not titled.seconds:
+        return intent, result
+    return replace(intent, arguments=arguments, subject=thing, mention=thing), titled
+
+
 def _intent_answer(ctx: ToolContext, intent: Intent, today: date) -> OfflineAnswer:
     result = dispatch(ctx, intent.tool, intent.arguments)
     intent, result = _rework_widened(ctx, intent, result)
     intent, result = _seen_in_titles(ctx, intent, result)
+    intent, result = _counted_in_titles(ctx, intent, result)
     never_seen = False
     if (
         intent.kind == "thing_hours"

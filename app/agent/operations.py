@@ -112,6 +112,12 @@ _RANKED = {
 _RANKED_ZH = {"apps": "应用", "sites": "网站", "categories": "类别"}
 
 
+# Categories asked for as a list, not the one biggest: "rank my categories", 哪几类.
+_ALL_CATEGORIES = re.compile(
+    r"categories|rank|kinds of|哪几类|哪些类|几类|排序|排个序|排名|排行", re.IGNORECASE
+)
+
+
 def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if parts.top_n is None and not (parts.sites or parts.categories or parts.one):
         return None  # "which apps most": the intent table's ranking of ten
@@ -119,7 +125,7 @@ def _top(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     planned = Planned("top", spec, defaulted=defaulted)
     lang, n = parts.language, parts.top_n or (1 if parts.one else 5)
     if parts.categories and parts.top_n is None:
-        n = 6 if re.search(r"categories|rank", parts.question, re.IGNORECASE) else 1
+        n = 6 if _ALL_CATEGORIES.search(parts.question) else 1
     kind = "categories" if parts.categories else "sites" if parts.sites else "apps"
     arguments = {"metric": _RANKED[kind], **span_of(parts, spec)}
     if kind != "categories":
@@ -159,12 +165,13 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return active_days(ctx, parts, today)
     if parts.things and parts.peak and not parts.negated:
         return _peak_day(ctx, parts, today)
-    if not parts.things or not (parts.negated or parts.under):
+    over = parts.threshold_minutes is not None and not parts.under
+    if not parts.things or not (parts.negated or parts.under or over):
         return None
     spec, defaulted = period_of(parts, today=today, default_days=DAYS_DEFAULT)
     planned = Planned("days", spec, defaulted=defaulted)
     mention = parts.things[0]
-    least = parts.threshold_minutes or 1
+    least = parts.threshold_minutes or 0  # no threshold: any time at all that day
     found = days_result(
         planned.call(
             ctx, "days_with", {"thing": mention.name, **span_of(parts, spec), "min_minutes": least}
@@ -173,9 +180,36 @@ def _days(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
     if found is None:
         planned.text = not_known(parts, planned)
         return planned
-    missing = [d.day for d in found.series if d.day < today and d.seconds < least * 60]
+    if over and not parts.negated:
+        reached = [d.day for d in found.series if d.seconds >= least * 60]
+        planned.text = _days_over_text(parts, mention.text, found.thing, reached, spec, least)
+        return planned
+    missing = [d.day for d in found.series if d.day < today and not _reached(d.seconds, least)]
     planned.text = _days_text(parts, mention.text, found.thing, missing, spec, least)
     return planned
+
+
+def _reached(seconds: int, least: float) -> bool:
+    """A day has the thing: any time at all, or at least `least` minutes when asked."""
+    return seconds >= least * 60 and seconds > 0
+
+
+def _days_over_text(
+    parts: Parts, name: str, thing: ThingInfo, days: list[date], spec: PeriodSpec, least: float
+) -> str:
+    """The days a thing reached a threshold ("days with YouTube for 40+ minutes")."""
+    lang = parts.language
+    label, when = thing_label(thing, name, lang), period_words(spec, lang)
+    bar = t(lang, f"{label}至少 {duration(least * 60, lang)}", f"{label} for at least "
+            f"{duration(least * 60, lang)}")  # fmt: skip
+    if not days:
+        return t(lang, f"0 天{bar}（{when}）。", f"0 days with {bar} {when}.")
+    n = len(days)
+    return t(
+        lang,
+        f"{n} 天{bar}（{when}）：{say_days(days, lang)}。",
+        f"{n} day{_plural(n)} with {bar} {when}: {say_days(days, lang)}.",
+    )
 
 
 def _peak_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
@@ -253,7 +287,7 @@ def _every_day(ctx: ToolContext, parts: Parts, today: date) -> Planned | None:
         return planned
     lang = parts.language
     label, when = thing_label(found.thing, mention.text, lang), period_words(spec, lang)
-    missing = [d.day for d in found.series if d.day < today and d.seconds < 60]
+    missing = [d.day for d in found.series if d.day < today and d.seconds == 0]
     if not missing:
         planned.text = t(lang, f"是：{when}，每天都有{label}。", f"Yes: {label} every day {when}.")
         return planned

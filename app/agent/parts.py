@@ -9,12 +9,14 @@ pick (app/agent/cues.py), with a count ("top 3") or a threshold ("over 45 minute
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
 from app.agent import cues
+from app.agent.cues import CODING_GROUP, MEETING_GROUP
 from app.agent.dates import PeriodSpec, find_period, spoken_number
 from app.agent.lexicon import ACTIVE, Lexicon, Mention
 from app.agent.windows import Window, find_window
@@ -62,11 +64,18 @@ _AMOUNT = re.compile(
     rf"\s*(?:个)?\s*(?P<unit>{_UNITS})(?![a-z])",
     re.IGNORECASE,
 )
+# "40+ min", "2h+", "1小时以上", "an hour or more": a floor written after its amount.
+_PLUS_AMOUNT = re.compile(
+    rf"(?P<n>(?<![\d.])\d+(?:\.\d+)?)\s*\+\s*(?P<unit>{_UNITS})(?![a-z])"
+    rf"|(?P<n2>(?<![\d.])\d+(?:\.\d+)?|半|[一两二三四五六七八九十]+|an?|one|two|three)\s*(?:个)?"
+    rf"\s*(?P<unit2>{_UNITS})(?![a-z])\s*(?:\+|or more\b|plus\b|以上|或以上)",
+    re.IGNORECASE,
+)
 _TOP_N = re.compile(
     r"(?<![A-Za-z])top\s*(?P<en>\d+(?![\d.])|(?:three|five|ten|two|four)\b)"
     r"|前\s*(?P<zh>\d+|[一两二三四五六七八九十]+)\s*(?:个|名)?"
     r"|(?P<most>(?<!\d)\d+|(?<![一两二三四五六七八九十])[一两二三四五六七八九十]+)"
-    r"\s*(?:个|款)?\s*(?:most|最)"
+    r"\s*(?:个|款)?\s*(?:most|biggest|largest|longest|top|最)"
     r"|最(?:多|常用|久|长)的\s*(?P<zhmost>\d+|[一两二三四五六七八九十]+)\s*(?:个|款|名)",
     re.IGNORECASE,
 )
@@ -100,23 +109,31 @@ class Parts:
 
 
 def _minutes_of(match: re.Match[str]) -> float:
-    raw = match["n"].lower()
+    found = match.groupdict()
+    raw, unit = (found.get("n") or found["n2"]).lower(), found.get("unit") or found["unit2"]
     n = 0.5 if raw == "半" else float(raw) if raw[0].isdigit() else 1.0
     if not raw[0].isdigit() and raw not in ("a", "an", "半"):
         n = float(spoken_number(raw))
-    hours = match["unit"].lower() in cues.HOURS_WORDS
+    hours = unit.lower() in cues.HOURS_WORDS
     return n * 60 if hours else n
 
 
 def _threshold(question: str) -> tuple[float | None, bool]:
-    """The minutes a threshold names ("over 45 minutes", "超过2小时"), and whether it is
-    a ceiling."""
+    """The minutes a threshold names ("over 45 minutes", "超过2小时", "40+ min"), and
+    whether it is a ceiling."""
     for pattern, under in ((OVER, False), (UNDER, True)):
         for match in pattern.finditer(question):
             amount = _AMOUNT.search(question, match.end(), match.end() + 16)
             if amount is not None:
                 return _minutes_of(amount), under
+    for amount in _PLUS_AMOUNT.finditer(question):
+        return _minutes_of(amount), False
     return None, False
+
+
+def asks_threshold(question: str) -> bool:
+    """Whether the question names a threshold ("超过5小时了吗", "under 2 hours?")."""
+    return _threshold(question)[0] is not None
 
 
 def _top_n(question: str) -> int | None:
@@ -179,25 +196,75 @@ def ranks(question: str) -> bool:
 
 # "no. of days" is the number of days, no negation.
 _NUMBER_OF = re.compile(r"\bno\.?\s+of\b", re.IGNORECASE)
-_BESIDE = re.compile(r"\s*(?:on|at|with|using|用|在|看)?\s*", re.IGNORECASE)
+_BESIDE = re.compile(r"[\s(（]*(?:on|at|with|using|in|用|在|看)?[\s(（]*", re.IGNORECASE)
+_ACTIVITY = frozenset(w.lower() for w in cues.ACTIVITY_WORDS)
 
 
 def _doing_dropped(text: str, things: list[Mention]) -> list[Mention]:
-    """An activity word right beside an app or site says what was done with it, not
-    a second thing ("arxiv reading", "reading on weread"): the app or site alone."""
-    if len(things) != 2:
-        return things
-    doing = [m for m in things if m.name in CATEGORIES and _an_activity(m.text)]
-    named = [m for m in things if m.name not in CATEGORIES and m.name != ACTIVE]
-    if len(doing) != 1 or len(named) != 1:
-        return things
-    first, second = sorted(things, key=lambda m: m.span)
-    gap = text[first.span[1] : second.span[0]]
-    return named if _BESIDE.fullmatch(gap) else things
+    """An activity word beside an app or site says what was done with it, not a
+    second thing ("arxiv reading", "code in vs code", 用微信读书看书): the app or site
+    alone. So does one activity word and one app anywhere in a question that weighs
+    or joins nothing ("写代码的 vsc", "打游戏(steam)", "stop working (last vscode)")."""
+    ordered = sorted(things, key=lambda m: m.span)
+    dropped: set[int] = set()
+    for k, mention in enumerate(ordered):
+        if not _an_activity(mention):
+            continue
+        beside = [ordered[j] for j in (k - 1, k + 1) if 0 <= j < len(ordered)]
+        for other in beside:
+            first, second = sorted((mention, other), key=lambda m: m.span)
+            gap = text[first.span[1] : second.span[0]]
+            if _a_named_app(other) and _BESIDE.fullmatch(gap):
+                dropped.add(k)
+    if dropped:
+        return [m for k, m in enumerate(ordered) if k not in dropped]
+    if len(ordered) == 2 and not (CONTEST.search(text) or TOGETHER.search(text)):
+        first, second = ordered
+        joined = _JOINED.search(text[first.span[1] : second.span[0]])
+        for doing, app in ((first, second), (second, first)):
+            if not joined and _an_activity(doing) and _a_named_app(app):
+                return [app]
+    return things
 
 
-def _an_activity(word: str) -> bool:
-    return word.lower().endswith("ing")  # "reading", "coding": not "work" in "X in work"
+_DOINGS = (MEETING_GROUP, CODING_GROUP)  # groups said as what was done: 开会, 写代码
+# Words that join two things into one question about both ("coding and youtube").
+_JOINED = re.compile(r"\band\b|\bplus\b|[和跟与及+&]", re.IGNORECASE)
+
+
+# An app given as an example of a category: "system stuff (finder etc)", 社交（比如微信）.
+_EXAMPLE_OPENS = re.compile(
+    r"^(?:\s*[A-Za-z]+){0,2}\s*[(（]\s*(?P<eg>e\.?g\.?,?|like|such as|比如|例如|像)?\s*$",
+    re.IGNORECASE,
+)
+_EXAMPLE_ENDS = re.compile(r"^\s*(?P<etc>etc\.?|and so on|等等?|之类的?)?\s*[)）]", re.IGNORECASE)
+
+
+def _examples_dropped(text: str, things: list[Mention]) -> list[Mention]:
+    """Apps named in brackets after a category as examples of it: the category alone."""
+    ordered = sorted(things, key=lambda m: m.span)
+    kept = list(ordered)
+    for first, second in itertools.pairwise(ordered):
+        if first.name not in CATEGORIES or not _a_named_app(second):
+            continue
+        opens = _EXAMPLE_OPENS.match(text[first.span[1] : second.span[0]])
+        ends = _EXAMPLE_ENDS.match(text[second.span[1] :])
+        if opens and ends and (opens["eg"] or ends["etc"]) and second in kept:
+            kept.remove(second)  # said as an example: "(finder etc)", "(比如微信)"
+    return kept if len(kept) != len(ordered) else things
+
+
+def _a_named_app(mention: Mention) -> bool:
+    return mention.name not in CATEGORIES and mention.name not in (ACTIVE, "idle", *_DOINGS)
+
+
+def _an_activity(mention: Mention) -> bool:
+    """ "reading", "coding", 看书, 开会 (a category or the meetings said as what was
+    done): not "work" in "X in work"."""
+    if mention.name not in CATEGORIES and mention.name not in _DOINGS:
+        return False
+    word = mention.text.lower()
+    return word.endswith("ing") or word in _ACTIVITY
 
 
 def asks_yes_no(question: str) -> bool:
@@ -212,7 +279,7 @@ def read_parts(question: str, *, lexicon: Lexicon, today: date, cut_hour: int) -
     text = question
     for span in [s for s in (period and period.span, window and window.span) if s]:
         text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1] :]
-    things = _doing_dropped(text, lexicon.find(text))
+    things = _doing_dropped(text, _examples_dropped(text, lexicon.find(text)))
     threshold, under = _threshold(question)
     operation = _operation(text, things, threshold)  # cues outside the time words
     second = find_period(text, today=today) if period is not None else None

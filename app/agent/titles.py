@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from app.agent.cues import NOT_NAMES, TITLE_VERBS
+from app.agent.cues import COMMON_SHORT, NOT_NAMES, TITLE_VERBS
 from app.text import CJK_CHARS
 
 MAX_TOKENS = 6
@@ -71,6 +71,24 @@ def title_phrases(titles: Iterable[str]) -> set[str]:
             found.update(_phrases(piece))
             found.update(_whole(piece))
     return found
+
+
+# A short proper name in a title ("Direct message with Lin"): capitalised, three letters.
+_PROPER = re.compile(r"(?<![A-Za-z0-9])[A-Z][a-z]{2}(?![A-Za-z0-9])")
+
+
+def proper_names(titles: Iterable[str]) -> dict[str, str]:
+    """Short proper names of the titles (a person: "Lin"), each with the one title piece
+    it stands in ("Direct message with Lin"). A name found in several pieces is left
+    out, and so is a common word written with a capital ("The", "Fix", "New")."""
+    pieces: dict[str, set[str]] = {}
+    for title in titles:
+        for piece in _PIECES.split(title):
+            for word in _PROPER.findall(piece):
+                low = word.lower()
+                if low not in NOT_NAMES and low not in TITLE_VERBS and low not in COMMON_SHORT:
+                    pieces.setdefault(word, set()).add(piece.strip())
+    return {word: next(iter(found)) for word, found in pieces.items() if len(found) == 1}
 
 
 def _whole(piece: str) -> Iterator[str]:

@@ -44,7 +44,9 @@ _PARTS: dict[str, tuple[int, int | None]] = {
     "morning": (6, 12), "afternoon": (12, 18), "evening": (18, None), "at night": (22, None),
     "night": (18, None),
     "late at night": (22, None), "tonight": (18, None), "last night": (18, None),
-    "after midnight": (0, None), "past midnight": (0, None),
+    "after midnight": (0, None), "past midnight": (0, None), "lunchtime": (11, 14),
+    "lunch time": (11, 14), "lunch break": (11, 14), "at lunch": (11, 14),
+    "午饭": (11, 14), "午休": (11, 14), "午饭时间": (11, 14),
     "上午": (6, 12), "早上": (6, 12), "早晨": (6, 12), "中午": (11, 14), "下午": (12, 18),
     "傍晚": (17, 20), "晚上": (18, None), "昨晚": (18, None), "今晚": (18, None),
     "半夜": (0, None), "凌晨": (0, None), "深夜": (22, None),
@@ -152,7 +154,8 @@ def find_window(question: str, *, cut_hour: int) -> Window | None:
 
 # "morning 9-10", "evening 8 to 10": bare hours, never a date (12/1) or a count of units.
 _BARE_RANGE = re.compile(
-    r"(?<![\d/:.-])\b(\d{1,2})\s*(?:-|–|to)\s*(\d{1,2})\b(?![\d/:.])"
+    r"(?<![\d/:.-])\b(\d{1,2})(?::([0-5]\d))?\s*(?:-|–|to)\s*(\d{1,2})(?::([0-5]\d))?\b"
+    r"(?![\d/:.])"
     r"(?!\s*(?:%|h\b|hrs?\b|hours?|mins?\b|minutes?|days?|weeks?|months?|times?|apps?))",
     re.IGNORECASE,
 )
@@ -164,13 +167,16 @@ def _hours_in_part(question: str, *, cut_hour: int) -> Window | None:
     match = _BARE_RANGE.search(question)
     if part is None or match is None:
         return None
-    hours = [int(match[1]), int(match[2])]
+    hours = [int(match[1]), int(match[3])]
     if part.time_from >= "12:00":
         hours = [h + 12 if h < 12 else h for h in hours]
+    if hours[1] < hours[0] < hours[1] + 12:
+        hours[1] += 12  # "lunchtime 12-1": it ends past noon
     if max(hours) > 23 or hours[1] <= hours[0]:
         return None
     start, end = min(part.span[0], match.start()), max(part.span[1], match.end())
-    return Window(_hm(hours[0], 0), _hm(hours[1], 0), (start, end))
+    minutes = [int(match[2] or 0), int(match[4] or 0)]
+    return Window(_hm(hours[0], minutes[0]), _hm(hours[1], minutes[1]), (start, end))
 
 
 _AFTER_BARE = re.compile(r"\b(?:after|past|since)\s+(\d{1,2})(?![\d:])(?!\s*(?:days?|weeks?))")

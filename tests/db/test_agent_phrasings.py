@@ -68,6 +68,17 @@ class Truth:
         )
         return [r["day_local"] for r in rows]
 
+    def rows_days(self, where: str, first: date, last: date) -> list[date]:
+        """The days of a period with any time at all of the records `where` picks."""
+        rows = self.rows(
+            "SELECT day_local FROM v_record_durations WHERE user_id = %s AND NOT is_idle "
+            f"AND day_local BETWEEN %s AND %s AND {where} GROUP BY 1 "
+            "HAVING sum(duration_s) > 0 ORDER BY 1",
+            first,
+            last,
+        )
+        return [r["day_local"] for r in rows]
+
     def edges(self, app: str, day: date) -> tuple[datetime, datetime]:
         """When an app's first record of a day began and its last one ended, local."""
         rows = self.rows(
@@ -183,22 +194,26 @@ def test_a_glued_or_chinese_count_ranks_that_many_apps(
 # -- thresholds --------------------------------------------------------------------------------
 
 
+WORK = "category = 'work'"
+CODING = "app = 'Visual Studio Code'"  # coding is the code editors: the sample has one
+
+
 @pytest.mark.parametrize(
-    ("question", "limit_h", "yes", "no"),
+    ("question", "limit_h", "yes", "no", "what"),
     [
-        ("2003-03-20 工作有10小时吗？", 10, "是", "没有"),
-        ("3月20日写代码够3个小时了吗", 3, "是", "没有"),
-        ("did work go past 2 hrs on 3/20", 2, "Yes", "No"),
-        ("did i hit 12h of coding on 2003-03-20?", 12, "Yes", "No"),
+        ("2003-03-20 工作有10小时吗？", 10, "是", "没有", WORK),
+        ("3月20日写代码够3个小时了吗", 3, "是", "没有", CODING),
+        ("did work go past 2 hrs on 3/20", 2, "Yes", "No", WORK),
+        ("did i hit 12h of coding on 2003-03-20?", 12, "Yes", "No", CODING),
     ],
 )
 def test_a_threshold_said_any_way_is_a_yes_or_no_against_the_amount(
-    month: Month, truth: Truth, question: str, limit_h: int, yes: str, no: str
+    month: Month, truth: Truth, question: str, limit_h: int, yes: str, no: str, what: str
 ) -> None:
     answer = ask(month, question)
-    work = truth.seconds("day_local = %s AND category = 'work'", SOME_DAY)
-    assert answer.text.startswith(yes if work > limit_h * 3600 else no), answer.text
-    assert hours(work) in answer.text
+    amount = truth.seconds(f"day_local = %s AND {what}", SOME_DAY)
+    assert answer.text.startswith(yes if amount > limit_h * 3600 else no), answer.text
+    assert hours(amount) in answer.text
 
 
 def test_both_sides_of_a_threshold_are_answered(month: Month, truth: Truth) -> None:
@@ -488,3 +503,160 @@ def test_whats_on_screen_in_a_window_lists_its_apps(month: Month, truth: Truth) 
     apps = truth.window_apps(start, start + timedelta(hours=2))
     top = max(apps, key=lambda a: apps[a])
     assert top in answer.text, answer.text
+
+
+# -- follow-ups that edit one part, days over a floor, titles by another name -------------
+
+
+def ask_after(month: Month, earlier: list[str], question: str) -> OfflineAnswer:
+    ctx = month.services.tool_context(user=month.user, now=NOW)
+    return answer_offline(ctx, question, earlier=earlier)
+
+
+def share(part: float, whole: float) -> str:
+    return f"{round(part / whole * 100, 1):g}%"
+
+
+WEEK_SQL = "day_local BETWEEN %s AND %s"
+
+
+@pytest.mark.parametrize(
+    ("earlier", "question", "zh"),
+    [
+        ("上周哪几天开了notion", "那没开的是哪几天", True),
+        ("which days last week did i have notion open", "and the days without it?", False),
+    ],
+)
+def test_a_turn_asking_the_other_days_keeps_the_thing_and_the_week(
+    month: Month, truth: Truth, earlier: str, question: str, zh: bool
+) -> None:
+    answer = ask_after(month, [earlier], question)
+    used = set(truth.rows_days("app = 'Notion'", *LAST_WEEK))
+    week = [LAST_WEEK[0] + timedelta(days=k) for k in range(7)]
+    without = [d for d in week if d not in used]
+    assert without, "the sample's weekends have no Notion"
+    listed = answer.text.rsplit("：" if zh else ": ", 1)[1]
+    for day in week:
+        assert (day.isoformat() in listed) == (day in without), answer.text
+    assert answer.text.startswith(f"{len(without)} {'天' if zh else 'day'}"), answer.text
+
+
+@pytest.mark.parametrize(
+    ("earlier", "question"),
+    [("上周抖音刷了多久", "占总屏幕时间多少"), ("how long on douyin last week", "what % is that?")],
+)
+def test_a_share_asked_after_an_amount_is_of_the_same_thing_and_week(
+    month: Month, truth: Truth, earlier: str, question: str
+) -> None:
+    answer = ask_after(month, [earlier], question)
+    part = truth.seconds(f"app = '抖音' AND {WEEK_SQL}", *LAST_WEEK)
+    whole = truth.seconds(WEEK_SQL, *LAST_WEEK)
+    assert part > 0 and answer.text.startswith(share(part, whole)), answer.text
+
+
+def test_a_new_thing_weighed_against_the_last_keeps_the_first_and_the_week(
+    month: Month, truth: Truth
+) -> None:
+    answer = ask_after(
+        month, ["how much did i code in vs code last week"], "vs iterm, which one is more"
+    )
+    code = truth.seconds(f"app = 'Visual Studio Code' AND {WEEK_SQL}", *LAST_WEEK)
+    term = truth.seconds(f"app = 'iTerm2' AND {WEEK_SQL}", *LAST_WEEK)
+    winner = "Visual Studio Code" if code > term else "iTerm2"
+    assert answer.text.startswith(winner), answer.text
+    assert hours(code) in answer.text and hours(term) in answer.text
+
+
+def test_the_average_asked_after_a_total_is_of_the_same_thing(month: Month, truth: Truth) -> None:
+    answer = ask_after(month, ["上周学习一共多久"], "那日均呢")
+    study = truth.seconds(f"category = 'study' AND {WEEK_SQL}", *LAST_WEEK)
+    assert study > 0 and hours(study / 7) in answer.text, answer.text
+    assert answer.text.startswith("平均每天"), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "floor_min"),
+    [
+        ("which days last week had youtube for 40+ min", 40),
+        ("上周哪几天用Slack超过半小时", 30),
+        ("how many days last week with 2h+ of vs code", 120),
+    ],
+)
+def test_days_over_a_floor_are_read_from_the_series(
+    month: Month, truth: Truth, question: str, floor_min: int
+) -> None:
+    where = {
+        40: "domain = 'youtube.com'",
+        30: "app = 'Slack'",
+        120: "app = 'Visual Studio Code'",
+    }[floor_min]
+    answer = ask(month, question)
+    per_day = truth.rows(
+        f"SELECT day_local, sum(duration_s) AS s FROM v_record_durations WHERE user_id = %s "
+        f"AND NOT is_idle AND {where} AND {WEEK_SQL} GROUP BY 1",
+        *LAST_WEEK,
+    )
+    days = sorted(r["day_local"] for r in per_day if r["s"] >= floor_min * 60)
+    assert answer.intent.kind == "planned" and answer.calls[0].arguments["min_minutes"] == floor_min
+    assert re.match(rf"{len(days)} (?:天|days?)", answer.text), answer.text
+    for day in days:
+        assert day.isoformat() in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("how long was i chatting with Lin on slack last week", "Direct message with Lin"),
+        ("上周和Lin私聊了多久", "Direct message with Lin"),
+        ("time spent reading CSAPP last week", "深入理解计算机系统"),
+        ("上周听周杰伦的晴天听了多久", "晴天"),
+    ],
+)
+def test_a_title_named_by_a_short_name_or_an_alias_is_counted(
+    month: Month, truth: Truth, question: str, title: str
+) -> None:
+    answer = ask(month, question)
+    seconds = truth.seconds(f"window_title ILIKE %s AND {WEEK_SQL}", f"%{title}%", *LAST_WEEK)
+    assert seconds > 0 and hours(seconds) in answer.text, answer.text
+
+
+def test_the_last_time_of_a_name_held_only_in_titles_is_its_newest_title(
+    month: Month, truth: Truth
+) -> None:
+    answer = ask(month, "上周最后一次看原神PV是什么时候")
+    rows = truth.rows(
+        "SELECT max(ts_start) AS at FROM v_record_durations WHERE user_id = %s "
+        f"AND window_title ILIKE %s AND {WEEK_SQL}",
+        "%原神%",
+        *LAST_WEEK,
+    )
+    at = rows[0]["at"].astimezone(truth.zone)
+    assert answer.text.startswith(f"{at:%Y-%m-%d %H:%M}"), answer.text
+
+
+@pytest.mark.parametrize(
+    "question", ["上周平均每天写代码多久", "how much coding per day last week"]
+)
+def test_coding_is_the_code_editors_time(month: Month, truth: Truth, question: str) -> None:
+    answer = ask(month, question)
+    code = truth.seconds(f"app = 'Visual Studio Code' AND {WEEK_SQL}", *LAST_WEEK)
+    assert code > 0 and hours(code / 7) in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how long did i play league of legends yesterday", "how much final cut pro this week"],
+)
+def test_a_few_plain_words_the_data_lacks_are_said_to_be_unknown(
+    month: Month, question: str
+) -> None:
+    answer = ask(month, question)
+    assert answer.text.startswith("I have no app, site or category called"), answer.text
+
+
+def test_how_long_of_a_name_held_only_in_titles_counts_those_titles(
+    month: Month, truth: Truth
+) -> None:
+    answer = ask(month, "上周看原神PV看了多久")
+    seconds = truth.seconds(f"window_title ILIKE %s AND {WEEK_SQL}", "%原神%", *LAST_WEEK)
+    assert seconds > 0 and hours(seconds) in answer.text, answer.text

@@ -9,11 +9,13 @@ from datetime import date, timedelta
 import pytest
 
 from app.agent.dates import find_clocks, find_period
+from app.agent.followups import edits_operation, effective_question
 from app.agent.lexicon import Lexicon
 from app.agent.parts import read_parts
 from app.agent.spelling import mend_period_words
+from app.agent.title_aliases import known_aliases
 from app.agent.title_words import other_forms
-from app.agent.titles import title_phrases
+from app.agent.titles import proper_names, title_phrases
 from app.agent.windows import find_window
 
 TODAY = date(2026, 12, 6)  # a Sunday
@@ -391,3 +393,200 @@ def test_bare_hours_beside_a_part_of_the_day_are_inside_it(
 ) -> None:
     found = find_window(question, cut_hour=4)
     assert found is not None and (found.time_from, found.time_to) == window, found
+
+
+# -- follow-ups that edit one part, floors written after the amount, title names --------
+
+
+def _lexicon() -> Lexicon:
+    lexicon = Lexicon()
+    for name, mention in (
+        ("notion", "notion.so"), ("抖音", "douyin.com"), ("iterm", "iTerm2"),
+        ("vs code", "Visual Studio Code"), ("steam", "Steam"), ("微信读书", "微信读书"),
+        ("slack", "Slack"), ("youtube", "youtube.com"),
+    ):  # fmt: skip
+        lexicon.add(name, mention, whole=True)
+    for name, category in (("code", "work"), ("看书", "study"), ("学习", "study")):
+        lexicon.add(name, category)
+    for name in ("screen time", "屏幕时间", "屏幕", "computer"):
+        lexicon.add(name, "active")
+    return lexicon
+
+
+def _asked(turns: list[str]) -> object:
+    lexicon = _lexicon()
+    asked = effective_question(turns[-1], turns[:-1], today=TODAY, names=lexicon.names_in)
+    return read_parts(asked, lexicon=lexicon, today=TODAY, cut_hour=4)
+
+
+@pytest.mark.parametrize(
+    ("turns", "operation", "names", "negated"),
+    [
+        (["上周哪几天开了notion", "那没开的是哪几天"], "days", ["notion.so"], True),
+        (["which days last week did i play steam", "and the days i didn't?"], "days",
+         ["Steam"], True),
+        (["上周抖音刷了多久", "占总屏幕时间多少"], "share", ["douyin.com", "active"], False),
+        (["上周学习一共多久", "那日均呢"], "average", ["study"], False),
+        (["slack last week", "per day?"], "average", ["Slack"], False),
+        (["how much did i code in vs code this week", "vs iterm, which one is more"],
+         "contest", ["iTerm2", "Visual Studio Code"], False),
+        (["这周youtube看了多久", "跟抖音比呢"], "contest", ["douyin.com", "youtube.com"], False),
+        (["what time did i last play steam yesterday", "and when did i first open it?"],
+         "first", ["Steam"], False),
+    ],
+)  # fmt: skip
+def test_a_turn_naming_only_an_operation_keeps_the_things_and_period(
+    turns: list[str], operation: str, names: list[str], negated: bool
+) -> None:
+    parts = _asked(turns)
+    first = find_period(turns[0], today=TODAY)
+    assert parts.operation == operation  # type: ignore[attr-defined]
+    assert sorted({m.name for m in parts.things}) == sorted(names)  # type: ignore[attr-defined]
+    assert parts.negated is negated  # type: ignore[attr-defined]
+    assert first is not None and parts.period is not None  # type: ignore[attr-defined]
+    assert parts.period.date_from == first.date_from  # type: ignore[attr-defined]
+
+
+def test_so_far_with_a_new_period_keeps_the_share() -> None:
+    parts = _asked(["what % of my screen time was youtube last week", "and this week so far?"])
+    assert parts.operation == "share"  # type: ignore[attr-defined]
+    assert parts.period is not None and parts.period.period == "this_week"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["上周抖音刷了多久", "how many days did i use the computer"],  # a new thing: its own
+        ["slack last week", "youtube vs steam"],  # two new things: a question of its own
+    ],
+)
+def test_a_turn_with_things_of_its_own_is_no_operation_edit(turns: list[str]) -> None:
+    lexicon = _lexicon()
+    assert (
+        not edits_operation(turns[-1], names=lexicon.names_in)
+        or len(lexicon.names_in(turns[-1])) == 1
+    )
+    asked = effective_question(turns[-1], turns[:-1], today=TODAY, names=lexicon.names_in)
+    assert "slack" not in asked.lower() and "抖音" not in asked
+
+
+@pytest.mark.parametrize(
+    ("question", "minutes"),
+    [
+        ("days in the last 2 weeks with youtube for 40+ min", 40),
+        ("2h+ of vs code on which days", 120),
+        ("上周哪几天B站1小时以上", 60),
+        ("which days had an hour or more of slack", 60),
+        ("哪几天刷抖音半小时以上", 30),
+    ],
+)
+def test_a_floor_written_after_its_amount_is_a_threshold(question: str, minutes: int) -> None:
+    parts = _parts(question)
+    assert parts.threshold_minutes == minutes and not parts.under  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "question", ["how many days this month did i stay up past 11", "stayed up past 11 pm?"]
+)
+def test_a_clock_hour_after_stay_up_past_is_no_count_of_days(question: str) -> None:
+    spec = find_period(question, today=TODAY)
+    assert spec is None or spec.period == "this_month"
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("how much did i code in vs code this week", "Visual Studio Code"),
+        ("上周用微信读书看书多久", "微信读书"),
+    ],
+)
+def test_an_activity_word_beside_an_app_is_what_was_done_with_it(question: str, thing: str) -> None:
+    parts = read_parts(question, lexicon=_lexicon(), today=TODAY, cut_hour=4)
+    assert [m.name for m in parts.things] == [thing]
+
+
+def test_a_short_proper_name_stands_for_the_one_title_piece_it_is_in() -> None:
+    names = proper_names(
+        ["Direct message with Lin", "#dev - Acme", "Fix flaky test", "Notes for Ana", "Call Ana"]
+    )
+    assert names == {"Lin": "Direct message with Lin"}  # "Fix" is a word, Ana is in two
+
+
+def test_a_well_known_alias_is_known_only_when_a_title_holds_another_form() -> None:
+    found = dict(known_aliases("《深入理解计算机系统》第 4 章\n周杰伦 - 晴天"))
+    assert found["CSAPP"] == "深入理解计算机系统" and found["Jay Chou"] == "周杰伦"
+    assert "SICP" not in found and "League of Legends" not in found
+
+
+def test_titles_found_in_a_question_are_the_one_it_asks_about() -> None:
+    lexicon = Lexicon(title_text="周杰伦 - 晴天\ndirect message with lin")
+    for phrase in ("周杰伦", "晴天"):
+        lexicon.add(phrase, phrase)
+        lexicon.titles.add(phrase)
+    lexicon.names["lin"] = "Direct message with Lin"
+    lexicon.titles.add("lin")
+    lexicon.proper.add("lin")
+    assert [m.name for m in lexicon.find("上周哪几天听了周杰伦的晴天")] == ["晴天"]
+    assert [m.name for m in lexicon.find("周杰伦晴天听了多久")] == ["晴天"]
+    assert [m.name for m in lexicon.find("chatting with Lin on slack")] == [
+        "Direct message with Lin"
+    ]
+    assert lexicon.find("a lin of code") == []  # lowercase: no person
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("yesterday lunchtime 12-1 what was on screen", ("12:00", "13:00")),
+        ("what was i up to saturday morning 10:30-12", ("10:30", "12:00")),
+        ("morning 11-1 what apps", ("11:00", "13:00")),
+        ("昨天午饭时间在干嘛", ("11:00", "14:00")),
+    ],
+)
+def test_bare_hours_with_minutes_or_past_noon_are_inside_their_part(
+    question: str, window: tuple[str, str]
+) -> None:
+    found = find_window(question, cut_hour=4)
+    assert found is not None and (found.time_from, found.time_to) == window
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("这个月时间花在哪几类上最多 前三", "top"),
+        ("when was my last github visit last week", "last"),
+    ],
+)
+def test_more_cues_of_rankings_and_last_times(question: str, operation: str) -> None:
+    parts = _named(question)
+    assert parts.operation == operation  # type: ignore[attr-defined]
+
+
+def test_a_threshold_alone_after_an_amount_is_asked_of_it() -> None:
+    parts = _asked(["上周youtube看了多久", "超过5小时了吗"])
+    assert parts.operation == "threshold" and parts.threshold_minutes == 300  # type: ignore[attr-defined]
+    assert [m.name for m in parts.things] == ["youtube.com"]  # type: ignore[attr-defined]
+
+
+def test_the_title_holding_a_name_is_its_shortest_phrase() -> None:
+    lexicon = Lexicon()
+    for phrase in ("原神 新版本", "原神 新版本 PV", "城市夜景"):
+        lexicon.names[phrase.replace(" ", "").lower()] = phrase
+        lexicon.titles.add(phrase.replace(" ", "").lower())
+    assert lexicon.title_holding("原神") == "原神 新版本"
+    assert lexicon.title_holding("晴天") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("学习（比如微信读书）上周多久", ["study"]),
+        ("学习 (微信读书 etc) last week", ["study"]),
+        ("学习 (微信读书) 上周多久", ["study", "微信读书"]),  # no example word: both
+    ],
+)
+def test_an_app_in_brackets_as_an_example_leaves_the_category(
+    question: str, names: list[str]
+) -> None:
+    parts = read_parts(question, lexicon=_lexicon(), today=TODAY, cut_hour=4)
+    assert [m.name for m in parts.things] == names  # type: ignore[attr-defined]

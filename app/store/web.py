@@ -52,13 +52,6 @@ class EpisodeDetail(EpisodeLine):
     frame_count: int
 
 
-class SiteTime(Row):
-    """Active seconds on one web site (domain) in a period."""
-
-    domain: str
-    seconds: float
-
-
 class TitleSeconds(Row):
     """Active seconds on one window title of an app or site in a period, with the app's
     or site's whole time and how many titles it had."""
@@ -116,20 +109,6 @@ class WebStore(Protocol):
 
     def episode_detail(self, *, user_id: int, episode_id: int) -> EpisodeDetail | None: ...
     def episode_records(self, *, user_id: int, episode_id: int, limit: int) -> list[RecordLine]: ...
-
-    def site_seconds(
-        self,
-        *,
-        user_id: int,
-        day_from: date,
-        day_to: date,
-        ts_from: datetime,
-        ts_to: datetime,
-        limit: int,
-    ) -> list[SiteTime]:
-        """Active seconds per domain over the logical days [day_from, day_to], by the
-        duration rule; [ts_from, ts_to) is the read window of those days."""
-        ...
 
     def title_seconds(
         self,

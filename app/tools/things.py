@@ -14,8 +14,8 @@ with zero seconds.
 
 Seconds follow the duration rule. Apps, categories and idle time come from episodes
 and digests (as query_stats counts them); sites and titles from the records
-themselves: a browser record counts for a site by its URL's domain or, without a URL,
-by the site its title names (the same rule ingest categorised it with).
+themselves: a site's time is its URLs' plus that of URL-less browser records whose title
+names it (one definition for every count: app/tools/sites.py).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from app.rules.apps import normal_app
 from app.rules.things import Thing, domain_matches, loose, vocabulary_for
 from app.store.documents import DigestMetrics
 from app.store.records import RecordLine
-from app.store.tools import KnownName, RecordMatch, ThingSeconds
+from app.store.tools import KnownName, RecordMatch, SiteDaySeconds, ThingSeconds
 from app.tools.registry import ToolContext
+from app.tools.sites import of_thing, site_days, totals_of
 
 SUGGESTIONS = 5
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -228,6 +229,44 @@ def period_match(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
     return match.model_copy(update={"page_terms": (), "page_titles": confirmed})
 
 
+def _record_rows(
+    ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
+) -> tuple[list[SiteDaySeconds], list[ThingSeconds]]:
+    """A site or title thing's records over [day_from, day_to]: its sites' seconds by the
+    one definition of time on a site (app/tools/sites.py), and the rest of it (an app of
+    the same name, title text) from the matching records, less what the sites counted."""
+    if not thing.domains:
+        rows = ctx.store.thing_seconds(
+            user_id=ctx.user.user_id,
+            day_from=day_from,
+            day_to=day_to,
+            match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
+            unbuilt_only=False,
+        )
+        return [], counted(ctx, thing, rows)
+    sites = of_thing(site_days(ctx, day_from=day_from, day_to=day_to), thing.domains)
+    if not (thing.apps or thing.categories or thing.idle or thing.title):
+        return sites, []
+    rest = RecordMatch(
+        apps=thing.apps,
+        categories=thing.categories,
+        idle=thing.idle,
+        browsers=tuple(sorted(ctx.rules.apps.browsers)),
+        page_terms=record_match(ctx, thing).page_terms,
+        title=thing.title,
+    )
+    rows = ctx.store.thing_seconds(
+        user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, match=rest, unbuilt_only=False
+    )
+    # A URL on the site, or a browser title that may name it (as `counted` drops those
+    # that do not): the sites counted them already.
+    return sites, [
+        row
+        for row in rows
+        if row.page_title is None and not (row.domain and domain_matches(row.domain, thing.domains))
+    ]
+
+
 def thing_seconds_by_day(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 ) -> dict[date, float]:
@@ -235,13 +274,9 @@ def thing_seconds_by_day(
     user_id = ctx.user.user_id
     by_day: dict[date, float] = defaultdict(float)
     if from_records(thing):
-        rows = ctx.store.thing_seconds(
-            user_id=user_id,
-            day_from=day_from,
-            day_to=day_to,
-            match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
-            unbuilt_only=False,
-        )
+        sites, rows = _record_rows(ctx, thing, day_from=day_from, day_to=day_to)
+        for site in sites:
+            by_day[site.day_local] += site.from_url_s + site.from_title_s
     else:
         for day in ctx.store.episode_thing_seconds(
             user_id=user_id,
@@ -253,34 +288,46 @@ def thing_seconds_by_day(
         ):
             by_day[day.day_local] += day.seconds
         # Records not in an episode yet (the open tail), as query_stats counts them.
-        rows = ctx.store.thing_seconds(
-            user_id=user_id,
-            day_from=day_from,
-            day_to=day_to,
-            match=record_match(ctx, thing),
-            unbuilt_only=True,
+        rows = counted(
+            ctx,
+            thing,
+            ctx.store.thing_seconds(
+                user_id=user_id,
+                day_from=day_from,
+                day_to=day_to,
+                match=record_match(ctx, thing),
+                unbuilt_only=True,
+            ),
         )
-    for row in counted(ctx, thing, rows):
+    for row in rows:
         by_day[row.day_local] += row.seconds
     return {day: seconds for day, seconds in sorted(by_day.items()) if seconds > 0}
 
 
-def site_seconds(
-    ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
-) -> tuple[float, dict[str, float]]:
-    """Seconds of a site or title thing over [day_from, day_to] from records, and by part
-    (each site, and each app of the same name)."""
-    rows = ctx.store.thing_seconds(
-        user_id=ctx.user.user_id,
-        day_from=day_from,
-        day_to=day_to,
-        match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
-        unbuilt_only=False,
-    )
+@dataclass(frozen=True, slots=True)
+class RecordSeconds:
+    """A site or title thing's seconds by part (each site, each app of the same name),
+    and how much of its sites' time came from URLs and from titles naming them."""
+
+    parts: dict[str, float]
+    from_url_s: float = 0.0
+    from_title_s: float = 0.0
+
+
+def site_seconds(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date) -> RecordSeconds:
+    """Seconds of a site or title thing over [day_from, day_to] from records, by part."""
+    sites, rows = _record_rows(ctx, thing, day_from=day_from, day_to=day_to)
     parts: dict[str, float] = defaultdict(float)
-    for row in counted(ctx, thing, rows):
+    totals = totals_of(sites)
+    for total in totals:
+        parts[total.site] += total.seconds
+    for row in rows:
         parts[part_of(thing, row)] += row.seconds
-    return sum(parts.values()), dict(parts)
+    return RecordSeconds(
+        dict(parts),
+        from_url_s=sum(t.from_url_s for t in totals),
+        from_title_s=sum(t.from_title_s for t in totals),
+    )
 
 
 def metrics_seconds(thing: Thing, metrics: DigestMetrics) -> tuple[float, dict[str, float]]:

@@ -78,6 +78,16 @@ WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
   AND r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]);
 
+-- name: site_day_seconds --
+-- Seconds on each site per logical day, from URLs and from URL-less browser titles that
+-- name it: the one definition of time on a site (timetrace_site_seconds_v1, migration
+-- 0036). `titles` and `sites` pair each such title with the site the rules read in it.
+SELECT day_local, site, from_url_s, from_title_s
+FROM timetrace_site_seconds_v1(%(user_id)s, %(read_from)s, %(read_to)s, %(day_from)s,
+                               %(day_to)s, %(browsers)s::text[], %(known)s::text[],
+                               %(titles)s::text[], %(sites)s::text[])
+ORDER BY day_local, site;
+
 -- name: episode_thing_seconds --
 -- Per day, the closed episodes' seconds in some apps and categories, and their idle time.
 SELECT e.day_local,

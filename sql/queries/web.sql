@@ -69,14 +69,6 @@ LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s
 ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
--- name: site_seconds --
--- Active seconds per web site (domain) over logical days, by the duration rule
--- (timetrace_spans_v1 over the read window [ts_from, ts_to)).
-SELECT s.domain, sum(s.seconds) AS seconds
-FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
-WHERE domain IS NOT NULL AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
-GROUP BY domain ORDER BY seconds DESC, domain LIMIT %(limit)s;
-
 -- name: records_in_range --
 -- What deleting [ts_from, ts_to) would erase, per device and logical day.
 SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_ts,

@@ -1,0 +1,136 @@
+"""Time on a site, by one definition for every count (query_stats thing= and
+seconds_by_site, compare, the week and month pages' top sites).
+
+    totals = site_totals(ctx, day_from=date(2003, 3, 1), day_to=date(2003, 3, 31))
+    totals[0].site, totals[0].from_url_s, totals[0].from_title_s, totals[0].seconds
+
+A site's time is the time of records whose URL's domain is the site or lies under it,
+plus the time of URL-less browser records whose title names the site. The sum is SQL
+(`timetrace_site_seconds_v1`, sql/migrations/0036_site_time.sql); which site a title
+names is the rules' (`AppIdentities.site_of`, as ingest categorised the record), worked
+out here once per distinct title of the period and passed in.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date
+
+from app.rules.things import domain_matches, vocabulary_for
+from app.store.tools import RecordMatch, SiteDaySeconds
+from app.timeutil import read_window
+from app.tools.periods import span
+from app.tools.registry import ToolContext
+from app.tools.results import Shape
+
+
+class SiteTime(Shape):
+    """A site inside browsers: its domain, how people say it, and (whole days) its
+    seconds from URLs and from titles naming it."""
+
+    site: str
+    label: str
+    seconds: int
+    hours: float
+    from_url_s: int | None = None
+    from_title_s: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SiteTotal:
+    """One site's seconds over a period, by where they came from."""
+
+    site: str
+    from_url_s: float
+    from_title_s: float
+
+    @property
+    def seconds(self) -> float:
+        return self.from_url_s + self.from_title_s
+
+
+def title_sites(ctx: ToolContext, *, day_from: date, day_to: date) -> dict[str, str]:
+    """The distinct titles of the period's URL-less browser records that name a site,
+    each with that site."""
+    apps = ctx.rules.apps
+    titles = ctx.store.page_titles(
+        user_id=ctx.user.user_id,
+        day_from=day_from,
+        day_to=day_to,
+        match=RecordMatch(browsers=tuple(sorted(apps.browsers)), page_terms=("",)),
+    )
+    named = {}
+    for title in titles:
+        site = apps.site_of(apps.page_title(title))
+        if site is not None:
+            named[title] = site
+    return named
+
+
+def site_days(ctx: ToolContext, *, day_from: date, day_to: date) -> list[SiteDaySeconds]:
+    """Seconds per logical day of [day_from, day_to] and site, from URLs and from titles."""
+    apps = ctx.rules.apps
+    read_from, read_to = read_window(
+        *span(day_from, day_to, user=ctx.user), idle_gap_s=ctx.settings.idle_gap_s
+    )
+    return ctx.store.site_day_seconds(
+        user_id=ctx.user.user_id,
+        day_from=day_from,
+        day_to=day_to,
+        read_from=read_from,
+        read_to=read_to,
+        browsers=sorted(apps.browsers),
+        known=sorted({site.domain for site in apps.sites}),
+        title_sites=title_sites(ctx, day_from=day_from, day_to=day_to),
+    )
+
+
+def of_thing(rows: list[SiteDaySeconds], domains: tuple[str, ...]) -> list[SiteDaySeconds]:
+    """The rows of the sites that are one of `domains` or lie under one."""
+    return [row for row in rows if domain_matches(row.site, domains)]
+
+
+def site_totals(
+    ctx: ToolContext, *, day_from: date, day_to: date, domains: tuple[str, ...] = ()
+) -> list[SiteTotal]:
+    """Every site's seconds over [day_from, day_to] (only those under `domains` when
+    given), most first."""
+    rows = site_days(ctx, day_from=day_from, day_to=day_to)
+    return totals_of(of_thing(rows, domains) if domains else rows)
+
+
+def totals_of(rows: list[SiteDaySeconds]) -> list[SiteTotal]:
+    url: dict[str, float] = defaultdict(float)
+    title: dict[str, float] = defaultdict(float)
+    for row in rows:
+        url[row.site] += row.from_url_s
+        title[row.site] += row.from_title_s
+    totals = [SiteTotal(site, url[site], title[site]) for site in url]
+    return sorted(totals, key=lambda t: (-t.seconds, t.site))
+
+
+def site_items(
+    ctx: ToolContext, day_from: date, day_to: date, *, by_site: dict[str, float] | None, top: int
+) -> list[SiteTime]:
+    """The top sites of whole days [day_from, day_to] by the one definition, or of the
+    seconds `by_site` already counted (inside windows of the days)."""
+    labels = vocabulary_for(ctx.rules.apps).site_labels
+    if by_site is None:
+        return [
+            SiteTime(
+                site=t.site,
+                label=labels.get(t.site, t.site),
+                seconds=round(t.seconds),
+                hours=round(t.seconds / 3600, 2),
+                from_url_s=round(t.from_url_s),
+                from_title_s=round(t.from_title_s),
+            )
+            for t in site_totals(ctx, day_from=day_from, day_to=day_to)[:top]
+            if t.seconds
+        ]
+    ordered = sorted(((k, v) for k, v in by_site.items() if v), key=lambda kv: (-kv[1], kv[0]))
+    return [
+        SiteTime(site=k, label=labels.get(k, k), seconds=round(v), hours=round(v / 3600, 2))
+        for k, v in ordered[:top]
+    ]

@@ -1,0 +1,52 @@
+-- 0036: one definition of time on a site. A site's time is the time of records whose
+-- URL's domain is the site or lies under it, plus the time of URL-less browser records
+-- whose title names the site. The pages counted only URLs, query_stats both: the same
+-- month gave two numbers for one site. Now every site count reads this function.
+--
+-- Which site a title names is decided by the rules (app/rules/apps.py: [[site]] tables,
+-- shipped and the user's), so the caller passes it in: the distinct titles of the
+-- period's URL-less browser records that name a site, each with its site. A URL's domain
+-- is folded into the most specific known site it lies under (m.bilibili.com is
+-- bilibili.com; p_known: the sites the rules know); a domain under none is its own site.
+--
+-- It returns, per logical day of [p_day_from, p_day_to] and site, the seconds from URLs
+-- and the seconds from titles, by the duration rule (timetrace_spans_v1 over the read
+-- window [p_from, p_to)). Idle time is never time on a site. Records are grouped by day,
+-- domain and title site before the fold, so the fold runs once per group, not per record.
+CREATE FUNCTION timetrace_site_seconds_v1(
+    p_user bigint, p_from timestamptz, p_to timestamptz, p_day_from date, p_day_to date,
+    p_browsers text[], p_known text[], p_titles text[], p_title_sites text[]
+)
+RETURNS TABLE (
+    day_local date,
+    site text,
+    from_url_s double precision,    -- records with a URL on the site
+    from_title_s double precision   -- URL-less browser records whose title names it
+)
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    WITH named AS (
+        SELECT DISTINCT ON (t.title) t.title, t.site
+        FROM unnest(p_titles, p_title_sites) AS t(title, site)
+        WHERE t.site IS NOT NULL
+        ORDER BY t.title, t.site
+    ), grouped AS (
+        SELECT s.day_local, s.domain, n.site AS title_site, sum(s.seconds) AS seconds
+        FROM timetrace_spans_v1(p_user, p_from, p_to) s
+        LEFT JOIN named n
+            ON s.domain IS NULL AND n.title = s.window_title AND s.app = ANY(p_browsers)
+        WHERE NOT s.is_idle AND s.day_local BETWEEN p_day_from AND p_day_to
+          AND (s.domain IS NOT NULL OR n.site IS NOT NULL)
+        GROUP BY 1, 2, 3
+    )
+    SELECT g.day_local, COALESCE(g.title_site, k.site, g.domain) AS site,
+           COALESCE(sum(g.seconds) FILTER (WHERE g.domain IS NOT NULL), 0),
+           COALESCE(sum(g.seconds) FILTER (WHERE g.domain IS NULL), 0)
+    FROM grouped g
+    LEFT JOIN LATERAL (
+        SELECT x AS site FROM unnest(p_known) AS x
+        WHERE g.domain = x OR right(g.domain, length(x) + 1) = '.' || x
+        ORDER BY length(x) DESC, x
+        LIMIT 1
+    ) k ON g.domain IS NOT NULL
+    GROUP BY 1, 2
+$$;

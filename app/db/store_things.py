@@ -62,7 +62,8 @@ def _title_sites(params: Params) -> Params:
         "browsers": list(params["browsers"]),
         "known": list(params["known"]),
         "titles": list(named),
-        "sites": list(named.values()),
+        "named_sites": list(named.values()),
+        "only": None if params["only"] is None else list(params["only"]),
     }
 
 

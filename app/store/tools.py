@@ -378,11 +378,13 @@ class ThingStore(Protocol):
         browsers: Sequence[str],
         known: Sequence[str],
         title_sites: dict[str, str],
+        only: Sequence[str] | None = None,
     ) -> list[SiteDaySeconds]:
         """Seconds per logical day of [day_from, day_to] and site, from URLs (a domain
         folded into the most specific of the `known` sites it lies under) and from the
         URL-less browser records whose title is a key of `title_sites` (the site it
-        names); [read_from, read_to) is the read window of those days."""
+        names); [read_from, read_to) is the read window of those days. With `only`, just
+        the records of those sites (or under them) and of the titles given are read."""
         ...
 
     def episode_thing_seconds(

@@ -13,16 +13,20 @@ out here once per distinct title of the period and passed in.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
 
+from app.rules.apps import AppIdentities
 from app.rules.things import domain_matches, vocabulary_for
 from app.store.tools import RecordMatch, SiteDaySeconds
 from app.timeutil import read_window
 from app.tools.periods import span
 from app.tools.registry import ToolContext
 from app.tools.results import Shape
+
+_PLAIN = re.compile(r"[\w ]+")
 
 
 class SiteTime(Shape):
@@ -50,26 +54,56 @@ class SiteTotal:
         return self.from_url_s + self.from_title_s
 
 
-def title_sites(ctx: ToolContext, *, day_from: date, day_to: date) -> dict[str, str]:
-    """The distinct titles of the period's URL-less browser records that name a site,
-    each with that site."""
+def page_terms(apps: AppIdentities, domains: tuple[str, ...]) -> tuple[str, ...]:
+    """What the title of a URL-less browser record naming one of `domains` contains (one
+    of their sites' names, compared case-insensitively): the candidates' filter. A title
+    rule that is plain text is one more name; any other may match any title, and then
+    every URL-less browser title is a candidate (the term "")."""
+    terms: set[str] = set()
+    for site in apps.sites:
+        if domains and domain_matches(site.domain, domains):
+            terms |= site.names
+            if site.title is not None:
+                text = _pattern_text(site.title)
+                terms.add(text.casefold() if _PLAIN.fullmatch(text) is not None else "")
+    return tuple(sorted(terms))
+
+
+def _pattern_text(pattern: object) -> str:
+    """The source text of a compiled rule pattern (Python's re calls it `pattern`, other
+    engines `source`); empty when unknown, which reads every title: always correct."""
+    text = getattr(pattern, "pattern", None) or getattr(pattern, "source", None)
+    return text if isinstance(text, str) else ""
+
+
+def title_sites(
+    ctx: ToolContext, *, day_from: date, day_to: date, domains: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The distinct titles of the period's URL-less browser records that name a site
+    (one of `domains`, or under one, when given), each with that site."""
     apps = ctx.rules.apps
+    terms = page_terms(apps, domains) if domains else ("",)
+    if not terms:
+        return {}
     titles = ctx.store.page_titles(
         user_id=ctx.user.user_id,
         day_from=day_from,
         day_to=day_to,
-        match=RecordMatch(browsers=tuple(sorted(apps.browsers)), page_terms=("",)),
+        match=RecordMatch(browsers=tuple(sorted(apps.browsers)), page_terms=terms),
     )
     named = {}
     for title in titles:
         site = apps.site_of(apps.page_title(title))
-        if site is not None:
+        if site is not None and (not domains or domain_matches(site, domains)):
             named[title] = site
     return named
 
 
-def site_days(ctx: ToolContext, *, day_from: date, day_to: date) -> list[SiteDaySeconds]:
-    """Seconds per logical day of [day_from, day_to] and site, from URLs and from titles."""
+def site_days(
+    ctx: ToolContext, *, day_from: date, day_to: date, domains: tuple[str, ...] = ()
+) -> list[SiteDaySeconds]:
+    """Seconds per logical day of [day_from, day_to] and site, from URLs and from titles;
+    with `domains`, only the records of those sites (and sites under them) are read."""
     apps = ctx.rules.apps
     read_from, read_to = read_window(
         *span(day_from, day_to, user=ctx.user), idle_gap_s=ctx.settings.idle_gap_s
@@ -82,7 +116,8 @@ def site_days(ctx: ToolContext, *, day_from: date, day_to: date) -> list[SiteDay
         read_to=read_to,
         browsers=sorted(apps.browsers),
         known=sorted({site.domain for site in apps.sites}),
-        title_sites=title_sites(ctx, day_from=day_from, day_to=day_to),
+        title_sites=title_sites(ctx, day_from=day_from, day_to=day_to, domains=domains),
+        only=domains or None,
     )
 
 
@@ -96,7 +131,7 @@ def site_totals(
 ) -> list[SiteTotal]:
     """Every site's seconds over [day_from, day_to] (only those under `domains` when
     given), most first."""
-    rows = site_days(ctx, day_from=day_from, day_to=day_to)
+    rows = site_days(ctx, day_from=day_from, day_to=day_to, domains=domains)
     return totals_of(of_thing(rows, domains) if domains else rows)
 
 

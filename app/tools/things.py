@@ -35,11 +35,10 @@ from app.store.documents import DigestMetrics
 from app.store.records import RecordLine
 from app.store.tools import KnownName, RecordMatch, SiteDaySeconds, ThingSeconds
 from app.tools.registry import ToolContext
-from app.tools.sites import of_thing, site_days, totals_of
+from app.tools.sites import of_thing, page_terms, site_days, totals_of
 
 SUGGESTIONS = 5
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_PLAIN = re.compile(r"[\w ]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,34 +154,17 @@ def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
     """The records of a thing. For a site, URL-less browser records whose title holds
     one of the site's names are candidates (`site_confirmed` decides)."""
     browsers: tuple[str, ...] = ()
-    terms: set[str] = set()
     if thing.domains:
         browsers = tuple(sorted(ctx.rules.apps.browsers))
-        for site in ctx.rules.apps.sites:
-            if domain_matches(site.domain, thing.domains):
-                terms |= site.names
-                if site.title is not None:
-                    # A title rule that is plain text is one more name; any other may match
-                    # any title: then every URL-less browser record is a candidate.
-                    text = _pattern_text(site.title)
-                    plain = _PLAIN.fullmatch(text) is not None
-                    terms.add(text.casefold() if plain else "")
     return RecordMatch(
         apps=thing.apps,
         categories=thing.categories,
         idle=thing.idle,
         domains=thing.domains,
         browsers=browsers,
-        page_terms=tuple(sorted(terms)),
+        page_terms=page_terms(ctx.rules.apps, thing.domains),
         title=thing.title,
     )
-
-
-def _pattern_text(pattern: object) -> str:
-    """The source text of a compiled rule pattern (Python's re calls it `pattern`, other
-    engines `source`); empty when unknown, which reads every title: always correct."""
-    text = getattr(pattern, "pattern", None) or getattr(pattern, "source", None)
-    return text if isinstance(text, str) else ""
 
 
 def site_confirmed(ctx: ToolContext, thing: Thing, page_title: str) -> bool:
@@ -244,7 +226,9 @@ def _record_rows(
             unbuilt_only=False,
         )
         return [], counted(ctx, thing, rows)
-    sites = of_thing(site_days(ctx, day_from=day_from, day_to=day_to), thing.domains)
+    sites = of_thing(
+        site_days(ctx, day_from=day_from, day_to=day_to, domains=thing.domains), thing.domains
+    )
     if not (thing.apps or thing.categories or thing.idle or thing.title):
         return sites, []
     rest = RecordMatch(

@@ -13,9 +13,13 @@
 -- and the seconds from titles, by the duration rule (timetrace_spans_v1 over the read
 -- window [p_from, p_to)). Idle time is never time on a site. Records are grouped by day,
 -- domain and title site before the fold, so the fold runs once per group, not per record.
+-- With p_sites (a site asked about by name), only the records of those sites are read
+-- (the titles passed are then those naming them): a month of one site costs its
+-- records, not the month's.
 CREATE FUNCTION timetrace_site_seconds_v1(
     p_user bigint, p_from timestamptz, p_to timestamptz, p_day_from date, p_day_to date,
-    p_browsers text[], p_known text[], p_titles text[], p_title_sites text[]
+    p_browsers text[], p_known text[], p_titles text[], p_title_sites text[],
+    p_sites text[] DEFAULT NULL
 )
 RETURNS TABLE (
     day_local date,
@@ -29,13 +33,42 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
         FROM unnest(p_titles, p_title_sites) AS t(title, site)
         WHERE t.site IS NOT NULL
         ORDER BY t.title, t.site
-    ), grouped AS (
-        SELECT s.day_local, s.domain, n.site AS title_site, sum(s.seconds) AS seconds
+    ), every_site AS (
+        -- Every site: the window's records with their effective spans, read once.
+        SELECT s.day_local, s.domain, n.site AS title_site, s.seconds
         FROM timetrace_spans_v1(p_user, p_from, p_to) s
         LEFT JOIN named n
             ON s.domain IS NULL AND n.title = s.window_title AND s.app = ANY(p_browsers)
-        WHERE NOT s.is_idle AND s.day_local BETWEEN p_day_from AND p_day_to
+        WHERE p_sites IS NULL AND NOT s.is_idle
+          AND s.day_local BETWEEN p_day_from AND p_day_to
           AND (s.domain IS NOT NULL OR n.site IS NOT NULL)
+    ), some_sites AS (
+        -- Some sites (p_sites, and what lies under them): only their records are read,
+        -- each with its successor from the timeline index. The same spans: a record
+        -- runs to the next live record of its device (timetrace_duration_s).
+        SELECT r.day_local, r.domain, n.site AS title_site,
+               timetrace_duration_s(r.ts_start, r.ts_end, nx.ts_start) AS seconds
+        FROM records r
+        LEFT JOIN named n
+            ON r.domain IS NULL AND n.title = r.window_title AND r.app = ANY(p_browsers)
+        LEFT JOIN LATERAL (
+            SELECT x.ts_start FROM records x
+            WHERE x.user_id = r.user_id AND x.device_id = r.device_id AND x.deleted_at IS NULL
+              AND (x.ts_start, x.client_record_id COLLATE "C")
+                  > (r.ts_start, r.client_record_id COLLATE "C")
+            ORDER BY x.ts_start, x.client_record_id COLLATE "C"
+            LIMIT 1
+        ) nx ON true
+        WHERE p_sites IS NOT NULL AND r.user_id = p_user AND r.deleted_at IS NULL
+          AND NOT r.is_idle AND r.ts_start >= p_from AND r.ts_start < p_to
+          AND r.day_local BETWEEN p_day_from AND p_day_to
+          AND (r.domain = ANY(p_sites)
+               OR EXISTS (SELECT 1 FROM unnest(p_sites) AS w
+                          WHERE right(r.domain, length(w) + 1) = '.' || w)
+               OR (r.domain IS NULL AND n.site IS NOT NULL))
+    ), grouped AS (
+        SELECT g.day_local, g.domain, g.title_site, sum(g.seconds) AS seconds
+        FROM (SELECT * FROM every_site UNION ALL SELECT * FROM some_sites) g
         GROUP BY 1, 2, 3
     )
     SELECT g.day_local, COALESCE(g.title_site, k.site, g.domain) AS site,

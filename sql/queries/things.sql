@@ -81,11 +81,13 @@ WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
 -- name: site_day_seconds --
 -- Seconds on each site per logical day, from URLs and from URL-less browser titles that
 -- name it: the one definition of time on a site (timetrace_site_seconds_v1, migration
--- 0036). `titles` and `sites` pair each such title with the site the rules read in it.
+-- 0036). `titles` and `named_sites` pair each such title with the site the rules read in
+-- it; with `only`, just those sites (and what lies under them) are read.
 SELECT day_local, site, from_url_s, from_title_s
 FROM timetrace_site_seconds_v1(%(user_id)s, %(read_from)s, %(read_to)s, %(day_from)s,
                                %(day_to)s, %(browsers)s::text[], %(known)s::text[],
-                               %(titles)s::text[], %(sites)s::text[])
+                               %(titles)s::text[], %(named_sites)s::text[],
+                               %(only)s::text[])
 ORDER BY day_local, site;
 
 -- name: episode_thing_seconds --

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Protocol
 
@@ -120,9 +121,13 @@ class WebStore(Protocol):
         ts_from: datetime,
         ts_to: datetime,
         limit: int,
+        browsers: Sequence[str] = (),
+        site_titles: Sequence[str] = (),
     ) -> list[TitleSeconds]:
-        """Active seconds per window title of the app or domain `name` over the logical
-        days [day_from, day_to], most first; [ts_from, ts_to) is their read window."""
+        """Active seconds per window title of the app or site `name` over the logical
+        days [day_from, day_to], most first; [ts_from, ts_to) is their read window. A
+        site's records are those with a URL on it (or under it) and those of `browsers`
+        without a URL whose title is one of `site_titles` (the titles naming it)."""
         ...
 
     def window_records(

@@ -1,9 +1,9 @@
 """One definition of time on a site, held over the sample month: a site's time is the
 time of records whose URL is on it (or under it) plus that of URL-less browser records
-whose title names it. query_stats (thing= and seconds_by_site), compare and the week and
-month pages' top sites all give it, each to the second, against sums computed here with
-SQL over `v_record_durations` (which site a title names is the rules', as ingest read
-it). Reports and exports carry no per-site figures."""
+whose title names it. query_stats (thing= and seconds_by_site), compare, the week and
+month pages' top sites and a site's titles page all give it, each to the second,
+against sums computed here with SQL over `v_record_durations` (which site a title names
+is the rules', as ingest read it). Reports and exports carry no per-site figures."""
 
 from __future__ import annotations
 
@@ -117,6 +117,10 @@ def test_the_month_and_week_pages_top_sites_are_the_same_numbers(
                  date_from="2003-03-01", date_to="2003-03-31")  # fmt: skip
     # The month page and `ask`'s query_stats agree to the second (each rounds its parts).
     assert abs(month_rows["bilibili.com"] - stats["from_url_s"] - stats["from_title_s"]) <= 1
+    # The site's titles, a click away, add up to the same total.
+    titles = pages.get("/app?name=bilibili.com&from=2003-03-01&to=2003-03-31").text
+    total = re.search(r'data-total-seconds="(\d+)"', titles)
+    assert total is not None and abs(int(total.group(1)) - month_rows["bilibili.com"]) <= 1
 
 
 def test_seconds_by_site_and_compare_follow_the_one_definition(month: Month) -> None:

@@ -76,7 +76,7 @@ def _pattern_text(pattern: object) -> str:
     return text if isinstance(text, str) else ""
 
 
-def title_sites(
+def named_titles(
     ctx: ToolContext, *, day_from: date, day_to: date, domains: tuple[str, ...] = ()
 ) -> dict[str, str]:
     """The distinct titles of the period's URL-less browser records that name a site
@@ -100,10 +100,16 @@ def title_sites(
 
 
 def site_days(
-    ctx: ToolContext, *, day_from: date, day_to: date, domains: tuple[str, ...] = ()
+    ctx: ToolContext,
+    *,
+    day_from: date,
+    day_to: date,
+    domains: tuple[str, ...] = (),
+    title_sites: dict[str, str] | None = None,
 ) -> list[SiteDaySeconds]:
     """Seconds per logical day of [day_from, day_to] and site, from URLs and from titles;
-    with `domains`, only the records of those sites (and sites under them) are read."""
+    with `domains`, only the records of those sites (and sites under them) are read.
+    `title_sites`: the period's titles naming those sites, when the caller has them."""
     apps = ctx.rules.apps
     read_from, read_to = read_window(
         *span(day_from, day_to, user=ctx.user), idle_gap_s=ctx.settings.idle_gap_s
@@ -116,7 +122,9 @@ def site_days(
         read_to=read_to,
         browsers=sorted(apps.browsers),
         known=sorted({site.domain for site in apps.sites}),
-        title_sites=title_sites(ctx, day_from=day_from, day_to=day_to, domains=domains),
+        title_sites=title_sites
+        if title_sites is not None
+        else named_titles(ctx, day_from=day_from, day_to=day_to, domains=domains),
         only=domains or None,
     )
 

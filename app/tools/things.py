@@ -226,29 +226,48 @@ def _record_rows(
             unbuilt_only=False,
         )
         return [], counted(ctx, thing, rows)
-    sites = of_thing(
-        site_days(ctx, day_from=day_from, day_to=day_to, domains=thing.domains), thing.domains
-    )
-    if not (thing.apps or thing.categories or thing.idle or thing.title):
-        return sites, []
-    rest = RecordMatch(
-        apps=thing.apps,
-        categories=thing.categories,
-        idle=thing.idle,
-        browsers=tuple(sorted(ctx.rules.apps.browsers)),
-        page_terms=record_match(ctx, thing).page_terms,
-        title=thing.title,
-    )
-    rows = ctx.store.thing_seconds(
-        user_id=ctx.user.user_id, day_from=day_from, day_to=day_to, match=rest, unbuilt_only=False
+    rest: list[ThingSeconds] = []
+    named: dict[str, str] | None = None
+    terms = record_match(ctx, thing).page_terms
+    if thing.apps or thing.categories or thing.idle or thing.title:
+        match = RecordMatch(
+            apps=thing.apps,
+            categories=thing.categories,
+            idle=thing.idle,
+            browsers=tuple(sorted(ctx.rules.apps.browsers)),
+            page_terms=terms,
+            title=thing.title,
+        )
+        rest = ctx.store.thing_seconds(
+            user_id=ctx.user.user_id,
+            day_from=day_from,
+            day_to=day_to,
+            match=match,
+            unbuilt_only=False,
+        )
+        if "" not in terms:  # the same read found every candidate title: no second one
+            named = _naming(ctx, thing, {r.page_title for r in rest if r.page_title})
+    days = site_days(
+        ctx, day_from=day_from, day_to=day_to, domains=thing.domains, title_sites=named
     )
     # A URL on the site, or a browser title that may name it (as `counted` drops those
     # that do not): the sites counted them already.
-    return sites, [
+    return of_thing(days, thing.domains), [
         row
-        for row in rows
+        for row in rest
         if row.page_title is None and not (row.domain and domain_matches(row.domain, thing.domains))
     ]
+
+
+def _naming(ctx: ToolContext, thing: Thing, titles: set[str]) -> dict[str, str]:
+    """Those of `titles` that name one of the thing's sites, each with that site."""
+    apps = ctx.rules.apps
+    named = {}
+    for title in titles:
+        site = apps.site_of(apps.page_title(title))
+        if site is not None and domain_matches(site, thing.domains):
+            named[title] = site
+    return named
 
 
 def thing_seconds_by_day(

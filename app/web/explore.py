@@ -18,7 +18,7 @@ from app.store.web import TitleSeconds, WebStore
 from app.timeutil import read_window, zone
 from app.tools import ToolContext
 from app.tools.periods import span
-from app.tools.sites import title_sites
+from app.tools.sites import named_titles
 
 APP_TITLES = 50
 PERIOD_EPISODES = 20_000
@@ -90,7 +90,7 @@ def app_titles(
     user = ctx.user
     read_from, read_to = read_window(*span(first, last, user=user), idle_gap_s=idle_gap_s)
     # A site: its URLs and the titles naming it, as every count of a site has it.
-    named = title_sites(ctx, day_from=first, day_to=last, domains=(name,)) if "." in name else {}
+    named = named_titles(ctx, day_from=first, day_to=last, domains=(name,)) if "." in name else {}
     rows = store.title_seconds(
         user_id=user.user_id,
         name=name,

@@ -63,8 +63,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
           AND NOT r.is_idle AND r.ts_start >= p_from AND r.ts_start < p_to
           AND r.day_local BETWEEN p_day_from AND p_day_to
           AND (r.domain = ANY(p_sites)
-               OR EXISTS (SELECT 1 FROM unnest(p_sites) AS w
-                          WHERE right(r.domain, length(w) + 1) = '.' || w)
+               OR r.domain LIKE ANY (ARRAY(  -- under one: the patterns made once
+                   SELECT '%.' || replace(replace(replace(w, '\', '\\'), '_', '\_'), '%', '\%')
+                   FROM unnest(p_sites) AS w))
                OR (r.domain IS NULL AND n.site IS NOT NULL))
     ), grouped AS (
         SELECT g.day_local, g.domain, g.title_site, sum(g.seconds) AS seconds

@@ -57,10 +57,12 @@ class SiteDaySeconds(Row):
     (timetrace_site_seconds_v1): from records with a URL on it, and from URL-less browser
     records whose title names it."""
 
-    day_local: date
-    site: str
+    day_local: date | None
+    site: str | None
     from_url_s: float
     from_title_s: float
+    # Else (every site only): a URL-less browser title not passed in, on a row of its own.
+    unnamed_title: str | None = None
 
 
 class WindowSeconds(Row):

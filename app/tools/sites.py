@@ -42,6 +42,16 @@ class SiteTime(Shape):
 
 
 @dataclass(frozen=True, slots=True)
+class SiteDay:
+    """One site's seconds on one logical day, by where they came from."""
+
+    day_local: date
+    site: str
+    from_url_s: float
+    from_title_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class SiteTotal:
     """One site's seconds over a period, by where they came from."""
 
@@ -106,7 +116,7 @@ def site_days(
     day_to: date,
     domains: tuple[str, ...] = (),
     title_sites: dict[str, str] | None = None,
-) -> list[SiteDaySeconds]:
+) -> list[SiteDay]:
     """Seconds per logical day of [day_from, day_to] and site, from URLs and from titles;
     with `domains`, only the records of those sites (and sites under them) are read.
     `title_sites`: the period's titles naming those sites, when the caller has them."""
@@ -114,22 +124,59 @@ def site_days(
     read_from, read_to = read_window(
         *span(day_from, day_to, user=ctx.user), idle_gap_s=ctx.settings.idle_gap_s
     )
-    return ctx.store.site_day_seconds(
-        user_id=ctx.user.user_id,
-        day_from=day_from,
-        day_to=day_to,
-        read_from=read_from,
-        read_to=read_to,
-        browsers=sorted(apps.browsers),
-        known=sorted({site.domain for site in apps.sites}),
-        title_sites=title_sites
-        if title_sites is not None
-        else named_titles(ctx, day_from=day_from, day_to=day_to, domains=domains),
-        only=domains or None,
-    )
+
+    def read(named: dict[str, str]) -> list[SiteDaySeconds]:
+        return ctx.store.site_day_seconds(
+            user_id=ctx.user.user_id,
+            day_from=day_from,
+            day_to=day_to,
+            read_from=read_from,
+            read_to=read_to,
+            browsers=sorted(apps.browsers),
+            known=sorted({site.domain for site in apps.sites}),
+            title_sites=named,
+            only=domains or None,
+        )
+
+    if domains:
+        if title_sites is None:
+            title_sites = named_titles(ctx, day_from=day_from, day_to=day_to, domains=domains)
+        return _days(read(title_sites))
+    # Every site: the titles this process already knows to name a site are passed in, and
+    # the read returns the others once each. Only when one of those names a site (a title
+    # never seen before) is the period read again.
+    known = _titles_of(apps)
+    while True:
+        rows = read({t: site for t, site in known.items() if site})
+        new = {r.unnamed_title for r in rows if r.unnamed_title and r.unnamed_title not in known}
+        for title in new:
+            known[title] = apps.site_of(apps.page_title(title))
+        if not any(known[t] for t in new):
+            return _days(rows)
 
 
-def of_thing(rows: list[SiteDaySeconds], domains: tuple[str, ...]) -> list[SiteDaySeconds]:
+def _days(rows: list[SiteDaySeconds]) -> list[SiteDay]:
+    return [
+        SiteDay(r.day_local, r.site, r.from_url_s, r.from_title_s)
+        for r in rows
+        if r.day_local is not None and r.site is not None
+    ]
+
+
+# Per rule set (held by identity): each title seen, and the site it names (or None).
+_TITLES: dict[int, tuple[AppIdentities, dict[str, str | None]]] = {}
+_TITLES_MAX = 100_000
+
+
+def _titles_of(apps: AppIdentities) -> dict[str, str | None]:
+    found = _TITLES.get(id(apps))
+    if found is None or found[0] is not apps or len(found[1]) > _TITLES_MAX:
+        _TITLES.clear()  # a new rule set (or too many titles): start again
+        found = _TITLES[id(apps)] = (apps, {})
+    return found[1]
+
+
+def of_thing(rows: list[SiteDay], domains: tuple[str, ...]) -> list[SiteDay]:
     """The rows of the sites that are one of `domains` or lie under one."""
     return [row for row in rows if domain_matches(row.site, domains)]
 
@@ -143,7 +190,7 @@ def site_totals(
     return totals_of(of_thing(rows, domains) if domains else rows)
 
 
-def totals_of(rows: list[SiteDaySeconds]) -> list[SiteTotal]:
+def totals_of(rows: list[SiteDay]) -> list[SiteTotal]:
     url: dict[str, float] = defaultdict(float)
     title: dict[str, float] = defaultdict(float)
     for row in rows:

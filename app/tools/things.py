@@ -33,9 +33,9 @@ from app.rules.apps import normal_app
 from app.rules.things import Thing, domain_matches, loose, vocabulary_for
 from app.store.documents import DigestMetrics
 from app.store.records import RecordLine
-from app.store.tools import KnownName, RecordMatch, SiteDaySeconds, ThingSeconds
+from app.store.tools import KnownName, RecordMatch, ThingSeconds
 from app.tools.registry import ToolContext
-from app.tools.sites import of_thing, page_terms, site_days, totals_of
+from app.tools.sites import SiteDay, of_thing, page_terms, site_days, totals_of
 
 SUGGESTIONS = 5
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -213,7 +213,7 @@ def period_match(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 
 def _record_rows(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
-) -> tuple[list[SiteDaySeconds], list[ThingSeconds]]:
+) -> tuple[list[SiteDay], list[ThingSeconds]]:
     """A site or title thing's records over [day_from, day_to]: its sites' seconds by the
     one definition of time on a site (app/tools/sites.py), and the rest of it (an app of
     the same name, title text) from the matching records, less what the sites counted."""

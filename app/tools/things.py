@@ -234,6 +234,7 @@ def _record_rows(
             apps=thing.apps,
             categories=thing.categories,
             idle=thing.idle,
+            domains=thing.domains,
             browsers=tuple(sorted(ctx.rules.apps.browsers)),
             page_terms=terms,
             title=thing.title,
@@ -247,14 +248,23 @@ def _record_rows(
         )
         if "" not in terms:  # the same read found every candidate title: no second one
             named = _naming(ctx, thing, {r.page_title for r in rest if r.page_title})
+            on_site = named or any(
+                r.domain and domain_matches(r.domain, thing.domains) for r in rest
+            )
+            if not on_site:  # not one record on the site: none of its time to count
+                return [], _not_on_site(thing, rest)
     days = site_days(
         ctx, day_from=day_from, day_to=day_to, domains=thing.domains, title_sites=named
     )
-    # A URL on the site, or a browser title that may name it (as `counted` drops those
-    # that do not): the sites counted them already.
-    return of_thing(days, thing.domains), [
+    return of_thing(days, thing.domains), _not_on_site(thing, rest)
+
+
+def _not_on_site(thing: Thing, rows: list[ThingSeconds]) -> list[ThingSeconds]:
+    """The rows of a site thing's other parts. A URL on the site, or a browser title that
+    may name it (as `counted` drops those that do not): the sites count those."""
+    return [
         row
-        for row in rest
+        for row in rows
         if row.page_title is None and not (row.domain and domain_matches(row.domain, thing.domains))
     ]
 

@@ -26,7 +26,7 @@ SIGNAL_LABELS: dict[str, tuple[str, str]] = {
     # The patterns behind rework.
     "undo_storm": ("连续撤销", "undo storm"),
     "error_retry": ("报错后反复重试", "error → retry loop"),
-    "repeated_edit": ("同一文件反复修改", "one file edited again and again"),
+    "repeated_edit": ("同一文件撤销后反复修改", "one file redone after undoing it"),
 }
 
 

@@ -11,8 +11,11 @@
    URLs): the share of its active seconds the default rules leave uncategorized, with
    no rule of the user's.
 4. Every real-format fixture the repository holds (the ActivityWatch exports under
-   tests/fixtures/activitywatch, the scripted Windows day of tests/aw_day.py, the
-   Windows day above), each through the ActivityWatch importer's own conversion
+   tests/fixtures/activitywatch: both servers' shapes, and common apps and sites as
+   each platform names them, not one person's titles: Windows executables, macOS app
+   names, Linux WM_CLASS names, browser titles without URLs, screenpipe-style app
+   names; the scripted Windows day of tests/aw_day.py, the Windows day above), each
+   through the ActivityWatch importer's own conversion
    (`tests/real_format.py`): the share of its active (not idle, not afk) seconds left
    uncategorized by the default rules, per fixture and pooled; with them the golden day
    (tests/fixtures/golden_day.json: a Mac, a desktop and a phone), through the real

@@ -8,6 +8,11 @@ The fixtures (Windows executables, browser titles with the browser's suffix and 
 URL, CJK titles, an Android phone):
 - `activitywatch/array_form`, `python_server`, `rust_server`: the export files under
   tests/fixtures/activitywatch (both servers' shapes);
+- `activitywatch/windows_apps`, `macos_apps`, `linux_wmclass`, `browser_titles`,
+  `screenpipe_names`: exports of the same shape holding common apps and sites as each
+  platform's window watcher names them (Windows executables, macOS app names, Linux
+  WM_CLASS names, browser windows with the site only in the title, the app names
+  screenpipe records), not any one person's titles;
 - `aw_day`: the scripted Windows day of tests/aw_day.py, its heartbeats merged as
   aw-server merges them (aw-core's own `heartbeat_merge`), then exported;
 - `windows_day`: app/demo/windows_day.tsv (a window watcher with no browser extension),

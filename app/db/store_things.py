@@ -10,6 +10,7 @@ from app.store.records import RecordLine
 from app.store.tools import (
     KnownName,
     RecordMatch,
+    SiteDaySeconds,
     ThingSeconds,
     ToolStore,
     WindowSeconds,
@@ -55,6 +56,17 @@ def _windows(params: Params) -> Params:
     }
 
 
+def _title_sites(params: Params) -> Params:
+    named = params["title_sites"]
+    return {
+        "browsers": list(params["browsers"]),
+        "known": list(params["known"]),
+        "titles": list(named),
+        "named_sites": list(named.values()),
+        "only": None if params["only"] is None else list(params["only"]),
+    }
+
+
 class PostgresThingStore(Queries):
     known_names = rows(
         ToolStore.known_names,
@@ -65,3 +77,4 @@ class PostgresThingStore(Queries):
     window_seconds = rows(ToolStore.window_seconds, WindowSeconds, derive=_windows)
     page_titles = column(ToolStore.page_titles, derive=_matching)
     latest_matching = rows(ToolStore.latest_matching, RecordLine, derive=_matching)
+    site_day_seconds = rows(ToolStore.site_day_seconds, SiteDaySeconds, derive=_title_sites)

@@ -9,7 +9,7 @@ too, so the detectors get better when summaries exist and work without them.
 | kind | detected from | severity |
 |---|---|---|
 | forced_rollback | git reset --hard, revert, restore, checkout -- (titles, cues) | rollbacks |
-| rework | undo storms; error→retry loops; one file edited in ≥ 3 separate visits | events |
+| rework | undo storms; error→retry loops; one file in ≥ 3 visits, one undoing (UNDOING) | events |
 | context_switch_storm | ≥ 120 app/site switches inside 60 minutes on a device | switches/hour |
 | focus_block | work/study episodes in a row, ≥ 45 active minutes | minutes |
 | distraction | entertainment breaks inside work/study episodes | minutes |
@@ -52,6 +52,15 @@ UNDO = re.compile(r"(?:undo|撤销|ctrl\s*\+\s*z|⌘\s*z)\s*[×x*]\s*(\d+)", re.
 FAILURE = LinearPattern.compile(
     r"\b\d+\s+failed\b|\bfailed\b|\berror\b|\bexception\b|traceback|编译失败|报错|错误|失败"
 )
+# What makes a file's revisits rework: something in the visits undid work or showed tests
+# failing. Returning to the same files across sittings is an ordinary day (reading docs,
+# a chat, a locked screen between), not rework.
+UNDOING = LinearPattern.compile(
+    r"\bgit\s+(?:reset|revert|restore|checkout|stash)\b|\b(?:undo|undid|reverted|reverting"
+    r"|rollback|rolled\s+back|discard(?:ed|ing)?(?:\s+(?:all\s+)?changes)?)\b"
+    r"|\brevert\b|\breset\s+--hard|\b\d+\s+failed\b|\btests?\s+failed\b|\bfailed\s+tests?\b"
+    r"|\bfailing\s+tests?\b|撤销|回滚|还原|放弃(?:更改|修改)|丢弃(?:更改|修改)|测试失败|用例失败"
+)
 # A file name: a run of name characters up to its last source extension. Entered only
 # where a run starts: `[\w.-]+\.(?:py|…)\b` alone is retried from every character of a
 # long run, each retry rescanning the run (quadratic: 65 ms for 4,096 characters).
@@ -68,6 +77,7 @@ class TextFacts(NamedTuple):
     undos: tuple[int, ...]
     failing: bool
     files: tuple[str, ...]
+    undoing: str | None  # the first undoing cue (UNDOING), if any
 
 
 @functools.lru_cache(maxsize=8_192)
@@ -82,6 +92,7 @@ def text_facts(text: str) -> TextFacts:
         undos=tuple(int(m.group(1)) for m in UNDO.finditer(seen)),
         failing=FAILURE.matches(seen),
         files=tuple(SOURCE_FILE.findall(seen)),
+        undoing=UNDOING.first(seen),
     )
 
 
@@ -175,8 +186,11 @@ def repeated_files(
     *,
     checkpoint: Callable[[], None] = _never,
 ) -> list[SignalDraft]:
-    """One file edited in several separate visits on a device: a visit ends when other
-    work (a work/study episode without the file) comes between; breaks do not count."""
+    """One file edited in several separate visits on a device, with an undoing cue (an
+    undo, revert, reset, checkout, discard or failed tests: UNDOING) for it in one of
+    those visits (a cue naming files is for those files only). A visit ends when other
+    work (a work/study episode without the file) comes between; breaks do not count.
+    Revisits alone are ordinary work."""
     by_episode = _by_episode(members)
     out: list[SignalDraft] = []
     for device, device_eps in itertools.groupby(
@@ -184,17 +198,23 @@ def repeated_files(
     ):
         ordered = [e for e in device_eps if e.category in FOCUS]
         files_of: dict[int, set[str]] = {}
+        undone: dict[int, list[TextFacts]] = {}
         for e in ordered:
             checkpoint()
-            files_of[e.episode_id] = {
-                f for m in by_episode.get(e.episode_id, []) for f in text_facts(m.text).files
-            }
+            own = by_episode.get(e.episode_id, [])
+            files_of[e.episode_id] = {f for m in own for f in text_facts(m.text).files}
+            undone[e.episode_id] = [f for t in _texts(e, own) if (f := text_facts(t)).undoing]
         for name in sorted(set().union(*files_of.values()) if files_of else set()):
             flags = [name in files_of.get(e.episode_id, set()) for e in ordered]
             visits = _runs(flags)
-            if visits >= FILE_VISITS:
-                ids = [e.episode_id for e, hit in zip(ordered, flags, strict=True) if hit]
-                hits = [e for e in ordered if e.episode_id in ids]
+            hits = [e for e, hit in zip(ordered, flags, strict=True) if hit]
+            # A cue that names files undoes those; one that names none, its sitting's.
+            cue = next(
+                (f.undoing for e in hits for f in undone[e.episode_id]
+                 if not f.files or name in f.files),
+                None,
+            )  # fmt: skip
+            if visits >= FILE_VISITS and cue is not None:
                 out.append(
                     SignalDraft(
                         kind="rework",
@@ -203,7 +223,7 @@ def repeated_files(
                         ts_end=hits[-1].ts_end,
                         severity=float(visits),
                         metrics={"pattern": "repeated_edit", "file": name, "visits": visits},
-                        evidence={"episode_ids": ids, "cues": [name]},
+                        evidence={"episode_ids": [e.episode_id for e in hits], "cues": [name, cue]},
                     )
                 )
     return out

@@ -52,6 +52,19 @@ class ThingSeconds(Row):
     last_ts: datetime
 
 
+class SiteDaySeconds(Row):
+    """Seconds on one site on one logical day by the one definition of time on a site
+    (timetrace_site_seconds_v1): from records with a URL on it, and from URL-less browser
+    records whose title names it."""
+
+    day_local: date | None
+    site: str | None
+    from_url_s: float
+    from_title_s: float
+    # Else (every site only): a URL-less browser title not passed in, on a row of its own.
+    unnamed_title: str | None = None
+
+
 class WindowSeconds(Row):
     """Seconds inside windows (or whole logical days) by the duration rule, per day and
     group; `titled`: the titles hold the text asked for."""
@@ -405,6 +418,26 @@ class ThingStore(Protocol):
     ) -> list[str]:
         """The distinct titles of the period's URL-less browser records (of
         `match.browsers`) that contain one of `match.page_terms`."""
+        ...
+
+    def site_day_seconds(
+        self,
+        *,
+        user_id: int,
+        day_from: date,
+        day_to: date,
+        read_from: datetime,
+        read_to: datetime,
+        browsers: Sequence[str],
+        known: Sequence[str],
+        title_sites: dict[str, str],
+        only: Sequence[str] | None = None,
+    ) -> list[SiteDaySeconds]:
+        """Seconds per logical day of [day_from, day_to] and site, from URLs (a domain
+        folded into the most specific of the `known` sites it lies under) and from the
+        URL-less browser records whose title is a key of `title_sites` (the site it
+        names); [read_from, read_to) is the read window of those days. With `only`, just
+        the records of those sites (or under them) and of the titles given are read."""
         ...
 
     def episode_thing_seconds(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
@@ -62,13 +63,6 @@ class EpisodeDetail(EpisodeLine):
     frame_count: int
 
 
-class SiteTime(Row):
-    """Active seconds on one web site (domain) in a period."""
-
-    domain: str
-    seconds: float
-
-
 class TitleSeconds(Row):
     """Active seconds on one window title of an app or site in a period, with the app's
     or site's whole time and how many titles it had."""
@@ -127,20 +121,6 @@ class WebStore(Protocol):
     def episode_detail(self, *, user_id: int, episode_id: int) -> EpisodeDetail | None: ...
     def episode_records(self, *, user_id: int, episode_id: int, limit: int) -> list[RecordLine]: ...
 
-    def site_seconds(
-        self,
-        *,
-        user_id: int,
-        day_from: date,
-        day_to: date,
-        ts_from: datetime,
-        ts_to: datetime,
-        limit: int,
-    ) -> list[SiteTime]:
-        """Active seconds per domain over the logical days [day_from, day_to], by the
-        duration rule; [ts_from, ts_to) is the read window of those days."""
-        ...
-
     def title_seconds(
         self,
         *,
@@ -151,9 +131,13 @@ class WebStore(Protocol):
         ts_from: datetime,
         ts_to: datetime,
         limit: int,
+        browsers: Sequence[str] = (),
+        site_titles: Sequence[str] = (),
     ) -> list[TitleSeconds]:
-        """Active seconds per window title of the app or domain `name` over the logical
-        days [day_from, day_to], most first; [ts_from, ts_to) is their read window."""
+        """Active seconds per window title of the app or site `name` over the logical
+        days [day_from, day_to], most first; [ts_from, ts_to) is their read window. A
+        site's records are those with a URL on it (or under it) and those of `browsers`
+        without a URL whose title is one of `site_titles` (the titles naming it)."""
         ...
 
     def window_records(

@@ -499,7 +499,8 @@ class SignalsResult(ToolResult, Period):
     cap_tokens=2_000,
     description="""
 Detected behaviours with their evidence episode ids: rework (undo storms, error→retry loops,
-the same file edited again and again), forced_rollback (git reset --hard / revert),
+one file edited again and again with an undo/revert/checkout/failed tests in its visits),
+forced_rollback (git reset --hard / revert),
 context_switch_storm, focus_block, distraction, late_night, idle_gap. For habit questions over
 any period; by_day=true lists the days that had them (which days had rework / late nights).
 行为信号：返工、强制回滚、频繁切换、专注块、分心、熬夜、空闲，带证据 episode id；by_day 按天列出。

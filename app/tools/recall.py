@@ -390,9 +390,7 @@ def _compared_seconds(
             stitched = stitched_metrics(
                 ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
             )
-        total, _, _, _ = thing_total(
-            ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
-        )
+        total = thing_total(ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched)[0]
         out.append(total)
     return out
 

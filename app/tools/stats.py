@@ -18,7 +18,7 @@ from pydantic import Field
 
 from app.errors import InvalidInputError, UnknownThingError
 from app.pyramid.metrics import merge_day_metrics
-from app.rules.things import CategoryName, Thing, vocabulary_for
+from app.rules.things import CategoryName, Thing
 from app.settings import Settings
 from app.store.accounts import UserContext
 from app.store.documents import DigestMetrics
@@ -29,7 +29,10 @@ from app.tools.coverage import Uncovered, coverage_items
 from app.tools.periods import WindowArgs, resolve, resolve_window, span, window_text, windowed
 from app.tools.registry import ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ThingInfo, ToolResult, opt, thing_info
+from app.tools.sites import SiteTime as SiteTime  # re-exported: the agent reads it here
+from app.tools.sites import site_items
 from app.tools.things import (
+    RecordSeconds,
     from_records,
     metrics_seconds,
     require_thing,
@@ -222,15 +225,6 @@ class KindCount(Shape):
     count: int
 
 
-class SiteTime(Shape):
-    """A site inside browsers: its domain and how people say it."""
-
-    site: str
-    label: str
-    seconds: int
-    hours: float
-
-
 class PartTime(Shape):
     """One part of a thing: a site, an app of the same name, a category."""
 
@@ -249,6 +243,10 @@ class StatsResult(ToolResult, Period):
     metric: Metric | Literal["seconds"] = Field(description="seconds: the answer for thing=")
     thing: ThingInfo | None = opt("what thing= (or app=) resolved to")
     seconds: int | None = opt("thing=: its seconds")
+    from_url_s: int | None = opt("thing= a site: its seconds from pages with a URL on it")
+    from_title_s: int | None = opt(
+        "thing= a site: its seconds from browser windows without a URL whose title names it"
+    )
     hours: float | None = opt()
     value: int | None = opt("episode_count, or active_seconds in seconds")
     items: list[StatItem] | None = opt()
@@ -483,20 +481,21 @@ def thing_total(
     day_from: date,
     day_to: date,
     stitched: tuple[DigestMetrics, Source, datetime | None] | None = None,
-) -> tuple[float, dict[str, float], Source, datetime | None]:
-    """Seconds of a thing over [day_from, day_to], by part; the source and watermark.
-    Sites and titles are counted from records, the rest from the stitched metrics
-    (pass them in to count several things over one period)."""
+) -> tuple[float, dict[str, float], Source, datetime | None, RecordSeconds | None]:
+    """Seconds of a thing over [day_from, day_to], by part; the source and watermark;
+    for sites and titles (counted from records) where their seconds came from. The rest
+    comes from the stitched metrics (pass them in to count several things over one
+    period)."""
     if from_records(thing):
-        total, parts = site_seconds(ctx, thing, day_from=day_from, day_to=day_to)
-        return total, parts, "live", None
+        found = site_seconds(ctx, thing, day_from=day_from, day_to=day_to)
+        return sum(found.parts.values()), found.parts, "live", None, found
     if stitched is None:
         stitched = stitched_metrics(
             ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
         )
     metrics, source, through = stitched
     total, parts = metrics_seconds(thing, metrics)
-    return total, parts, source, through
+    return total, parts, source, through, None
 
 
 def _share(out: StatsResult, *, seconds: float, active: float) -> None:
@@ -525,6 +524,7 @@ def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
     thing = _thing_of(ctx, args)
     day_from, day_to, windows = resolve_window(args, user=ctx.user, now=ctx.now)
     through: datetime | None = None
+    split: RecordSeconds | None = None
     if windowed(args):
         rows = window_rows(
             ctx, windows=windows, day_from=day_from, day_to=day_to, title=thing.title
@@ -535,7 +535,7 @@ def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         stitched = stitched_metrics(
             ctx.store, user=ctx.user, day_from=day_from, day_to=day_to, settings=ctx.settings
         )
-        total, parts, source, through = thing_total(
+        total, parts, source, through, split = thing_total(
             ctx, thing, day_from=day_from, day_to=day_to, stitched=stitched
         )
         active = stitched[0].get("active_seconds", 0.0)
@@ -555,6 +555,8 @@ def _thing_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         computed_through_ts=through,
         window=window_text(args),
     )
+    if split is not None and thing.domains:
+        out.from_url_s, out.from_title_s = round(split.from_url_s), round(split.from_title_s)
     _share(out, seconds=total, active=active)
     return out
 
@@ -578,11 +580,9 @@ def _record_stats(ctx: ToolContext, args: QueryStatsArgs) -> StatsResult:
         metric=args.metric, from_=day_from, to=day_to, source="live", window=window_text(args)
     )
     if args.metric == "seconds_by_site":
-        labels = vocabulary_for(ctx.rules.apps).site_labels
-        out.items = [
-            SiteTime(site=k, label=labels.get(k, k), seconds=s, hours=h)
-            for k, s, h in _items(totals.by_site, args.how_many())
-        ]
+        # Whole days: by the one definition, with its parts; inside windows: cut records.
+        by_site = totals.by_site if windows else None
+        out.items = list(site_items(ctx, day_from, day_to, by_site=by_site, top=args.how_many()))
         out.active_seconds = round(totals.active)
     else:
         _seconds(

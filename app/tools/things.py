@@ -14,8 +14,8 @@ with zero seconds.
 
 Seconds follow the duration rule. Apps, categories and idle time come from episodes
 and digests (as query_stats counts them); sites and titles from the records
-themselves: a browser record counts for a site by its URL's domain or, without a URL,
-by the site its title names (the same rule ingest categorised it with).
+themselves: a site's time is its URLs' plus that of URL-less browser records whose title
+names it (one definition for every count: app/tools/sites.py).
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ from app.store.documents import DigestMetrics
 from app.store.records import RecordLine
 from app.store.tools import KnownName, RecordMatch, ThingSeconds
 from app.tools.registry import ToolContext
+from app.tools.sites import SiteDay, of_thing, page_terms, site_days, totals_of
 from app.tools.user_categories import category_seconds, category_seconds_by_day, category_thing
 
 SUGGESTIONS = 5
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_PLAIN = re.compile(r"[\w ]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,34 +158,17 @@ def record_match(ctx: ToolContext, thing: Thing) -> RecordMatch:
     """The records of a thing. For a site, URL-less browser records whose title holds
     one of the site's names are candidates (`site_confirmed` decides)."""
     browsers: tuple[str, ...] = ()
-    terms: set[str] = set()
     if thing.domains:
         browsers = tuple(sorted(ctx.rules.apps.browsers))
-        for site in ctx.rules.apps.sites:
-            if domain_matches(site.domain, thing.domains):
-                terms |= site.names
-                if site.title is not None:
-                    # A title rule that is plain text is one more name; any other may match
-                    # any title: then every URL-less browser record is a candidate.
-                    text = _pattern_text(site.title)
-                    plain = _PLAIN.fullmatch(text) is not None
-                    terms.add(text.casefold() if plain else "")
     return RecordMatch(
         apps=thing.apps,
         categories=thing.categories,
         idle=thing.idle,
         domains=thing.domains,
         browsers=browsers,
-        page_terms=tuple(sorted(terms)),
+        page_terms=page_terms(ctx.rules.apps, thing.domains),
         title=thing.title,
     )
-
-
-def _pattern_text(pattern: object) -> str:
-    """The source text of a compiled rule pattern (Python's re calls it `pattern`, other
-    engines `source`); empty when unknown, which reads every title: always correct."""
-    text = getattr(pattern, "pattern", None) or getattr(pattern, "source", None)
-    return text if isinstance(text, str) else ""
 
 
 def site_confirmed(ctx: ToolContext, thing: Thing, page_title: str) -> bool:
@@ -232,6 +215,75 @@ def period_match(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
     return match.model_copy(update={"page_terms": (), "page_titles": confirmed})
 
 
+def _record_rows(
+    ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
+) -> tuple[list[SiteDay], list[ThingSeconds]]:
+    """A site or title thing's records over [day_from, day_to]: its sites' seconds by the
+    one definition of time on a site (app/tools/sites.py), and the rest of it (an app of
+    the same name, title text) from the matching records, less what the sites counted."""
+    if not thing.domains:
+        rows = ctx.store.thing_seconds(
+            user_id=ctx.user.user_id,
+            day_from=day_from,
+            day_to=day_to,
+            match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
+            unbuilt_only=False,
+        )
+        return [], counted(ctx, thing, rows)
+    rest: list[ThingSeconds] = []
+    named: dict[str, str] | None = None
+    terms = record_match(ctx, thing).page_terms
+    if thing.apps or thing.categories or thing.idle or thing.title:
+        match = RecordMatch(
+            apps=thing.apps,
+            categories=thing.categories,
+            idle=thing.idle,
+            domains=thing.domains,
+            browsers=tuple(sorted(ctx.rules.apps.browsers)),
+            page_terms=terms,
+            title=thing.title,
+        )
+        rest = ctx.store.thing_seconds(
+            user_id=ctx.user.user_id,
+            day_from=day_from,
+            day_to=day_to,
+            match=match,
+            unbuilt_only=False,
+        )
+        if "" not in terms:  # the same read found every candidate title: no second one
+            named = _naming(ctx, thing, {r.page_title for r in rest if r.page_title})
+            on_site = named or any(
+                r.domain and domain_matches(r.domain, thing.domains) for r in rest
+            )
+            if not on_site:  # not one record on the site: none of its time to count
+                return [], _not_on_site(thing, rest)
+    days = site_days(
+        ctx, day_from=day_from, day_to=day_to, domains=thing.domains, title_sites=named
+    )
+    return of_thing(days, thing.domains), _not_on_site(thing, rest)
+
+
+def _not_on_site(thing: Thing, rows: list[ThingSeconds]) -> list[ThingSeconds]:
+    """The rows of a site thing's other parts. A URL on the site, or a browser title that
+    may name it (as `counted` drops those that do not): the sites count those."""
+    return [
+        row
+        for row in rows
+        if row.page_title is None and not (row.domain and domain_matches(row.domain, thing.domains))
+    ]
+
+
+def _naming(ctx: ToolContext, thing: Thing, titles: set[str]) -> dict[str, str]:
+    """Those of `titles` that name one of the thing's sites, each with that site."""
+    apps = ctx.rules.apps
+    named = {}
+    for title in titles:
+        site = apps.site_of(apps.page_title(title))
+        if site is not None and domain_matches(site, thing.domains):
+            named[title] = site
+    return named
+
+
 def thing_seconds_by_day(
     ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
 ) -> dict[date, float]:
@@ -241,13 +293,9 @@ def thing_seconds_by_day(
     user_id = ctx.user.user_id
     by_day: dict[date, float] = defaultdict(float)
     if from_records(thing):
-        rows = ctx.store.thing_seconds(
-            user_id=user_id,
-            day_from=day_from,
-            day_to=day_to,
-            match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
-            unbuilt_only=False,
-        )
+        sites, rows = _record_rows(ctx, thing, day_from=day_from, day_to=day_to)
+        for site in sites:
+            by_day[site.day_local] += site.from_url_s + site.from_title_s
     else:
         for day in ctx.store.episode_thing_seconds(
             user_id=user_id,
@@ -259,36 +307,49 @@ def thing_seconds_by_day(
         ):
             by_day[day.day_local] += day.seconds
         # Records not in an episode yet (the open tail), as query_stats counts them.
-        rows = ctx.store.thing_seconds(
-            user_id=user_id,
-            day_from=day_from,
-            day_to=day_to,
-            match=record_match(ctx, thing),
-            unbuilt_only=True,
+        rows = counted(
+            ctx,
+            thing,
+            ctx.store.thing_seconds(
+                user_id=user_id,
+                day_from=day_from,
+                day_to=day_to,
+                match=record_match(ctx, thing),
+                unbuilt_only=True,
+            ),
         )
-    for row in counted(ctx, thing, rows):
+    for row in rows:
         by_day[row.day_local] += row.seconds
     return {day: seconds for day, seconds in sorted(by_day.items()) if seconds > 0}
 
 
-def site_seconds(
-    ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date
-) -> tuple[float, dict[str, float]]:
-    """Seconds of a site or title thing over [day_from, day_to] from records, and by part
-    (each site, and each app of the same name); of a user category, by category."""
+@dataclass(frozen=True, slots=True)
+class RecordSeconds:
+    """A site or title thing's seconds by part (each site, each app of the same name),
+    and how much of its sites' time came from URLs and from titles naming them."""
+
+    parts: dict[str, float]
+    from_url_s: float = 0.0
+    from_title_s: float = 0.0
+
+
+def site_seconds(ctx: ToolContext, thing: Thing, *, day_from: date, day_to: date) -> RecordSeconds:
+    """Seconds of a site or title thing over [day_from, day_to] from records, by part;
+    of a user category, by category below it."""
     if thing.user_categories:
-        return category_seconds(ctx, thing, day_from=day_from, day_to=day_to)
-    rows = ctx.store.thing_seconds(
-        user_id=ctx.user.user_id,
-        day_from=day_from,
-        day_to=day_to,
-        match=period_match(ctx, thing, day_from=day_from, day_to=day_to),
-        unbuilt_only=False,
-    )
+        return RecordSeconds(category_seconds(ctx, thing, day_from=day_from, day_to=day_to)[1])
+    sites, rows = _record_rows(ctx, thing, day_from=day_from, day_to=day_to)
     parts: dict[str, float] = defaultdict(float)
-    for row in counted(ctx, thing, rows):
+    totals = totals_of(sites)
+    for total in totals:
+        parts[total.site] += total.seconds
+    for row in rows:
         parts[part_of(thing, row)] += row.seconds
-    return sum(parts.values()), dict(parts)
+    return RecordSeconds(
+        dict(parts),
+        from_url_s=sum(t.from_url_s for t in totals),
+        from_title_s=sum(t.from_title_s for t in totals),
+    )
 
 
 def metrics_seconds(thing: Thing, metrics: DigestMetrics) -> tuple[float, dict[str, float]]:

@@ -67,14 +67,13 @@ class WindowTotals:
 
 
 def site_key(ctx: ToolContext, row: WindowSeconds) -> str | None:
-    """The site a row's time was on: its URL's domain (the known site it lies under),
-    else the site its URL-less browser title names; None when neither."""
+    """The site a row's time was on: its URL's domain (the most specific known site it
+    lies under, as timetrace_site_seconds_v1 folds it), else the site its URL-less
+    browser title names; None when neither."""
     apps = ctx.rules.apps
     if row.domain:
-        for site in apps.sites:
-            if domain_matches(row.domain, (site.domain,)):
-                return site.domain
-        return row.domain
+        known = [s.domain for s in apps.sites if domain_matches(row.domain, (s.domain,))]
+        return min(known, key=lambda d: (-len(d), d)) if known else row.domain
     if row.page_title is not None:
         return apps.site_of(apps.page_title(row.page_title))
     return None

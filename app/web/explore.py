@@ -18,6 +18,7 @@ from app.store.web import TitleSeconds, WebStore
 from app.timeutil import read_window, zone
 from app.tools import ToolContext
 from app.tools.periods import span
+from app.tools.sites import named_titles
 
 APP_TITLES = 50
 PERIOD_EPISODES = 20_000
@@ -88,6 +89,8 @@ def app_titles(
     """An app's (or a site's) window titles with their active time over [first, last]."""
     user = ctx.user
     read_from, read_to = read_window(*span(first, last, user=user), idle_gap_s=idle_gap_s)
+    # A site: its URLs and the titles naming it, as every count of a site has it.
+    named = named_titles(ctx, day_from=first, day_to=last, domains=(name,)) if "." in name else {}
     rows = store.title_seconds(
         user_id=user.user_id,
         name=name,
@@ -96,6 +99,8 @@ def app_titles(
         ts_from=read_from,
         ts_to=read_to,
         limit=APP_TITLES,
+        browsers=sorted(ctx.rules.apps.browsers),
+        site_titles=sorted(named),
     )
     return AppTitles(
         name=name,

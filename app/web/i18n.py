@@ -70,6 +70,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "total": "Total",
         "top_apps": "Top apps",
         "top_sites": "Top sites",
+        "site_from_url": "from URLs",
+        "site_from_title": "from window titles naming the site",
         "none": "Nothing yet.",
         "narrative": "Narrative",
         "narrative_pending": "The narrative is pending: it is written by the model once the "
@@ -313,6 +315,8 @@ MESSAGES: dict[Lang, dict[str, str]] = {
         "total": "合计",
         "top_apps": "常用应用",
         "top_sites": "常去网站",
+        "site_from_url": "来自网址",
+        "site_from_title": "来自写着该网站的窗口标题",
         "none": "暂无。",
         "narrative": "叙述",
         "narrative_pending": "叙述尚未生成：时段结束且摘要完成后由模型撰写。",

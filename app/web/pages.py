@@ -17,10 +17,11 @@ from app.boundary import day_of
 from app.errors import InvalidInputError
 from app.store.episodes import EpisodeLine
 from app.store.web import WebSessionRow
-from app.timeutil import month_key, read_window, week_key
+from app.timeutil import month_key, week_key
 from app.tools import ToolContext, dispatch
-from app.tools.periods import span, today_of
+from app.tools.periods import today_of
 from app.tools.results import ToolError
+from app.tools.sites import site_totals
 from app.web.auth import Form, PageError, SessionDep, check_form, services_of
 from app.web.charts import hour_bars, stacked_bars
 from app.web.day import day_view
@@ -202,17 +203,8 @@ def _period_page(
     report = _report(ctx, grain, key, request)
     first, last = report.first, report.last
     services = services_of(request)
-    read_from, read_to = read_window(
-        *span(first, last, user=session.user), idle_gap_s=services.settings.idle_gap_s
-    )
-    sites = services.store.site_seconds(
-        user_id=session.user_id,
-        day_from=first,
-        day_to=last,
-        ts_from=read_from,
-        ts_to=read_to,
-        limit=TOP_SITES,
-    )
+    # One definition of time on a site, as query_stats counts it (app/tools/sites.py).
+    sites = site_totals(ctx, day_from=first, day_to=last)[:TOP_SITES]
     if grain == "range":
         length = timedelta(days=(last - first).days + 1)
         prev_key = range_key(first - length, first - timedelta(days=1))

@@ -78,6 +78,18 @@ WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
   AND r.domain IS NULL AND r.app = ANY(%(browsers)s::text[])
   AND r.window_title ILIKE ANY(%(page_patterns)s::text[]);
 
+-- name: site_day_seconds --
+-- Seconds on each site per logical day, from URLs and from URL-less browser titles that
+-- name it: the one definition of time on a site (timetrace_site_seconds_v1, migration
+-- 0036). `titles` and `named_sites` pair each such title with the site the rules read in
+-- it; with `only`, just those sites (and what lies under them) are read.
+SELECT day_local, site, from_url_s, from_title_s, unnamed_title
+FROM timetrace_site_seconds_v1(%(user_id)s, %(read_from)s, %(read_to)s, %(day_from)s,
+                               %(day_to)s, %(browsers)s::text[], %(known)s::text[],
+                               %(titles)s::text[], %(named_sites)s::text[],
+                               %(only)s::text[])
+ORDER BY day_local, site, unnamed_title;
+
 -- name: episode_thing_seconds --
 -- Per day, the closed episodes' seconds in some apps and categories, and their idle time.
 SELECT e.day_local,

@@ -72,14 +72,6 @@ LEFT JOIN record_analyses a ON a.user_id = r.user_id AND a.record_id = r.record_
 WHERE e.user_id = %(user_id)s AND e.episode_id = %(episode_id)s
 ORDER BY r.ts_start, r.client_record_id COLLATE "C";
 
--- name: site_seconds --
--- Active seconds per web site (domain) over logical days, by the duration rule
--- (timetrace_spans_v1 over the read window [ts_from, ts_to)).
-SELECT s.domain, sum(s.seconds) AS seconds
-FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
-WHERE domain IS NOT NULL AND NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
-GROUP BY domain ORDER BY seconds DESC, domain LIMIT %(limit)s;
-
 -- name: records_in_range --
 -- What deleting [ts_from, ts_to) would erase, per device and logical day.
 SELECT device_id, day_local, count(*)::int AS records, min(ts_start) AS first_ts,
@@ -92,14 +84,19 @@ WHERE user_id = %(user_id)s AND deleted_at IS NULL
 GROUP BY device_id, day_local ORDER BY day_local, device_id;
 
 -- name: title_seconds --
--- Active seconds per window title of one app or site (domain) over logical days, by the
--- duration rule (timetrace_spans_v1: a record's successor is any record of its device,
--- so the app is chosen after the spans); `total` is the app's or site's whole time.
+-- Active seconds per window title of one app or site over logical days, by the duration
+-- rule (timetrace_spans_v1: a record's successor is any record of its device, so the app
+-- is chosen after the spans); `total` is the app's or site's whole time. A site's records
+-- are those with a URL on it or under it, and the URL-less browser records whose title
+-- names it (`site_titles`, as timetrace_site_seconds_v1 counts a site).
 WITH t AS (
     SELECT s.window_title AS title, sum(s.seconds) AS seconds
     FROM timetrace_spans_v1(%(user_id)s, %(ts_from)s, %(ts_to)s) s
     WHERE NOT is_idle AND day_local BETWEEN %(day_from)s AND %(day_to)s
-      AND (app = %(name)s OR domain = %(name)s)
+      AND (app = %(name)s OR domain = %(name)s
+           OR right(domain, length(%(name)s) + 1) = '.' || %(name)s
+           OR (domain IS NULL AND app = ANY(%(browsers)s::text[])
+               AND window_title = ANY(%(site_titles)s::text[])))
     GROUP BY window_title
 )
 SELECT title, seconds, sum(seconds) OVER () AS total, count(*) OVER ()::int AS titles

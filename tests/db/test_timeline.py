@@ -117,12 +117,23 @@ def test_site_and_uncategorized_time_count_effective_spans(services: Services, a
     tool = {**page, "client_record_id": "tool", "app": "mytool", "window_title": "mytool"}
     tool.update(ts_start="2003-03-12T10:05:00+08:00", ts_end="2003-03-12T10:15:00+08:00", url=None)
     api.ingest("laptop", [page, tool])
-    window = {"user_id": api.user.user_id, "day_from": DAY, "day_to": DAY, "limit": 10}
-    sites = services.store.site_seconds(**window, ts_from=BASE, ts_to=BASE + timedelta(hours=1))
-    assert [(s.domain, s.seconds) for s in sites] == [("example.org", 300.0)]
+    window = {
+        "user_id": api.user.user_id,
+        "day_from": DAY,
+        "day_to": DAY,
+        "browsers": ["Firefox"],
+        "known": [],
+        "title_sites": {},
+    }
+    sites = services.store.site_day_seconds(
+        **window, read_from=BASE, read_to=BASE + timedelta(hours=1)
+    )
+    assert [(s.site, s.from_url_s, s.from_title_s) for s in sites] == [("example.org", 300.0, 0.0)]
     # The page is the last record read: its successor lies past the window and still cuts it.
-    sites = services.store.site_seconds(**window, ts_from=BASE, ts_to=BASE + timedelta(minutes=1))
-    assert [(s.domain, s.seconds) for s in sites] == [("example.org", 300.0)]
+    sites = services.store.site_day_seconds(
+        **window, read_from=BASE, read_to=BASE + timedelta(minutes=1)
+    )
+    assert [(s.site, s.from_url_s, s.from_title_s) for s in sites] == [("example.org", 300.0, 0.0)]
     items = day_stats(services, api.user, metric="uncategorized")["items"]
     assert [(i["app"], i.get("site"), i["seconds"]) for i in items] == [
         ("mytool", None, 600),

@@ -31,6 +31,15 @@ from tests.real_format import (
 
 LIMIT = 0.25
 NAMES = ["activitywatch/array_form", "activitywatch/python_server", "activitywatch/rust_server"]
+# Common apps and sites, not one person's: Windows executables, macOS app names, Linux
+# WM_CLASS names, browser titles without URLs, screenpipe-style app names.
+NAMES += [
+    "activitywatch/browser_titles",
+    "activitywatch/linux_wmclass",
+    "activitywatch/macos_apps",
+    "activitywatch/screenpipe_names",
+    "activitywatch/windows_apps",
+]
 NAMES += ["aw_day", "windows_day"]
 
 

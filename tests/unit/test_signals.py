@@ -76,7 +76,7 @@ def _day(titles: list[tuple[str, str]]) -> tuple[list[EpisodeFacts], list[Member
     return eps, members
 
 
-def test_one_file_in_three_separate_visits_is_rework_but_breaks_do_not_separate() -> None:
+def test_one_file_in_three_separate_visits_with_an_undo_is_rework_breaks_do_not_separate() -> None:
     # pay.py, a Slack break, pay.py again: one visit; other work, pay.py: the second.
     two = _day(
         [
@@ -84,7 +84,7 @@ def test_one_file_in_three_separate_visits_is_rework_but_breaks_do_not_separate(
             ("social", "Slack"),
             ("work", "pay.py — app"),
             ("work", "other.py — app"),
-            ("work", "pay.py — app"),
+            ("work", "git checkout -- pay.py — Terminal"),
         ]
     )
     assert repeated_files(*two) == []
@@ -94,12 +94,38 @@ def test_one_file_in_three_separate_visits_is_rework_but_breaks_do_not_separate(
             ("work", "other.py — app"),
             ("work", "pay.py — app"),
             ("work", "notes.md — app"),
-            ("work", "pay.py — app"),
+            ("work", "git checkout -- pay.py — Terminal"),
         ]
     )
     (signal,) = repeated_files(*three)
     assert signal.metrics == {"pattern": "repeated_edit", "file": "pay.py", "visits": 3}
-    assert signal.evidence["episode_ids"] == [1, 3, 5]
+    assert signal.evidence == {"episode_ids": [1, 3, 5], "cues": ["pay.py", "git checkout"]}
+
+
+def test_revisiting_files_across_sittings_without_an_undo_is_not_rework() -> None:
+    # An ordinary day: the same files again and again, docs and chat and a locked screen
+    # between, a passing test run; nothing undone.
+    ordinary = _day(
+        [
+            ("work", "pay.py — app"),
+            ("study", "Python docs — Firefox"),
+            ("work", "pay.py — app"),
+            ("social", "Slack"),
+            ("work", "models.py — app"),
+            ("system", "LockApp"),
+            ("work", "pay.py — app"),
+            ("work", "pytest: 42 passed — Terminal"),
+            ("work", "models.py — app"),
+            ("work", "pay.py — app"),
+        ]
+    )
+    assert repeated_files(*ordinary) == []
+    # The same day with tests failing in one of pay.py's visits: rework.
+    titles = [("work", "pay.py — app"), ("study", "Python docs — Firefox"),
+              ("work", "pay.py — 3 failed — pytest"), ("work", "models.py — app"),
+              ("work", "pay.py — app")]  # fmt: skip
+    (signal,) = repeated_files(*_day(titles))
+    assert signal.evidence["cues"] == ["pay.py", "3 failed"]
 
 
 def test_detection_is_deterministic_and_ordered() -> None:

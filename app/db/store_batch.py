@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from psycopg.types.json import Jsonb
 
 from app.db.base import retrying
-from app.db.named import Params, method
+from app.db.named import Params, method, rows
 from app.db.queries import QUERIES
 from app.db.store_digests import upsert_digest_params
 from app.db.store_episodes import (
@@ -22,6 +22,7 @@ from app.db.store_jobs import PostgresJobStore
 from app.store.batch import (
     BatchRead,
     BatchStore,
+    DayMetrics,
     DayRollup,
     SavedEpisode,
     StreamRecord,
@@ -76,6 +77,16 @@ class PostgresBatchStore(PostgresJobStore):
         return retrying(save)
 
     save_episode_chunk = method(BatchStore.save_episode_chunk, _save_episode_chunk)
+
+    # The span of the days bounds the records their seconds by user category read.
+    batch_day_metrics = rows(
+        BatchStore.batch_day_metrics,
+        DayMetrics,
+        derive=lambda params: {
+            "day_from": min(params["days"], default=None),
+            "day_to": max(params["days"], default=None),
+        },
+    )
 
     def _save_day_rollups(self, params: Params) -> None:
         user_id: int = params["user_id"]

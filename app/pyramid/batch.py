@@ -202,6 +202,8 @@ def day_rollup(
         **signal_metrics(signals),
         device_overlap_seconds=overlap,
     )
+    if numbers.seconds_by_user_category:  # as `period_metrics`: a user with categories
+        metrics["seconds_by_user_category"] = numbers.seconds_by_user_category
     over = now >= end + timedelta(seconds=idle_gap_s)
     digest = DigestDraft.model_construct(
         grain="day",

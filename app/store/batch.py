@@ -67,6 +67,7 @@ class DayMetrics(Row):
     last_activity: datetime | None
     computed_through_ts: datetime | None
     episode_ids: list[int]
+    seconds_by_user_category: dict[str, float]  # empty: none (the key is left out)
     sources_through: datetime | None
 
 

@@ -84,7 +84,8 @@ LEFT JOIN episodes e ON i.episode_key IS NULL AND e.user_id = %(user_id)s
 
 -- name: batch_day_metrics --
 -- `period_metrics` for each of some days at once (the same expressions, grouped by
--- day), with what `day_sources_through` reads for each.
+-- day), with what `day_sources_through` reads for each. `day_from` and `day_to` are
+-- the first and last of `days` (app/db/store_batch.py derives them).
 WITH e AS (
     SELECT * FROM episodes
     WHERE user_id = %(user_id)s AND day_local = ANY(%(days)s) AND closed AND NOT stale
@@ -118,6 +119,23 @@ WITH e AS (
            max(ts_end) AS computed_through_ts,
            array_agg(episode_id ORDER BY ts_start, episode_id) AS episode_ids
     FROM e GROUP BY day_local
+), user_cats AS (
+    -- `period_metrics`' seconds per user category, from the records of the days by the
+    -- duration rule (`day_from`, `day_to`: the first and last of the days). Only a user
+    -- with a rule naming a category of theirs has any: for the others the EXISTS is a
+    -- one-time filter, and the records are never read.
+    SELECT day_local, jsonb_object_agg(k, s ORDER BY k) AS m FROM (
+        SELECT x.day_local, u.category_id::text AS k, sum(x.seconds) AS s
+        FROM timetrace_spans_v1(
+                 %(user_id)s, (%(day_from)s::date - 1)::timestamp AT TIME ZONE 'UTC',
+                 (%(day_to)s::date + 3)::timestamp AT TIME ZONE 'UTC') x
+        JOIN user_rules u
+          ON u.user_id = %(user_id)s AND x.category_source = 'user:' || u.rule_id
+        WHERE x.day_local = ANY(%(days)s) AND NOT x.is_idle AND u.category_id IS NOT NULL
+          AND EXISTS (SELECT 1 FROM user_rules
+                      WHERE user_id = %(user_id)s AND category_id IS NOT NULL)
+        GROUP BY x.day_local, u.category_id) uc
+    GROUP BY day_local
 ), through AS (
     SELECT day_local, max(updated_at) AS sources_through FROM episodes
     WHERE user_id = %(user_id)s AND day_local = ANY(%(days)s) AND closed
@@ -132,12 +150,13 @@ SELECT d.day_local,
        COALESCE(t.interruption_seconds, 0) AS interruption_seconds,
        COALESCE(ti.m, '[]') AS top_titles, t.first_activity, t.last_activity,
        t.computed_through_ts, COALESCE(t.episode_ids, '{}') AS episode_ids,
-       th.sources_through
+       COALESCE(uc.m, '{}') AS seconds_by_user_category, th.sources_through
 FROM unnest(%(days)s::date[]) AS d(day_local)
 LEFT JOIN totals t USING (day_local)
 LEFT JOIN cats c USING (day_local)
 LEFT JOIN apps a USING (day_local)
 LEFT JOIN titles ti USING (day_local)
+LEFT JOIN user_cats uc USING (day_local)
 LEFT JOIN through th USING (day_local)
 ORDER BY d.day_local;
 

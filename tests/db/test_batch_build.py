@@ -1,6 +1,7 @@
 """The batch build (backfill, imports) leaves the pyramid the per-day live build leaves:
 the same episodes with the same members, digests and signals (floats to 1e-6), over
-two weeks that cross a week and a month boundary on three devices."""
+two weeks that cross a week and a month boundary on three devices; with the user's own
+categories, the same seconds by user category in the digests."""
 
 from __future__ import annotations
 
@@ -58,6 +59,37 @@ def add_a_tablet(services: Services) -> None:
     ingest_batch(store, user=user, batch=batch, rules=services.rules)
 
 
+def add_categories(services: Services) -> dict[str, int]:
+    """A tree of the user's (Journal > Drafts under work, Games under entertainment) and
+    rules naming them, before the tablet's records come (ingest categorises them by the
+    rules; no day is marked, so the batch takes every day): "note 1" is Drafts, "note 2"
+    Games, "note 3" only the kind entertainment (no user category), the rest of Notes
+    Journal. Returns the categories' ids by name."""
+    from app.pyramid.user_categories import add_category
+    from app.store.user_rules import RuleDraft
+
+    store = services.store
+    journal = add_category(store, user_id=1, parent="work", name="Journal")
+    drafts = add_category(store, user_id=1, parent="Journal", name="Drafts")
+    games = add_category(store, user_id=1, parent="entertainment", name="Games")
+    rules = [
+        ("title", "note 1", "work", drafts.category_id),
+        ("title", "note 2", "entertainment", games.category_id),
+        ("title", "note 3", "entertainment", None),
+        ("app", "Notes", "work", journal.category_id),
+    ]
+    written = store.write_user_rules(
+        user_id=1,
+        rules=[
+            RuleDraft(rule_id=None, kind=k, pattern=p, category=c, category_id=i)
+            for k, p, c, i in rules
+        ],
+    )
+    assert written.device_days == []
+    return {"Journal": journal.category_id, "Drafts": drafts.category_id,
+            "Games": games.category_id}  # fmt: skip
+
+
 def per_day_build(store: PyramidStore, *, services: Services) -> None:
     """The live path over every unbuilt device-day, one at a time, then the digests."""
     days = []
@@ -97,6 +129,15 @@ def assert_same(got: Any, want: Any, where: str = "") -> None:
 @pytest.fixture
 def per_day(other_db: OtherDb) -> dict[str, Any]:
     with other_db(FORTNIGHT) as (services, conn):
+        add_a_tablet(services)
+        per_day_build(services.store, services=services)
+        return pyramid_snapshot(conn)
+
+
+@pytest.fixture
+def per_day_categorised(other_db: OtherDb) -> dict[str, Any]:
+    with other_db(FORTNIGHT) as (services, conn):
+        add_categories(services)
         add_a_tablet(services)
         per_day_build(services.store, services=services)
         return pyramid_snapshot(conn)
@@ -168,3 +209,60 @@ def test_the_build_job_takes_a_long_unbuilt_span_in_bulk(
     assert_same(got, laptop)
     assert [j.args["day"] for j in built.rollups] == sorted(d.isoformat() for d in built.days)
     assert len(built.rollups) == FORTNIGHT.days
+
+
+@pytest.mark.preloaded(FORTNIGHT)
+def test_batch_digests_count_the_users_categories_as_the_live_ones(
+    services: Services, conn: Any, per_day_categorised: dict[str, Any]
+) -> None:
+    """A user with a category tree: the batch's day digests (and the weeks and months
+    summed from them) carry the seconds by user category the live rollup computes."""
+    from app.pyramid.build import backfill
+
+    ids = add_categories(services)
+    add_a_tablet(services)
+    sources = conn.execute(
+        "SELECT count(DISTINCT category_source) AS n FROM records "
+        "WHERE device_id = 'tablet' AND category_source LIKE 'user:%%'"
+    ).fetchone()
+    assert sources["n"] == 4  # every rule categorised some of the tablet's records
+    summary = backfill(services.store, now=NOW, settings=services.settings)
+    assert summary.day_digests > 14
+    got = pyramid_snapshot(conn)
+    days = [d["metrics"] for k, d in got["digests"].items() if k.startswith("day:")]
+    by_user = [m["seconds_by_user_category"] for m in days if "seconds_by_user_category" in m]
+    assert len(by_user) == len(days)  # the tablet is busy every day
+    named = {str(ids["Journal"]), str(ids["Drafts"]), str(ids["Games"])}
+    assert set().union(*by_user) == named
+    assert all(seconds > 0 for m in by_user for seconds in m.values())
+    assert_same(got, per_day_categorised)
+
+
+def _records_read(node: dict[str, Any]) -> list[int]:
+    """The loops of every scan of `records` in a JSON plan (0: never executed)."""
+    own = [node["Actual Loops"]] if node.get("Relation Name", "").startswith("records") else []
+    return own + [n for child in node.get("Plans", []) for n in _records_read(child)]
+
+
+@pytest.mark.preloaded(FORTNIGHT)
+def test_the_batch_reads_no_records_for_a_user_without_categories(
+    services: Services, conn: Any
+) -> None:
+    """The day numbers of a chunk read the records (for the seconds by user category)
+    only for a user with a rule naming a category of theirs: for the others the scans
+    are never executed."""
+    from app.db.queries import QUERIES
+
+    days = [FORTNIGHT.start + timedelta(days=i) for i in range(10)]  # across the month
+    params = {"user_id": 1, "days": days, "day_from": days[0], "day_to": days[-1]}
+    explain = "EXPLAIN (ANALYZE, FORMAT JSON) " + QUERIES["batch_day_metrics"]
+
+    def loops() -> list[int]:
+        row = conn.execute(explain, params).fetchone()
+        return _records_read(row["QUERY PLAN"][0]["Plan"])
+
+    without = loops()
+    assert len(without) >= 2 and set(without) == {0}  # both months' partitions, unread
+    add_categories(services)
+    with_categories = loops()
+    assert len(with_categories) >= 2 and all(n > 0 for n in with_categories)

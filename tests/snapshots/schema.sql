@@ -972,6 +972,79 @@ $$;
 
 
 --
+-- Name: timetrace_site_seconds_v1(bigint, timestamp with time zone, timestamp with time zone, date, date, text[], text[], text[], text[], text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_site_seconds_v1(p_user bigint, p_from timestamp with time zone, p_to timestamp with time zone, p_day_from date, p_day_to date, p_browsers text[], p_known text[], p_titles text[], p_title_sites text[], p_sites text[] DEFAULT NULL::text[]) RETURNS TABLE(day_local date, site text, from_url_s double precision, from_title_s double precision, unnamed_title text)
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    WITH named AS (
+        SELECT DISTINCT ON (t.title) t.title, t.site
+        FROM unnest(p_titles, p_title_sites) AS t(title, site)
+        WHERE t.site IS NOT NULL
+        ORDER BY t.title, t.site
+    ), every_site AS (
+        -- Every site: the window's records with their effective spans, read once.
+        SELECT s.day_local, s.domain, n.site AS title_site, s.seconds,
+               CASE WHEN s.domain IS NULL AND n.site IS NULL THEN s.window_title END AS unnamed
+        FROM timetrace_spans_v1(p_user, p_from, p_to) s
+        LEFT JOIN named n
+            ON s.domain IS NULL AND n.title = s.window_title AND s.app = ANY(p_browsers)
+        WHERE p_sites IS NULL AND NOT s.is_idle
+          AND s.day_local BETWEEN p_day_from AND p_day_to
+          AND (s.domain IS NOT NULL OR s.app = ANY(p_browsers))
+    ), some_sites AS (
+        -- Some sites (p_sites, and what lies under them): only their records are read,
+        -- each with its successor from the timeline index. The same spans: a record
+        -- runs to the next live record of its device (timetrace_duration_s).
+        SELECT r.day_local, r.domain, n.site AS title_site,
+               timetrace_duration_s(r.ts_start, r.ts_end, nx.ts_start) AS seconds,
+               NULL::text AS unnamed
+        FROM records r
+        LEFT JOIN named n
+            ON r.domain IS NULL AND n.title = r.window_title AND r.app = ANY(p_browsers)
+        LEFT JOIN LATERAL (
+            SELECT x.ts_start FROM records x
+            WHERE x.user_id = r.user_id AND x.device_id = r.device_id AND x.deleted_at IS NULL
+              AND (x.ts_start, x.client_record_id COLLATE "C")
+                  > (r.ts_start, r.client_record_id COLLATE "C")
+            ORDER BY x.ts_start, x.client_record_id COLLATE "C"
+            LIMIT 1
+        ) nx ON true
+        WHERE p_sites IS NOT NULL AND r.user_id = p_user AND r.deleted_at IS NULL
+          AND NOT r.is_idle AND r.ts_start >= p_from AND r.ts_start < p_to
+          AND r.day_local BETWEEN p_day_from AND p_day_to
+          AND (r.domain = ANY(p_sites)
+               OR r.domain LIKE ANY (ARRAY(  -- under one: the patterns made once
+                   SELECT '%.' || replace(replace(replace(w, '\', '\\'), '_', '\_'), '%', '\%')
+                   FROM unnest(p_sites) AS w))
+               OR (r.domain IS NULL AND n.site IS NOT NULL))
+    ), grouped AS (
+        SELECT g.day_local, g.domain, g.title_site, g.unnamed, sum(g.seconds) AS seconds
+        FROM (SELECT * FROM every_site UNION ALL SELECT * FROM some_sites) g
+        GROUP BY 1, 2, 3, 4
+    )
+    SELECT g.day_local, COALESCE(g.title_site, k.site, g.domain) AS site,
+           COALESCE(sum(g.seconds) FILTER (WHERE g.domain IS NOT NULL), 0),
+           COALESCE(sum(g.seconds) FILTER (WHERE g.domain IS NULL), 0),
+           NULL::text
+    FROM grouped g
+    LEFT JOIN LATERAL (
+        SELECT x AS site FROM unnest(p_known) AS x
+        WHERE g.domain = x OR right(g.domain, length(x) + 1) = '.' || x
+        ORDER BY length(x) DESC, x
+        LIMIT 1
+    ) k ON g.domain IS NOT NULL
+    WHERE g.unnamed IS NULL
+    GROUP BY 1, 2
+    UNION ALL
+    SELECT DISTINCT NULL::date, NULL::text, 0::double precision, 0::double precision, g.unnamed
+    FROM grouped g
+    WHERE g.unnamed IS NOT NULL
+$$;
+
+
+--
 -- Name: timetrace_spans_v1(bigint, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 

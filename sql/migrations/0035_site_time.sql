@@ -1,4 +1,4 @@
--- 0036: one definition of time on a site. A site's time is the time of records whose
+-- 0035: one definition of time on a site. A site's time is the time of records whose
 -- URL's domain is the site or lies under it, plus the time of URL-less browser records
 -- whose title names the site. The pages counted only URLs, query_stats both: the same
 -- month gave two numbers for one site. Now every site count reads this function.

@@ -106,6 +106,7 @@ _REF = re.compile(
     rf"\b(from|join|update|into|table|using|analyze|truncate)\s+(?:\(\s*)*(?:only\s+)?({_IDENT})\b(?!\s*[.(])"
     rf"(?:\s+(?:as\s+)?({_IDENT})\b(?!\s*[.(]))?"
 )
+_TEMP_TABLE = re.compile(r"\bcreate\s+temp(?:orary)?\s+$")
 _COMMA_REF = re.compile(rf",\s*({_IDENT})\b(?!\s*[.(])(?:\s+(?:as\s+)?({_IDENT})\b(?!\s*[.(]))?")
 _INSERT = re.compile(rf"\binsert\s+into\s+({_IDENT})\s*(?:as\s+{_IDENT}\s*)?\(([^)]*)\)")
 _OPERAND = r"%\(\w+\)s|\$\d+|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?"
@@ -242,6 +243,8 @@ def _refs(t: _Text, classes: Classes) -> list[_Ref]:
     for m in _REF.finditer(t.text):
         if m.group(2) in _NOT_ALIAS:  # FROM (SELECT …)
             continue
+        if m.group(1) == "table" and _TEMP_TABLE.search(t.text, 0, m.start()):
+            continue  # CREATE TEMP TABLE x AS …: a session's own table, read from nothing
         alias = m.group(3) if m.group(3) and m.group(3) not in _NOT_ALIAS else m.group(2)
         refs.append(_Ref(m.group(2), alias, t.segment(m.start(2))))
     for m in _COMMA_REF.finditer(t.text):

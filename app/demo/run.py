@@ -25,12 +25,14 @@ from app.db.embedded import start_embedded
 from app.demo.sample import SampleData, generate_sample
 from app.errors import NotFoundError
 from app.pyramid.build import BackfillSummary, backfill
+from app.pyramid.user_categories import add_category
 from app.rules.categories import CATEGORIES, CATEGORY_LABELS_ZH
 from app.runtime.auth import hash_token, new_token
 from app.runtime.services import Services, open_services
 from app.settings import Settings
 from app.store.accounts import UserContext
 from app.store.digests import DigestRow, SignalRow
+from app.store.user_rules import RuleDraft
 from app.timeutil import month_key, week_key
 
 DEMO_DATABASE = "timetrace_demo"
@@ -53,6 +55,7 @@ def load_sample(services: Services, data: SampleData) -> tuple[UserContext, Coun
     store.add_token(user_id=user.user_id, token_hash=hash_token(token), name="demo")
     for device_id, kind, name in data.devices:
         store.add_device(user_id=user.user_id, device_id=device_id, name=name, kind=kind)
+    _games_of_their_own(services, user)
     counts: Counter[str] = Counter()
     started = time.perf_counter()
     with (
@@ -66,6 +69,28 @@ def load_sample(services: Services, data: SampleData) -> tuple[UserContext, Coun
             reply.raise_for_status()
             counts.update(reply.json())
     return user, counts, time.perf_counter() - started
+
+
+def _games_of_their_own(services: Services, user: UserContext) -> None:
+    """A category of the user's own (Games under entertainment) with a rule for Steam,
+    made before the records arrive: the demo's records carry it from ingest, and every
+    count by kind stays as it is (Steam is entertainment already)."""
+    made = add_category(
+        services.store,
+        user_id=user.user_id,
+        parent="entertainment",
+        name="Games",
+        name_zh="游戏",
+        color="#e4572e",
+    )
+    draft = RuleDraft(
+        rule_id=None,
+        kind="app",
+        pattern="Steam",
+        category="entertainment",
+        category_id=made.category_id,
+    )
+    services.store.write_user_rules(user_id=user.user_id, rules=[draft])
 
 
 def check_against_truth(

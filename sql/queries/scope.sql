@@ -30,6 +30,7 @@ JOIN public.records r ON r.user_id = %(user_id)s AND r.ts_start = p.ts_start
  AND r.record_id = p.record_id;
 
 -- name: scope_clip_records --
+-- global: the connection's own temporary table, which holds one user's in-scope rows
 UPDATE records r SET
     ts_start = r.scope_start, ts_end = r.scope_end,
     client_record_id = r.client_record_id
@@ -39,6 +40,7 @@ UPDATE records r SET
 FROM users u WHERE u.user_id = r.user_id;
 
 -- name: scope_finish_records --
+-- global: the connection's own temporary table, which holds one user's in-scope rows
 ALTER TABLE records DROP COLUMN scope_piece, DROP COLUMN scope_start, DROP COLUMN scope_end;
 
 -- name: scope_index_records --
@@ -83,4 +85,5 @@ CREATE TEMP TABLE conversations (LIKE public.conversations INCLUDING ALL);
 CREATE TEMP TABLE conversation_turns (LIKE public.conversation_turns INCLUDING ALL);
 
 -- name: scope_analyze --
+-- global: the connection's own temporary tables, which hold one user's in-scope rows
 ANALYZE records, record_analyses;

@@ -420,7 +420,7 @@ def test_both_after_a_swapped_thing_means_the_two_things(month: Month, truth: Tr
     earlier = ["how long did I use Slack on 2003-03-20?", "and Zoom?"]
     answer = ask(month, "both together?", earlier)
     assert answer.intent.tool == "compare"
-    assert sorted(answer.intent.arguments["things"]) == ["Zoom", "slack.com"]
+    assert sorted(answer.intent.arguments["things"]) == ["slack.com", "zoom.us"]
     slack = truth.sql("day_local = %s AND app = 'Slack'", SOME_DAY)
     zoom = truth.sql("day_local = %s AND app = 'Zoom'", SOME_DAY)
     assert hours(slack + zoom) in answer.text.split(" together")[0], answer.text

@@ -105,9 +105,15 @@ def test_a_denied_name_answers_as_a_name_with_no_time(
     assert status == 200 and denied["seconds"] == 0
     assert denied["window_active_seconds"] == pytest.approx(truth.total, abs=1)
 
+    # A site's answer also splits its time into URL and title parts: zeros, as for any
+    # site with no time; a kind's answer has no such parts.
+    site_parts = ("from_url_s", "from_title_s")
+    assert all(denied.get(k, 0) == 0 for k in site_parts)
+
     def shape(body: dict[str, Any]) -> dict[str, Any]:
         # computed_through_ts: how far the named thing's own records go.
-        return {k: v for k, v in body.items() if k not in ("thing", "note", "computed_through_ts")}
+        dropped = ("thing", "note", "computed_through_ts", *site_parts)
+        return {k: v for k, v in body.items() if k not in dropped}
 
     assert shape(denied) == shape(study)
     assert denied["note"].endswith(": no time recorded in this period")

@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from app import __version__
 from app.api.limits import BoundedRequests
-from app.awdoor.classes import classes_written
+from app.awdoor.classes import CLASSES_KEY, TREES_KEY, ClassesStore, DoorClasses, visible
 from app.awdoor.events import (
     AwEvent,
     AwInputError,
@@ -50,9 +50,10 @@ from app.awdoor.state import DoorState
 from app.awdoor.webui import webui_mount
 from app.boundary import EVENT_DATA_MAX, captured_data
 from app.errors import DatabaseError
-from app.rules.categories import load_rules
+from app.rules.categories import Rules, load_rules
+from app.settings import Settings, get_settings
 from app.store.accounts import UserContext
-from app.store.awdoor import AwBucketRow, AwDoorStore, AwEventRow, AwImportBatch
+from app.store.awdoor import AwBucketRow, AwEventRow, AwImportBatch
 
 _NAME_MAX = 512
 _MS = timedelta(milliseconds=1)
@@ -167,13 +168,15 @@ class Door:
     def __init__(
         self,
         *,
-        store: AwDoorStore,
+        store: ClassesStore,
         user: UserContext,
         hostname: str,
         privacy: Privacy,
+        classes: DoorClasses,
         marks: DirtyMarks | None = None,
     ) -> None:
         self.store = store
+        self.classes = classes
         self.user = user
         self.hostname = hostname
         self.privacy = privacy
@@ -187,6 +190,7 @@ class Door:
     async def load(self) -> None:
         rows = await self.call(self.store.aw_buckets)
         self.buckets = {r.bucket_id for r in rows}
+        await asyncio.to_thread(self.classes.converge)  # a tree write cut short
 
     def bucket(self, request: Request) -> str:
         bucket_id = str(request.path_params["bucket_id"])
@@ -442,15 +446,17 @@ class Door:
     async def get_settings(self, request: Request) -> Response:
         rows = await self.call(self.store.aw_settings)
         key = request.path_params.get("key", "")
-        settings = {r.key: orjson.loads(r.value) for r in rows}
+        settings = visible(rows)
         return _json(settings if not key else settings.get(key))
 
     async def set_setting(self, request: Request) -> Response:
         key = _text(request.path_params.get("key", ""), "key")
         value = await _body(request)
-        if key == "classes" and value:  # aw-webui's category tree: checked, then kept
-            classes_written(user_id=self.user.user_id, classes=value)
-        if value:
+        if key == TREES_KEY:
+            raise AwInputError(f"{key}: a setting of TimeTrace's own, not to be written")
+        if key == CLASSES_KEY:  # aw-webui's category tree: the user's tree follows
+            await asyncio.to_thread(self.classes.write, value)
+        elif value:
             await self.call(self.store.aw_set_setting, key=key, value=orjson.dumps(value).decode())
         else:  # aw-server drops a key set to a false value
             await self.call(self.store.aw_drop_setting, key=key)
@@ -510,11 +516,13 @@ def _attachment(body: Any, filename: str) -> Response:
 
 def door_app(
     *,
-    store: AwDoorStore,
+    store: ClassesStore,
     user: UserContext,
     port: int,
     hostname: str | None = None,
     privacy: Privacy | None = None,
+    rules: Rules | None = None,
+    settings: Settings | None = None,
     marks: DirtyMarks | None = None,
     background: Callable[[Door], AsyncIterator[None]] | None = None,
     webui: Path | None = None,
@@ -523,14 +531,18 @@ def door_app(
     `webui`: an aw-webui build folder served from `/` beside the API (checked by
     `webui_folder`).
     `privacy`: what redacts what it stores (the shipped rules' when None; shared with
-    the conversion, which tells it the windows it finds private).
+    the conversion, which tells it the windows it finds private). `rules` and
+    `settings` (the shipped rules' and the environment's when None) re-categorise the
+    history when aw-webui writes its category tree.
     `background` runs beside it for as long as it serves (the live conversion, which
     takes `marks`: what the door wrote since)."""
+    rules = rules if rules is not None else load_rules(user_file=None)
     door = Door(
         store=store,
         user=user,
         hostname=hostname or socket.gethostname(),
-        privacy=privacy if privacy is not None else Privacy(load_rules(user_file=None)),
+        privacy=privacy if privacy is not None else Privacy(rules),
+        classes=DoorClasses(store, user=user, rules=rules, settings=settings or get_settings()),
         marks=marks,
     )
     b = "/api/0/buckets/{bucket_id}"

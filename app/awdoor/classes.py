@@ -1,22 +1,52 @@
-"""aw-webui's category tree, the `classes` setting, as TimeTrace will take it.
+"""aw-webui's category tree, the `classes` setting, as the user's own category tree.
 
-    rules = category_rules(classes)  # [(["Work", "Programming"], {"type": "regex", ...}), ...]
+    classes = DoorClasses(store, user=user, rules=rules, settings=settings)
+    classes.write(value)     # aw-webui saved its tree: kept, and the user's tree follows
+    classes.converge()       # at start: a write cut short is finished or undone
 
 aw-webui keeps its categories in `/api/0/settings/classes`: a list of objects
 `{"id", "name": [path…], "rule": {"type": "regex" | "none", "regex", "ignore_case"},
 "data": {"color", "score"}}`. The door keeps the setting as written and reads it back
-the same. `classes_written` is the one seam where a tree aw-webui writes is to become
-the user's own category tree in TimeTrace (so that an edit in aw-webui re-categorises as
-a rules change does); until TimeTrace has a per-user tree, it only checks the shape.
+the same; and the tree becomes the user's category tree in TimeTrace as the
+ActivityWatch importer makes it (`sync_tree`, app/importers/aw_tree.py): categories by
+path, each regex a user rule, the history re-categorised as a rules change does.
+
+Which rules are aw-webui's: the regex rules of every tree the door has put in place
+and not yet seen replaced, kept in a setting aw-webui never sees (`TREES_KEY`). A write
+adds its tree to that list before it changes anything and leaves only its own there
+once the tree and the `classes` setting both hold it; so after a crash at any point
+the list still names every tree whose rules may be in place, and the next start (or
+write) removes them all but the stored tree's.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+import threading
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import orjson
 
 from app.awdoor.events import AwInputError
+from app.errors import InvalidInputError
+from app.importers.aw_categories import AwClass, parse_classes
+from app.importers.aw_tree import TreeSynced, sync_tree
+from app.pyramid.user_categories import TreeStore
+from app.rules.categories import Rules
+from app.settings import Settings
+from app.store.accounts import UserContext
+from app.store.awdoor import AwDoorStore, AwSettingRow
 
 CategoryRule = tuple[list[str], dict[str, Any]]
+CLASSES_KEY = "classes"
+# The trees whose rules may be in the user's tree; never shown to aw-webui.
+TREES_KEY = "timetrace:classes-trees"
+log = logging.getLogger("timetrace.awdoor")
+
+
+class ClassesStore(AwDoorStore, TreeStore, Protocol):
+    """The door's settings and the user's tree and rules."""
 
 
 def category_rules(classes: object) -> list[CategoryRule]:
@@ -36,7 +66,86 @@ def category_rules(classes: object) -> list[CategoryRule]:
     return rules
 
 
-def classes_written(*, user_id: int, classes: object) -> list[CategoryRule]:
-    """aw-webui wrote its category tree for `user_id`: the seam where it becomes the
-    user's category tree (wired when TimeTrace keeps one per user). Its rules today."""
-    return category_rules(classes)
+def visible(rows: list[AwSettingRow]) -> dict[str, Any]:
+    """The settings as aw-webui wrote them (the door's own key left out)."""
+    return {r.key: orjson.loads(r.value) for r in rows if r.key != TREES_KEY}
+
+
+def _classes(value: object) -> list[AwClass]:
+    if not value:
+        return []
+    category_rules(value)
+    return parse_classes(value, source="classes")
+
+
+class DoorClasses:
+    """The `classes` setting of one user, kept in step with the user's tree. Writes are
+    serialised (one at a time per door)."""
+
+    def __init__(
+        self, store: ClassesStore, *, user: UserContext, rules: Rules, settings: Settings
+    ) -> None:
+        self.store = store
+        self.user = user
+        self.rules = rules
+        self.settings = settings
+        self._lock = threading.Lock()
+
+    def _stored(self) -> tuple[Any, list[Any] | None]:
+        """The stored `classes` (None: not set) and the trees list (None: none kept)."""
+        held = {r.key: r.value for r in self.store.aw_settings(user_id=self.user.user_id)}
+        classes = orjson.loads(held[CLASSES_KEY]) if CLASSES_KEY in held else None
+        trees = orjson.loads(held[TREES_KEY]) if TREES_KEY in held else None
+        return classes, trees if isinstance(trees, list) else None
+
+    def _set(self, key: str, value: Any) -> None:
+        uid = self.user.user_id
+        if value:
+            self.store.aw_set_setting(user_id=uid, key=key, value=orjson.dumps(value).decode())
+        else:  # aw-server drops a key set to a false value
+            self.store.aw_drop_setting(user_id=uid, key=key)
+
+    def _sync(self, target: Any, trees: list[Any]) -> TreeSynced:
+        dropped = [c for tree in trees for c in _classes(tree)]
+        done = sync_tree(
+            self.store,
+            rules=self.rules,
+            settings=self.settings,
+            user=self.user,
+            classes=_classes(target),
+            dropped=dropped,
+            now=datetime.now(UTC),
+        )
+        for path, why in [*done.skipped, *done.kept]:
+            log.info("aw-webui's category %s: %s", path, why)
+        return done
+
+    def write(self, value: Any) -> TreeSynced:
+        """aw-webui wrote its tree: the user's tree follows, then the setting is kept.
+        AwInputError (nothing changed) for a tree of the wrong shape or one the user's
+        tree cannot take."""
+        _classes(value)  # the shape, before anything is written
+        with self._lock:
+            stored, trees = self._stored()
+            trees = [*(trees if trees is not None else [stored] if stored else []), value]
+            self._set(TREES_KEY, trees)
+            try:
+                done = self._sync(value, trees)
+            except InvalidInputError as exc:  # too many rules, say: the stored tree back
+                self._sync(stored, trees)
+                self._set(TREES_KEY, [stored] if stored else [])
+                raise AwInputError(f"classes: {exc}") from exc
+            self._set(CLASSES_KEY, value)
+            self._set(TREES_KEY, [value] if value else [])
+            return done
+
+    def converge(self) -> TreeSynced | None:
+        """A write cut short (the door stopped between its steps): the user's tree made
+        to hold the stored `classes` again. None when it already does."""
+        with self._lock:
+            stored, trees = self._stored()
+            if trees is None or trees == ([stored] if stored else []):
+                return None
+            done = self._sync(stored, trees)
+            self._set(TREES_KEY, [stored] if stored else [])
+            return done

@@ -62,6 +62,8 @@ def _config(
         user=user,
         port=port,
         privacy=privacy,
+        rules=services.rules,
+        settings=services.settings,
         marks=marks,
         background=converting(live, every_s=convert_every_s, clock=lambda: datetime.now(UTC)),
         webui=webui,

@@ -35,12 +35,13 @@ from app.importers.aw_categories import (
 from app.importers.jsonstream import JsonStream
 from app.patterns import PatternSyntaxError
 from app.pyramid.user_categories import TreeStore, tree_of
-from app.pyramid.user_rules import RulesSaved, drafts_of, save_rules
+from app.pyramid.user_rules import RulesSaved, drafts_of, preview_rules, save_rules
 from app.rules.categories import CATEGORIES, Rules
 from app.rules.tree import CategoryTree, check_color
 from app.rules.user_match import regex
 from app.settings import Settings
 from app.store.accounts import UserContext
+from app.store.user_categories import UserCategoryRow
 from app.store.user_rules import RuleDraft
 
 
@@ -174,31 +175,41 @@ def apply_tree(
 ) -> TreeImported:
     """Make the plan's categories (an existing one of the same path is kept, its colour
     set) and put its regex rules after the user's own, then re-categorise the history."""
-    tree = tree_of(store, user_id=user.user_id)
+    targets, made = _made(store, user.user_id, plan)
+    drafts, changed, skipped = _with_rules(store, user, plan, targets)
+    saved = None
+    if changed:
+        saved = save_rules(store, rules=rules, settings=settings, user=user, drafts=drafts, now=now)
+    return TreeImported(categories=made, rules=changed, skipped=skipped, saved=saved)
+
+
+def _made(
+    store: TreeStore, user_id: int, plan: TreePlan
+) -> tuple[dict[tuple[str, ...], tuple[str, int]], int]:
+    """The plan's categories, made where missing, their colours set: (kind, id) by path,
+    and how many were made."""
+    tree = tree_of(store, user_id=user_id)
     made = 0
     targets: dict[tuple[str, ...], tuple[str, int]] = {}
     for item in plan.classes:
         if not item.path:
             continue
         kind = plan.kinds[item.path[0]]
-        tree, category_id, fresh = _ensure_path(store, tree, user.user_id, item.path, kind)
+        tree, category_id, fresh = _ensure_path(store, tree, user_id, item.path, kind)
         made += fresh
         targets[item.path] = (kind, category_id)
-        if item.color and (color := _color(item.color)):
-            row = tree.by_id[category_id]
+        row = tree.by_id[category_id]
+        color = _color(item.color) if item.color else None
+        if color and color != row.color:
             store.edit_user_category(
-                user_id=user.user_id,
+                user_id=user_id,
                 category_id=category_id,
                 parent_id=row.parent_id,
                 name=row.name,
                 name_zh=row.name_zh,
                 color=color,
             )
-    drafts, changed, skipped = _with_rules(store, user, plan, targets)
-    saved = None
-    if changed:
-        saved = save_rules(store, rules=rules, settings=settings, user=user, drafts=drafts, now=now)
-    return TreeImported(categories=made, rules=changed, skipped=skipped, saved=saved)
+    return targets, made
 
 
 def _color(value: str) -> str | None:
@@ -208,18 +219,14 @@ def _color(value: str) -> str | None:
         return None  # a colour aw-webui keeps by name ("red"): the kind's colour instead
 
 
-def _with_rules(
-    store: TreeStore,
-    user: UserContext,
-    plan: TreePlan,
-    targets: Mapping[tuple[str, ...], tuple[str, int]],
-) -> tuple[list[RuleDraft], int, list[tuple[str, str]]]:
-    drafts = drafts_of(store.list_user_rules(user_id=user.user_id))
-    at = {(d.kind, d.pattern): i for i, d in enumerate(drafts)}
+def _wanted(
+    plan: TreePlan, targets: Mapping[tuple[str, ...], tuple[str, int]]
+) -> tuple[list[RuleDraft], list[tuple[str, str]]]:
+    """The plan's regex rules, in the order aw-core tries its classes (the highest rank,
+    the later of equal ranks, first), and the classes RE2 cannot run."""
+    wanted: list[RuleDraft] = []
     skipped: list[tuple[str, str]] = []
-    changed = 0
     seen: set[str] = set()
-    # aw-core's highest rank wins, the later of equal ranks: tried in that order.
     ordered = sorted(enumerate(plan.classes), key=lambda pair: (-pair[1].rank, -pair[0]))
     for _, item in ordered:
         pattern = _pattern(item)
@@ -232,15 +239,31 @@ def _with_rules(
             skipped.append(("/".join(item.path), f"RE2 cannot run its regex: {exc}"))
             continue
         kind, category_id = targets[item.path]
-        new = RuleDraft(
-            rule_id=None, kind="regex", pattern=pattern, category=kind, category_id=category_id
+        wanted.append(
+            RuleDraft(
+                rule_id=None, kind="regex", pattern=pattern, category=kind, category_id=category_id
+            )
         )
-        if ("regex", pattern) in at:
-            old = drafts[at[("regex", pattern)]]
-            if (old.category, old.category_id) == (kind, category_id):
+    return wanted, skipped
+
+
+def _with_rules(
+    store: TreeStore,
+    user: UserContext,
+    plan: TreePlan,
+    targets: Mapping[tuple[str, ...], tuple[str, int]],
+) -> tuple[list[RuleDraft], int, list[tuple[str, str]]]:
+    drafts = drafts_of(store.list_user_rules(user_id=user.user_id))
+    at = {(d.kind, d.pattern): i for i, d in enumerate(drafts)}
+    wanted, skipped = _wanted(plan, targets)
+    changed = 0
+    for new in wanted:
+        if ("regex", new.pattern) in at:
+            old = drafts[at[("regex", new.pattern)]]
+            if (old.category, old.category_id) == (new.category, new.category_id):
                 continue
-            drafts[at[("regex", pattern)]] = old.model_copy(
-                update={"category": kind, "category_id": category_id}
+            drafts[at[("regex", new.pattern)]] = old.model_copy(
+                update={"category": new.category, "category_id": new.category_id}
             )
         else:
             drafts.append(new)
@@ -260,3 +283,118 @@ def classes_of(
     if export is not None:
         return classes_of_export(export)
     return server
+
+
+# -- aw-webui's tree kept in step (the ActivityWatch door's `classes` setting) ---------------
+
+
+@dataclass(slots=True)
+class TreeSynced:
+    """What keeping the user's tree in step with aw-webui's did."""
+
+    made: int  # categories made
+    removed: list[str]  # paths of categories removed
+    kept: list[tuple[str, str]]  # (path, why) of categories aw-webui no longer has, kept
+    skipped: list[tuple[str, str]]  # (path, why) of classes that give no rule
+    saved: RulesSaved | None  # None: no rule changed
+    background: bool = False  # the history is re-categorised by a job
+
+
+def tree_kinds(tree: CategoryTree) -> dict[str, str]:
+    """The kind each top-level category of the user's already has, by name: a top of
+    aw-webui's tree that exists keeps its kind (given at import, or moved since)."""
+    return {r.name: r.kind for r in tree.rows if r.parent_id is None and r.name}
+
+
+def sync_tree(
+    store: TreeStore,
+    *,
+    rules: Rules,
+    settings: Settings,
+    user: UserContext,
+    classes: Sequence[AwClass],
+    dropped: Sequence[AwClass],
+    now: datetime,
+) -> TreeSynced:
+    """Make the user's tree hold aw-webui's `classes`: its categories made or kept by
+    path, its regex rules in place of those of the trees in `dropped` (earlier ones of
+    aw-webui), after the user's own rules, which stay as they are; the history
+    re-categorised (by a job when long); then the categories only `dropped` had, with no
+    rule and no category under them left, removed."""
+    plan = plan_tree(classes, top_kinds=tree_kinds(tree_of(store, user_id=user.user_id)))
+    targets, made = _made(store, user.user_id, plan)
+    current = drafts_of(store.list_user_rules(user_id=user.user_id))
+    wanted, skipped = _wanted(plan, targets)
+    drafts = _in_step(current, wanted, drop={p for c in dropped if (p := _pattern(c))})
+    saved, background = None, False
+    if [_key(d) for d in drafts] != [_key(d) for d in current]:
+        background = preview_rules(store, rules=rules, user_id=user.user_id, drafts=drafts).long
+        saved = save_rules(
+            store,
+            rules=rules,
+            settings=settings,
+            user=user,
+            drafts=drafts,
+            now=now,
+            background=background,
+        )
+    held = {c.path[:n] for c in classes for n in range(1, len(c.path) + 1)}
+    gone = {c.path for c in dropped if c.path} - held
+    removed, kept = _pruned(store, user.user_id, gone)
+    return TreeSynced(made, removed, kept, skipped, saved, background)
+
+
+def _key(d: RuleDraft) -> tuple[object, ...]:
+    return (d.rule_id, d.kind, d.pattern, d.category, d.category_id)
+
+
+def _in_step(
+    current: Sequence[RuleDraft], wanted: Sequence[RuleDraft], *, drop: set[str]
+) -> list[RuleDraft]:
+    """The user's own rules in their order, then the tree's in aw-core's: a regex rule of
+    the tree (now or in a dropped one) is the tree's; one still wanted keeps its id (its
+    records stay its own), one no longer wanted goes."""
+    ours = drop | {w.pattern for w in wanted}
+    held = {d.pattern: d for d in current if d.kind == "regex" and d.pattern in ours}
+    own = [d for d in current if not (d.kind == "regex" and d.pattern in ours)]
+    tree = [
+        held[w.pattern].model_copy(update={"category": w.category, "category_id": w.category_id})
+        if w.pattern in held
+        else w
+        for w in wanted
+    ]
+    return [*own, *tree]
+
+
+def _pruned(
+    store: TreeStore, user_id: int, gone: set[tuple[str, ...]]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Remove the categories at `gone` paths, deepest first, that no rule names and no
+    category sits under; say why each other one is kept."""
+    removed: list[str] = []
+    kept: list[tuple[str, str]] = []
+    for path in sorted(gone, key=lambda p: (-len(p), p)):
+        tree = tree_of(store, user_id=user_id)
+        row = _at_path(tree, path)
+        if row is None:
+            continue
+        named = {r.category_id for r in store.list_user_rules(user_id=user_id)}
+        if row.category_id in named:
+            kept.append((row.path, "a rule of yours names it"))
+        elif any(r.parent_id == row.category_id for r in tree.rows):
+            kept.append((row.path, "categories of yours are under it"))
+        else:
+            store.remove_user_category(user_id=user_id, category_id=row.category_id)
+            removed.append(row.path)
+    return removed, kept
+
+
+def _at_path(tree: CategoryTree, path: tuple[str, ...]) -> UserCategoryRow | None:
+    parent: int | None = None
+    row = None
+    for name in path:
+        row = next((r for r in tree.rows if r.parent_id == parent and (r.name or "") == name), None)
+        if row is None:
+            return None
+        parent = row.category_id
+    return row

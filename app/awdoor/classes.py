@@ -32,7 +32,7 @@ from app.awdoor.events import AwInputError
 from app.errors import InvalidInputError
 from app.importers.aw_categories import AwClass, parse_classes
 from app.importers.aw_tree import TreeSynced, sync_tree
-from app.pyramid.user_categories import TreeStore
+from app.pyramid.user_categories import CATEGORIES_MAX, TreeStore
 from app.rules.categories import Rules
 from app.settings import Settings
 from app.store.accounts import UserContext
@@ -75,6 +75,9 @@ def _classes(value: object) -> list[AwClass]:
     if not value:
         return []
     category_rules(value)
+    assert isinstance(value, list)
+    if len(value) > CATEGORIES_MAX:
+        raise AwInputError(f"classes: at most {CATEGORIES_MAX} categories")
     return parse_classes(value, source="classes")
 
 

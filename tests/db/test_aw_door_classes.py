@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -114,7 +115,7 @@ def _record_the_day(door: TestClient, services: Services, user: UserContext, mar
     backfill(services.store, now=NOW, settings=services.settings)
 
 
-def _beat(door: TestClient, bucket_id: str, second: int, data: Any, pulse: float = 6) -> None:
+def _beat(door: httpx.Client, bucket_id: str, second: int, data: Any, pulse: float = 6) -> None:
     answer = door.post(
         f"/api/0/buckets/{bucket_id}/heartbeat?pulsetime={pulse}",
         json={"timestamp": (T0 + timedelta(seconds=second)).isoformat(), "duration": 0,

@@ -34,6 +34,7 @@ from app.importers.aw_categories import (
 )
 from app.importers.jsonstream import JsonStream
 from app.patterns import PatternSyntaxError
+from app.pyramid import user_rules
 from app.pyramid.user_categories import TreeStore, tree_of
 from app.pyramid.user_rules import RulesSaved, drafts_of, preview_rules, save_rules
 from app.rules.categories import CATEGORIES, Rules
@@ -328,7 +329,12 @@ def sync_tree(
     drafts = _in_step(current, wanted, drop={p for c in dropped if (p := _pattern(c))})
     saved, background = None, False
     if [_key(d) for d in drafts] != [_key(d) for d in current]:
-        background = preview_rules(store, rules=rules, user_id=user.user_id, drafts=drafts).long
+        # A long history is re-categorised by a job; its size is looked at first, since
+        # the preview reads every record.
+        background = (
+            store.live_records_beyond(user_id=user.user_id, n=user_rules.BACKGROUND_SCANNED)
+            or preview_rules(store, rules=rules, user_id=user.user_id, drafts=drafts).long
+        )
         saved = save_rules(
             store,
             rules=rules,

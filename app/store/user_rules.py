@@ -114,6 +114,10 @@ class UserRuleStore(Protocol):
         categories moved."""
         ...
 
+    def live_records_beyond(self, *, user_id: int, n: int) -> bool:
+        """Whether the user keeps more than `n` live records (read no further)."""
+        ...
+
     def marked_days_count(self, *, user_id: int) -> int:
         """Device-days marked for a rebuild that no build has done yet."""
         ...

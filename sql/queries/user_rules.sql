@@ -143,6 +143,15 @@ WITH named AS MATERIALIZED (
 SELECT device_id, day_local FROM upd WHERE moved
 GROUP BY device_id, day_local ORDER BY device_id, day_local;
 
+-- name: live_records_beyond --
+-- Whether the user keeps more than n live records: a cheap look (it stops at n + 1)
+-- before a rules change whose preview would read them all.
+SELECT EXISTS (
+    SELECT 1 FROM records
+    WHERE user_id = %(user_id)s AND deleted_at IS NULL
+    OFFSET %(n)s
+) AS beyond;
+
 -- name: marked_days_count --
 -- Device-days marked for a rebuild and not rebuilt yet: how far re-categorising is.
 SELECT count(*)::int AS n FROM build_marks WHERE user_id = %(user_id)s;

@@ -20,6 +20,7 @@ from app.awdoor.classes import TREES_KEY
 from app.awdoor.live import LiveConversion
 from app.awdoor.marks import DirtyMarks
 from app.cli import main
+from app.pyramid import user_rules
 from app.pyramid.build import backfill
 from app.pyramid.user_categories import tree_of
 from app.pyramid.user_rules import draft, with_added
@@ -234,6 +235,35 @@ def test_an_edit_in_aw_webui_moves_the_days_seconds_between_the_users_categories
     for name in ("Programming", "Clips", "Chat", "IM"):
         assert name in listed.output
     assert "Video" not in listed.output and "Notes" not in listed.output
+
+
+def test_a_long_history_is_re_categorised_by_a_job_not_in_the_request(
+    door: TestClient,
+    services: Services,
+    user: UserContext,
+    marks: DirtyMarks,
+    monkeypatch: pytest.MonkeyPatch,
+    conn: Any,
+) -> None:
+    _record_the_day(door, services, user, marks)
+    monkeypatch.setattr(user_rules, "BACKGROUND_SCANNED", 3)  # this day counts as long
+    assert door.post("/api/0/settings/classes", json=FIRST).json() == FIRST
+    # Answered with the tree and its rules in place, the history left to a job.
+    assert {r.path for r in tree_of(services.store, user_id=user.user_id).rows} == _paths(FIRST)
+    assert len(services.store.list_user_rules(user_id=user.user_id)) == 4
+    assert _sql_by_path(services, user) == {}
+    waiting = conn.execute(
+        "SELECT count(*) AS n FROM procrastinate_jobs WHERE queueing_lock = %(lock)s"
+        " AND status = 'todo'",
+        {"lock": f"recategorize:{user.user_id}"},
+    ).fetchone()
+    assert waiting["n"] == 1
+    # The job's work, then the builds it asks for: the day counts under the tree.
+    assert user_rules.recategorize_history(services.store, rules=services.rules,
+                                           user_id=user.user_id) == 1  # fmt: skip
+    backfill(services.store, now=NOW, settings=services.settings)
+    counted = _counted(services, user)
+    assert set(counted) == {"Work > Programming", "Work > Notes", "Media > Video", "Comms > IM"}
 
 
 def _rules(services: Services, user: UserContext) -> list[tuple[Any, ...]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -34,6 +35,7 @@ from app.importers.aw_categories import AwClass, parse_classes
 from app.importers.aw_tree import TreeSynced, sync_tree
 from app.pyramid.user_categories import CATEGORIES_MAX, TreeStore
 from app.rules.categories import Rules
+from app.rules.tree import check_name
 from app.settings import Settings
 from app.store.accounts import UserContext
 from app.store.awdoor import AwDoorStore, AwSettingRow
@@ -78,7 +80,18 @@ def _classes(value: object) -> list[AwClass]:
     assert isinstance(value, list)
     if len(value) > CATEGORIES_MAX:
         raise AwInputError(f"classes: at most {CATEGORIES_MAX} categories")
-    return parse_classes(value, source="classes")
+    return [replace(c, path=_names(c.path)) for c in parse_classes(value, source="classes")]
+
+
+def _names(path: tuple[str, ...]) -> tuple[str, ...]:
+    """A name path as the user's categories keep it (each name trimmed)."""
+    try:
+        names = tuple(check_name(n) for n in path)
+    except InvalidInputError as exc:
+        raise AwInputError(f"classes: {' > '.join(path)[:80]!r}: {exc}") from exc
+    if not all(names):
+        raise AwInputError(f"classes: {' > '.join(path)[:80]!r} has an empty name")
+    return tuple(n for n in names if n)
 
 
 class DoorClasses:
@@ -143,12 +156,14 @@ class DoorClasses:
             return done
 
     def converge(self) -> TreeSynced | None:
-        """A write cut short (the door stopped between its steps): the user's tree made
-        to hold the stored `classes` again. None when it already does."""
+        """A write cut short (the door stopped between its steps), or a tree stored
+        before the door followed them: the user's tree made to hold the stored
+        `classes`. None when it already does."""
         with self._lock:
             stored, trees = self._stored()
-            if trees is None or trees == ([stored] if stored else []):
+            if trees == ([stored] if stored else []) or (trees is None and not stored):
                 return None
-            done = self._sync(stored, trees)
+            # No list: a tree stored by a door from before trees were followed.
+            done = self._sync(stored, trees if trees is not None else [stored])
             self._set(TREES_KEY, [stored] if stored else [])
             return done

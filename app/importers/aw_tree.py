@@ -144,9 +144,7 @@ def _ensure_path(
     parent: int | None = None
     made = False
     for name in path:
-        found = next(
-            (r for r in tree.rows if r.parent_id == parent and (r.name or "") == name), None
-        )
+        found = _child(tree, parent, name)
         if found is None:
             parent = store.add_user_category(
                 user_id=user_id, parent_id=parent, kind=kind, name=name, name_zh=None, color=None
@@ -157,6 +155,15 @@ def _ensure_path(
             parent = found.category_id
     assert parent is not None
     return tree, parent, made
+
+
+def _child(tree: CategoryTree, parent: int | None, name: str) -> UserCategoryRow | None:
+    """The category named `name` under `parent`, whatever its case (one per parent)."""
+    folded = name.casefold()
+    return next(
+        (r for r in tree.rows if r.parent_id == parent and (r.name or "").casefold() == folded),
+        None,
+    )
 
 
 def _pattern(item: AwClass) -> str | None:
@@ -344,10 +351,14 @@ def sync_tree(
             now=now,
             background=background,
         )
-    held = {c.path[:n] for c in classes for n in range(1, len(c.path) + 1)}
-    gone = {c.path for c in dropped if c.path} - held
+    held = {_folded(c.path[:n]) for c in classes for n in range(1, len(c.path) + 1)}
+    gone = {c.path for c in dropped if c.path and _folded(c.path) not in held}
     removed, kept = _pruned(store, user.user_id, gone)
     return TreeSynced(made, removed, kept, skipped, saved, background)
+
+
+def _folded(path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(n.casefold() for n in path)
 
 
 def _key(d: RuleDraft) -> tuple[object, ...]:
@@ -399,7 +410,7 @@ def _at_path(tree: CategoryTree, path: tuple[str, ...]) -> UserCategoryRow | Non
     parent: int | None = None
     row = None
     for name in path:
-        row = next((r for r in tree.rows if r.parent_id == parent and (r.name or "") == name), None)
+        row = _child(tree, parent, name)
         if row is None:
             return None
         parent = row.category_id

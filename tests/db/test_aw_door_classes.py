@@ -328,6 +328,8 @@ def test_an_edit_removes_the_rules_it_dropped_and_leaves_the_users_own(
         ([{"name": ["Work"]}], "has no rule"),
         (["Work"], "a list of strings"),
         ([_class(i, ["Work", str(i)], None) for i in range(501)], "at most 500"),
+        ([_class(0, ["Work", " "], "Code")], "has an empty name"),
+        ([_class(0, ["W" * 101], "Code")], "at most 100 characters"),
     ],
 )
 def test_a_tree_not_in_aw_webui_s_shape_is_a_400_that_changes_nothing(
@@ -400,3 +402,27 @@ def test_a_write_cut_short_converges_on_restart_or_the_next_write(
     held = {r.key: r.value for r in services.store.aw_settings(user_id=user.user_id)}
     assert orjson.loads(held[TREES_KEY]) == [wanted]
     assert (_rules(services, user), _categories(services, user)) == _uninterrupted(services, wanted)
+
+
+def test_a_tree_stored_before_the_door_followed_trees_becomes_the_users_at_start(
+    services: Services, user: UserContext
+) -> None:
+    kept = orjson.dumps(FIRST).decode()  # as a door of an earlier version kept it
+    services.store.aw_set_setting(user_id=user.user_id, key="classes", value=kept)
+    assert tree_of(services.store, user_id=user.user_id).rows == []
+    with TestClient(_door(services, user), base_url="http://127.0.0.1:5600") as door:
+        assert door.get("/api/0/settings").json() == {"classes": FIRST}
+    assert (_rules(services, user), _categories(services, user)) == _uninterrupted(services, FIRST)
+
+
+def test_names_differing_only_in_case_are_one_category_and_a_case_change_removes_nothing(
+    door: TestClient, services: Services, user: UserContext
+) -> None:
+    assert door.post("/api/0/settings/classes", json=FIRST).status_code == 200
+    before = _categories(services, user)
+    recased = [{**c, "name": [n.lower() for n in c["name"]]} for c in FIRST]
+    assert door.post("/api/0/settings/classes", json=recased).json() == recased
+    assert _categories(services, user) == before
+    assert [r[3] for r in _rules(services, user)] == [
+        "Comms > IM", "Media > Video", "Work > Notes", "Work > Programming",
+    ]  # fmt: skip

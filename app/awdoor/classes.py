@@ -83,6 +83,19 @@ def _classes(value: object) -> list[AwClass]:
     return [replace(c, path=_names(c.path)) for c in parse_classes(value, source="classes")]
 
 
+def _earlier(value: object) -> list[AwClass]:
+    """An earlier tree, whose rules and categories are to go: read as leniently as it
+    was kept (a door of an earlier version checked less)."""
+    try:
+        return _classes(value)
+    except InvalidInputError:
+        pass
+    try:
+        return parse_classes(value, source="classes") if value else []
+    except InvalidInputError:
+        return []
+
+
 def _names(path: tuple[str, ...]) -> tuple[str, ...]:
     """A name path as the user's categories keep it (each name trimmed)."""
     try:
@@ -122,7 +135,7 @@ class DoorClasses:
             self.store.aw_drop_setting(user_id=uid, key=key)
 
     def _sync(self, target: Any, trees: list[Any]) -> TreeSynced:
-        dropped = [c for tree in trees for c in _classes(tree)]
+        dropped = [c for tree in trees for c in _earlier(tree)]
         done = sync_tree(
             self.store,
             rules=self.rules,
@@ -148,12 +161,19 @@ class DoorClasses:
             try:
                 done = self._sync(value, trees)
             except InvalidInputError as exc:  # too many rules, say: the stored tree back
-                self._sync(stored, trees)
-                self._set(TREES_KEY, [stored] if stored else [])
+                self._undo(stored, trees)
                 raise AwInputError(f"classes: {exc}") from exc
             self._set(CLASSES_KEY, value)
             self._set(TREES_KEY, [value] if value else [])
             return done
+
+    def _undo(self, stored: Any, trees: list[Any]) -> None:
+        try:
+            self._sync(stored, trees)
+        except InvalidInputError as exc:  # kept by an earlier door, unchecked: the next
+            log.warning("aw-webui's stored category tree is not taken: %s", exc)
+            return  # write replaces it
+        self._set(TREES_KEY, [stored] if stored else [])
 
     def converge(self) -> TreeSynced | None:
         """A write cut short (the door stopped between its steps), or a tree stored
@@ -163,7 +183,10 @@ class DoorClasses:
             stored, trees = self._stored()
             if trees == ([stored] if stored else []) or (trees is None and not stored):
                 return None
-            # No list: a tree stored by a door from before trees were followed.
-            done = self._sync(stored, trees if trees is not None else [stored])
+            try:  # no list: a tree stored by a door from before trees were followed
+                done = self._sync(stored, trees if trees is not None else [stored])
+            except InvalidInputError as exc:  # kept by an earlier door, unchecked: left
+                log.warning("aw-webui's stored category tree is not taken: %s", exc)
+                return None
             self._set(TREES_KEY, [stored] if stored else [])
             return done

@@ -426,3 +426,16 @@ def test_names_differing_only_in_case_are_one_category_and_a_case_change_removes
     assert [r[3] for r in _rules(services, user)] == [
         "Comms > IM", "Media > Video", "Work > Notes", "Work > Programming",
     ]  # fmt: skip
+
+
+def test_a_stored_tree_an_earlier_door_did_not_check_neither_stops_the_door_nor_a_write(
+    services: Services, user: UserContext
+) -> None:
+    unchecked = [_class(0, ["W" * 101], "Code"), _class(1, ["Media", "Video"], "YouTube")]
+    kept = orjson.dumps(unchecked).decode()
+    services.store.aw_set_setting(user_id=user.user_id, key="classes", value=kept)
+    with TestClient(_door(services, user), base_url="http://127.0.0.1:5600") as door:
+        assert door.get("/api/0/settings/classes").json() == unchecked
+        assert _categories(services, user) == set()  # not taken: left as it was
+        assert door.post("/api/0/settings/classes", json=FIRST).json() == FIRST
+    assert (_rules(services, user), _categories(services, user)) == _uninterrupted(services, FIRST)

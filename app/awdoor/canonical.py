@@ -25,6 +25,7 @@ run over the whole period gives (held equal by tests/db/test_aw_door_canonical.p
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import json
 import re
@@ -83,10 +84,10 @@ class Piece:
     active: list[Event]  # `not_afk`
     titles: list[Event]  # merged by app and title, in first-seen order
     categories: list[Event]  # merged by $category
-    durations_us: list[int]  # each event's duration, in order (sum_durations is a float sum)
+    seconds: list[float]  # each event's duration, in order (sum_durations is a float sum)
     urls: list[Event]
     domains: list[Event]
-    browser_us: list[int]
+    browser_seconds: list[float]
 
 
 def _unquote(value: str) -> str:
@@ -98,6 +99,7 @@ def _squeezed(text: str) -> str:
     return re.sub(r"\s+", "", _LIMIT.sub(r"\1=limit_events(\1,N);", text))
 
 
+@functools.lru_cache(maxsize=64)
 def recognise(text: str) -> Shape | None:
     """The canonical query's parameters, or None when `text` is not that query."""
     window, afk, tail = _WINDOW.search(text), _AFK.search(text), _TAIL.search(text)
@@ -141,11 +143,12 @@ def recognise(text: str) -> Shape | None:
     )
 
 
-def _us(events: Iterable[Event]) -> list[int]:
-    return [e.duration // timedelta(microseconds=1) for e in events]
+def _seconds(events: Iterable[Event]) -> list[float]:
+    return [e.duration.total_seconds() for e in events]
 
 
-def _json_default(value: object) -> Any:
+def json_default(value: object) -> Any:
+    """orjson's fallback for what the engine leaves in a result: durations in seconds."""
     if isinstance(value, timedelta):
         return value.total_seconds()
     raise TypeError(f"{type(value).__name__} is not JSON")
@@ -156,14 +159,14 @@ def piece_of(result: dict[str, Any]) -> Piece:
     events: list[Event] = result["events"]
     browser = split_url_events(result["browser"])
     return Piece(
-        events_json=orjson.dumps(events, default=_json_default)[1:-1],
+        events_json=orjson.dumps(events, default=json_default)[1:-1],
         active=result["active"],
         titles=merge_events_by_keys(events, ["app", "title"]),
         categories=merge_events_by_keys(events, ["$category"]),
-        durations_us=_us(events),
+        seconds=_seconds(events),
         urls=merge_events_by_keys(browser, ["url"]),
         domains=merge_events_by_keys(browser, ["$domain"]),
-        browser_us=_us(browser),
+        browser_seconds=_seconds(browser),
     )
 
 
@@ -186,9 +189,9 @@ def _merged(lists: Iterable[list[Event]], keys: list[str]) -> list[Event]:
     return sort_by_duration(merge_events_by_keys(list(itertools.chain(*lists)), keys))
 
 
-def _float_sum(lists: Iterable[list[int]]) -> timedelta:
+def _float_sum(lists: Iterable[list[float]]) -> timedelta:
     """aw-core's `sum_durations`: seconds as floats, summed in event order."""
-    return timedelta(seconds=sum(us / 1_000_000 for us in itertools.chain(*lists)))
+    return timedelta(seconds=sum(itertools.chain.from_iterable(lists)))
 
 
 def combine(pieces: Sequence[Piece], *, shape: Shape) -> dict[str, Any]:
@@ -204,11 +207,11 @@ def combine(pieces: Sequence[Piece], *, shape: Shape) -> dict[str, Any]:
             "title_events": limit_events(titles, titles_n),
             "cat_events": _merged((p.categories for p in pieces), ["$category"]),
             "active_events": _active(pieces, union=shape.union),
-            "duration": _float_sum(p.durations_us for p in pieces),
+            "duration": _float_sum(p.seconds for p in pieces),
         },
         "browser": {
             "domains": limit_events(_merged((p.domains for p in pieces), ["$domain"]), domains_n),
             "urls": limit_events(_merged((p.urls for p in pieces), ["url"]), urls_n),
-            "duration": _float_sum(p.browser_us for p in pieces),
+            "duration": _float_sum(p.browser_seconds for p in pieces),
         },
     }

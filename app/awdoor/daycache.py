@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import orjson
 from aw_datastore import Datastore
 from aw_query.query2 import query as run_query2
 
-from app.awdoor.canonical import Piece, Shape, combine, piece_of
+from app.awdoor.canonical import Piece, Shape, combine, json_default, piece_of
 from app.awdoor.events import micros_of, moment_of
 from app.store.awdoor import AwEventRow
 
@@ -174,6 +175,25 @@ def _cuts(
     return cuts
 
 
+def _pieces(
+    shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Datastore, cache: DayCache,
+    name: str,
+) -> list[Piece]:  # fmt: skip
+    pieces: list[Piece] = []
+    for a, b in itertools.pairwise(bounds):
+        key = ("piece", shape.head, ids, a, b)
+        kept = cache.get(key)
+        if kept is None:
+            # aw_datastore reads to the end's millisecond and one more: a piece that
+            # ends at a cut asks for a millisecond less, so that it reads up to the cut.
+            until = moment_of(b if b == bounds[-1] else b - 1000)
+            piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
+            kept = _Kept(ids, b, piece)
+            cache.put(key, kept)
+        pieces.append(kept.value)
+    return pieces
+
+
 def cached_result(
     *,
     shape: Shape,
@@ -184,24 +204,21 @@ def cached_result(
     store: Datastore,
     cache: DayCache,
     name: str,
-) -> dict[str, Any] | None:
-    """The canonical query's result over [start, end) from kept pieces (those missing
-    worked out by aw-core's engine and kept); None where the engine should answer."""
+) -> orjson.Fragment | None:
+    """The canonical query's result over [start, end), as JSON, from kept pieces (those
+    missing worked out by aw-core's engine and kept); None where the engine should
+    answer. Asked again with the same pieces kept, the same JSON is given again."""
     ids = _resolved(shape, buckets)
     start_us, end_us = micros_of(start), micros_of(end)
     if ids is None or start_us >= end_us:
         return None
     bounds = [start_us, *_cuts(ids, start_us, end_us, read=read, cache=cache), end_us]
-    pieces: list[Piece] = []
-    for a, b in itertools.pairwise(bounds):
-        key = ("piece", shape.head, ids, a, b)
-        kept = cache.get(key)
-        if kept is None:
-            # aw_datastore reads to the end's millisecond and one more: a piece that
-            # ends at a cut asks for a millisecond less, so that it reads up to the cut.
-            until = moment_of(b if b == end_us else b - 1000)
-            piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
-            kept = _Kept(ids, b, piece)
-            cache.put(key, kept)
-        pieces.append(kept.value)
-    return combine(pieces, shape=shape)
+    pieces = _pieces(shape, ids, bounds, store=store, cache=cache, name=name)
+    key = ("answer", shape, ids, tuple(bounds))
+    kept = cache.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept.value[0], pieces, strict=True)):
+        answer: orjson.Fragment = kept.value[1]
+        return answer
+    answer = orjson.Fragment(orjson.dumps(combine(pieces, shape=shape), default=json_default))
+    cache.put(key, _Kept(ids, end_us, (pieces, answer)))
+    return answer

@@ -30,7 +30,7 @@ from aw_query.exceptions import QueryException
 from aw_query.functions import functions as _functions
 from aw_query.query2 import query as run_query2
 
-from app.awdoor.canonical import recognise
+from app.awdoor.canonical import json_default, recognise
 from app.awdoor.daycache import DayCache, EventReader, cached_result
 from app.awdoor.events import AwInputError, parse_time
 from app.store.awdoor import AwEventRow
@@ -176,12 +176,6 @@ def _statements(value: object) -> str:
     return "".join(value)
 
 
-def _json_default(value: object) -> Any:
-    if isinstance(value, timedelta):  # sum_durations, and any duration left bare
-        return value.total_seconds()
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
 def answer_query(
     *,
     body: object,
@@ -216,4 +210,4 @@ def answer_query(
             raise QueryRefused(
                 f"the query failed: {type(exc).__name__}: {exc}", kind="QueryFunctionException"
             ) from exc
-    return orjson.dumps(results, default=_json_default)
+    return orjson.dumps(results, default=json_default)

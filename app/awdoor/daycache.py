@@ -181,12 +181,13 @@ def _pieces(
 ) -> list[Piece]:  # fmt: skip
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):
-        key = ("piece", shape.head, ids, a, b)
+        # aw_datastore reads to the end's millisecond and one more: a piece that ends
+        # at a cut asks for a millisecond less, so that it reads up to the cut.
+        last = b == bounds[-1]
+        key = ("piece", shape.head, ids, a, b, last)
         kept = cache.get(key)
         if kept is None:
-            # aw_datastore reads to the end's millisecond and one more: a piece that
-            # ends at a cut asks for a millisecond less, so that it reads up to the cut.
-            until = moment_of(b if b == bounds[-1] else b - 1000)
+            until = moment_of(b if last else b - 1000)
             piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
             kept = _Kept(ids, b, piece)
             cache.put(key, kept)

@@ -16,6 +16,7 @@ from aw_client.classes import default_classes
 from starlette.testclient import TestClient
 
 from app.awdoor.api import Door, door_app
+from app.awdoor.events import micros_of
 from app.runtime.services import Services
 from tests.aw_real import activity_query
 
@@ -187,3 +188,15 @@ def test_heartbeats_today_change_only_the_last_piece(door: TestClient) -> None:
         before = {key: value for key, value in kept.items() if key[0] == kind}
         same = [key for key, value in before.items() if after[key] is value]
         assert len(same) == len(before) - 1
+
+
+def test_a_period_ending_at_a_cut_and_one_running_past_it(door: TestClient) -> None:
+    """A period that ends where another one is cut reads a millisecond more there (as
+    aw-server reads): the two pieces [start, cut) are not the same piece."""
+    start = D0 + timedelta(days=4, hours=4)
+    cut = D0 + timedelta(days=5, hours=8)  # the first window event of day 5: a cut
+    for end in (cut, D0 + timedelta(days=9, hours=4), cut):
+        fast, engine = _both(door, start, end)
+        assert fast == engine
+    keys = [key for key in _kept(door) if key[0] == "piece" and key[3] == micros_of(start)]
+    assert len(keys) == 2  # [start, cut) as the last piece, and as a piece before a cut

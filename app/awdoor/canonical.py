@@ -27,7 +27,6 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,7 +34,6 @@ from datetime import timedelta
 from typing import Any
 
 import orjson
-from aw_client.queries import DesktopQueryParams, fullDesktopQuery
 from aw_core.models import Event
 from aw_transform import (
     limit_events,
@@ -44,24 +42,63 @@ from aw_transform import (
     split_url_events,
 )
 
-_STRING = r'"((?:[^"\\]|\\.)*)"'
-_WINDOW = re.compile(r"\bevents\s*=\s*flood\(query_bucket\(find_bucket\(" + _STRING + r"\)\)\);")
-_AFK = re.compile(r"\bnot_afk\s*=\s*flood\(query_bucket\(find_bucket\(" + _STRING + r"\)\)\);")
-_BROWSER = re.compile(r"\bevents_\w+\s*=\s*flood\(query_bucket\(" + _STRING + r"\)\);")
-_CATEGORIZE = re.compile(
-    r"\bevents\s*=\s*categorize\(events,\s*(.*?)\);\s*"
-    r'(?=events\s*=\s*filter_keyvals\(events,\s*"\$category"|title_events\s*=)',
-    re.S,
+_S = r'"[^"\\]*"'  # a string literal (none with escapes: those go to the engine)
+_LIST = rf"\[(?:{_S}(?:,{_S})*)?\]"
+# aw-client's `fullDesktopQuery` (aw-webui's Activity query), whitespace outside strings
+# taken out, in three parts: its head up to `categorize`, the categories (and the
+# category filter), its merges and RETURN. The parts it leaves out or repeats by its
+# parameters are optional or repeated here; the browsers' app names and the categories
+# (which act on each event alone) are any literal.
+_HEAD = re.compile(
+    rf"events=flood\(query_bucket\(find_bucket\((?P<window>{_S})\)\)\);"
+    rf"not_afk=flood\(query_bucket\(find_bucket\((?P<afk>{_S})\)\)\);"
+    r'not_afk=filter_keyvals\(not_afk,"status",\["not-afk"\]\);'
+    r"browser_events=\[\];"
+    rf"(?P<browsers>(?:events_(\w+)=flood\(query_bucket\({_S}\)\);"
+    rf'window_\4=filter_keyvals\(events,"app",{_LIST}\);'
+    r"events_\4=filter_period_intersect\(events_\4,window_\4\);"
+    r"events_\4=split_url_events\(events_\4\);"
+    r"browser_events=concat\(browser_events,events_\4\);"
+    r"browser_events=sort_by_timestamp\(browser_events\);)+)"
+    r'(?P<audible>audible_events=filter_keyvals\(browser_events,"audible",\[true\]\);'
+    r"not_afk=period_union\(not_afk,audible_events\);)?"
+    r"(?:events=filter_period_intersect\(events,not_afk\);)?"
 )
-_CATEGORY_FILTER = re.compile(
-    r'\bevents\s*=\s*filter_keyvals\(events,\s*"\$category",\s*(.*?)\);\s*title_events\s*=', re.S
+_CATEGORIZE = "events=categorize(events,"
+_CATEGORY_FILTER = ');events=filter_keyvals(events,"$category",'
+_MERGES = 'title_events=sort_by_duration(merge_events_by_keys(events,["app","title"]));'
+_MERGES_THEN = re.compile(
+    re.escape(_MERGES)
+    + r'app_events=sort_by_duration\(merge_events_by_keys\(title_events,\["app"\]\)\);'
+    r'cat_events=sort_by_duration\(merge_events_by_keys\(events,\["\$category"\]\)\);'
+    r"app_events=limit_events\(app_events,(?P<apps>\d+)\);"
+    r"title_events=limit_events\(title_events,(?P<titles>\d+)\);"
+    r"duration=sum_durations\(events\);"
+    r"browser_events=split_url_events\(browser_events\);"
+    r'browser_urls=merge_events_by_keys\(browser_events,\["url"\]\);'
+    r"browser_urls=sort_by_duration\(browser_urls\);"
+    r"browser_urls=limit_events\(browser_urls,(?P<urls>\d+)\);"
+    r'browser_domains=merge_events_by_keys\(browser_events,\["\$domain"\]\);'
+    r"browser_domains=sort_by_duration\(browser_domains\);"
+    r"browser_domains=limit_events\(browser_domains,(?P<domains>\d+)\);"
+    r"browser_duration=sum_durations\(browser_events\);"
+    r'RETURN=\{"events":events,"window":\{"app_events":app_events,'
+    r'"title_events":title_events,"cat_events":cat_events,"active_events":not_afk,'
+    r'"duration":duration\},"browser":\{"domains":browser_domains,"urls":browser_urls,'
+    r'"duration":browser_duration\}\};'
 )
-_LIMIT = re.compile(r"\b(\w+)\s*=\s*limit_events\(\1,\s*(\d+)\);")
+_BUCKET = re.compile(rf"flood\(query_bucket\(({_S})\)\)")
 _TAIL = re.compile(r"\btitle_events\s*=\s*sort_by_duration\(")
-_PLACEHOLDER = [[["_"], {"type": "none"}]]
+# A string literal as aw-core's query2 reads one (it ends at a quote that does not
+# follow a backslash; one left open runs to the end, so that no start scans it again),
+# or whitespace.
+_TOKEN = re.compile(r'("(?:[^"]|(?<=\\)")*(?:"|$))|\s+')
+# What a literal holds outside its strings: brackets, numbers, true, false, null.
+_LITERAL = re.compile(r"(?:[\[\]{},:0-9.eE+\-]|true|false|null)*")
+
+
 # What the head leaves for the merges, asked of the engine in place of the tail.
 _HEAD_RETURN = 'RETURN = {"events": events, "active": not_afk, "browser": browser_events};'
-_LIMITED = ("app_events", "title_events", "browser_urls", "browser_domains")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,57 +127,48 @@ class Piece:
     browser_seconds: list[float]
 
 
-def _unquote(value: str) -> str:
-    return value.replace('\\"', '"')
-
-
 def _squeezed(text: str) -> str:
-    text = _CATEGORIZE.sub("events=categorize(events,CLASSES);", text)
-    return re.sub(r"\s+", "", _LIMIT.sub(r"\1=limit_events(\1,N);", text))
+    """The text without whitespace outside its string literals."""
+    return _TOKEN.sub(lambda m: m.group(1) or "", text)
+
+
+def _literal(text: str) -> bool:
+    """Whether `text` is one literal (a list, an object, a string, a number...) and
+    nothing else: no call, no statement."""
+    return _LITERAL.fullmatch(_TOKEN.sub(lambda m: "0" if m.group(1) else "", text)) is not None
+
+
+def _categories(middle: str) -> bool:
+    """`categorize` with a literal, and maybe the category filter with another."""
+    if not middle.endswith(");"):
+        return False
+    classes, _, kept = middle[:-2].partition(_CATEGORY_FILTER)
+    return _literal(classes) and _literal(kept)
 
 
 @functools.lru_cache(maxsize=64)
 def recognise(text: str) -> Shape | None:
     """The canonical query's parameters, or None when `text` is not that query."""
-    window, afk, tail = _WINDOW.search(text), _AFK.search(text), _TAIL.search(text)
-    browsers = [_unquote(b) for b in _BROWSER.findall(text)]
-    if window is None or afk is None or tail is None or not browsers:
+    squeezed = _squeezed(text)
+    at, merges = squeezed.find(_CATEGORIZE), squeezed.find(_MERGES)
+    if at < 0 or merges < at:
         return None
-    if _CATEGORIZE.search(text) is None:
+    head = _HEAD.fullmatch(squeezed, 0, at)
+    tail = _MERGES_THEN.fullmatch(squeezed, merges)
+    tail_text = _TAIL.search(text)
+    if head is None or tail is None or tail_text is None:
         return None
-    limits = {name: int(n) for name, n in _LIMIT.findall(text)}
-    category_filter = _CATEGORY_FILTER.search(text)
-    try:
-        filtered = json.loads(category_filter.group(1)) if category_filter else []
-    except ValueError:
-        return None
-    squeezed = re.sub(r"\s+", "", text)
-    params = DesktopQueryParams(
-        bid_window=_unquote(window.group(1)),
-        bid_afk=_unquote(afk.group(1)),
-        bid_browsers=browsers,
-        classes=_PLACEHOLDER,  # type: ignore[arg-type]
-        filter_classes=filtered,
-        filter_afk="events=filter_period_intersect(events,not_afk);" in squeezed,
-        include_audible='audible_events=filter_keyvals(browser_events,"audible",[true]);'
-        in squeezed,
-    )
-    built = fullDesktopQuery(params).replace("{default_limit}", "100")
-    if _squeezed(built) != _squeezed(text) or any(name not in limits for name in _LIMITED):
+    if not _categories(squeezed[at + len(_CATEGORIZE) : merges]):
         return None
     return Shape(
-        head=text[: tail.start()] + _HEAD_RETURN,
-        window=_unquote(window.group(1)),
-        afk=_unquote(afk.group(1)),
-        browsers=tuple(browsers),
-        union=params.include_audible,
-        limits=(
-            limits["app_events"],
-            limits["title_events"],
-            limits["browser_urls"],
-            limits["browser_domains"],
-        ),
-    )
+        head=text[: tail_text.start()] + _HEAD_RETURN,
+        window=head["window"][1:-1],
+        afk=head["afk"][1:-1],
+        browsers=tuple(b[1:-1] for b in _BUCKET.findall(head["browsers"])),
+        union=head["audible"] is not None,
+        limits=(int(tail["apps"]), int(tail["titles"]), int(tail["urls"]),
+                int(tail["domains"])),
+    )  # fmt: skip
 
 
 def _seconds(events: Iterable[Event]) -> list[float]:

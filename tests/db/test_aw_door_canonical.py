@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 from aw_client.classes import default_classes
+from aw_client.queries import DesktopQueryParams, fullDesktopQuery
 from starlette.testclient import TestClient
 
 from app.awdoor.api import Door, door_app
@@ -200,3 +201,21 @@ def test_a_period_ending_at_a_cut_and_one_running_past_it(door: TestClient) -> N
         assert fast == engine
     keys = [key for key in _kept(door) if key[0] == "piece" and key[3] == micros_of(start)]
     assert len(keys) == 2  # [start, cut) as the last piece, and as a piece before a cut
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"include_audible": False}, {"filter_afk": False}, {"filter_classes": [["Work"]]}],
+)
+def test_the_builders_other_forms_are_the_engines_too(
+    door: TestClient, changes: dict[str, Any]
+) -> None:
+    params = DesktopQueryParams(
+        bid_window=WINDOW, bid_afk=AFK, bid_browsers=[WEB], classes=default_classes, **changes
+    )
+    query = fullDesktopQuery(params).replace("{default_limit}", "100")
+    start = D0 + timedelta(days=1, hours=4)
+    end = start + timedelta(days=7)
+    fast = _ask(door, query, start, end)
+    assert any(key[0] == "piece" for key in _kept(door))
+    assert fast == _ask(door, "nothing = [];\n" + query, start, end)

@@ -47,7 +47,8 @@ _REACH_US = 10_000_000  # flood's 5 s pulsetime, twice over
 _ROUND_US = 2_000  # reads round their ends to the millisecond
 _LOOK_US = 20_000_000  # how far either side of a day the search for a cut reads
 _STALE_US = 60_000_000  # a write this far after a piece's end drops it all the same
-_KEPT = 4_096  # pieces and cuts kept at most (the oldest go first)
+_KEPT = 4_096  # cuts, pieces and answers kept at most (the oldest go first)
+_BYTES = 256 * 1024 * 1024  # and their JSON, at most (a day of events is ~100 KB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class _Kept:
     buckets: tuple[str, ...]
     end_us: int  # what a write from this point on may change
     value: Any
+    size: int = 0  # bytes of JSON it holds
 
 
 class DayCache:
@@ -63,6 +65,7 @@ class DayCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._kept: dict[tuple[Any, ...], _Kept] = {}
+        self._bytes = 0
         self._edits: int | None = None
 
     def sync(self, *, edits: int | None, written: dict[str, int]) -> None:
@@ -85,9 +88,12 @@ class DayCache:
 
     def put(self, key: tuple[Any, ...], kept: _Kept) -> None:
         with self._lock:
-            if len(self._kept) >= _KEPT:
-                del self._kept[next(iter(self._kept))]
+            before = self._kept.pop(key, None)
+            self._bytes -= before.size if before is not None else 0
+            while self._kept and (len(self._kept) >= _KEPT or self._bytes + kept.size > _BYTES):
+                self._bytes -= self._kept.pop(next(iter(self._kept))).size
             self._kept[key] = kept
+            self._bytes += kept.size
 
     def kept(self) -> dict[tuple[Any, ...], object]:
         """What is kept now: key → its cut or piece."""
@@ -189,7 +195,7 @@ def _pieces(
         if kept is None:
             until = moment_of(b if last else b - 1000)
             piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
-            kept = _Kept(ids, b, piece)
+            kept = _Kept(ids, b, piece, len(piece.events_json))
             cache.put(key, kept)
         pieces.append(kept.value)
     return pieces
@@ -220,6 +226,7 @@ def cached_result(
     if kept is not None and all(a is b for a, b in zip(kept.value[0], pieces, strict=True)):
         answer: orjson.Fragment = kept.value[1]
         return answer
-    answer = orjson.Fragment(orjson.dumps(combine(pieces, shape=shape), default=json_default))
-    cache.put(key, _Kept(ids, end_us, (pieces, answer)))
+    data = orjson.dumps(combine(pieces, shape=shape), default=json_default)
+    answer = orjson.Fragment(data)
+    cache.put(key, _Kept(ids, end_us, (pieces, answer), len(data)))
     return answer

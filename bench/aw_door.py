@@ -11,7 +11,10 @@ events: bench/_aw_history.py) goes into the door and into a real aw-server (PyPI
 default categories is asked of both for the last day, week and month: the median ms of
 each (`canonical_{day,week,month}_ms_door`, `…_ms_aw`), their ratio (`…_ratio`, aw-server's
 time over the door's) and whether both answer the same seconds per app and category
-(`…_equal`). `--canonical-only` stops there.
+(`…_equal`). The door keeps the canonical query's pieces per day (app/awdoor/daycache.py):
+its first answer to each period is timed apart (`…_ms_door_cold`; the month's first, with
+nothing kept), its median is of the answers after it, and one answer by aw-core's engine
+alone (`…_ms_door_engine`). `--canonical-only` stops there.
 
 Starts `timetrace aw-door` in its own process on a fresh database (its live conversion
 running, as in use), creates `--buckets` buckets over `--hosts` hosts (a window and an

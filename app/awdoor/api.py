@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 from app import __version__
 from app.api.limits import BoundedRequests
 from app.awdoor.classes import CLASSES_KEY, TREES_KEY, ClassesStore, DoorClasses, visible
+from app.awdoor.daycache import DayCache
 from app.awdoor.events import (
     AwEvent,
     AwInputError,
@@ -181,6 +182,7 @@ class Door:
         self.hostname = hostname
         self.privacy = privacy
         self.state = DoorState(store, user_id=user.user_id, marks=marks)
+        self.day_cache = DayCache()  # the canonical query's pieces (app/awdoor/daycache.py)
         self.buckets: set[str] = set()
         self.device_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"timetrace:{user.name}:{hostname}"))
 
@@ -470,6 +472,8 @@ class Door:
         body = await _body(request)
         await self.state.settled()
         buckets = {r.bucket_id: _bucket_document(r) for r in await self.call(self.store.aw_buckets)}
+        edits = await self.call(self.store.aw_edits)
+        self.day_cache.sync(edits=edits, written=self.state.marks.take_written())
 
         def read(
             bucket_id: str, start: datetime | None, end: datetime | None, lim: int | None
@@ -484,6 +488,7 @@ class Door:
             name=request.query_params.get("name", ""),
             buckets=buckets,
             read=read,
+            cache=self.day_cache,
         )
         return Response(answer, media_type="application/json")
 

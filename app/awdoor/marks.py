@@ -13,6 +13,9 @@ with its number (increasing), `through` is the highest number committed and mark
 and the pass stores it once converted, so that the first pass after a start finds
 every event written by a group numbered above it (`aw_changed_since`).
 
+The canonical query's kept results (app/awdoor/canonical.py) read the same writes
+through `take_written()`, a second, separate accumulation.
+
 Shared by the door's event loop and the conversion's thread: every call holds a lock.
 """
 
@@ -37,17 +40,21 @@ class DirtyMarks:
         self._lock = threading.Lock()
         self._starts: dict[str, int] = {}
         self._through = 0
+        self._written: dict[str, int] = {}  # the same, for the canonical query's results
 
     def add(self, written: Iterable[tuple[str, int]], *, through: int) -> None:
         """Events written (bucket id, start in µs) by the group numbered `through`, once
         it has committed (never before: a pass that took the mark might read the
         database before the commit)."""
         with self._lock:
-            starts = self._starts
+            starts, seen = self._starts, self._written
             for bucket_id, start in written:
                 before = starts.get(bucket_id)
                 if before is None or start < before:
                     starts[bucket_id] = start
+                before = seen.get(bucket_id)
+                if before is None or start < before:
+                    seen[bucket_id] = start
             self._through = max(self._through, through)
 
     def take(self) -> Taken:
@@ -55,6 +62,13 @@ class DirtyMarks:
             taken = Taken(self._starts, self._through)
             self._starts = {}
         return taken
+
+    def take_written(self) -> dict[str, int]:
+        """Bucket id → earliest start written since the last call (µs since the epoch),
+        for the canonical query's kept results; apart from `take`."""
+        with self._lock:
+            written, self._written = self._written, {}
+        return written
 
     def give_back(self, taken: Taken) -> None:
         """A pass that failed: its marks are marks again."""

@@ -2,20 +2,22 @@
 own engine (`aw_query`), so that every function aw-webui sends means what it means on
 aw-server.
 
-    body = answer_query(body=request_json, name="", buckets=metadata, read=read_events)
+    body = answer_query(body=request_json, name="", buckets=metadata, read=read_events,
+                        cache=day_cache)
     # JSON bytes: one result per time period, as aw-server answers
 
 The engine reads the door's events through `DoorEvents`, an aw_datastore storage that
 only reads: `query_bucket` gets a bucket's events in the period newest first, trimmed to
-it, as aw-server's SQLite store gives them. What the engine refuses (a syntax error, a
-function it does not know, an argument of the wrong type) is `QueryRefused`, with
-aw-server's type and message.
+it, as aw-server's SQLite store gives them. aw-webui's canonical query (its Activity
+view) is answered from pieces kept per day when a `DayCache` is given
+(app/awdoor/daycache.py), with what the engine would answer. What the engine refuses
+(a syntax error, a function it does not know, an argument of the wrong type) is
+`QueryRefused`, with aw-server's type and message.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -28,11 +30,11 @@ from aw_query.exceptions import QueryException
 from aw_query.functions import functions as _functions
 from aw_query.query2 import query as run_query2
 
+from app.awdoor.canonical import json_default, recognise
+from app.awdoor.daycache import DayCache, EventReader, cached_result
 from app.awdoor.events import AwInputError, parse_time
 from app.store.awdoor import AwEventRow
 
-# A bucket's events: (bucket id, start, end, at most how many or None) -> rows, newest first.
-EventReader = Callable[[str, datetime | None, datetime | None, int | None], list[AwEventRow]]
 # aw-core's functions: what a query may call (`find_bucket`, `flood`, `categorize`, ...).
 FUNCTIONS: frozenset[str] = frozenset(_functions)
 _US = timedelta(microseconds=1)
@@ -174,31 +176,38 @@ def _statements(value: object) -> str:
     return "".join(value)
 
 
-def _json_default(value: object) -> Any:
-    if isinstance(value, timedelta):  # sum_durations, and any duration left bare
-        return value.total_seconds()
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
 def answer_query(
-    *, body: object, name: str, buckets: dict[str, dict[str, Any]], read: EventReader
+    *,
+    body: object,
+    name: str,
+    buckets: dict[str, dict[str, Any]],
+    read: EventReader,
+    cache: DayCache | None = None,
 ) -> bytes:
     """aw-server's `/api/0/query/` answer, as JSON: a list with one result per period.
     `buckets`: each bucket's metadata as `GET /api/0/buckets/` gives it; `read`: a
-    bucket's events in a range. QueryRefused (or AwInputError) when it cannot answer."""
+    bucket's events in a range; `cache`: the canonical query's kept pieces (None: the
+    engine answers every query). QueryRefused (or AwInputError) when it cannot answer."""
     if not isinstance(body, dict):
         raise AwInputError('a query is {"timeperiods": [...], "query": [...]}')
     periods = _periods(body.get("timeperiods"))
     text = _statements(body.get("query"))
     store = Datastore(partial(DoorEvents, buckets=buckets, read=read))
+    shape = recognise(text) if cache is not None else None
     results = []
     for start, end in periods:
         try:
-            results.append(run_query2(name, text, start, end, store))
+            kept = None
+            if shape is not None and cache is not None:
+                kept = cached_result(
+                    shape=shape, start=start, end=end, buckets=buckets, read=read,
+                    store=store, cache=cache, name=name,
+                )  # fmt: skip
+            results.append(kept if kept is not None else run_query2(name, text, start, end, store))
         except QueryException as exc:  # its message names an unknown function
             raise QueryRefused(str(exc), kind=type(exc).__name__) from exc
         except _FAILURES as exc:
             raise QueryRefused(
                 f"the query failed: {type(exc).__name__}: {exc}", kind="QueryFunctionException"
             ) from exc
-    return orjson.dumps(results, default=_json_default)
+    return orjson.dumps(results, default=json_default)

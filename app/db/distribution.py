@@ -70,6 +70,7 @@ CLASSES = Classes(
             "aw_events",
             "aw_settings",
             "aw_converted",
+            "aw_edits",
             "records",  # and its monthly partitions
             "record_analyses",
             "episodes",

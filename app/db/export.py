@@ -95,6 +95,8 @@ NOT_EXPORTED: dict[str, str] = {
     "import of this file leaves its own mark there",
     "aw_converted": "how far that server's ActivityWatch door has converted its own group "
     "commits (aw_events.changed, not carried either); the records it made are carried",
+    "aw_edits": "a count of that server's edits to its door's events, which only tells "
+    "its door to drop the query results it keeps in memory",
 }
 
 

@@ -334,3 +334,8 @@ SELECT (SELECT count(*) FROM ins)::int AS inserted,
        (SELECT count(*) FROM gone)::int AS removed,
        (SELECT count(*) FROM late)::int AS late_days
 FROM marked;
+
+-- name: aw_edits --
+-- How many deletions and edits (not the door's own writes) the user's door events have
+-- had (NULL: none): a new count drops the canonical query's kept results.
+SELECT edits FROM aw_edits WHERE user_id = %(user_id)s;

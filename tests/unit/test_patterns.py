@@ -124,7 +124,11 @@ def title_pairs(source: str, flags: int = 0) -> list[tuple[str, str]]:
 
 
 # Patterns only ever matched at one position (`.match(text, pos)`), timed that way.
-ANCHORED = {"app.importers.jsonstream._BETWEEN[0]"}
+ANCHORED = {
+    "app.importers.jsonstream._BETWEEN[0]",
+    "app.awdoor.canonical._HEAD[0]",  # fullmatch from the query's start
+    "app.awdoor.canonical._MERGES_THEN[0]",  # fullmatch from where the merges start
+}
 # Patterns that never meet captured text, with why.
 NOT_CAPTURED = {
     "app.enrich.quality._DATES": "reads a model's answer (at most 4,000 characters); linear",

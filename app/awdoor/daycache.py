@@ -1,0 +1,232 @@
+"""The canonical query's answer from pieces kept in memory, a piece per day or so.
+
+    cache = DayCache()
+    cache.sync(edits=store.aw_edits(user_id=…), written=marks.take_written())
+    result = cached_result(shape=shape, start=…, end=…, buckets=…, read=…, store=…,
+                           cache=cache, name="")   # None: the engine answers it
+
+A period is cut at one point a day: after each UTC midnight in it, the first moment
+where none of the query's buckets has an event running across it, and where the events
+on either side are either joined exactly there or more than flood's reach apart (and
+not within a millisecond's rounding of it). Between two such cuts the canonical
+query's head gives the same events whether it runs over the piece or over the whole
+period (app/awdoor/canonical.py), so each piece's result is worked out once, by aw-core's
+engine over that piece, and kept; a period's answer is its pieces combined. A day with
+no such moment makes its piece two days long; the first and last pieces end where the
+period does.
+
+What is kept is dropped when the door writes an event starting before its end (plus a
+minute: flood's reach), from the door's own marks (`DirtyMarks.take_written`), and all
+of it when the database counts a deletion or an edit the door did not make
+(`aw_edits`, migration 0036: retention, privacy, redaction). A door restarting starts
+with nothing kept.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+from aw_datastore import Datastore
+from aw_query.query2 import query as run_query2
+
+from app.awdoor.canonical import Piece, Shape, combine, json_default, piece_of
+from app.awdoor.events import micros_of, moment_of
+from app.store.awdoor import AwEventRow
+
+# A bucket's events: (bucket id, start, end, at most how many or None) -> rows, newest first.
+EventReader = Callable[[str, datetime | None, datetime | None, int | None], list[AwEventRow]]
+_DAY_US = 86_400_000_000
+_REACH_US = 10_000_000  # flood's 5 s pulsetime, twice over
+_ROUND_US = 2_000  # reads round their ends to the millisecond
+_LOOK_US = 20_000_000  # how far either side of a day the search for a cut reads
+_STALE_US = 60_000_000  # a write this far after a piece's end drops it all the same
+_KEPT = 4_096  # cuts, pieces and answers kept at most (the oldest go first)
+_BYTES = 256 * 1024 * 1024  # and their JSON, at most (a day of events is ~100 KB)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    buckets: tuple[str, ...]
+    end_us: int  # what a write from this point on may change
+    value: Any
+    size: int = 0  # bytes of JSON it holds
+
+
+class DayCache:
+    """Cuts and pieces of the canonical query, per bucket set; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[tuple[Any, ...], _Kept] = {}
+        self._bytes = 0
+        self._edits: int | None = None
+
+    def sync(self, *, edits: int | None, written: dict[str, int]) -> None:
+        """Before a query: drop what the writes since the last one may have changed."""
+        with self._lock:
+            if edits != self._edits:
+                self._kept.clear()
+                self._edits = edits
+            if not written:
+                return
+            self._kept = {
+                key: kept
+                for key, kept in self._kept.items()
+                if all(kept.end_us + _STALE_US <= written[b] for b in kept.buckets if b in written)
+            }
+
+    def get(self, key: tuple[Any, ...]) -> _Kept | None:
+        with self._lock:
+            return self._kept.get(key)
+
+    def put(self, key: tuple[Any, ...], kept: _Kept) -> None:
+        with self._lock:
+            before = self._kept.pop(key, None)
+            self._bytes -= before.size if before is not None else 0
+            while self._kept and (len(self._kept) >= _KEPT or self._bytes + kept.size > _BYTES):
+                self._bytes -= self._kept.pop(next(iter(self._kept))).size
+            self._kept[key] = kept
+            self._bytes += kept.size
+
+    def kept(self) -> dict[tuple[Any, ...], object]:
+        """What is kept now: key → its cut or piece."""
+        with self._lock:
+            return {key: kept.value for key, kept in self._kept.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Bucket:
+    """A bucket's events near a day, in flood's order (start, then duration)."""
+
+    starts: list[int]
+    ends: list[int]
+    reach: list[int]  # the latest end of the events up to each one
+    bounds: list[int]  # every start and end, sorted
+
+
+def _bucket(rows: Sequence[AwEventRow]) -> _Bucket:
+    spans = sorted((micros_of(r.ts), micros_of(r.ts) + r.duration_us) for r in rows)
+    ends = [e for _, e in spans]
+    return _Bucket(
+        starts=[s for s, _ in spans],
+        ends=ends,
+        reach=list(itertools.accumulate(ends, max)),
+        bounds=sorted(itertools.chain(*spans)),
+    )
+
+
+def _clean(b: _Bucket, c: int) -> bool:
+    """Whether a cut at `c` leaves this bucket's flooded events as they are."""
+    low, high = (
+        bisect.bisect_right(b.bounds, c - _ROUND_US),
+        bisect.bisect_left(b.bounds, c + _ROUND_US),
+    )
+    if any(x != c for x in b.bounds[low:high]):
+        return False
+    i = bisect.bisect_left(b.starts, c)  # events starting before c
+    if i == 0 or i == len(b.starts):
+        return i == 0 or b.reach[i - 1] <= c
+    reach, last, following = b.reach[i - 1], b.ends[i - 1], b.starts[i]
+    if reach > c:
+        return False  # an event runs across c
+    return following - reach > _REACH_US or last == reach == following
+
+
+def find_cut(*, read: EventReader, bucket_ids: Sequence[str], lo_us: int, hi_us: int) -> int | None:
+    """The first clean cut in [lo_us, hi_us) for these buckets, or None."""
+    start, end = moment_of(lo_us - _LOOK_US), moment_of(hi_us + _LOOK_US)
+    buckets = [_bucket(read(b, start, end, None)) for b in bucket_ids]
+    # On a millisecond: a read's end is rounded to one (then a millisecond added).
+    candidates = sorted(
+        {lo_us} | {x for b in buckets for x in b.bounds if lo_us <= x < hi_us and x % 1000 == 0}
+    )
+    for c in candidates:
+        if all(_clean(b, c) for b in buckets):
+            return c
+    return None
+
+
+def _resolved(shape: Shape, buckets: dict[str, dict[str, Any]]) -> tuple[str, ...] | None:
+    """The bucket ids the query reads (find_bucket: the first holding the string)."""
+    window = next((b for b in buckets if shape.window in b), None)
+    afk = next((b for b in buckets if shape.afk in b), None)
+    if window is None or afk is None or any(b not in buckets for b in shape.browsers):
+        return None
+    return (window, afk, *shape.browsers)
+
+
+def _cuts(
+    ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader, cache: DayCache
+) -> list[int]:
+    cuts: list[int] = []
+    day = (start_us // _DAY_US + 1) * _DAY_US
+    while day < end_us:
+        hi = min(day + _DAY_US, end_us)
+        key = ("cut", ids, day, hi)
+        kept = cache.get(key)
+        if kept is None:
+            cut = find_cut(read=read, bucket_ids=ids, lo_us=day, hi_us=hi)
+            kept = _Kept(ids, hi + _LOOK_US, cut)
+            cache.put(key, kept)
+        if kept.value is not None and (not cuts or kept.value > cuts[-1]):
+            cuts.append(kept.value)
+        day += _DAY_US
+    return cuts
+
+
+def _pieces(
+    shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Datastore, cache: DayCache,
+    name: str,
+) -> list[Piece]:  # fmt: skip
+    pieces: list[Piece] = []
+    for a, b in itertools.pairwise(bounds):
+        # aw_datastore reads to the end's millisecond and one more: a piece that ends
+        # at a cut asks for a millisecond less, so that it reads up to the cut.
+        last = b == bounds[-1]
+        key = ("piece", shape.head, ids, a, b, last)
+        kept = cache.get(key)
+        if kept is None:
+            until = moment_of(b if last else b - 1000)
+            piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
+            kept = _Kept(ids, b, piece, len(piece.events_json))
+            cache.put(key, kept)
+        pieces.append(kept.value)
+    return pieces
+
+
+def cached_result(
+    *,
+    shape: Shape,
+    start: datetime,
+    end: datetime,
+    buckets: dict[str, dict[str, Any]],
+    read: EventReader,
+    store: Datastore,
+    cache: DayCache,
+    name: str,
+) -> orjson.Fragment | None:
+    """The canonical query's result over [start, end), as JSON, from kept pieces (those
+    missing worked out by aw-core's engine and kept); None where the engine should
+    answer. Asked again with the same pieces kept, the same JSON is given again."""
+    ids = _resolved(shape, buckets)
+    start_us, end_us = micros_of(start), micros_of(end)
+    if ids is None or start_us >= end_us:
+        return None
+    bounds = [start_us, *_cuts(ids, start_us, end_us, read=read, cache=cache), end_us]
+    pieces = _pieces(shape, ids, bounds, store=store, cache=cache, name=name)
+    key = ("answer", shape, ids, tuple(bounds))
+    kept = cache.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept.value[0], pieces, strict=True)):
+        answer: orjson.Fragment = kept.value[1]
+        return answer
+    data = orjson.dumps(combine(pieces, shape=shape), default=json_default)
+    answer = orjson.Fragment(data)
+    cache.put(key, _Kept(ids, end_us, (pieces, answer), len(data)))
+    return answer

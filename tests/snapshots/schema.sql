@@ -80,6 +80,35 @@ CREATE TYPE public.procrastinate_job_to_defer_v1 AS (
 
 
 --
+-- Name: aw_count_deletes(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.aw_count_deletes() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO aw_edits (user_id, edits)
+    SELECT DISTINCT user_id, 1 FROM aw_gone
+    ON CONFLICT (user_id) DO UPDATE SET edits = aw_edits.edits + 1;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: aw_count_edit(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.aw_count_edit() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO aw_edits (user_id, edits) VALUES (NEW.user_id, 1)
+    ON CONFLICT (user_id) DO UPDATE SET edits = aw_edits.edits + 1;
+    RETURN NULL;
+END $$;
+
+
+--
 -- Name: procrastinate_cancel_job_v1(bigint, boolean, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1247,6 +1276,16 @@ CREATE TABLE public.aw_converted (
 
 
 --
+-- Name: aw_edits; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.aw_edits (
+    user_id bigint NOT NULL,
+    edits bigint NOT NULL
+);
+
+
+--
 -- Name: aw_event_ids; Type: SEQUENCE; Schema: public; Owner: -
 --
 
@@ -2216,6 +2255,14 @@ ALTER TABLE ONLY public.aw_converted
 
 
 --
+-- Name: aw_edits aw_edits_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.aw_edits
+    ADD CONSTRAINT aw_edits_pkey PRIMARY KEY (user_id);
+
+
+--
 -- Name: aw_events aw_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2762,6 +2809,20 @@ CREATE INDEX web_sessions_expiry ON public.web_sessions USING btree (expires_at)
 
 
 --
+-- Name: aw_events aw_events_deleted; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER aw_events_deleted AFTER DELETE ON public.aw_events REFERENCING OLD TABLE AS aw_gone FOR EACH STATEMENT EXECUTE FUNCTION public.aw_count_deletes();
+
+
+--
+-- Name: aw_events aw_events_edited; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER aw_events_edited AFTER UPDATE ON public.aw_events FOR EACH ROW WHEN ((NOT (old.changed IS DISTINCT FROM new.changed))) EXECUTE FUNCTION public.aw_count_edit();
+
+
+--
 -- Name: procrastinate_jobs procrastinate_jobs_notify_queue_job_aborted_v1; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2839,6 +2900,14 @@ ALTER TABLE ONLY public.aw_buckets
 
 ALTER TABLE ONLY public.aw_converted
     ADD CONSTRAINT aw_converted_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(user_id) ON DELETE CASCADE;
+
+
+--
+-- Name: aw_edits aw_edits_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.aw_edits
+    ADD CONSTRAINT aw_edits_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(user_id) ON DELETE CASCADE;
 
 
 --

@@ -14,7 +14,8 @@ left unconverted (`app/awdoor/marks.py`).
 
 Only the recent part of a host's timeline is converted again: from a window event
 that starts at least 10 s before the earliest event written since the last pass
-(and before any earlier event of the same data it may flood into), so every record
+(and before any earlier event of the same data it may flood into), each bucket read
+from where its run of flooded neighbours begins (`chain_start`), so every record
 that starts there or later is made from all the events that decide it, and no
 record before it can change. A record is keyed by its start (`aw:<µs>`, as the
 importer keys it), so a heartbeat that extends an event updates that event's record
@@ -60,6 +61,7 @@ log = logging.getLogger("timetrace.awdoor")
 _MARGIN = timedelta(seconds=10)  # before the earliest change: the window event there
 _FLOOD = timedelta(seconds=5)  # how far flooding may move a start (ActivityWatch's 5 s)
 _LOOK_BACK = 64  # window events read back while looking for where to start
+_CHAIN = 256  # events read back per bucket while looking for where its flooding begins
 # The earliest start a pass converts from: records begin no earlier (an event before it
 # is set aside), and the margins above stay inside the calendar.
 _FLOOR = datetime(MIN_YEAR, 1, 1, tzinfo=UTC)
@@ -92,6 +94,27 @@ def _start(rows: list[AwSpanIdRow]) -> datetime | None:
             return this.ts
         at += 1
     return None if len(rows) >= _LOOK_BACK else rows[-1].ts
+
+
+def chain_start(rows: list[AwSpanIdRow]) -> datetime | None:
+    """Where flooding one bucket's events may begin so that it floods the later ones as
+    a flood of its whole history does: the newest of `rows` (one bucket's events up to a
+    point, newest first) that starts more than the flood's reach after every earlier
+    one ends. aw-core's flood moves an event's end by the part of a millisecond its
+    start was cut by, and the next midpoint by half that, so one event's end depends on
+    the whole run of neighbours within 5 s before it, not on the last few. The oldest
+    row when none is such a start (all the bucket's history, when fewer than `_CHAIN`
+    were read); None for no rows."""
+    if not rows:
+        return None
+    reach: datetime | None = None  # the latest end of the events before the one looked at
+    start = rows[-1].ts
+    for r in reversed(rows):
+        if reach is not None and r.ts - reach > _FLOOD:
+            start = r.ts
+        end = r.ts + timedelta(microseconds=r.duration_us)
+        reach = end if reach is None or end > reach else reach
+    return start
 
 
 class LiveConversion:
@@ -191,7 +214,7 @@ class LiveConversion:
             read_from = None
         else:
             keep_from = anchor - _FLOOD
-            read_from = keep_from - _MARGIN
+            read_from = self._chains_from(ids, at=keep_from - _MARGIN, now=now)
         rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_at=read_from)
         rows = self._usable(rows, now=now)
         index = {b.id: b.index for b in members}
@@ -257,6 +280,18 @@ class LiveConversion:
         self.store.aw_redact_windows(
             user_id=self.user.user_id, bucket_ids=windows, datas=datas, from_at=from_at
         )
+
+    def _chains_from(self, bucket_ids: list[str], *, at: datetime, now: datetime) -> datetime:
+        """The earliest start at or before `at` from which each bucket's flood chain is
+        read whole (`chain_start`)."""
+        rows = self.store.aw_events_before(
+            user_id=self.user.user_id, bucket_ids=bucket_ids, before_at=at, n=_CHAIN
+        )
+        by_bucket: dict[str, list[AwSpanIdRow]] = defaultdict(list)
+        for r in self._usable(rows, now=now):
+            by_bucket[r.bucket_id].append(r)
+        starts = [chain_start(bucket) for bucket in by_bucket.values()]
+        return min([at, *(s for s in starts if s is not None)])
 
     def _usable(self, rows: list[AwSpanIdRow], *, now: datetime) -> list[AwSpanIdRow]:
         """`rows` without those the conversion cannot use, which are set aside."""

@@ -368,3 +368,59 @@ def test_the_live_conversion_counts_by_the_users_rules_from_the_next_pass(
     assert got and all(
         (r["category"], r["category_source"]) == ("study", f"user:{row.rule_id}") for r in got
     )
+
+
+def _event(door: TestClient, bucket_id: str, at: float, duration: float, data: Any) -> None:
+    answer = door.post(
+        f"/api/0/buckets/{bucket_id}/heartbeat?pulsetime=2.0",
+        json={"timestamp": _at(at), "duration": duration, "data": data},
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def _tab(title: str, tabs: int) -> dict[str, Any]:
+    url = f"https://example.org/{tabs}"
+    return {"url": url, "title": title, "audible": False, "tabCount": tabs}
+
+
+def _firefox(title: str) -> dict[str, str]:
+    return {"app": "firefox.exe", "title": f"{title} — Mozilla Firefox"}
+
+
+def test_a_later_pass_floods_a_tab_from_the_start_of_its_run_of_neighbours(
+    door: TestClient, services: Services, user: UserContext, marks: DirtyMarks, conn: Any
+) -> None:
+    """aw-core's flood cuts each start it moves to the millisecond but keeps the duration
+    from the midpoint, so a tab's end moves by what its start lost, the next midpoint by
+    half that: the last tab of a run of four (gaps under 5 s) ends 125 µs apart when its
+    first is not read. A pass converting only the recent part reads the whole run."""
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
+    now = T0 + timedelta(hours=1)
+    web = "aw-watcher-web-firefox"
+    _bucket(door, WINDOW, "currentwindow")
+    _bucket(door, AFK, "afkstatus")
+    _bucket(door, web, "web.tab.current")
+    _event(door, AFK, 0, 500, {"status": "not-afk"})
+    # Four tabs, each with other data, 1.457 s, 2.473 s and 3.251 s apart.
+    for at, duration, tab in (
+        (0, 2.982, _tab("lofi", 7)),
+        (4.439, 185.683, _tab("lofi", 2)),
+        (192.595, 120.763, _tab("python", 8)),
+        (316.609, 27.415, _tab("zhihu", 3)),
+    ):
+        _event(door, web, at, duration, tab)
+    # The zhihu window outlasts its tab, then two other windows (the last one is where
+    # the next pass starts: the first tab is more than three events before it).
+    _event(door, WINDOW, 0, 316.609, _firefox("lofi"))
+    _event(door, WINDOW, 316.609, 27.415, _firefox("zhihu"))
+    _event(door, WINDOW, 344.284, 2.4, {"app": "WINWORD.EXE", "title": "report.docx - Word"})
+    _event(door, WINDOW, 346.684, 79.749, {"app": "chrome.exe", "title": "mail - Google Chrome"})
+    live.run_once(now=now)
+    whole = conn.execute("SELECT client_record_id FROM records ORDER BY ts_start").fetchall()
+    # 316.609 + 27.415 s, less the 375 µs the three floods took off the tab's end.
+    start = int(T0.timestamp() * 1_000_000)
+    assert {"client_record_id": f"aw:{start + 344_023_625}"} in whole
+    _event(door, WINDOW, 440, 3, CODE)
+    live.run_once(now=now)
+    after = conn.execute("SELECT client_record_id FROM records ORDER BY ts_start").fetchall()
+    assert after[:-1] == whole

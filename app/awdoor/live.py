@@ -211,11 +211,11 @@ class LiveConversion:
         if anchor is None:  # the host's first pass, or a change far back: all its events
             first = self.store.aw_first_event(user_id=uid, bucket_ids=ids)
             keep_from = None if first is None else max(first, _FLOOR) - _FLOOD
-            read_from = None
+            read_from: list[datetime | None] = [None] * len(ids)
         else:
             keep_from = anchor - _FLOOD
-            read_from = self._chains_from(ids, at=keep_from - _MARGIN, now=now)
-        rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_at=read_from)
+            read_from = [*self._chains_from(ids, at=keep_from - _MARGIN, now=now)]
+        rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_ats=read_from)
         rows = self._usable(rows, now=now)
         index = {b.id: b.index for b in members}
         unread: list[AwSpanIdRow] = []
@@ -246,7 +246,7 @@ class LiveConversion:
                 if floor is None or micros_of(rec.ts_start) >= floor
             ]
         self._set_aside({"data: not an object the conversion can read": unread})
-        self._hide_private_windows(host, windows, from_at=read_from)
+        self._hide_private_windows(host, windows, from_at=_earliest(read_from))
         prepared = prepare_records(records, rules=rules, user=self.user)
         if host.device_id not in self._devices:
             self.store.add_device(
@@ -281,17 +281,17 @@ class LiveConversion:
             user_id=self.user.user_id, bucket_ids=windows, datas=datas, from_at=from_at
         )
 
-    def _chains_from(self, bucket_ids: list[str], *, at: datetime, now: datetime) -> datetime:
-        """The earliest start at or before `at` from which each bucket's flood chain is
-        read whole (`chain_start`)."""
+    def _chains_from(self, bucket_ids: list[str], *, at: datetime, now: datetime) -> list[datetime]:
+        """Where to read each bucket from: `at`, or the start of the run of flooded
+        neighbours that reaches over it (`chain_start`), whichever is earlier."""
         rows = self.store.aw_events_before(
             user_id=self.user.user_id, bucket_ids=bucket_ids, before_at=at, n=_CHAIN
         )
         by_bucket: dict[str, list[AwSpanIdRow]] = defaultdict(list)
         for r in self._usable(rows, now=now):
             by_bucket[r.bucket_id].append(r)
-        starts = [chain_start(bucket) for bucket in by_bucket.values()]
-        return min([at, *(s for s in starts if s is not None)])
+        starts = {b: chain_start(rows) for b, rows in by_bucket.items()}
+        return [min(at, starts.get(b) or at) for b in bucket_ids]
 
     def _usable(self, rows: list[AwSpanIdRow], *, now: datetime) -> list[AwSpanIdRow]:
         """`rows` without those the conversion cannot use, which are set aside."""
@@ -322,6 +322,11 @@ def _object(data: object) -> dict[str, object]:
     if not isinstance(data, dict):
         raise TypeError("event data is not an object")
     return data
+
+
+def _earliest(starts: list[datetime | None]) -> datetime | None:
+    """The earliest of the buckets' read starts (None: all of some bucket was read)."""
+    return None if not starts or None in starts else min(s for s in starts if s is not None)
 
 
 def _mark(dirty: dict[str, datetime], bucket_id: str, start: datetime) -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from croniter import croniter
 
 from app.db.connection import connect
 from app.jobs import jobs_app
@@ -116,11 +115,11 @@ def _claim_daily_runs(conn: Any) -> None:
         p for p in jobs_app.periodic_registry.periodic_tasks.values()
         if p.task.name == apply_retention_tiers.name
     ]  # fmt: skip
-    now = datetime.now(UTC)
-    times = (
-        croniter(periodic.cron, now).get_prev(float),
-        croniter(periodic.cron, now).get_next(float),
-    )
+    now, cron = datetime.now(UTC), periodic.croniter  # the deferrer's own iterator
+    times = []
+    for step in (cron.get_prev, cron.get_next):
+        cron.set_current(start_time=now)
+        times.append(step(float))
     for at in times:
         conn.execute(
             "INSERT INTO procrastinate_periodic_defers (task_name, periodic_id, defer_timestamp)"

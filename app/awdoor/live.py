@@ -290,7 +290,7 @@ class LiveConversion:
         by_bucket: dict[str, list[AwSpanIdRow]] = defaultdict(list)
         for r in self._usable(rows, now=now):
             by_bucket[r.bucket_id].append(r)
-        starts = {b: chain_start(rows) for b, rows in by_bucket.items()}
+        starts = {b: chain_start(events) for b, events in by_bucket.items()}
         return [min(at, starts.get(b) or at) for b in bucket_ids]
 
     def _usable(self, rows: list[AwSpanIdRow], *, now: datetime) -> list[AwSpanIdRow]:

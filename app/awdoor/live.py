@@ -14,7 +14,8 @@ left unconverted (`app/awdoor/marks.py`).
 
 Only the recent part of a host's timeline is converted again: from a window event
 that starts at least 10 s before the earliest event written since the last pass
-(and before any earlier event of the same data it may flood into), so every record
+(and before any earlier event of the same data it may flood into), each bucket read
+from where its run of flooded neighbours begins (`chain_start`), so every record
 that starts there or later is made from all the events that decide it, and no
 record before it can change. A record is keyed by its start (`aw:<µs>`, as the
 importer keys it), so a heartbeat that extends an event updates that event's record
@@ -60,6 +61,7 @@ log = logging.getLogger("timetrace.awdoor")
 _MARGIN = timedelta(seconds=10)  # before the earliest change: the window event there
 _FLOOD = timedelta(seconds=5)  # how far flooding may move a start (ActivityWatch's 5 s)
 _LOOK_BACK = 64  # window events read back while looking for where to start
+_CHAIN = 256  # events read back per bucket while looking for where its flooding begins
 # The earliest start a pass converts from: records begin no earlier (an event before it
 # is set aside), and the margins above stay inside the calendar.
 _FLOOR = datetime(MIN_YEAR, 1, 1, tzinfo=UTC)
@@ -92,6 +94,27 @@ def _start(rows: list[AwSpanIdRow]) -> datetime | None:
             return this.ts
         at += 1
     return None if len(rows) >= _LOOK_BACK else rows[-1].ts
+
+
+def chain_start(rows: list[AwSpanIdRow]) -> datetime | None:
+    """Where flooding one bucket's events may begin so that it floods the later ones as
+    a flood of its whole history does: the newest of `rows` (one bucket's events up to a
+    point, newest first) that starts more than the flood's reach after every earlier
+    one ends. aw-core's flood moves an event's end by the part of a millisecond its
+    start was cut by, and the next midpoint by half that, so one event's end depends on
+    the whole run of neighbours within 5 s before it, not on the last few. The oldest
+    row when none is such a start (all the bucket's history, when fewer than `_CHAIN`
+    were read); None for no rows."""
+    if not rows:
+        return None
+    reach: datetime | None = None  # the latest end of the events before the one looked at
+    start = rows[-1].ts
+    for r in reversed(rows):
+        if reach is not None and r.ts - reach > _FLOOD:
+            start = r.ts
+        end = r.ts + timedelta(microseconds=r.duration_us)
+        reach = end if reach is None or end > reach else reach
+    return start
 
 
 class LiveConversion:
@@ -188,11 +211,11 @@ class LiveConversion:
         if anchor is None:  # the host's first pass, or a change far back: all its events
             first = self.store.aw_first_event(user_id=uid, bucket_ids=ids)
             keep_from = None if first is None else max(first, _FLOOR) - _FLOOD
-            read_from = None
+            read_from: list[datetime | None] = [None] * len(ids)
         else:
             keep_from = anchor - _FLOOD
-            read_from = keep_from - _MARGIN
-        rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_at=read_from)
+            read_from = [*self._chains_from(ids, at=keep_from - _MARGIN, now=now)]
+        rows = self.store.aw_events_from(user_id=uid, bucket_ids=ids, from_ats=read_from)
         rows = self._usable(rows, now=now)
         index = {b.id: b.index for b in members}
         unread: list[AwSpanIdRow] = []
@@ -223,7 +246,7 @@ class LiveConversion:
                 if floor is None or micros_of(rec.ts_start) >= floor
             ]
         self._set_aside({"data: not an object the conversion can read": unread})
-        self._hide_private_windows(host, windows, from_at=read_from)
+        self._hide_private_windows(host, windows, from_at=_earliest(read_from))
         prepared = prepare_records(records, rules=rules, user=self.user)
         if host.device_id not in self._devices:
             self.store.add_device(
@@ -258,6 +281,18 @@ class LiveConversion:
             user_id=self.user.user_id, bucket_ids=windows, datas=datas, from_at=from_at
         )
 
+    def _chains_from(self, bucket_ids: list[str], *, at: datetime, now: datetime) -> list[datetime]:
+        """Where to read each bucket from: `at`, or the start of the run of flooded
+        neighbours that reaches over it (`chain_start`), whichever is earlier."""
+        rows = self.store.aw_events_before(
+            user_id=self.user.user_id, bucket_ids=bucket_ids, before_at=at, n=_CHAIN
+        )
+        by_bucket: dict[str, list[AwSpanIdRow]] = defaultdict(list)
+        for r in self._usable(rows, now=now):
+            by_bucket[r.bucket_id].append(r)
+        starts = {b: chain_start(events) for b, events in by_bucket.items()}
+        return [min(at, starts.get(b) or at) for b in bucket_ids]
+
     def _usable(self, rows: list[AwSpanIdRow], *, now: datetime) -> list[AwSpanIdRow]:
         """`rows` without those the conversion cannot use, which are set aside."""
         bad: dict[str, list[AwSpanIdRow]] = defaultdict(list)
@@ -287,6 +322,11 @@ def _object(data: object) -> dict[str, object]:
     if not isinstance(data, dict):
         raise TypeError("event data is not an object")
     return data
+
+
+def _earliest(starts: list[datetime | None]) -> datetime | None:
+    """The earliest of the buckets' read starts (None: all of some bucket was read)."""
+    return None if not starts or None in starts else min(s for s in starts if s is not None)
 
 
 def _mark(dirty: dict[str, datetime], bucket_id: str, start: datetime) -> None:

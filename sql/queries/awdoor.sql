@@ -160,18 +160,18 @@ JOIN LATERAL (
 ORDER BY e.ts DESC;
 
 -- name: aw_events_from --
--- What a conversion reads: each bucket's events starting at or after `from_at` (all
--- when NULL), and the three before them (a neighbour that floods into the window, or
--- reaches over its start), in time order.
+-- What a conversion reads: each bucket's events starting at or after its own entry of
+-- `from_ats` (all when NULL), and the three before them (a neighbour that floods into
+-- the window, or reaches over its start), in time order.
 SELECT b.bucket_id, e.ts, e.duration_us, e.data::text AS data, e.event_id
-FROM unnest(%(bucket_ids)s::text[]) AS b(bucket_id)
+FROM unnest(%(bucket_ids)s::text[], %(from_ats)s::timestamptz[]) AS b(bucket_id, from_at)
 JOIN LATERAL (
     SELECT x.ts, x.duration_us, x.data, x.event_id FROM aw_events x
     WHERE x.user_id = %(user_id)s AND x.bucket_id = b.bucket_id
-      AND (%(from_at)s::timestamptz IS NULL OR x.ts >= %(from_at)s) AND x.set_aside IS NULL
+      AND (b.from_at IS NULL OR x.ts >= b.from_at) AND x.set_aside IS NULL
     UNION ALL
     (SELECT y.ts, y.duration_us, y.data, y.event_id FROM aw_events y
-     WHERE y.user_id = %(user_id)s AND y.bucket_id = b.bucket_id AND y.ts < %(from_at)s
+     WHERE y.user_id = %(user_id)s AND y.bucket_id = b.bucket_id AND y.ts < b.from_at
        AND y.set_aside IS NULL
      ORDER BY y.ts DESC, y.event_id DESC LIMIT 3)
 ) AS e ON true

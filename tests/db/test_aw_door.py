@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,10 +17,12 @@ from app.awdoor.guard import check_loopback
 from app.awdoor.live import LiveConversion
 from app.awdoor.marks import DirtyMarks
 from app.errors import ConfigError
+from app.importers.activitywatch import import_activitywatch_file
 from app.importers.aw_hosts import device_id_for
 from app.pyramid.user_rules import draft
 from app.runtime.services import Services
 from app.store.accounts import UserContext
+from tests.aw_day import HOST, scripted_day
 
 T0 = datetime(2003, 3, 4, 9, 0, tzinfo=UTC)  # sentinel: far from today
 WINDOW = "aw-watcher-window_laptop"
@@ -368,3 +371,104 @@ def test_the_live_conversion_counts_by_the_users_rules_from_the_next_pass(
     assert got and all(
         (r["category"], r["category_source"]) == ("study", f"user:{row.rule_id}") for r in got
     )
+
+
+def _event(door: TestClient, bucket_id: str, at: float, duration: float, data: Any) -> None:
+    answer = door.post(
+        f"/api/0/buckets/{bucket_id}/heartbeat?pulsetime=2.0",
+        json={"timestamp": _at(at), "duration": duration, "data": data},
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def _tab(title: str, tabs: int) -> dict[str, Any]:
+    url = f"https://example.org/{tabs}"
+    return {"url": url, "title": title, "audible": False, "tabCount": tabs}
+
+
+def _firefox(title: str) -> dict[str, str]:
+    return {"app": "firefox.exe", "title": f"{title} — Mozilla Firefox"}
+
+
+def test_a_later_pass_floods_a_tab_from_the_start_of_its_run_of_neighbours(
+    door: TestClient, services: Services, user: UserContext, marks: DirtyMarks, conn: Any
+) -> None:
+    """aw-core's flood cuts each start it moves to the millisecond but keeps the duration
+    from the midpoint, so a tab's end moves by what its start lost, the next midpoint by
+    half that: the last tab of a run of four (gaps under 5 s) ends 125 µs apart when its
+    first is not read. A pass converting only the recent part reads the whole run."""
+    live = LiveConversion(services.store, user=user, rules=services.rules, marks=marks)
+    now = T0 + timedelta(hours=1)
+    web = "aw-watcher-web-firefox"
+    _bucket(door, WINDOW, "currentwindow")
+    _bucket(door, AFK, "afkstatus")
+    _bucket(door, web, "web.tab.current")
+    _event(door, AFK, 0, 500, {"status": "not-afk"})
+    # Four tabs, each with other data, 1.457 s, 2.473 s and 3.251 s apart.
+    for at, duration, tab in (
+        (0, 2.982, _tab("lofi", 7)),
+        (4.439, 185.683, _tab("lofi", 2)),
+        (192.595, 120.763, _tab("python", 8)),
+        (316.609, 27.415, _tab("zhihu", 3)),
+    ):
+        _event(door, web, at, duration, tab)
+    # The zhihu window outlasts its tab, then two other windows (the last one is where
+    # the next pass starts: the first tab is more than three events before it).
+    _event(door, WINDOW, 0, 316.609, _firefox("lofi"))
+    _event(door, WINDOW, 316.609, 27.415, _firefox("zhihu"))
+    _event(door, WINDOW, 344.284, 2.4, {"app": "WINWORD.EXE", "title": "report.docx - Word"})
+    _event(door, WINDOW, 346.684, 79.749, {"app": "chrome.exe", "title": "mail - Google Chrome"})
+    live.run_once(now=now)
+    whole = conn.execute("SELECT client_record_id FROM records ORDER BY ts_start").fetchall()
+    # 316.609 + 27.415 s, less the 375 µs the three floods took off the tab's end.
+    start = int(T0.timestamp() * 1_000_000)
+    assert {"client_record_id": f"aw:{start + 344_023_625}"} in whole
+    _event(door, WINDOW, 440, 3, CODE)
+    live.run_once(now=now)
+    after = conn.execute("SELECT client_record_id FROM records ORDER BY ts_start").fetchall()
+    assert after[:-1] == whole
+
+
+def _records_of(conn: Any, user: UserContext) -> list[tuple[Any, ...]]:
+    rows = conn.execute(
+        "SELECT client_record_id, ts_end, app, window_title, url, is_idle, category, redacted"
+        " FROM records WHERE user_id = %s AND deleted_at IS NULL ORDER BY ts_start",
+        [user.user_id],
+    ).fetchall()
+    return [tuple(r.values()) for r in rows]
+
+
+@pytest.mark.parametrize("every", [1, 7])
+def test_passes_while_the_day_arrives_make_what_one_import_of_it_makes(
+    services: Services, conn: Any, tmp_path: Path, every: int
+) -> None:
+    """The scripted day's heartbeats into the door, a pass after every `every`-th: the
+    records equal one import of the door's export (with a pass after each beat, a pass
+    once started inside a run of four flooded tabs: see the test above)."""
+    me = services.store.ensure_user(name="me", time_zone="Asia/Shanghai", day_cut_hour=4)
+    marks = DirtyMarks()
+    app = door_app(store=services.store, user=me, port=5600, hostname=HOST, marks=marks)
+    live = LiveConversion(services.store, user=me, rules=services.rules, marks=marks)
+    day, now = scripted_day(hours=2), datetime(2026, 11, 25, tzinfo=UTC)
+    with TestClient(app, base_url="http://127.0.0.1:5600") as door:
+        for b in day.buckets:
+            body = {"client": "aw-watcher", "type": b.type, "hostname": b.hostname}
+            assert door.post(f"/api/0/buckets/{b.id}", json=body).status_code == 200
+        for i, beat in enumerate(day.beats):
+            e = beat.event
+            event = {"timestamp": e.timestamp.isoformat(), "duration": e.duration.total_seconds()}
+            answer = door.post(
+                f"/api/0/buckets/{beat.bucket}/heartbeat?pulsetime={beat.pulsetime}",
+                json={**event, "data": e.data},
+            )
+            assert answer.status_code == 200, answer.text
+            if i % every == 0:
+                live.run_once(now=now)
+        live.run_once(now=now)
+        path = tmp_path / "export.json"
+        path.write_bytes(door.get("/api/0/export").content)
+    batch = services.store.ensure_user(name="batch", time_zone="Asia/Shanghai", day_cut_hour=4)
+    import_activitywatch_file(services.store, path=path, user=batch, rules=services.rules)
+    converted, imported = _records_of(conn, me), _records_of(conn, batch)
+    assert len(converted) > 50
+    assert converted == imported

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from app.db.connection import connect
+from app.jobs import jobs_app
 from app.jobs.retention import apply_retention_tiers
 from app.pyramid.retention import apply_retention
 from app.runtime.services import Services
@@ -102,6 +103,37 @@ def _activity(conn: Any) -> list[dict[str, Any]]:
         "SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query"
         " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
     ).fetchall()
+
+
+def _claim_daily_runs(conn: Any) -> None:
+    """Mark the daily retention job deferred for its last and next cron times, as a
+    worker's periodic deferrer marks it: a worker started within 10 minutes after 03:41
+    UTC defers the day's run at once (procrastinate's `max_delay`), and that run would
+    expire everything before this test's job, which then finds nothing to remove and never
+    meets the locked table. The deferrer skips a time already marked."""
+    (periodic,) = [
+        p for p in jobs_app.periodic_registry.periodic_tasks.values()
+        if p.task.name == apply_retention_tiers.name
+    ]  # fmt: skip
+    now, cron = datetime.now(UTC), periodic.croniter  # the deferrer's own iterator
+    times = []
+    for step in (cron.get_prev, cron.get_next):
+        cron.set_current(start_time=now)
+        times.append(step(float))
+    for at in times:
+        conn.execute(
+            "INSERT INTO procrastinate_periodic_defers (task_name, periodic_id, defer_timestamp)"
+            " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            [periodic.task.name, periodic.periodic_id, round(at)],
+        )
+
+
+def _retention_jobs(conn: Any) -> list[int]:
+    row = conn.execute(
+        "SELECT array_agg(id ORDER BY id) AS ids FROM procrastinate_jobs WHERE task_name = %s",
+        [apply_retention_tiers.name],
+    ).fetchone()
+    return list(row["ids"] or [])
 
 
 def _idle(conn: Any) -> bool:
@@ -234,6 +266,7 @@ def test_a_retention_job_killed_at_a_checkpoint_is_finished_by_the_next_worker(
     user, point = preloaded.user, CHECKPOINTS[where]
     _setup(services, conn, user)
     assert _tables_holding(conn, MARK), "the sentinels are stored before the job"
+    _claim_daily_runs(conn)
     env = timetrace_env(db_url, tmp_path, **FAST_WORKER)
     first_log, second_log = tmp_path / "killed.log", tmp_path / "restarted.log"
     workers = [spawn(["worker"], env, first_log)]
@@ -251,6 +284,7 @@ def test_a_retention_job_killed_at_a_checkpoint_is_finished_by_the_next_worker(
         # the holder's connection, which holds its lock already) what the checkpoint says.
         backend = _waiting(conn, point)
         assert _job_status(conn, job_id) == "doing"
+        assert _retention_jobs(conn) == [job_id]  # no other run expired anything first
         saved = services.store.get_retention(user_id=user.user_id)
         assert saved is not None and saved.raw_expired_before is not None
         if where == "expiry-saved":
@@ -286,6 +320,7 @@ def test_a_retention_job_killed_at_a_checkpoint_is_finished_by_the_next_worker(
             _job_status(conn, job_id),
             second_log.read_text()[-3000:],
         )
+        assert _retention_jobs(conn) == [job_id]
     # Nothing before the expiry is left anywhere, and no table holds an expired title.
     left = _left_before_expiry(conn, user)
     assert left == dict.fromkeys(left, 0), left

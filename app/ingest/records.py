@@ -46,7 +46,7 @@ MIN_YEAR = 1990
 APP_MAX, TITLE_MAX, URL_MAX = 256, 4_096, 4_096  # the most each text field may hold
 
 
-class IngestStore(AccountStore, RecordStore, JobStore, UserRuleStore, Protocol):
+class IngestStore(AccountStore, RecordStore, UserRuleStore, JobStore, Protocol):
     """What ingest and deletion use: the device check, the records, the jobs they ask
     for, and the user's own category rules."""
 

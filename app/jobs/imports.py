@@ -19,6 +19,11 @@ def import_activitywatch(context: JobContext, user_id: int, import_id: int) -> s
         return "gone"
     path = upload_path(services.settings.data_dir, user_id=user_id, import_id=import_id)
     progress = run_upload(
-        services.store, user=user, import_id=import_id, path=path, rules=services.rules
+        services.store,
+        user=user,
+        import_id=import_id,
+        path=path,
+        rules=services.rules,
+        settings=services.settings,
     )
     return progress.status

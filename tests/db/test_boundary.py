@@ -247,7 +247,12 @@ def test_an_import_that_fails_for_any_reason_ends_failed_and_leaves_no_upload(
     # A NUL in a hostname (a device's name) is captured text: dropped, the import done.
     import_id, path = start(_export("lap\x00top"))
     done = run_upload(
-        services.store, user=user, import_id=import_id, path=path, rules=services.rules
+        services.store,
+        user=user,
+        import_id=import_id,
+        path=path,
+        rules=services.rules,
+        settings=services.settings,
     )
     assert (done.status, done.new) == ("done", 1) and not path.exists()
     names = [d.name for d in services.store.list_devices(user_id=user.user_id)]
@@ -261,7 +266,12 @@ def test_an_import_that_fails_for_any_reason_ends_failed_and_leaves_no_upload(
     import_id, path = start(_export("desk"))
     with caplog.at_level(logging.WARNING, logger="timetrace.imports"):
         failed = run_upload(
-            services.store, user=user, import_id=import_id, path=path, rules=services.rules
+            services.store,
+            user=user,
+            import_id=import_id,
+            path=path,
+            rules=services.rules,
+            settings=services.settings,
         )
     assert failed.status == "failed" and "RuntimeError" in (failed.error or "")
     assert not path.exists()

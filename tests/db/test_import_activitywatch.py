@@ -523,3 +523,45 @@ def test_a_servers_categories_are_shown_and_applied_only_when_asked(
     assert after and {(r["category"], r["category_source"]) for r in after} == {
         ("social", "rule:aw:Comms/IM")
     }
+
+
+@pytest.mark.slow
+def test_an_uploaded_export_brings_its_category_tree_as_the_cli_does(
+    api: Api, db_url: str, tmp_path: Path, conn: Any
+) -> None:
+    """TimeTrace's activitywatch export carries aw-webui's `classes` before its buckets;
+    uploaded over HTTP, the tree becomes the user's before the history is sorted by it."""
+    classes = [
+        {"name": ["Work"], "rule": {"type": "none"}, "data": {"color": "#0000ff"}},
+        {"name": ["Work", "Programming"], "rule": {"type": "regex", "regex": "Visual Studio"}},
+        {"name": ["Work", "Programming", "Shell"],
+         "rule": {"type": "regex", "regex": "terminal", "ignore_case": True}},
+    ]  # fmt: skip
+    export = {"classes": classes, **json.loads((AW / "python_server.json").read_bytes())}
+    files = {"file": ("tree.json", json.dumps(export).encode(), "application/json")}
+    accepted = api.client.post("/api/v1/import/activitywatch", files=files, headers=api.auth)
+    assert accepted.status_code == 202, accepted.text
+    env = {"TIMETRACE_DATABASE_URL": db_url, "TIMETRACE_DATA_DIR": str(tmp_path)}
+    for _ in range(2):  # a retried job finds its tree in place and adds nothing
+        ran = CliRunner().invoke(main, ["worker", "--once"], env=env, catch_exceptions=False)
+        assert ran.exit_code == 0, ran.output
+    done = api.client.get(accepted.json()["progress"], headers=api.auth).json()
+    assert done["status"] == "done", done
+    tree = {r["path"]: (r["kind"], r["color"]) for r in conn.execute(
+        "SELECT path, kind, color FROM v_user_categories")}  # fmt: skip
+    assert tree == {
+        "Work": ("work", "#0000ff"),
+        "Work > Programming": ("work", None),
+        "Work > Programming > Shell": ("work", None),
+    }
+    assert conn.execute("SELECT count(*) AS n FROM user_rules").fetchone()["n"] == 2
+    by_path = {
+        r["path"]: r["apps"]
+        for r in conn.execute(
+            "SELECT c.path, array_agg(DISTINCT r.app ORDER BY r.app) AS apps FROM records r "
+            "JOIN user_rules u ON r.category_source = 'user:' || u.rule_id "
+            "JOIN v_user_categories c USING (category_id) GROUP BY c.path"
+        )
+    }
+    assert set(by_path) == {"Work > Programming", "Work > Programming > Shell"}
+    assert all("Terminal" in app for app in by_path["Work > Programming > Shell"]), by_path

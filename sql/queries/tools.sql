@@ -244,6 +244,11 @@ ORDER BY ts_start DESC, episode_id DESC LIMIT %(limit)s;
 -- it short. Text side: only the newest matches are ranked (lexical_cap, or the
 -- candidates asked for if more): ranking every match of a common word is the expensive part.
 -- `before`: only episodes that started before it (a paged search keeps its first ranking).
+-- `few` leaves `before` out: its count must come from episodes_embedded alone (an
+-- index-only scan), and a predicate on ts_start sent it to the table (a scan of the
+-- wide rows, the most of a search's time). It only chooses the exact scan or the
+-- index: episodes added between pages change that choice only where they carry the
+-- count past exact_below (and the index's own answer is approximate anyway).
 WITH few AS MATERIALIZED (
     SELECT count(*) <= %(exact_below)s AS exact FROM (
         SELECT 1 FROM episodes e
@@ -252,7 +257,6 @@ WITH few AS MATERIALIZED (
           AND (%(day_from)s::date IS NULL OR e.day_local >= %(day_from)s::date)
           AND (%(day_to)s::date IS NULL OR e.day_local <= %(day_to)s::date)
           AND (%(category)s::text IS NULL OR e.category = %(category)s::text)
-          AND (%(before)s::timestamptz IS NULL OR e.ts_start < %(before)s::timestamptz)
         LIMIT %(exact_below)s + 1) x
 ), near AS MATERIALIZED (
     (SELECT e.episode_id, e.summary_embedding <=> %(embedding)s::vector AS distance

@@ -103,6 +103,7 @@ GLOBAL_MARK = re.compile(r"^\s*-- global: \S", re.MULTILINE)
 # opens no comment.
 _COMMENT_OR_STRING = re.compile(r"--[^\n]*|'(?:[^']|'')*'")
 _IDENT = r"[a-z_][a-z0-9_]*"
+_PUBLIC = re.compile(r"\bpublic\s*\.\s*(?=[a-z_])")
 _REF = re.compile(
     rf"\b(from|join|update|into|table|using|analyze|truncate)\s+(?:\(\s*)*(?:only\s+)?({_IDENT})\b(?!\s*[.(])"
     rf"(?:\s+(?:as\s+)?({_IDENT})\b(?!\s*[.(]))?"
@@ -161,8 +162,10 @@ _NOT_ALIAS = frozenset(
 
 
 def _clean(sql: str) -> str:
-    """The SQL without comments and string literals, in lower case."""
-    return _COMMENT_OR_STRING.sub(lambda m: " " if m.group().startswith("-") else "''", sql).lower()
+    """The SQL without comments and string literals, in lower case, with `public.`
+    dropped from qualified names (`public.records` is `records`, read as any other)."""
+    bare = _COMMENT_OR_STRING.sub(lambda m: " " if m.group().startswith("-") else "''", sql)
+    return _PUBLIC.sub("", bare.lower())
 
 
 @dataclass(slots=True)

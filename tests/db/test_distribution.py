@@ -200,6 +200,7 @@ FILTERED = [
     # an insert routed by the user it names
     "INSERT INTO labels (user_id, target_kind) VALUES (%(user_id)s, 'record')",
     "ANALYZE records; -- no\n-- global: maintenance of the whole table",
+    "SELECT * FROM public.records r WHERE r.user_id = %(user_id)s",
 ]
 
 UNFILTERED = [
@@ -232,7 +233,10 @@ UNFILTERED = [
     ),
     ("ANALYZE records", ["records"]),
     ("INSERT INTO labels (target_kind) VALUES ('record')", ["labels"]),
-]
+    # a schema-qualified name is the table it names
+    ("SELECT * FROM public.records r JOIN Public . episodes e USING (episode_id)",
+     ["episodes e", "records r"]),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("sql", FILTERED)

@@ -920,24 +920,34 @@ $$;
 
 
 --
+-- Name: timetrace_scope_admits_v1(text, text, text, text[], text[], text[], text[], text[], text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_scope_admits_v1(p_category text, p_app text, p_domain text, kinds_allow text[], kinds_deny text[], apps_allow text[], apps_deny text[], sites_allow text[], sites_deny text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT (kinds_allow IS NULL OR p_category = ANY(kinds_allow))
+       AND NOT (p_category = ANY(COALESCE(kinds_deny, '{}')))
+       AND (apps_allow IS NULL OR lower(p_app) = ANY(apps_allow))
+       AND NOT (lower(p_app) = ANY(COALESCE(apps_deny, '{}')))
+       AND (sites_allow IS NULL
+            OR COALESCE(timetrace_domain_suffixes(p_domain), '{}') && sites_allow)
+       AND NOT (sites_deny IS NOT NULL AND p_domain IS NOT NULL
+                AND COALESCE(timetrace_domain_suffixes(p_domain), '{}') && sites_deny)
+$$;
+
+
+--
 -- Name: timetrace_scope_allows_v1(jsonb, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.timetrace_scope_allows_v1(p_scope jsonb, p_category text, p_app text, p_domain text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT (k.allow IS NULL OR p_category = ANY(k.allow))
-       AND NOT (p_category = ANY(COALESCE(k.deny, '{}')))
-       AND (a.allow IS NULL OR lower(p_app) = ANY(a.allow))
-       AND NOT (lower(p_app) = ANY(COALESCE(a.deny, '{}')))
-       AND (s.allow IS NULL OR COALESCE(timetrace_domain_suffixes(p_domain), '{}') && s.allow)
-       AND NOT (COALESCE(timetrace_domain_suffixes(p_domain), '{}') && COALESCE(s.deny, '{}'))
-    FROM (SELECT timetrace_scope_list_v1(p_scope, 'kinds_allow') AS allow,
-                 timetrace_scope_list_v1(p_scope, 'kinds_deny') AS deny) k,
-         (SELECT (SELECT array_agg(lower(x)) FROM unnest(timetrace_scope_list_v1(p_scope, 'apps_allow')) x) AS allow,
-                 (SELECT array_agg(lower(x)) FROM unnest(timetrace_scope_list_v1(p_scope, 'apps_deny')) x) AS deny) a,
-         (SELECT timetrace_scope_list_v1(p_scope, 'sites_allow') AS allow,
-                 timetrace_scope_list_v1(p_scope, 'sites_deny') AS deny) s
+    SELECT timetrace_scope_admits_v1(p_category, p_app, p_domain, l.kinds_allow,
+                                     l.kinds_deny, l.apps_allow, l.apps_deny,
+                                     l.sites_allow, l.sites_deny)
+    FROM timetrace_scope_lists_v1(p_scope) l
 $$;
 
 
@@ -950,6 +960,22 @@ CREATE FUNCTION public.timetrace_scope_list_v1(p_scope jsonb, p_key text) RETURN
     AS $$
     SELECT CASE WHEN jsonb_typeof(p_scope -> p_key) = 'array'
                 THEN ARRAY(SELECT jsonb_array_elements_text(p_scope -> p_key)) END
+$$;
+
+
+--
+-- Name: timetrace_scope_lists_v1(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.timetrace_scope_lists_v1(p_scope jsonb) RETURNS TABLE(kinds_allow text[], kinds_deny text[], apps_allow text[], apps_deny text[], sites_allow text[], sites_deny text[])
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT timetrace_scope_list_v1(p_scope, 'kinds_allow'),
+           timetrace_scope_list_v1(p_scope, 'kinds_deny'),
+           (SELECT array_agg(lower(x)) FROM unnest(timetrace_scope_list_v1(p_scope, 'apps_allow')) x),
+           (SELECT array_agg(lower(x)) FROM unnest(timetrace_scope_list_v1(p_scope, 'apps_deny')) x),
+           timetrace_scope_list_v1(p_scope, 'sites_allow'),
+           timetrace_scope_list_v1(p_scope, 'sites_deny')
 $$;
 
 
@@ -987,16 +1013,29 @@ $$;
 CREATE FUNCTION public.timetrace_scoped_spans_v1(p_user bigint, p_from timestamp with time zone, p_to timestamp with time zone, p_scope jsonb) RETURNS TABLE(record_id bigint, ts_start timestamp with time zone, piece bigint, clip_start timestamp with time zone, clip_end timestamp with time zone)
     LANGUAGE sql STABLE
     AS $$
+    WITH u AS (SELECT time_zone FROM users WHERE user_id = p_user),
+    w AS MATERIALIZED (
+        SELECT w.lo, w.hi, (w.lo AT TIME ZONE u.time_zone)::date AS day
+        FROM u CROSS JOIN LATERAL timetrace_scope_windows_v1(
+            p_scope, u.time_zone, p_from - interval '2 days', p_to + interval '2 days') w
+    ),
+    s AS MATERIALIZED (
+        SELECT s.record_id, s.ts_start, s.span_end,
+               (s.ts_start AT TIME ZONE u.time_zone)::date AS first_day,
+               (s.span_end AT TIME ZONE u.time_zone)::date AS last_day
+        FROM u, timetrace_scope_lists_v1(p_scope) l, timetrace_spans_v1(p_user, p_from, p_to) s
+        WHERE timetrace_scope_admits_v1(s.category, s.app, s.domain, l.kinds_allow,
+                                        l.kinds_deny, l.apps_allow, l.apps_deny,
+                                        l.sites_allow, l.sites_deny)
+    )
     SELECT s.record_id, s.ts_start,
            row_number() OVER (PARTITION BY s.record_id ORDER BY w.lo),
            GREATEST(s.ts_start, w.lo), LEAST(s.span_end, w.hi)
-    FROM timetrace_spans_v1(p_user, p_from, p_to) s
-    JOIN users u ON u.user_id = p_user
-    JOIN timetrace_scope_windows_v1(p_scope, u.time_zone, p_from - interval '2 days',
-                                    p_to + interval '2 days') w
-      ON s.ts_start < w.hi
+    FROM s
+    CROSS JOIN LATERAL generate_series(-1, s.last_day - s.first_day) AS k(i)
+    JOIN w ON w.day = s.first_day + k.i
+     AND s.ts_start < w.hi
      AND (s.span_end > w.lo OR (s.span_end = s.ts_start AND s.ts_start >= w.lo))
-    WHERE timetrace_scope_allows_v1(p_scope, s.category, s.app, s.domain)
 $$;
 
 

@@ -154,9 +154,14 @@ def find_cut(*, read: EventReader, bucket_ids: Sequence[str], lo_us: int, hi_us:
 
 
 def _resolved(shape: Shape, buckets: dict[str, dict[str, Any]]) -> tuple[str, ...] | None:
-    """The bucket ids the query reads (find_bucket: the first holding the string)."""
-    window = next((b for b in buckets if shape.window in b), None)
-    afk = next((b for b in buckets if shape.afk in b), None)
+    """The bucket ids the query reads (find_bucket: the first holding the string; or
+    the ids themselves)."""
+    if shape.exact:
+        window = shape.window if shape.window in buckets else None
+        afk = shape.afk if shape.afk in buckets else None
+    else:
+        window = next((b for b in buckets if shape.window in b), None)
+        afk = next((b for b in buckets if shape.afk in b), None)
     if window is None or afk is None or any(b not in buckets for b in shape.browsers):
         return None
     return (window, afk, *shape.browsers)
@@ -194,7 +199,8 @@ def _pieces(
         kept = cache.get(key)
         if kept is None:
             until = moment_of(b if last else b - 1000)
-            piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
+            result = run_query2(name, shape.head, moment_of(a), until, store)
+            piece = piece_of(result, events_json=not shape.webui)
             kept = _Kept(ids, b, piece, len(piece.events_json))
             cache.put(key, kept)
         pieces.append(kept.value)

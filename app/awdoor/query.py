@@ -33,6 +33,7 @@ from aw_query.query2 import query as run_query2
 from app.awdoor.canonical import json_default, recognise
 from app.awdoor.daycache import DayCache, EventReader, cached_result
 from app.awdoor.events import AwInputError, parse_time
+from app.awdoor.webui_shape import recognise_webui
 from app.store.awdoor import AwEventRow
 
 # aw-core's functions: what a query may call (`find_bucket`, `flood`, `categorize`, ...).
@@ -193,7 +194,7 @@ def answer_query(
     periods = _periods(body.get("timeperiods"))
     text = _statements(body.get("query"))
     store = Datastore(partial(DoorEvents, buckets=buckets, read=read))
-    shape = recognise(text) if cache is not None else None
+    shape = (recognise(text) or recognise_webui(text)) if cache is not None else None
     results = []
     for start, end in periods:
         try:

@@ -18,8 +18,10 @@ from starlette.testclient import TestClient
 
 from app.awdoor.api import Door, door_app
 from app.awdoor.events import micros_of
+from app.awdoor.webui_shape import recognise_webui
 from app.runtime.services import Services
 from tests.aw_real import activity_query
+from tests.aw_webui_query import webui_activity_query
 
 D0 = datetime(2003, 3, 1, tzinfo=UTC)  # sentinel month: far from today
 DAYS = 31
@@ -219,3 +221,85 @@ def test_the_builders_other_forms_are_the_engines_too(
     fast = _ask(door, query, start, end)
     assert any(key[0] == "piece" for key in _kept(door))
     assert fast == _ask(door, "nothing = [];\n" + query, start, end)
+
+
+# aw-webui's own Activity query, as its vendored build sends it (tests/aw_webui_query.py).
+WEBUI = webui_activity_query(
+    window=WINDOW, afk=AFK, browsers=[WEB], categories=[[list(n), r] for n, r in default_classes]
+)
+
+
+def _ask_webui(door: TestClient, query: list[str], start: datetime, end: datetime) -> Any:
+    answer = door.post(
+        "/api/0/query/",
+        json={"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": query},
+    )
+    assert answer.status_code == 200, answer.text
+    return orjson.loads(answer.content)
+
+
+@pytest.mark.parametrize("days", [1, 7, DAYS])
+def test_aw_webuis_own_query_is_the_engines(door: TestClient, days: int) -> None:
+    start = D0 + timedelta(days=2, hours=4)
+    end = start + timedelta(days=days)
+    fast = _ask_webui(door, WEBUI, start, end)
+    pieces = [key for key in _kept(door) if key[0] == "piece"]
+    assert len(pieces) >= days  # answered from pieces, not by the engine
+    assert fast == _ask_webui(door, ["nothing = [];", *WEBUI], start, end)
+    assert _ask_webui(door, WEBUI, start, end) == fast  # asked again: kept pieces
+    (result,) = fast
+    assert "events" not in result and result["stopwatch"] == {"stopwatch_events": []}
+    assert result["browser"]["titles"] and result["window"]["duration"] > 0
+    categories = {tuple(e["data"]["$category"]) for e in result["window"]["cat_events"]}
+    assert ("Media", "Video") in categories  # the talk on YouTube, matched by its title
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"include_audible": False},
+        {"filter_afk": False},
+        {"filter_categories": [["Work"]]},
+        {"always_active_pattern": "Slack|Terminal"},
+        {"window": "aw-watcher-window_", "afk": "aw-watcher-afk_"},
+    ],
+)
+def test_aw_webuis_other_forms_are_the_engines_too(
+    door: TestClient, changes: dict[str, Any]
+) -> None:
+    params: dict[str, Any] = {"window": WINDOW, "afk": AFK, "browsers": [WEB]}
+    params["categories"] = [[list(n), r] for n, r in default_classes]
+    query = webui_activity_query(**{**params, **changes})
+    start = D0 + timedelta(days=1, hours=4)
+    end = start + timedelta(days=7)
+    fast = _ask_webui(door, query, start, end)
+    assert any(key[0] == "piece" for key in _kept(door))
+    assert fast == _ask_webui(door, ["nothing = [];", *query], start, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a stopwatch bucket: its events come newest first into union_no_overlap
+        "".join(
+            webui_activity_query(
+                window=WINDOW, afk=AFK, browsers=[WEB], categories=[], stopwatch="aw-stopwatch"
+            )
+        ),
+        # a statement smuggled into the always-active pattern's string
+        "".join(
+            webui_activity_query(
+                window=WINDOW,
+                afk=AFK,
+                browsers=[WEB],
+                categories=[],
+                always_active_pattern='x\\");events=[];a=(\\"',
+            )
+        ),
+        "".join(WEBUI).replace('"status"', '"state"'),
+        "".join(WEBUI).replace("RETURN = {", 'RETURN = {"x": query_bucket("a"), '),
+    ],
+)
+def test_anything_else_is_not_aw_webuis_query(text: str) -> None:
+    assert recognise_webui("".join(WEBUI)) is not None
+    assert recognise_webui(text) is None

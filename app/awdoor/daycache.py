@@ -25,6 +25,7 @@ with nothing kept.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ from aw_query.query2 import query as run_query2
 
 from app.awdoor.canonical import Piece, Shape, combine, json_default, piece_of
 from app.awdoor.events import micros_of, moment_of
+from app.awdoor.prefetch import Prefetched
 from app.store.awdoor import AwEventRow
 
 # A bucket's events: (bucket id, start, end, at most how many or None) -> rows, newest first.
@@ -187,8 +189,8 @@ def _cuts(
 
 
 def _pieces(
-    shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Datastore, cache: DayCache,
-    name: str,
+    shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Callable[[], Datastore],
+    cache: DayCache, name: str,
 ) -> list[Piece]:  # fmt: skip
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):
@@ -199,7 +201,7 @@ def _pieces(
         kept = cache.get(key)
         if kept is None:
             until = moment_of(b if last else b - 1000)
-            result = run_query2(name, shape.head, moment_of(a), until, store)
+            result = run_query2(name, shape.head, moment_of(a), until, store())
             piece = piece_of(result, events_json=not shape.webui)
             kept = _Kept(ids, b, piece, len(piece.events_json))
             cache.put(key, kept)
@@ -214,18 +216,22 @@ def cached_result(
     end: datetime,
     buckets: dict[str, dict[str, Any]],
     read: EventReader,
-    store: Datastore,
+    open_store: Callable[[EventReader], Datastore],
     cache: DayCache,
     name: str,
 ) -> orjson.Fragment | None:
     """The canonical query's result over [start, end), as JSON, from kept pieces (those
-    missing worked out by aw-core's engine and kept); None where the engine should
-    answer. Asked again with the same pieces kept, the same JSON is given again."""
+    missing worked out by aw-core's engine, over a store `open_store` makes of a reader,
+    and kept); None where the engine should answer. Asked again with the same pieces
+    kept, the same JSON is given again."""
     ids = _resolved(shape, buckets)
     start_us, end_us = micros_of(start), micros_of(end)
     if ids is None or start_us >= end_us:
         return None
-    bounds = [start_us, *_cuts(ids, start_us, end_us, read=read, cache=cache), end_us]
+    # What is missing is read once for the whole period, then sliced (app/awdoor/prefetch.py).
+    once = Prefetched(read, lo_us=start_us - _LOOK_US, hi_us=end_us + _LOOK_US)
+    bounds = [start_us, *_cuts(ids, start_us, end_us, read=once, cache=cache), end_us]
+    store = functools.cache(lambda: open_store(once))
     pieces = _pieces(shape, ids, bounds, store=store, cache=cache, name=name)
     key = ("answer", shape, ids, tuple(bounds))
     kept = cache.get(key)

@@ -177,6 +177,10 @@ def _statements(value: object) -> str:
     return "".join(value)
 
 
+def _store(read: EventReader, *, buckets: dict[str, dict[str, Any]]) -> Datastore:
+    return Datastore(partial(DoorEvents, buckets=buckets, read=read))
+
+
 def answer_query(
     *,
     body: object,
@@ -193,7 +197,7 @@ def answer_query(
         raise AwInputError('a query is {"timeperiods": [...], "query": [...]}')
     periods = _periods(body.get("timeperiods"))
     text = _statements(body.get("query"))
-    store = Datastore(partial(DoorEvents, buckets=buckets, read=read))
+    store = _store(read, buckets=buckets)
     shape = (recognise(text) or recognise_webui(text)) if cache is not None else None
     results = []
     for start, end in periods:
@@ -202,7 +206,7 @@ def answer_query(
             if shape is not None and cache is not None:
                 kept = cached_result(
                     shape=shape, start=start, end=end, buckets=buckets, read=read,
-                    store=store, cache=cache, name=name,
+                    open_store=partial(_store, buckets=buckets), cache=cache, name=name,
                 )  # fmt: skip
             results.append(kept if kept is not None else run_query2(name, text, start, end, store))
         except QueryException as exc:  # its message names an unknown function

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 
 from app.awdoor.api import Door, door_app
 from app.awdoor.events import micros_of
+from app.awdoor.prefetch import Prefetched
 from app.awdoor.webui_shape import recognise_webui
 from app.runtime.services import Services
 from tests.aw_real import activity_query
@@ -303,3 +304,30 @@ def test_aw_webuis_other_forms_are_the_engines_too(
 def test_anything_else_is_not_aw_webuis_query(text: str) -> None:
     assert recognise_webui("".join(WEBUI)) is not None
     assert recognise_webui(text) is None
+
+
+def test_prefetched_reads_are_the_databases(door: TestClient) -> None:
+    """A bucket read once for the period, then sliced, gives each read's rows exactly
+    (events running across either end, newest first); reads outside go to the database."""
+    inner: Any = door.app
+    while not hasattr(inner, "state"):
+        inner = inner.app
+    state: Door = inner.state.door
+
+    def read(bucket: str, a: datetime | None, b: datetime | None, n: int | None) -> list[Any]:
+        return state.store.aw_events(
+            user_id=state.user.user_id, bucket_id=bucket, start_at=a, end_at=b, lim=n
+        )
+
+    lo, hi = D0 + timedelta(days=3), D0 + timedelta(days=10)
+    once = Prefetched(read, lo_us=micros_of(lo), hi_us=micros_of(hi))
+    rng = random.Random(9)
+    for _ in range(60):
+        a = lo + timedelta(seconds=rng.uniform(0, 6 * 86_400))
+        b = min(hi, a + timedelta(seconds=rng.choice((1, 600, 40_000, 200_000))))
+        for bucket in (WINDOW, AFK, WEB):
+            assert once(bucket, a, b, None) == read(bucket, a, b, None)
+    assert once.reads == 3  # one read of each bucket over the whole period
+    outside = once(WINDOW, lo - timedelta(hours=1), lo + timedelta(hours=1), None)
+    assert outside == read(WINDOW, lo - timedelta(hours=1), lo + timedelta(hours=1), None)
+    assert once.reads == 4

@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from app.store.awdoor import AwEventRow
 
 # A bucket's events: (bucket id, start, end, at most how many or None) -> rows, newest first.
 EventReader = Callable[[str, datetime | None, datetime | None, int | None], list[AwEventRow]]
+log = logging.getLogger("timetrace.awdoor")
 _DAY_US = 86_400_000_000
 _REACH_US = 10_000_000  # flood's 5 s pulsetime, twice over
 _ROUND_US = 2_000  # reads round their ends to the millisecond
@@ -51,6 +53,7 @@ _LOOK_US = 20_000_000  # how far either side of a day the search for a cut reads
 _STALE_US = 60_000_000  # a write this far after a piece's end drops it all the same
 _KEPT = 4_096  # cuts, pieces and answers kept at most (the oldest go first)
 _BYTES = 256 * 1024 * 1024  # and their JSON, at most (a day of events is ~100 KB)
+_SYNC_MISSING = 2  # days missing that a query works out itself; more: the engine answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ class DayCache:
         self._kept: dict[tuple[Any, ...], _Kept] = {}
         self._bytes = 0
         self._edits: int | None = None
+        self._generation = 0  # counts the syncs that saw a write: a fill begun before one
+        self._filling: threading.Thread | None = None  # is not kept
 
     def sync(self, *, edits: int | None, written: dict[str, int]) -> None:
         """Before a query: drop what the writes since the last one may have changed."""
@@ -76,8 +81,10 @@ class DayCache:
             if edits != self._edits:
                 self._kept.clear()
                 self._edits = edits
+                self._generation += 1
             if not written:
                 return
+            self._generation += 1
             self._kept = {
                 key: kept
                 for key, kept in self._kept.items()
@@ -88,8 +95,11 @@ class DayCache:
         with self._lock:
             return self._kept.get(key)
 
-    def put(self, key: tuple[Any, ...], kept: _Kept) -> None:
+    def put(self, key: tuple[Any, ...], kept: _Kept, *, generation: int | None = None) -> None:
+        """Keep `kept` (from a fill: only while no write came since the fill began)."""
         with self._lock:
+            if generation is not None and generation != self._generation:
+                return
             before = self._kept.pop(key, None)
             self._bytes -= before.size if before is not None else 0
             while self._kept and (len(self._kept) >= _KEPT or self._bytes + kept.size > _BYTES):
@@ -97,10 +107,37 @@ class DayCache:
             self._kept[key] = kept
             self._bytes += kept.size
 
+    def fill(self, job: Callable[[int], object]) -> bool:
+        """Run `job(generation)` on a thread of its own, off the request, unless one is
+        running (one at a time); whether it was started."""
+        with self._lock:
+            if self._filling is not None and self._filling.is_alive():
+                return False
+            generation = self._generation
+            self._filling = threading.Thread(
+                target=_quietly, args=(job, generation), name="aw-door-fill", daemon=True
+            )
+            self._filling.start()
+            return True
+
+    def settle(self, *, timeout: float | None = None) -> None:
+        """Wait for the fill running now, if any (tests and the bench)."""
+        filling = self._filling
+        if filling is not None:
+            filling.join(timeout)
+
     def kept(self) -> dict[tuple[Any, ...], object]:
         """What is kept now: key → its cut or piece."""
         with self._lock:
             return {key: kept.value for key, kept in self._kept.items()}
+
+
+def _quietly(job: Callable[[int], object], generation: int) -> None:
+    """A fill that fails leaves its pieces unkept (the next ask tries again): logged."""
+    try:
+        job(generation)
+    except Exception:  # the request it was for has its answer; the door goes on
+        log.exception("working out the canonical query's pieces failed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +207,9 @@ def _resolved(shape: Shape, buckets: dict[str, dict[str, Any]]) -> tuple[str, ..
 
 
 def _cuts(
-    ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader, cache: DayCache
-) -> list[int]:
+    ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader, cache: DayCache,
+    gen: int | None = None,
+) -> list[int]:  # fmt: skip
     cuts: list[int] = []
     day = (start_us // _DAY_US + 1) * _DAY_US
     while day < end_us:
@@ -181,7 +219,7 @@ def _cuts(
         if kept is None:
             cut = find_cut(read=read, bucket_ids=ids, lo_us=day, hi_us=hi)
             kept = _Kept(ids, hi + _LOOK_US, cut)
-            cache.put(key, kept)
+            cache.put(key, kept, generation=gen)
         if kept.value is not None and (not cuts or kept.value > cuts[-1]):
             cuts.append(kept.value)
         day += _DAY_US
@@ -190,7 +228,7 @@ def _cuts(
 
 def _pieces(
     shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Callable[[], Datastore],
-    cache: DayCache, name: str,
+    cache: DayCache, name: str, gen: int | None = None,
 ) -> list[Piece]:  # fmt: skip
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):
@@ -204,9 +242,44 @@ def _pieces(
             result = run_query2(name, shape.head, moment_of(a), until, store())
             piece = piece_of(result, events_json=not shape.webui)
             kept = _Kept(ids, b, piece, len(piece.events_json))
-            cache.put(key, kept)
+            cache.put(key, kept, generation=gen)
         pieces.append(kept.value)
     return pieces
+
+
+def _missing(
+    shape: Shape, ids: tuple[str, ...], start_us: int, end_us: int, cache: DayCache
+) -> int:
+    """How many of the period's days have no cut kept (or, all cuts kept, pieces)."""
+    cuts: list[int] = []
+    unknown = 0
+    for day in range((start_us // _DAY_US + 1) * _DAY_US, end_us, _DAY_US):
+        kept = cache.get(("cut", ids, day, min(day + _DAY_US, end_us)))
+        if kept is None:
+            unknown += 1
+        elif kept.value is not None and (not cuts or kept.value > cuts[-1]):
+            cuts.append(kept.value)
+    if unknown:
+        return unknown
+    bounds = [start_us, *cuts, end_us]
+    return sum(
+        cache.get(("piece", shape.head, ids, a, b, b == end_us)) is None
+        for a, b in itertools.pairwise(bounds)
+    )
+
+
+def _worked_out(
+    shape: Shape, ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader,
+    open_store: Callable[[EventReader], Datastore], cache: DayCache, name: str,
+    gen: int | None = None,
+) -> tuple[list[int], list[Piece]]:  # fmt: skip
+    """The period's bounds and pieces, those missing worked out and kept. What they read
+    is read once for the whole period, then sliced (app/awdoor/prefetch.py)."""
+    once = Prefetched(read, lo_us=start_us - _LOOK_US, hi_us=end_us + _LOOK_US)
+    cuts = _cuts(ids, start_us, end_us, read=once, cache=cache, gen=gen)
+    bounds = [start_us, *cuts, end_us]
+    store = functools.cache(lambda: open_store(once))
+    return bounds, _pieces(shape, ids, bounds, store=store, cache=cache, name=name, gen=gen)
 
 
 def cached_result(
@@ -222,17 +295,23 @@ def cached_result(
 ) -> orjson.Fragment | None:
     """The canonical query's result over [start, end), as JSON, from kept pieces (those
     missing worked out by aw-core's engine, over a store `open_store` makes of a reader,
-    and kept); None where the engine should answer. Asked again with the same pieces
-    kept, the same JSON is given again."""
+    and kept); None where the engine should answer: when more than two days' pieces are
+    missing, which are then worked out on a thread of their own (`DayCache.fill`). Asked
+    again with the same pieces kept, the same JSON is given again."""
     ids = _resolved(shape, buckets)
     start_us, end_us = micros_of(start), micros_of(end)
     if ids is None or start_us >= end_us:
         return None
-    # What is missing is read once for the whole period, then sliced (app/awdoor/prefetch.py).
-    once = Prefetched(read, lo_us=start_us - _LOOK_US, hi_us=end_us + _LOOK_US)
-    bounds = [start_us, *_cuts(ids, start_us, end_us, read=once, cache=cache), end_us]
-    store = functools.cache(lambda: open_store(once))
-    pieces = _pieces(shape, ids, bounds, store=store, cache=cache, name=name)
+    work = functools.partial(
+        _worked_out, shape, ids, start_us, end_us, read=read, open_store=open_store,
+        cache=cache, name=name,
+    )  # fmt: skip
+    if _missing(shape, ids, start_us, end_us, cache) > _SYNC_MISSING:
+        # A cold period: one engine run answers it (as fast as the engine alone), and its
+        # pieces are worked out off the request, for the next ask.
+        cache.fill(lambda generation: work(gen=generation))
+        return None
+    bounds, pieces = work()
     key = ("answer", shape, ids, tuple(bounds))
     kept = cache.get(key)
     if kept is not None and all(a is b for a, b in zip(kept.value[0], pieces, strict=True)):

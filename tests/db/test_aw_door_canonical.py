@@ -109,15 +109,20 @@ def _ask(door: TestClient, query: str, start: datetime, end: datetime) -> Any:
         json={"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": [query]},
     )
     assert answer.status_code == 200, answer.text
+    _door(door).day_cache.settle()  # a cold period's pieces, worked out off the request
     return orjson.loads(answer.content)
 
 
-def _kept(door: TestClient) -> dict[tuple[Any, ...], object]:
+def _door(door: TestClient) -> Door:
     inner: Any = door.app
     while not hasattr(inner, "state"):  # the guards around the door's Starlette app
         inner = inner.app
     state: Door = inner.state.door
-    return state.day_cache.kept()
+    return state
+
+
+def _kept(door: TestClient) -> dict[tuple[Any, ...], object]:
+    return _door(door).day_cache.kept()
 
 
 def _both(door: TestClient, start: datetime, end: datetime) -> tuple[Any, Any]:
@@ -169,7 +174,8 @@ def test_writes_into_a_kept_day_change_the_answer(door: TestClient) -> None:
 
 def test_heartbeats_today_change_only_the_last_piece(door: TestClient) -> None:
     start, end = D0 + timedelta(hours=4), D0 + timedelta(days=DAYS, hours=12)
-    _both(door, start, end)
+    _both(door, start, end)  # cold: the engine answers, the pieces are worked out after
+    _both(door, start, end)  # from the pieces: their answer is kept too
     kept = _kept(door)
     last = D0 + timedelta(days=DAYS, hours=9)  # "today": after the last night's afk
     for n in range(6):
@@ -236,6 +242,7 @@ def _ask_webui(door: TestClient, query: list[str], start: datetime, end: datetim
         json={"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": query},
     )
     assert answer.status_code == 200, answer.text
+    _door(door).day_cache.settle()  # a cold period's pieces, worked out off the request
     return orjson.loads(answer.content)
 
 
@@ -309,10 +316,7 @@ def test_anything_else_is_not_aw_webuis_query(text: str) -> None:
 def test_prefetched_reads_are_the_databases(door: TestClient) -> None:
     """A bucket read once for the period, then sliced, gives each read's rows exactly
     (events running across either end, newest first); reads outside go to the database."""
-    inner: Any = door.app
-    while not hasattr(inner, "state"):
-        inner = inner.app
-    state: Door = inner.state.door
+    state = _door(door)
 
     def read(bucket: str, a: datetime | None, b: datetime | None, n: int | None) -> list[Any]:
         return state.store.aw_events(
@@ -331,3 +335,23 @@ def test_prefetched_reads_are_the_databases(door: TestClient) -> None:
     outside = once(WINDOW, lo - timedelta(hours=1), lo + timedelta(hours=1), None)
     assert outside == read(WINDOW, lo - timedelta(hours=1), lo + timedelta(hours=1), None)
     assert once.reads == 4
+
+
+def test_a_cold_month_is_the_engines_and_its_pieces_come_after(door: TestClient) -> None:
+    """Nothing kept: the engine answers the month (no piece is worked out on the
+    request), and a thread of its own works the pieces out for the next ask."""
+    start = D0 + timedelta(days=1, hours=4)
+    end = start + timedelta(days=28)
+    cache = _door(door).day_cache
+    ran: list[int] = []
+    fill = cache.fill
+    cache.fill = lambda job: fill(lambda g: (ran.append(g), job(g)))  # type: ignore[method-assign]
+    body = {"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": [QUERY]}
+    first = door.post("/api/0/query/", json=body)
+    assert first.status_code == 200
+    cache.settle()
+    assert len(ran) == 1
+    pieces = [key for key in _kept(door) if key[0] == "piece"]
+    assert len(pieces) >= 27
+    assert _ask(door, QUERY, start, end) == orjson.loads(first.content)
+    assert len(ran) == 1  # asked again: from the pieces, on the request

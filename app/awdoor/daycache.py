@@ -74,6 +74,7 @@ class DayCache:
         self._edits: int | None = None
         self._generation = 0  # counts the syncs that saw a write: a fill begun before one
         self._filling: threading.Thread | None = None  # is not kept
+        self._pending: tuple[Callable[[int], object], int] | None = None
 
     def sync(self, *, edits: int | None, written: dict[str, int]) -> None:
         """Before a query: drop what the writes since the last one may have changed."""
@@ -108,17 +109,25 @@ class DayCache:
             self._bytes += kept.size
 
     def fill(self, job: Callable[[int], object]) -> bool:
-        """Run `job(generation)` on a thread of its own, off the request, unless one is
-        running (one at a time); whether it was started."""
+        """Run `job(generation)` on a thread of its own, off the request, once `start`
+        is called (after the request's answer, so as not to slow it), unless one is
+        running or waiting (one at a time); whether it was taken."""
         with self._lock:
-            if self._filling is not None and self._filling.is_alive():
+            if self._pending is not None or (self._filling and self._filling.is_alive()):
                 return False
-            generation = self._generation
-            self._filling = threading.Thread(
-                target=_quietly, args=(job, generation), name="aw-door-fill", daemon=True
-            )
-            self._filling.start()
+            self._pending = (job, self._generation)
             return True
+
+    def start(self) -> None:
+        """Start the fill taken during the request just answered, if any."""
+        with self._lock:
+            if self._pending is None:
+                return
+            self._filling = threading.Thread(
+                target=_quietly, args=self._pending, name="aw-door-fill", daemon=True
+            )
+            self._pending = None
+            self._filling.start()
 
     def settle(self, *, timeout: float | None = None) -> None:
         """Wait for the fill running now, if any (tests and the bench)."""

@@ -30,7 +30,7 @@ from aw_query.exceptions import QueryException
 from aw_query.functions import functions as _functions
 from aw_query.query2 import query as run_query2
 
-from app.awdoor.canonical import json_default, recognise
+from app.awdoor.canonical import Shape, json_default, recognise
 from app.awdoor.daycache import DayCache, EventReader, cached_result
 from app.awdoor.events import AwInputError, parse_time
 from app.awdoor.webui_shape import recognise_webui
@@ -199,7 +199,21 @@ def answer_query(
     text = _statements(body.get("query"))
     store = _store(read, buckets=buckets)
     shape = (recognise(text) or recognise_webui(text)) if cache is not None else None
-    results = []
+    try:
+        results = _answers(text, shape, periods, name=name, buckets=buckets, read=read,
+                           cache=cache, store=store)  # fmt: skip
+        return orjson.dumps(results, default=json_default)
+    finally:
+        if cache is not None:
+            cache.start()  # a cold period's pieces, worked out after its answer
+
+
+def _answers(
+    text: str, shape: Shape | None, periods: list[tuple[datetime, datetime]], *, name: str,
+    buckets: dict[str, dict[str, Any]], read: EventReader, cache: DayCache | None,
+    store: Datastore,
+) -> list[Any]:  # fmt: skip
+    results: list[Any] = []
     for start, end in periods:
         try:
             kept = None
@@ -215,4 +229,4 @@ def answer_query(
             raise QueryRefused(
                 f"the query failed: {type(exc).__name__}: {exc}", kind="QueryFunctionException"
             ) from exc
-    return orjson.dumps(results, default=json_default)
+    return results

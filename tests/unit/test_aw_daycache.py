@@ -91,6 +91,9 @@ def test_a_fill_that_a_write_overtakes_keeps_nothing() -> None:
     cache.sync(edits=None, written={})
     started: list[int] = []
     assert cache.fill(started.append)
+    assert not cache.fill(started.append)  # one at a time
+    assert started == []  # not before the request's answer
+    cache.start()
     cache.settle()
     (generation,) = started
     cache.sync(edits=None, written={"w": 1})  # a write, seen by a query meanwhile

@@ -55,7 +55,7 @@ _HEAD = re.compile(
     r"(?:events=filter_period_intersect\(events,not_afk\);)?"
     r"stopwatch_events=\[\];"
 )
-_BROWSER = re.compile(rf"events_\w+=flood\(query_bucket\(({_S})\)\);")
+_BROWSER = re.compile(rf"(?<!\w)events_\w+=flood\(query_bucket\(({_S})\)\);")
 _CATEGORIZE = "events=categorize(events,"
 _MERGES = 'title_events=sort_by_duration(merge_events_by_keys(events,["app","title"]));'
 _TAIL = re.compile(

@@ -8,13 +8,15 @@ heartbeats over HTTP (throughput and latency).
 First (unless `--history-days 0`), a year of a desktop's history (window, afk and tab
 events: bench/_aw_history.py) goes into the door and into a real aw-server (PyPI, in
 .aw-venv, its SQLite store) in the same run, and aw-webui's Activity query with its
-default categories is asked of both for the last day, week and month: the median ms of
-each (`canonical_{day,week,month}_ms_door`, `…_ms_aw`), their ratio (`…_ratio`, aw-server's
-time over the door's) and whether both answer the same seconds per app and category
-(`…_equal`). The door keeps the canonical query's pieces per day (app/awdoor/daycache.py):
-its first answer to each period is timed apart (`…_ms_door_cold`; the month's first, with
-nothing kept), its median is of the answers after it, and one answer by aw-core's engine
-alone (`…_ms_door_engine`). `--canonical-only` stops there.
+default categories is asked of both for the last day, week and month, first as
+aw-webui's build sends it (`webui_…`), then as aw-client's builder writes it
+(`canonical_…`): the median ms of each (`…_{day,week,month}_ms_door`, `…_ms_aw`),
+their ratio (`…_ratio`, aw-server's time over the door's) and whether both answer the
+same seconds per app and category (`…_equal`). The door keeps the canonical query's
+pieces per day (app/awdoor/daycache.py): its first answer to each period is timed apart
+(`…_ms_door_cold`; aw-webui's month is the first query of all, with nothing kept), its
+median is of the answers after it, and one answer by aw-core's engine alone
+(`…_ms_door_engine`). `--canonical-only` stops there.
 
 Starts `timetrace aw-door` in its own process on a fresh database (its live conversion
 running, as in use), creates `--buckets` buckets over `--hosts` hosts (a window and an
@@ -23,7 +25,8 @@ per second for `--seconds` (open loop: each is timed from when it was due, so a
 server that falls behind shows in the latency), over keep-alive connections. Most
 heartbeats extend their bucket's last event; one in twenty starts a new one. Then
 the same with as many heartbeats as the door takes (closed loop), for its ceiling.
-Ends with one JSON line: {"canonical_month_ratio": …, "heartbeats_per_s": …, …}.
+Ends with one JSON line: {"webui_month_ratio": …, "canonical_month_ratio": …,
+"heartbeats_per_s": …, …}.
 """
 
 from __future__ import annotations

@@ -109,8 +109,11 @@ class Shape:
     window: str  # find_bucket's string for the window bucket (the first bucket holding it)
     afk: str  # and for the afk bucket
     browsers: tuple[str, ...]  # browser buckets, by id
-    union: bool  # audible tabs count as not-afk (`period_union`)
-    limits: tuple[int, int, int, int]  # apps, titles, URLs, domains
+    union: bool  # audible tabs (or "always active" apps) count as not-afk (`period_union`)
+    limits: tuple[int, ...]  # apps, titles, URLs, domains (and browser titles)
+    webui: bool = False  # aw-webui's own form (app/awdoor/webui_shape.py): buckets by id,
+    # no `events` returned, browser titles and (empty) stopwatch events returned
+    exact: bool = False  # window and afk are bucket ids (`query_bucket`), not find_bucket's
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,9 +128,10 @@ class Piece:
     urls: list[Event]
     domains: list[Event]
     browser_seconds: list[float]
+    browser_titles: list[Event]
 
 
-def _squeezed(text: str) -> str:
+def squeezed(text: str) -> str:
     """The text without whitespace outside its string literals."""
     return _TOKEN.sub(lambda m: m.group(1) or "", text)
 
@@ -138,7 +142,7 @@ def _literal(text: str) -> bool:
     return _LITERAL.fullmatch(_TOKEN.sub(lambda m: "0" if m.group(1) else "", text)) is not None
 
 
-def _categories(middle: str) -> bool:
+def categories_ok(middle: str) -> bool:
     """`categorize` with a literal, and maybe the category filter with another."""
     if not middle.endswith(");"):
         return False
@@ -146,22 +150,28 @@ def _categories(middle: str) -> bool:
     return _literal(classes) and _literal(kept)
 
 
+def head_of(text: str) -> str | None:
+    """The query up to its merges, with a RETURN of what they read."""
+    tail = _TAIL.search(text)
+    return None if tail is None else text[: tail.start()] + _HEAD_RETURN
+
+
 @functools.lru_cache(maxsize=64)
 def recognise(text: str) -> Shape | None:
     """The canonical query's parameters, or None when `text` is not that query."""
-    squeezed = _squeezed(text)
-    at, merges = squeezed.find(_CATEGORIZE), squeezed.find(_MERGES)
+    flat = squeezed(text)
+    at, merges = flat.find(_CATEGORIZE), flat.find(_MERGES)
     if at < 0 or merges < at:
         return None
-    head = _HEAD.fullmatch(squeezed, 0, at)
-    tail = _MERGES_THEN.fullmatch(squeezed, merges)
-    tail_text = _TAIL.search(text)
-    if head is None or tail is None or tail_text is None:
+    head = _HEAD.fullmatch(flat, 0, at)
+    tail = _MERGES_THEN.fullmatch(flat, merges)
+    head_text = head_of(text)
+    if head is None or tail is None or head_text is None:
         return None
-    if not _categories(squeezed[at + len(_CATEGORIZE) : merges]):
+    if not categories_ok(flat[at + len(_CATEGORIZE) : merges]):
         return None
     return Shape(
-        head=text[: tail_text.start()] + _HEAD_RETURN,
+        head=head_text,
         window=head["window"][1:-1],
         afk=head["afk"][1:-1],
         browsers=tuple(b[1:-1] for b in _BUCKET.findall(head["browsers"])),
@@ -182,12 +192,13 @@ def json_default(value: object) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def piece_of(result: dict[str, Any]) -> Piece:
-    """A piece from the engine's answer to `Shape.head` over a stretch of time."""
+def piece_of(result: dict[str, Any], *, events_json: bool = True) -> Piece:
+    """A piece from the engine's answer to `Shape.head` over a stretch of time
+    (`events_json`: whether the answer returns the events themselves)."""
     events: list[Event] = result["events"]
     browser = split_url_events(result["browser"])
     return Piece(
-        events_json=orjson.dumps(events, default=json_default)[1:-1],
+        events_json=orjson.dumps(events, default=json_default)[1:-1] if events_json else b"",
         active=result["active"],
         titles=merge_events_by_keys(events, ["app", "title"]),
         categories=merge_events_by_keys(events, ["$category"]),
@@ -195,6 +206,7 @@ def piece_of(result: dict[str, Any]) -> Piece:
         urls=merge_events_by_keys(browser, ["url"]),
         domains=merge_events_by_keys(browser, ["$domain"]),
         browser_seconds=_seconds(browser),
+        browser_titles=merge_events_by_keys(browser, ["title"]) if not events_json else [],
     )
 
 
@@ -224,12 +236,18 @@ def _float_sum(lists: Iterable[list[float]]) -> timedelta:
 
 def combine(pieces: Sequence[Piece], *, shape: Shape) -> dict[str, Any]:
     """The canonical query's result over the pieces' stretches of time, end to end."""
-    apps_n, titles_n, urls_n, domains_n = shape.limits
+    apps_n, titles_n, urls_n, domains_n = shape.limits[:4]
     titles = _merged((p.titles for p in pieces), ["app", "title"])
     apps = sort_by_duration(merge_events_by_keys(titles, ["app"]))
-    events = b",".join(p.events_json for p in pieces if p.events_json)
-    return {
-        "events": orjson.Fragment(b"[" + events + b"]"),
+    browser: dict[str, Any] = {
+        "domains": limit_events(_merged((p.domains for p in pieces), ["$domain"]), domains_n),
+        "urls": limit_events(_merged((p.urls for p in pieces), ["url"]), urls_n),
+    }
+    if shape.webui:
+        tabs = _merged((p.browser_titles for p in pieces), ["title"])
+        browser["titles"] = limit_events(tabs, shape.limits[4])
+    browser["duration"] = _float_sum(p.browser_seconds for p in pieces)
+    result: dict[str, Any] = {
         "window": {
             "app_events": limit_events(apps, apps_n),
             "title_events": limit_events(titles, titles_n),
@@ -237,9 +255,9 @@ def combine(pieces: Sequence[Piece], *, shape: Shape) -> dict[str, Any]:
             "active_events": _active(pieces, union=shape.union),
             "duration": _float_sum(p.seconds for p in pieces),
         },
-        "browser": {
-            "domains": limit_events(_merged((p.domains for p in pieces), ["$domain"]), domains_n),
-            "urls": limit_events(_merged((p.urls for p in pieces), ["url"]), urls_n),
-            "duration": _float_sum(p.browser_seconds for p in pieces),
-        },
+        "browser": browser,
     }
+    if shape.webui:
+        return {**result, "stopwatch": {"stopwatch_events": []}}
+    events = b",".join(p.events_json for p in pieces if p.events_json)
+    return {"events": orjson.Fragment(b"[" + events + b"]"), **result}

@@ -25,7 +25,9 @@ with nothing kept.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,10 +40,12 @@ from aw_query.query2 import query as run_query2
 
 from app.awdoor.canonical import Piece, Shape, combine, json_default, piece_of
 from app.awdoor.events import micros_of, moment_of
+from app.awdoor.prefetch import Prefetched
 from app.store.awdoor import AwEventRow
 
 # A bucket's events: (bucket id, start, end, at most how many or None) -> rows, newest first.
 EventReader = Callable[[str, datetime | None, datetime | None, int | None], list[AwEventRow]]
+log = logging.getLogger("timetrace.awdoor")
 _DAY_US = 86_400_000_000
 _REACH_US = 10_000_000  # flood's 5 s pulsetime, twice over
 _ROUND_US = 2_000  # reads round their ends to the millisecond
@@ -49,6 +53,7 @@ _LOOK_US = 20_000_000  # how far either side of a day the search for a cut reads
 _STALE_US = 60_000_000  # a write this far after a piece's end drops it all the same
 _KEPT = 4_096  # cuts, pieces and answers kept at most (the oldest go first)
 _BYTES = 256 * 1024 * 1024  # and their JSON, at most (a day of events is ~100 KB)
+_SYNC_MISSING = 2  # days missing that a query works out itself; more: the engine answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,9 @@ class DayCache:
         self._kept: dict[tuple[Any, ...], _Kept] = {}
         self._bytes = 0
         self._edits: int | None = None
+        self._generation = 0  # counts the syncs that saw a write: a fill begun before one
+        self._filling: threading.Thread | None = None  # is not kept
+        self._pending: tuple[Callable[[int], object], int] | None = None
 
     def sync(self, *, edits: int | None, written: dict[str, int]) -> None:
         """Before a query: drop what the writes since the last one may have changed."""
@@ -74,8 +82,10 @@ class DayCache:
             if edits != self._edits:
                 self._kept.clear()
                 self._edits = edits
+                self._generation += 1
             if not written:
                 return
+            self._generation += 1
             self._kept = {
                 key: kept
                 for key, kept in self._kept.items()
@@ -86,8 +96,11 @@ class DayCache:
         with self._lock:
             return self._kept.get(key)
 
-    def put(self, key: tuple[Any, ...], kept: _Kept) -> None:
+    def put(self, key: tuple[Any, ...], kept: _Kept, *, generation: int | None = None) -> None:
+        """Keep `kept` (from a fill: only while no write came since the fill began)."""
         with self._lock:
+            if generation is not None and generation != self._generation:
+                return
             before = self._kept.pop(key, None)
             self._bytes -= before.size if before is not None else 0
             while self._kept and (len(self._kept) >= _KEPT or self._bytes + kept.size > _BYTES):
@@ -95,10 +108,45 @@ class DayCache:
             self._kept[key] = kept
             self._bytes += kept.size
 
+    def fill(self, job: Callable[[int], object]) -> bool:
+        """Run `job(generation)` on a thread of its own, off the request, once `start`
+        is called (after the request's answer, so as not to slow it), unless one is
+        running or waiting (one at a time); whether it was taken."""
+        with self._lock:
+            if self._pending is not None or (self._filling and self._filling.is_alive()):
+                return False
+            self._pending = (job, self._generation)
+            return True
+
+    def start(self) -> None:
+        """Start the fill taken during the request just answered, if any."""
+        with self._lock:
+            if self._pending is None:
+                return
+            self._filling = threading.Thread(
+                target=_quietly, args=self._pending, name="aw-door-fill", daemon=True
+            )
+            self._pending = None
+            self._filling.start()
+
+    def settle(self, *, timeout: float | None = None) -> None:
+        """Wait for the fill running now, if any (tests and the bench)."""
+        filling = self._filling
+        if filling is not None:
+            filling.join(timeout)
+
     def kept(self) -> dict[tuple[Any, ...], object]:
         """What is kept now: key → its cut or piece."""
         with self._lock:
             return {key: kept.value for key, kept in self._kept.items()}
+
+
+def _quietly(job: Callable[[int], object], generation: int) -> None:
+    """A fill that fails leaves its pieces unkept (the next ask tries again): logged."""
+    try:
+        job(generation)
+    except Exception:  # the request it was for has its answer; the door goes on
+        log.exception("working out the canonical query's pieces failed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,17 +202,23 @@ def find_cut(*, read: EventReader, bucket_ids: Sequence[str], lo_us: int, hi_us:
 
 
 def _resolved(shape: Shape, buckets: dict[str, dict[str, Any]]) -> tuple[str, ...] | None:
-    """The bucket ids the query reads (find_bucket: the first holding the string)."""
-    window = next((b for b in buckets if shape.window in b), None)
-    afk = next((b for b in buckets if shape.afk in b), None)
+    """The bucket ids the query reads (find_bucket: the first holding the string; or
+    the ids themselves)."""
+    if shape.exact:
+        window = shape.window if shape.window in buckets else None
+        afk = shape.afk if shape.afk in buckets else None
+    else:
+        window = next((b for b in buckets if shape.window in b), None)
+        afk = next((b for b in buckets if shape.afk in b), None)
     if window is None or afk is None or any(b not in buckets for b in shape.browsers):
         return None
     return (window, afk, *shape.browsers)
 
 
 def _cuts(
-    ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader, cache: DayCache
-) -> list[int]:
+    ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader, cache: DayCache,
+    gen: int | None = None,
+) -> list[int]:  # fmt: skip
     cuts: list[int] = []
     day = (start_us // _DAY_US + 1) * _DAY_US
     while day < end_us:
@@ -174,7 +228,7 @@ def _cuts(
         if kept is None:
             cut = find_cut(read=read, bucket_ids=ids, lo_us=day, hi_us=hi)
             kept = _Kept(ids, hi + _LOOK_US, cut)
-            cache.put(key, kept)
+            cache.put(key, kept, generation=gen)
         if kept.value is not None and (not cuts or kept.value > cuts[-1]):
             cuts.append(kept.value)
         day += _DAY_US
@@ -182,8 +236,8 @@ def _cuts(
 
 
 def _pieces(
-    shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Datastore, cache: DayCache,
-    name: str,
+    shape: Shape, ids: tuple[str, ...], bounds: list[int], *, store: Callable[[], Datastore],
+    cache: DayCache, name: str, gen: int | None = None,
 ) -> list[Piece]:  # fmt: skip
     pieces: list[Piece] = []
     for a, b in itertools.pairwise(bounds):
@@ -194,11 +248,47 @@ def _pieces(
         kept = cache.get(key)
         if kept is None:
             until = moment_of(b if last else b - 1000)
-            piece = piece_of(run_query2(name, shape.head, moment_of(a), until, store))
+            result = run_query2(name, shape.head, moment_of(a), until, store())
+            piece = piece_of(result, events_json=not shape.webui)
             kept = _Kept(ids, b, piece, len(piece.events_json))
-            cache.put(key, kept)
+            cache.put(key, kept, generation=gen)
         pieces.append(kept.value)
     return pieces
+
+
+def _missing(
+    shape: Shape, ids: tuple[str, ...], start_us: int, end_us: int, cache: DayCache
+) -> int:
+    """How many of the period's days have no cut kept (or, all cuts kept, pieces)."""
+    cuts: list[int] = []
+    unknown = 0
+    for day in range((start_us // _DAY_US + 1) * _DAY_US, end_us, _DAY_US):
+        kept = cache.get(("cut", ids, day, min(day + _DAY_US, end_us)))
+        if kept is None:
+            unknown += 1
+        elif kept.value is not None and (not cuts or kept.value > cuts[-1]):
+            cuts.append(kept.value)
+    if unknown:
+        return unknown
+    bounds = [start_us, *cuts, end_us]
+    return sum(
+        cache.get(("piece", shape.head, ids, a, b, b == end_us)) is None
+        for a, b in itertools.pairwise(bounds)
+    )
+
+
+def _worked_out(
+    shape: Shape, ids: tuple[str, ...], start_us: int, end_us: int, *, read: EventReader,
+    open_store: Callable[[EventReader], Datastore], cache: DayCache, name: str,
+    gen: int | None = None,
+) -> tuple[list[int], list[Piece]]:  # fmt: skip
+    """The period's bounds and pieces, those missing worked out and kept. What they read
+    is read once for the whole period, then sliced (app/awdoor/prefetch.py)."""
+    once = Prefetched(read, lo_us=start_us - _LOOK_US, hi_us=end_us + _LOOK_US)
+    cuts = _cuts(ids, start_us, end_us, read=once, cache=cache, gen=gen)
+    bounds = [start_us, *cuts, end_us]
+    store = functools.cache(lambda: open_store(once))
+    return bounds, _pieces(shape, ids, bounds, store=store, cache=cache, name=name, gen=gen)
 
 
 def cached_result(
@@ -208,19 +298,29 @@ def cached_result(
     end: datetime,
     buckets: dict[str, dict[str, Any]],
     read: EventReader,
-    store: Datastore,
+    open_store: Callable[[EventReader], Datastore],
     cache: DayCache,
     name: str,
 ) -> orjson.Fragment | None:
     """The canonical query's result over [start, end), as JSON, from kept pieces (those
-    missing worked out by aw-core's engine and kept); None where the engine should
-    answer. Asked again with the same pieces kept, the same JSON is given again."""
+    missing worked out by aw-core's engine, over a store `open_store` makes of a reader,
+    and kept); None where the engine should answer: when more than two days' pieces are
+    missing, which are then worked out on a thread of their own (`DayCache.fill`). Asked
+    again with the same pieces kept, the same JSON is given again."""
     ids = _resolved(shape, buckets)
     start_us, end_us = micros_of(start), micros_of(end)
     if ids is None or start_us >= end_us:
         return None
-    bounds = [start_us, *_cuts(ids, start_us, end_us, read=read, cache=cache), end_us]
-    pieces = _pieces(shape, ids, bounds, store=store, cache=cache, name=name)
+    work = functools.partial(
+        _worked_out, shape, ids, start_us, end_us, read=read, open_store=open_store,
+        cache=cache, name=name,
+    )  # fmt: skip
+    if _missing(shape, ids, start_us, end_us, cache) > _SYNC_MISSING:
+        # A cold period: one engine run answers it (as fast as the engine alone), and its
+        # pieces are worked out off the request, for the next ask.
+        cache.fill(lambda generation: work(gen=generation))
+        return None
+    bounds, pieces = work()
     key = ("answer", shape, ids, tuple(bounds))
     kept = cache.get(key)
     if kept is not None and all(a is b for a, b in zip(kept.value[0], pieces, strict=True)):

@@ -30,9 +30,10 @@ from aw_query.exceptions import QueryException
 from aw_query.functions import functions as _functions
 from aw_query.query2 import query as run_query2
 
-from app.awdoor.canonical import json_default, recognise
+from app.awdoor.canonical import Shape, json_default, recognise
 from app.awdoor.daycache import DayCache, EventReader, cached_result
 from app.awdoor.events import AwInputError, parse_time
+from app.awdoor.webui_shape import recognise_webui
 from app.store.awdoor import AwEventRow
 
 # aw-core's functions: what a query may call (`find_bucket`, `flood`, `categorize`, ...).
@@ -176,6 +177,10 @@ def _statements(value: object) -> str:
     return "".join(value)
 
 
+def _store(read: EventReader, *, buckets: dict[str, dict[str, Any]]) -> Datastore:
+    return Datastore(partial(DoorEvents, buckets=buckets, read=read))
+
+
 def answer_query(
     *,
     body: object,
@@ -192,16 +197,30 @@ def answer_query(
         raise AwInputError('a query is {"timeperiods": [...], "query": [...]}')
     periods = _periods(body.get("timeperiods"))
     text = _statements(body.get("query"))
-    store = Datastore(partial(DoorEvents, buckets=buckets, read=read))
-    shape = recognise(text) if cache is not None else None
-    results = []
+    store = _store(read, buckets=buckets)
+    shape = (recognise(text) or recognise_webui(text)) if cache is not None else None
+    try:
+        results = _answers(text, shape, periods, name=name, buckets=buckets, read=read,
+                           cache=cache, store=store)  # fmt: skip
+        return orjson.dumps(results, default=json_default)
+    finally:
+        if cache is not None:
+            cache.start()  # a cold period's pieces, worked out after its answer
+
+
+def _answers(
+    text: str, shape: Shape | None, periods: list[tuple[datetime, datetime]], *, name: str,
+    buckets: dict[str, dict[str, Any]], read: EventReader, cache: DayCache | None,
+    store: Datastore,
+) -> list[Any]:  # fmt: skip
+    results: list[Any] = []
     for start, end in periods:
         try:
             kept = None
             if shape is not None and cache is not None:
                 kept = cached_result(
                     shape=shape, start=start, end=end, buckets=buckets, read=read,
-                    store=store, cache=cache, name=name,
+                    open_store=partial(_store, buckets=buckets), cache=cache, name=name,
                 )  # fmt: skip
             results.append(kept if kept is not None else run_query2(name, text, start, end, store))
         except QueryException as exc:  # its message names an unknown function
@@ -210,4 +229,4 @@ def answer_query(
             raise QueryRefused(
                 f"the query failed: {type(exc).__name__}: {exc}", kind="QueryFunctionException"
             ) from exc
-    return orjson.dumps(results, default=json_default)
+    return results

@@ -18,8 +18,11 @@ from starlette.testclient import TestClient
 
 from app.awdoor.api import Door, door_app
 from app.awdoor.events import micros_of
+from app.awdoor.prefetch import Prefetched
+from app.awdoor.webui_shape import recognise_webui
 from app.runtime.services import Services
 from tests.aw_real import activity_query
+from tests.aw_webui_query import webui_activity_query
 
 D0 = datetime(2003, 3, 1, tzinfo=UTC)  # sentinel month: far from today
 DAYS = 31
@@ -106,15 +109,20 @@ def _ask(door: TestClient, query: str, start: datetime, end: datetime) -> Any:
         json={"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": [query]},
     )
     assert answer.status_code == 200, answer.text
+    _door(door).day_cache.settle()  # a cold period's pieces, worked out off the request
     return orjson.loads(answer.content)
 
 
-def _kept(door: TestClient) -> dict[tuple[Any, ...], object]:
+def _door(door: TestClient) -> Door:
     inner: Any = door.app
     while not hasattr(inner, "state"):  # the guards around the door's Starlette app
         inner = inner.app
     state: Door = inner.state.door
-    return state.day_cache.kept()
+    return state
+
+
+def _kept(door: TestClient) -> dict[tuple[Any, ...], object]:
+    return _door(door).day_cache.kept()
 
 
 def _both(door: TestClient, start: datetime, end: datetime) -> tuple[Any, Any]:
@@ -166,7 +174,8 @@ def test_writes_into_a_kept_day_change_the_answer(door: TestClient) -> None:
 
 def test_heartbeats_today_change_only_the_last_piece(door: TestClient) -> None:
     start, end = D0 + timedelta(hours=4), D0 + timedelta(days=DAYS, hours=12)
-    _both(door, start, end)
+    _both(door, start, end)  # cold: the engine answers, the pieces are worked out after
+    _both(door, start, end)  # from the pieces: their answer is kept too
     kept = _kept(door)
     last = D0 + timedelta(days=DAYS, hours=9)  # "today": after the last night's afk
     for n in range(6):
@@ -219,3 +228,130 @@ def test_the_builders_other_forms_are_the_engines_too(
     fast = _ask(door, query, start, end)
     assert any(key[0] == "piece" for key in _kept(door))
     assert fast == _ask(door, "nothing = [];\n" + query, start, end)
+
+
+# aw-webui's own Activity query, as its vendored build sends it (tests/aw_webui_query.py).
+WEBUI = webui_activity_query(
+    window=WINDOW, afk=AFK, browsers=[WEB], categories=[[list(n), r] for n, r in default_classes]
+)
+
+
+def _ask_webui(door: TestClient, query: list[str], start: datetime, end: datetime) -> Any:
+    answer = door.post(
+        "/api/0/query/",
+        json={"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": query},
+    )
+    assert answer.status_code == 200, answer.text
+    _door(door).day_cache.settle()  # a cold period's pieces, worked out off the request
+    return orjson.loads(answer.content)
+
+
+@pytest.mark.parametrize("days", [1, 7, DAYS])
+def test_aw_webuis_own_query_is_the_engines(door: TestClient, days: int) -> None:
+    start = D0 + timedelta(days=2, hours=4)
+    end = start + timedelta(days=days)
+    fast = _ask_webui(door, WEBUI, start, end)
+    pieces = [key for key in _kept(door) if key[0] == "piece"]
+    assert len(pieces) >= days  # answered from pieces, not by the engine
+    assert fast == _ask_webui(door, ["nothing = [];", *WEBUI], start, end)
+    assert _ask_webui(door, WEBUI, start, end) == fast  # asked again: kept pieces
+    (result,) = fast
+    assert "events" not in result and result["stopwatch"] == {"stopwatch_events": []}
+    assert result["browser"]["titles"] and result["window"]["duration"] > 0
+    categories = {tuple(e["data"]["$category"]) for e in result["window"]["cat_events"]}
+    assert ("Media", "Video") in categories  # the talk on YouTube, matched by its title
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"include_audible": False},
+        {"filter_afk": False},
+        {"filter_categories": [["Work"]]},
+        {"always_active_pattern": "Slack|Terminal"},
+        {"window": "aw-watcher-window_", "afk": "aw-watcher-afk_"},
+    ],
+)
+def test_aw_webuis_other_forms_are_the_engines_too(
+    door: TestClient, changes: dict[str, Any]
+) -> None:
+    params: dict[str, Any] = {"window": WINDOW, "afk": AFK, "browsers": [WEB]}
+    params["categories"] = [[list(n), r] for n, r in default_classes]
+    query = webui_activity_query(**{**params, **changes})
+    start = D0 + timedelta(days=1, hours=4)
+    end = start + timedelta(days=7)
+    fast = _ask_webui(door, query, start, end)
+    assert any(key[0] == "piece" for key in _kept(door))
+    assert fast == _ask_webui(door, ["nothing = [];", *query], start, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a stopwatch bucket: its events come newest first into union_no_overlap
+        "".join(
+            webui_activity_query(
+                window=WINDOW, afk=AFK, browsers=[WEB], categories=[], stopwatch="aw-stopwatch"
+            )
+        ),
+        # a statement smuggled into the always-active pattern's string
+        "".join(
+            webui_activity_query(
+                window=WINDOW,
+                afk=AFK,
+                browsers=[WEB],
+                categories=[],
+                always_active_pattern='x\\");events=[];a=(\\"',
+            )
+        ),
+        "".join(WEBUI).replace('"status"', '"state"'),
+        "".join(WEBUI).replace("RETURN = {", 'RETURN = {"x": query_bucket("a"), '),
+    ],
+)
+def test_anything_else_is_not_aw_webuis_query(text: str) -> None:
+    assert recognise_webui("".join(WEBUI)) is not None
+    assert recognise_webui(text) is None
+
+
+def test_prefetched_reads_are_the_databases(door: TestClient) -> None:
+    """A bucket read once for the period, then sliced, gives each read's rows exactly
+    (events running across either end, newest first); reads outside go to the database."""
+    state = _door(door)
+
+    def read(bucket: str, a: datetime | None, b: datetime | None, n: int | None) -> list[Any]:
+        return state.store.aw_events(
+            user_id=state.user.user_id, bucket_id=bucket, start_at=a, end_at=b, lim=n
+        )
+
+    lo, hi = D0 + timedelta(days=3), D0 + timedelta(days=10)
+    once = Prefetched(read, lo_us=micros_of(lo), hi_us=micros_of(hi))
+    rng = random.Random(9)
+    for _ in range(60):
+        a = lo + timedelta(seconds=rng.uniform(0, 6 * 86_400))
+        b = min(hi, a + timedelta(seconds=rng.choice((1, 600, 40_000, 200_000))))
+        for bucket in (WINDOW, AFK, WEB):
+            assert once(bucket, a, b, None) == read(bucket, a, b, None)
+    assert once.reads == 3  # one read of each bucket over the whole period
+    outside = once(WINDOW, lo - timedelta(hours=1), lo + timedelta(hours=1), None)
+    assert outside == read(WINDOW, lo - timedelta(hours=1), lo + timedelta(hours=1), None)
+    assert once.reads == 4
+
+
+def test_a_cold_month_is_the_engines_and_its_pieces_come_after(door: TestClient) -> None:
+    """Nothing kept: the engine answers the month (no piece is worked out on the
+    request), and a thread of its own works the pieces out for the next ask."""
+    start = D0 + timedelta(days=1, hours=4)
+    end = start + timedelta(days=28)
+    cache = _door(door).day_cache
+    ran: list[int] = []
+    fill = cache.fill
+    cache.fill = lambda job: fill(lambda g: (ran.append(g), job(g)))  # type: ignore[method-assign]
+    body = {"timeperiods": [f"{start.isoformat()}/{end.isoformat()}"], "query": [QUERY]}
+    first = door.post("/api/0/query/", json=body)
+    assert first.status_code == 200
+    cache.settle()
+    assert len(ran) == 1
+    pieces = [key for key in _kept(door) if key[0] == "piece"]
+    assert len(pieces) >= 27
+    assert _ask(door, QUERY, start, end) == orjson.loads(first.content)
+    assert len(ran) == 1  # asked again: from the pieces, on the request

@@ -83,3 +83,21 @@ def test_the_oldest_go_first_past_the_byte_budget(monkeypatch: pytest.MonkeyPatc
     for n in range(4):
         cache.put((n,), _Kept(("w",), LO, n, 40))
     assert set(cache.kept()) == {(2,), (3,)}
+
+
+def test_a_fill_that_a_write_overtakes_keeps_nothing() -> None:
+    """Pieces worked out from what was read before a write are not kept after it."""
+    cache = DayCache()
+    cache.sync(edits=None, written={})
+    started: list[int] = []
+    assert cache.fill(started.append)
+    assert not cache.fill(started.append)  # one at a time
+    assert started == []  # not before the request's answer
+    cache.start()
+    cache.settle()
+    (generation,) = started
+    cache.sync(edits=None, written={"w": 1})  # a write, seen by a query meanwhile
+    cache.put(("piece", 1), _Kept(("w",), 0, "stale"), generation=generation)
+    assert cache.kept() == {}
+    cache.put(("piece", 1), _Kept(("w",), 0, "fresh"))
+    assert cache.kept() == {("piece", 1): "fresh"}

@@ -128,6 +128,8 @@ ANCHORED = {
     "app.importers.jsonstream._BETWEEN[0]",
     "app.awdoor.canonical._HEAD[0]",  # fullmatch from the query's start
     "app.awdoor.canonical._MERGES_THEN[0]",  # fullmatch from where the merges start
+    "app.awdoor.webui_shape._HEAD[0]",  # fullmatch from the query's start
+    "app.awdoor.webui_shape._TAIL[0]",  # fullmatch from where the merges start
 }
 # Patterns that never meet captured text, with why.
 NOT_CAPTURED = {

@@ -2627,6 +2627,13 @@ CREATE INDEX episodes_pending_summary ON public.episodes USING btree (ts_start) 
 
 
 --
+-- Name: episodes_span; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX episodes_span ON public.episodes USING gist (tstzrange(ts_start, ts_end, '[]'::text)) WHERE (NOT stale);
+
+
+--
 -- Name: episodes_stale; Type: INDEX; Schema: public; Owner: -
 --
 

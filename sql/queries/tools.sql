@@ -237,7 +237,7 @@ HAVING count(*) > 0;
 
 -- name: list_episodes --
 -- The overlap is asked twice: `&&` finds the period's episodes on their span index
--- (migration 0037), the comparisons keep the exact bounds (an episode that ends at the
+-- (migration 0038), the comparisons keep the exact bounds (an episode that ends at the
 -- period's start is not in it; `&&` of closed ranges would keep it).
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
        duration_s, active_s, summary_by

@@ -1,4 +1,4 @@
--- 0037: episodes by the time they overlap. get_episodes asks for the episodes that
+-- 0038: episodes by the time they overlap. get_episodes asks for the episodes that
 -- overlap a period (ts_start < to AND ts_end > from), newest first. On the start index
 -- alone the second half of that is a filter: the scan walked back from the period's end
 -- through every earlier episode of the user, unless it met the limit first (a day holds

@@ -1,4 +1,4 @@
--- 0038: the same time on a site (0035), read faster. Counting every site, each record of
+-- 0039: the same time on a site (0035), read faster. Counting every site, each record of
 -- the window was joined with the titles the caller passed, as a nested loop over them
 -- (the planner expects few records): a week's records took longer to join than to read.
 -- Now only the URL-less browser records look their title up. The rows returned are the

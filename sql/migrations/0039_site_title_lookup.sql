@@ -2,7 +2,10 @@
 -- the window was joined with the titles the caller passed, as a nested loop over them
 -- (the planner expects few records): a week's records took longer to join than to read.
 -- Now only the URL-less browser records look their title up. The rows returned are the
--- same; the function keeps its name and signature, so no caller changes.
+-- same; the function keeps its name and signature, so no caller changes. A site asked
+-- about by name probes each of its records' successor; the probe now also bounds the
+-- start from below (implied by the row comparison), so the months of `records` before
+-- the record are pruned at run time instead of each searched.
 CREATE OR REPLACE FUNCTION timetrace_site_seconds_v1(
     p_user bigint, p_from timestamptz, p_to timestamptz, p_day_from date, p_day_to date,
     p_browsers text[], p_known text[], p_titles text[], p_title_sites text[],
@@ -56,6 +59,7 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
             WHERE x.user_id = r.user_id AND x.device_id = r.device_id AND x.deleted_at IS NULL
               AND (x.ts_start, x.client_record_id COLLATE "C")
                   > (r.ts_start, r.client_record_id COLLATE "C")
+              AND x.ts_start >= r.ts_start  -- implied; lets each probe skip earlier months
             ORDER BY x.ts_start, x.client_record_id COLLATE "C"
             LIMIT 1
         ) nx ON true

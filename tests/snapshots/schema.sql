@@ -1045,6 +1045,7 @@ CREATE FUNCTION public.timetrace_site_seconds_v1(p_user bigint, p_from timestamp
             WHERE x.user_id = r.user_id AND x.device_id = r.device_id AND x.deleted_at IS NULL
               AND (x.ts_start, x.client_record_id COLLATE "C")
                   > (r.ts_start, r.client_record_id COLLATE "C")
+              AND x.ts_start >= r.ts_start  -- implied; lets each probe skip earlier months
             ORDER BY x.ts_start, x.client_record_id COLLATE "C"
             LIMIT 1
         ) nx ON true

@@ -156,6 +156,16 @@ class MemoryStore(LadderStore):
             None,
         )
 
+    def get_digests(
+        self, *, user_id: int, grain: str, scope_keys: Sequence[str]
+    ) -> list[DigestRow]:
+        found = [
+            d
+            for u, d in self.digests
+            if u == user_id and d.grain == grain and d.scope_key in scope_keys
+        ]
+        return sorted(found, key=lambda d: d.scope_key)
+
     def list_signals(self, *, user_id: int, day_from: date, day_to: date) -> list[SignalRow]:
         rows = [s for u, s in self.signals if u == user_id and day_from <= s.day_local <= day_to]
         return sorted(rows, key=lambda s: (s.ts_start, s.kind, s.signal_id))

@@ -3,6 +3,7 @@ and — narrowly — raw records."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Literal
 
@@ -11,7 +12,7 @@ from pydantic import Field
 from app.enrich.failures import reason_kind
 from app.errors import InvalidInputError
 from app.rules.things import CategoryName
-from app.store.digests import SignalRow
+from app.store.digests import DigestRow, SignalRow
 from app.store.documents import DigestMetrics
 from app.store.episodes import EpisodeLine
 from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, week_key, zone
@@ -19,7 +20,7 @@ from app.tools.paging import PagedArgs, PagedResult, pager, read_cursor
 from app.tools.periods import PeriodArgs, resolve, span, today_of
 from app.tools.registry import ToolArgs, ToolContext, tool
 from app.tools.results import Period, Shape, Stamp, ToolResult, flag, opt
-from app.tools.words import Language, period_words
+from app.tools.words import Language, period_words, previous_key
 
 TEXT_MAX = 160
 
@@ -292,7 +293,15 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
     grain, key = _scope(args, ctx)
     first, last = period_days(grain, key)
     missing = _missing(ctx, first, last)
-    digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
+    # The previous period's digest in the same read: the narrative by rule compares them.
+    before_key = previous_key(grain, key)
+    read = ctx.store.get_digests(
+        user_id=ctx.user.user_id,
+        grain=grain,
+        scope_keys=[key] if before_key is None else [key, before_key],
+    )
+    found = {d.scope_key: d for d in read}
+    digest = found.get(key)
     if digest is None or digest.stale:
         live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
         result = DigestResult(
@@ -304,7 +313,7 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
             metrics=_compact_metrics(live.metrics),
             source="live",
         )
-        return _with_words(ctx, result, live.metrics, language=args.language)
+        return _with_words(ctx, result, live.metrics, found=found, language=args.language)
     result = DigestResult(
         grain=grain,
         key=key,
@@ -319,12 +328,17 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
         source_ids=digest.source_ids[:60],
         computed_through_ts=digest.computed_through_ts,
     )
-    return _with_words(ctx, result, digest.metrics, language=args.language)
+    return _with_words(ctx, result, digest.metrics, found=found, language=args.language)
 
 
-def _period_metrics(ctx: ToolContext, grain: str, key: str) -> DigestMetrics:
-    """A period's numbers as get_digest reads them: its digest, else live."""
-    digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
+def _period_metrics(
+    ctx: ToolContext, grain: str, key: str, found: Mapping[str, DigestRow]
+) -> DigestMetrics:
+    """A period's numbers as get_digest reads them: its digest, else live. `found`: the
+    digests already read, by key (a key not among them is read)."""
+    digest = found.get(key)
+    if key not in found:
+        digest = ctx.store.get_digest(user_id=ctx.user.user_id, grain=grain, scope_key=key)
     if digest is not None and not digest.stale:
         return digest.metrics
     first, last = period_days(grain, key)
@@ -332,7 +346,12 @@ def _period_metrics(ctx: ToolContext, grain: str, key: str) -> DigestMetrics:
 
 
 def _with_words(
-    ctx: ToolContext, result: DigestResult, metrics: DigestMetrics, *, language: Language | None
+    ctx: ToolContext,
+    result: DigestResult,
+    metrics: DigestMetrics,
+    *,
+    found: Mapping[str, DigestRow],
+    language: Language | None,
 ) -> DigestResult:
     """A model's narrative as it is; else the narrative by rule from the numbers, with the
     model's status only while a model is configured (only then is one due). No language:
@@ -344,7 +363,7 @@ def _with_words(
         grain=result.grain,
         key=result.key,
         metrics=metrics,
-        previous=lambda key: _period_metrics(ctx, result.grain, key),
+        previous=lambda key: _period_metrics(ctx, result.grain, key, found),
         language=language,
     )
     result.summary_by = "rules" if result.narrative else None

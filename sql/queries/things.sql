@@ -61,6 +61,7 @@ LEFT JOIN LATERAL (
     SELECT n.ts_start FROM records n
     WHERE n.user_id = c.user_id AND n.device_id = c.device_id AND n.deleted_at IS NULL
       AND (n.ts_start, n.client_record_id COLLATE "C") > (c.ts_start, c.client_record_id COLLATE "C")
+      AND n.ts_start >= c.ts_start  -- implied; lets each probe skip the earlier months
     ORDER BY n.ts_start, n.client_record_id COLLATE "C"
     LIMIT 1
 ) nx ON true

@@ -5,6 +5,15 @@ SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative
        source_ids, computed_through_ts, finalized, stale
 FROM digests WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = %(scope_key)s;
 
+-- name: get_digests --
+-- Digests of one grain by key, in one statement: get_digest reads its period's and the
+-- previous period's (the narrative by rule compares the two) together. By key.
+SELECT digest_id, grain, scope_key, period_start, period_end, metrics, narrative, narrative_status,
+       source_ids, computed_through_ts, finalized, stale
+FROM digests
+WHERE user_id = %(user_id)s AND grain = %(grain)s AND scope_key = ANY(%(scope_keys)s::text[])
+ORDER BY scope_key;
+
 -- name: list_signals --
 SELECT signal_id, kind, scope, day_local, ts_start, ts_end, severity, metrics, evidence
 FROM signals
@@ -227,10 +236,14 @@ FROM x
 HAVING count(*) > 0;
 
 -- name: list_episodes --
+-- The overlap is asked twice: `&&` finds the period's episodes on their span index
+-- (migration 0038), the comparisons keep the exact bounds (an episode that ends at the
+-- period's start is not in it; `&&` of closed ranges would keep it).
 SELECT episode_id, device_id, ts_start, ts_end, category, category_source, title, summary,
        duration_s, active_s, summary_by
 FROM episodes
 WHERE user_id = %(user_id)s AND NOT stale AND ts_start < %(ts_to)s AND ts_end > %(ts_from)s
+  AND tstzrange(ts_start, ts_end, '[]') && tstzrange(%(ts_from)s, %(ts_to)s, '[)')
   AND (%(category)s::text IS NULL OR category = %(category)s::text)
 ORDER BY ts_start DESC, episode_id DESC LIMIT %(limit)s;
 

@@ -390,6 +390,18 @@ def _span(p: Pair, first: str, last: str, *, user: UserContext | None = None) ->
     return {"ts_from": start, "ts_to": end}
 
 
+def _touching(s: Any, p: Pair) -> list[Any]:
+    """The episodes of a window that starts at one episode's end and ends at another's
+    start (the day's first and last)."""
+    day = s.list_episodes(user_id=p.user.user_id, **_span(p, *DAY), category=None, limit=500)
+    first, last = day[-1], day[0]
+    found = s.list_episodes(
+        user_id=p.user.user_id, ts_from=first.ts_end, ts_to=last.ts_start, category=None, limit=500
+    )
+    assert first not in found and last not in found
+    return [e.episode_id for e in found]
+
+
 def _periods_of(first: str, last: str) -> list[tuple[str, str]]:
     """The days, weeks and months (grain, key) whose days all lie in [first, last]."""
     start, end = date.fromisoformat(first), date.fromisoformat(last)
@@ -464,6 +476,18 @@ def _cases() -> dict[str, Case]:
         cases[f"get_digest-{grain}-{key}"] = Case(
             "get_digest",
             lambda s, p, g=grain, k=key: s.get_digest(user_id=p.user.user_id, grain=g, scope_key=k),
+        )
+    for name, grain, keys in [
+        ("day-and-before", "day", ["2003-03-05", "2003-03-04"]),
+        ("day-after-a-stale-one", "day", ["2003-03-13", "2003-03-12"]),
+        ("month-one-missing", "month", ["2003-03", "2003-02"]),
+        ("none", "day", ["2002-01-01"]),
+    ]:
+        cases[f"get_digests-{name}"] = Case(
+            "get_digests",
+            lambda s, p, g=grain, k=keys: s.get_digests(
+                user_id=p.user.user_id, grain=g, scope_keys=k
+            ),
         )
     cases["get_digest-other-user"] = Case(
         "get_digest",
@@ -561,6 +585,9 @@ def _cases() -> dict[str, Case]:
                 user_id=p.user.user_id, **_span(p, *d), category=c, limit=k
             ),
         )
+    # Bounds are exact: an episode that ends where the period starts, or starts where it
+    # ends, is not in it (the span index's closed ranges would keep the first).
+    cases["list_episodes-touching"] = Case("list_episodes", _touching)
     cases["list_episodes-other-user"] = Case(
         "list_episodes",
         lambda s, p: s.list_episodes(
@@ -644,6 +671,7 @@ def _cases() -> dict[str, Case]:
 NOTHING = frozenset(
     {
         "get_digest-day-2002-01-01",
+        "get_digests-none",
         "list_signals-empty",
         "period_signal_counts-empty",
         "covering_digests-empty",

@@ -1053,14 +1053,22 @@ CREATE FUNCTION public.timetrace_site_seconds_v1(p_user bigint, p_from timestamp
         ORDER BY t.title, t.site
     ), every_site AS (
         -- Every site: the window's records with their effective spans, read once.
-        SELECT s.day_local, s.domain, n.site AS title_site, s.seconds,
-               CASE WHEN s.domain IS NULL AND n.site IS NULL THEN s.window_title END AS unnamed
-        FROM timetrace_spans_v1(p_user, p_from, p_to) s
-        LEFT JOIN named n
-            ON s.domain IS NULL AND n.title = s.window_title AND s.app = ANY(p_browsers)
-        WHERE p_sites IS NULL AND NOT s.is_idle
-          AND s.day_local BETWEEN p_day_from AND p_day_to
-          AND (s.domain IS NOT NULL OR s.app = ANY(p_browsers))
+        -- A URL-less record's title is looked up (a subquery run for those rows only):
+        -- as a join, every record of the window met every named title.
+        SELECT t.day_local, t.domain, t.title_site, t.seconds,
+               CASE WHEN t.domain IS NULL AND t.title_site IS NULL THEN t.window_title
+               END AS unnamed
+        FROM (
+            SELECT s.day_local, s.domain, s.seconds, s.window_title,
+                   CASE WHEN s.domain IS NULL
+                        THEN (SELECT n.site FROM named n WHERE n.title = s.window_title)
+                   END AS title_site
+            FROM timetrace_spans_v1(p_user, p_from, p_to) s
+            WHERE p_sites IS NULL AND NOT s.is_idle
+              AND s.day_local BETWEEN p_day_from AND p_day_to
+              AND (s.domain IS NOT NULL OR s.app = ANY(p_browsers))
+            OFFSET 0  -- keeps the lookup where it is written, once per record
+        ) t
     ), some_sites AS (
         -- Some sites (p_sites, and what lies under them): only their records are read,
         -- each with its successor from the timeline index. The same spans: a record
@@ -1076,6 +1084,7 @@ CREATE FUNCTION public.timetrace_site_seconds_v1(p_user bigint, p_from timestamp
             WHERE x.user_id = r.user_id AND x.device_id = r.device_id AND x.deleted_at IS NULL
               AND (x.ts_start, x.client_record_id COLLATE "C")
                   > (r.ts_start, r.client_record_id COLLATE "C")
+              AND x.ts_start >= r.ts_start  -- implied; lets each probe skip earlier months
             ORDER BY x.ts_start, x.client_record_id COLLATE "C"
             LIMIT 1
         ) nx ON true
@@ -2663,6 +2672,13 @@ CREATE INDEX episodes_fts ON public.episodes USING gin (fts);
 --
 
 CREATE INDEX episodes_pending_summary ON public.episodes USING btree (ts_start) WHERE ((summary_status = 'pending'::text) AND closed AND (NOT stale));
+
+
+--
+-- Name: episodes_span; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX episodes_span ON public.episodes USING gist (tstzrange(ts_start, ts_end, '[]'::text)) WHERE (NOT stale);
 
 
 --

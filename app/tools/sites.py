@@ -6,7 +6,7 @@ seconds_by_site, compare, the week and month pages' top sites).
 
 A site's time is the time of records whose URL's domain is the site or lies under it,
 plus the time of URL-less browser records whose title names the site. The sum is SQL
-(`timetrace_site_seconds_v1`, sql/migrations/0035_site_time.sql); which site a title
+(`timetrace_site_seconds_v1`, sql/migrations/0040_site_seconds.sql); which site a title
 names is the rules' (`AppIdentities.site_of`, as ingest categorised the record), worked
 out here once per distinct title of the period and passed in.
 """

@@ -82,7 +82,7 @@ WHERE r.user_id = %(user_id)s AND r.deleted_at IS NULL AND NOT r.is_idle
 -- name: site_day_seconds --
 -- Seconds on each site per logical day, from URLs and from URL-less browser titles that
 -- name it: the one definition of time on a site (timetrace_site_seconds_v1, migration
--- 0035). `titles` and `named_sites` pair each such title with the site the rules read in
+-- 0040). `titles` and `named_sites` pair each such title with the site the rules read in
 -- it; with `only`, just those sites (and what lies under them) are read.
 SELECT day_local, site, from_url_s, from_title_s, unnamed_title
 FROM timetrace_site_seconds_v1(%(user_id)s, %(read_from)s, %(read_to)s, %(day_from)s,

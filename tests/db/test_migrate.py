@@ -302,16 +302,27 @@ def test_a_fresh_database_migrates_to_the_snapshot(admin_url: str) -> None:
 
 
 def _objects_of_the_unthinned_files(db: Any, *, version: int) -> None:
-    """What 0002, 0003 and 0007 made before they were thinned and the files no longer
-    make, as a database migrated by them to `version` has it: 0003's duration function
-    until 0007 replaced it, the views over `records.*` (every column, `episode_id` too)
-    until 0019 dropped them. Stand-ins of the same names, signatures and dependencies:
+    """What 0002, 0003, 0007, 0035 and 0039 made before they were thinned and the files
+    no longer make, as a database migrated by them to `version` has it: 0003's duration
+    function until 0007 replaced it, the views over `records.*` (every column,
+    `episode_id` too) until 0019 dropped them, the site function (0035, 0039) until 0040
+    replaced its body. Stand-ins of the same names, signatures and dependencies:
     their bodies do not matter, because the later migration replaces or drops them."""
     if 3 <= version < 7:
         db.execute(
             "CREATE FUNCTION timetrace_duration_s(ts_start timestamptz, ts_end timestamptz, "
             "next_start timestamptz) RETURNS double precision LANGUAGE sql STABLE "
             "AS $$ SELECT 0::double precision $$"
+        )
+    if 35 <= version < 40:
+        db.execute(
+            "CREATE FUNCTION timetrace_site_seconds_v1(p_user bigint, p_from timestamptz, "
+            "p_to timestamptz, p_day_from date, p_day_to date, p_browsers text[], "
+            "p_known text[], p_titles text[], p_title_sites text[], "
+            "p_sites text[] DEFAULT NULL) RETURNS TABLE (day_local date, site text, "
+            "from_url_s double precision, from_title_s double precision, "
+            "unnamed_title text) LANGUAGE sql STABLE "
+            "AS $$ SELECT NULL::date, NULL::text, 0::float8, 0::float8, NULL::text $$"
         )
     if 2 <= version < 19:
         seconds = "timetrace_duration_s(ts_start, ts_end, NULL)" if version >= 3 else "0.0"
@@ -326,8 +337,9 @@ def _objects_of_the_unthinned_files(db: Any, *, version: int) -> None:
 
 
 # Each version where the thinned files leave a database unlike the unthinned ones did:
-# after 0002, 0003, 0006 (the last before 0007), 0007 and 0018 (the last before 0019).
-STOPS = [2, 3, 6, 7, 18]
+# after 0002, 0003, 0006 (the last before 0007), 0007, 0018 (the last before 0019), 0035
+# and 0039 (the last before 0040).
+STOPS = [2, 3, 6, 7, 18, 35, 39]
 
 
 @pytest.mark.parametrize("version", STOPS)

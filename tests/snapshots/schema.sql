@@ -1052,23 +1052,28 @@ CREATE FUNCTION public.timetrace_site_seconds_v1(p_user bigint, p_from timestamp
         WHERE t.site IS NOT NULL
         ORDER BY t.title, t.site
     ), every_site AS (
-        -- Every site: the window's records with their effective spans, read once.
-        -- A URL-less record's title is looked up (a subquery run for those rows only):
-        -- as a join, every record of the window met every named title.
-        SELECT t.day_local, t.domain, t.title_site, t.seconds,
-               CASE WHEN t.domain IS NULL AND t.title_site IS NULL THEN t.window_title
+        -- Every site: the window's records with their effective spans, read once and
+        -- summed per day, domain and (URL-less) title first; then each URL-less
+        -- group's title is looked up, once per title and day, not once per record.
+        SELECT g.day_local, g.domain, g.title_site, g.seconds,
+               CASE WHEN g.domain IS NULL AND g.title_site IS NULL THEN g.window_title
                END AS unnamed
         FROM (
-            SELECT s.day_local, s.domain, s.seconds, s.window_title,
-                   CASE WHEN s.domain IS NULL
-                        THEN (SELECT n.site FROM named n WHERE n.title = s.window_title)
+            SELECT t.day_local, t.domain, t.window_title, t.seconds,
+                   CASE WHEN t.domain IS NULL
+                        THEN (SELECT n.site FROM named n WHERE n.title = t.window_title)
                    END AS title_site
-            FROM timetrace_spans_v1(p_user, p_from, p_to) s
-            WHERE p_sites IS NULL AND NOT s.is_idle
-              AND s.day_local BETWEEN p_day_from AND p_day_to
-              AND (s.domain IS NOT NULL OR s.app = ANY(p_browsers))
-            OFFSET 0  -- keeps the lookup where it is written, once per record
-        ) t
+            FROM (
+                SELECT s.day_local, s.domain,
+                       CASE WHEN s.domain IS NULL THEN s.window_title END AS window_title,
+                       sum(s.seconds) AS seconds
+                FROM timetrace_spans_v1(p_user, p_from, p_to) s
+                WHERE p_sites IS NULL AND NOT s.is_idle
+                  AND s.day_local BETWEEN p_day_from AND p_day_to
+                  AND (s.domain IS NOT NULL OR s.app = ANY(p_browsers))
+                GROUP BY 1, 2, 3
+            ) t
+        ) g
     ), some_sites AS (
         -- Some sites (p_sites, and what lies under them): only their records are read,
         -- each with its successor from the timeline index. The same spans: a record

@@ -106,8 +106,10 @@ def user_category_items(
     ctx: ToolContext, *, day_from: date, day_to: date, top_n: int | None = None
 ) -> list[UserCategoryTime]:
     """Every category of the user's with time in the period (its subtree's seconds),
-    most first."""
+    most first. A user with no categories has none: their records are not read."""
     tree = tree_for(ctx)
+    if not tree:
+        return []
     own = {
         r.category_id: r.seconds
         for r in ctx.store.user_category_seconds(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -40,6 +40,7 @@ from app.store.tools import (
     OpenSitting,
     Relabelled,
     SearchHit,
+    SignalKind,
     TailSeconds,
     UnbuiltDay,
     UncategorizedTime,
@@ -250,6 +251,26 @@ class MemoryStore(LadderStore):
             s.kind for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to)
         )
         return [KindCount(kind=kind, n=n) for kind, n in sorted(counts.items())]
+
+    def period_signal_kinds(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[SignalKind]:
+        by_kind: dict[str, list[SignalRow]] = defaultdict(list)
+        for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to):
+            by_kind[s.kind].append(s)
+        out = []
+        for kind, rows in sorted(by_kind.items()):
+            top = min(rows, key=lambda s: (-s.severity, s.ts_start))
+            out.append(
+                SignalKind(
+                    kind=kind,
+                    times=len(rows),
+                    days=len({s.day_local for s in rows}),
+                    top_severity=top.severity,
+                    top_start=top.ts_start,
+                )
+            )
+        return out
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
         stale = {e.line.episode_id for e in self.episodes if e.user_id == user_id and e.stale}

@@ -180,6 +180,17 @@ class KindCount(Row):
     n: int
 
 
+class SignalKind(Row):
+    """One kind of signal over a period: how many, on how many days, and its strongest
+    (the largest severity, the earliest of ties)."""
+
+    kind: str
+    times: int
+    days: int
+    top_severity: float
+    top_start: datetime
+
+
 class UserCategoryRow(Row):
     """One of the user's own categories (migration 0034, app/store/user_categories.py)."""
 
@@ -263,6 +274,13 @@ class LadderStore(Protocol):
     def period_signal_counts(
         self, *, user_id: int, day_from: date, day_to: date
     ) -> list[KindCount]: ...
+
+    def period_signal_kinds(
+        self, *, user_id: int, day_from: date, day_to: date
+    ) -> list[SignalKind]:
+        """Each kind of signal in [day_from, day_to], by kind: one row a kind where
+        list_signals gives every signal."""
+        ...
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
         """Days of [day_from, day_to] whose records are not all in current episodes yet."""

@@ -26,8 +26,8 @@ from typing import Literal
 from app.pyramid.signals import FOCUS_MIN_S
 from app.rules.categories import CATEGORY_LABELS_ZH
 from app.signal_labels import signal_label
-from app.store.digests import SignalRow
 from app.store.documents import DigestMetrics
+from app.store.tools import SignalKind
 from app.timeutil import FIRST_DAY, day_key, month_key, period_days, week_key, zone
 from app.tools.registry import ToolContext
 
@@ -164,23 +164,16 @@ def write_words(facts: PeriodFacts, *, language: Language) -> str:
 
 
 def _signal_facts(
-    rows: list[SignalRow], ctx: ToolContext
+    kinds: list[SignalKind], ctx: ToolContext
 ) -> tuple[tuple[float, str] | None, list[tuple[str, int, int]]]:
     """The longest focus block (minutes, local start) and the other kinds by count."""
-    focus = [r for r in rows if r.kind == "focus_block"]
     longest = None
-    if focus:
-        best = max(focus, key=lambda r: (r.severity, -r.ts_start.timestamp()))
-        since = best.ts_start.astimezone(zone(ctx.user.time_zone)).strftime("%Y-%m-%d %H:%M")
-        longest = (best.severity, since)
-    counts: dict[str, int] = {}
-    days: dict[str, set[date]] = {}
-    for r in rows:
-        if r.kind != "focus_block":
-            counts[r.kind] = counts.get(r.kind, 0) + 1
-            days.setdefault(r.kind, set()).add(r.day_local)
-    ranked = sorted(counts, key=lambda k: (-counts[k], k))[:HABITS]
-    return longest, [(k, counts[k], len(days[k])) for k in ranked]
+    for k in kinds:
+        if k.kind == "focus_block":
+            since = k.top_start.astimezone(zone(ctx.user.time_zone)).strftime("%Y-%m-%d %H:%M")
+            longest = (k.top_severity, since)
+    habits = sorted((k for k in kinds if k.kind != "focus_block"), key=lambda k: (-k.times, k.kind))
+    return longest, [(k.kind, k.times, k.days) for k in habits[:HABITS]]
 
 
 def previous_key(grain: str, key: str) -> str | None:
@@ -216,8 +209,8 @@ def period_words(
         before = previous(before_key).get("seconds_by_category", {})
         change = biggest_change({c: hours(s) for c, s in before.items()}, by_category)
     apps = sorted(metrics.get("seconds_by_app", {}).items(), key=lambda kv: -kv[1])
-    rows = ctx.store.list_signals(user_id=ctx.user.user_id, day_from=first, day_to=last)
-    longest, habits = _signal_facts(rows, ctx)
+    kinds = ctx.store.period_signal_kinds(user_id=ctx.user.user_id, day_from=first, day_to=last)
+    longest, habits = _signal_facts(kinds, ctx)
     facts = PeriodFacts(
         grain=grain,
         hours_by_category=by_category,

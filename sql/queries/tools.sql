@@ -185,6 +185,16 @@ SELECT kind, count(*) AS n FROM signals
 WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
 GROUP BY kind ORDER BY kind;
 
+-- name: period_signal_kinds --
+-- Each kind's count, days and strongest signal (the largest severity, the earliest of
+-- ties): what a narrative by rule says of focus and habits, one row a kind.
+SELECT kind, count(*)::int AS times, count(DISTINCT day_local)::int AS days,
+       (array_agg(severity ORDER BY severity DESC, ts_start))[1] AS top_severity,
+       (array_agg(ts_start ORDER BY severity DESC, ts_start))[1] AS top_start
+FROM signals
+WHERE user_id = %(user_id)s AND day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT stale
+GROUP BY kind ORDER BY kind;
+
 -- name: latest_records --
 -- A record's episode is the current one whose span holds it (NULL: not built yet).
 SELECT r.record_id, r.device_id, r.ts_start, r.ts_end, r.app, r.window_title, r.domain,

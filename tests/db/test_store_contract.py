@@ -504,6 +504,12 @@ def _cases() -> dict[str, Case]:
                 user_id=p.user.user_id, **_days(*d)
             ),
         )
+        cases[f"period_signal_kinds-{name}"] = Case(
+            "period_signal_kinds",
+            lambda s, p, d=PERIODS[name]: s.period_signal_kinds(
+                user_id=p.user.user_id, **_days(*d)
+            ),
+        )
     for name in ("week", "month", "tail", "empty"):
         cases[f"covering_digests-{name}"] = Case(
             "covering_digests",
@@ -674,6 +680,7 @@ NOTHING = frozenset(
         "get_digests-none",
         "list_signals-empty",
         "period_signal_counts-empty",
+        "period_signal_kinds-empty",
         "covering_digests-empty",
         "open_tail_metrics-empty",
         "unbuilt_days-empty",

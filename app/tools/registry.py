@@ -219,6 +219,10 @@ def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
     """Drop items from the end of the result's list until the output fits; a result
     that cannot fit is a `ToolError`."""
     data = dump(result)
+    # No character costs more than a token (estimate_tokens): an output no longer than
+    # the cap fits as it is, and most do, so most are not counted at all.
+    if len(_json(data)) <= cap:
+        return result
     name = _cut_list(result)
     if name is None:
         return result if output_tokens(data) <= cap else _too_large()

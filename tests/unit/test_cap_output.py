@@ -100,3 +100,13 @@ def test_a_count_of_omitted_items_that_loses_a_digit_is_counted_again() -> None:
         assert isinstance(capped, Listing) and len(capped.items) == kept, cap
     omitted = {len(result.items) - k for k in (_plain(result, 500), _plain(result, 1_999))}
     assert min(omitted) < 10_000 <= max(omitted)
+
+
+def test_no_output_is_estimated_at_more_tokens_than_it_has_characters() -> None:
+    """cap_output returns an output no longer than its cap without counting it."""
+    rng = random.Random(6)
+    for _ in range(2_000):
+        text = to_json(Listing(note=_text(rng), items=[_item(rng) for _ in range(5)]))
+        assert estimate_tokens(text) <= len(text)
+    short = Listing(note="调试 pytest", items=["B站"] * 3)
+    assert cap_output(short, cap=len(to_json(short))) is short

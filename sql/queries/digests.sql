@@ -27,7 +27,9 @@ SELECT
     (SELECT max(ts_end) FROM e) AS computed_through_ts,
     (SELECT COALESCE(array_agg(episode_id ORDER BY ts_start, episode_id), '{}') FROM e) AS episode_ids,
     -- Seconds per user category (migration 0034: its rule's), keyed by its id, from the
-    -- records of the days by the duration rule.
+    -- records of the days by the duration rule. Only a user with a rule naming a
+    -- category of theirs has any: for the others the EXISTS is a one-time filter and
+    -- the records are never read (the join alone sorted the period's records first).
     (SELECT COALESCE(jsonb_object_agg(k, s ORDER BY k), '{}') FROM (
         SELECT u.category_id::text AS k, sum(x.seconds) AS s
         FROM timetrace_spans_v1(
@@ -37,6 +39,8 @@ SELECT
           ON u.user_id = %(user_id)s AND x.category_source = 'user:' || u.rule_id
         WHERE x.day_local BETWEEN %(day_from)s AND %(day_to)s AND NOT x.is_idle
           AND u.category_id IS NOT NULL
+          AND EXISTS (SELECT 1 FROM user_rules
+                      WHERE user_id = %(user_id)s AND category_id IS NOT NULL)
         GROUP BY u.category_id) uc) AS seconds_by_user_category;
 
 -- name: day_episode_facts --

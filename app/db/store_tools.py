@@ -10,12 +10,16 @@ from app.db.base import Queries, fetch_all, lost_a_race, retrying
 from app.db.named import Params, method
 from app.db.queries import QUERIES
 from app.errors import ConflictError, DatabaseBusyError
+from app.store.digests import DigestRow
 from app.store.tools import (
     CoveringDigest,
     DeviceDay,
+    DigestRead,
     Relabelled,
     SearchHit,
+    SignalKind,
     ToolStore,
+    UnbuiltDay,
 )
 from app.timeutil import period_days
 
@@ -49,6 +53,24 @@ class PostgresToolStore(Queries):
         _covering_digests,
         derive=lambda params: _period_arrays(params["periods"]),
     )
+
+    def _digest_read(self, params: Params) -> DigestRead:
+        # One connection for get_digest's reads; a settled period (most of history) is
+        # not planned over the months of `records` for its unbuilt days.
+        with self.pool.connection() as conn:
+            settled = conn.execute(QUERIES["period_settled"], params).fetchone()
+            unbuilt = (
+                []
+                if settled and settled["settled"]
+                else fetch_all(conn, UnbuiltDay, QUERIES["unbuilt_days"], params)
+            )
+            return DigestRead.model_construct(
+                unbuilt=unbuilt,
+                digests=fetch_all(conn, DigestRow, QUERIES["get_digests"], params),
+                signal_kinds=fetch_all(conn, SignalKind, QUERIES["period_signal_kinds"], params),
+            )
+
+    digest_read = method(ToolStore.digest_read, _digest_read)
 
     def _search_episodes(self, params: Params) -> list[SearchHit]:
         with self.pool.connection() as conn, conn.transaction():

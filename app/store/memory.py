@@ -31,6 +31,7 @@ from app.store.records import RecordLine
 from app.store.tools import (
     CoveringDigest,
     DeviceDay,
+    DigestRead,
     KindCount,
     KnownName,
     LadderStore,
@@ -252,25 +253,35 @@ class MemoryStore(LadderStore):
         )
         return [KindCount(kind=kind, n=n) for kind, n in sorted(counts.items())]
 
+    def digest_read(
+        self, *, user_id: int, grain: str, scope_keys: Sequence[str], day_from: date, day_to: date
+    ) -> DigestRead:
+        period = {"day_from": day_from, "day_to": day_to}
+        return DigestRead(
+            unbuilt=self.unbuilt_days(user_id=user_id, **period),
+            digests=self.get_digests(user_id=user_id, grain=grain, scope_keys=scope_keys),
+            signal_kinds=self.period_signal_kinds(user_id=user_id, **period),
+        )
+
     def period_signal_kinds(
         self, *, user_id: int, day_from: date, day_to: date
     ) -> list[SignalKind]:
         by_kind: dict[str, list[SignalRow]] = defaultdict(list)
         for s in self.list_signals(user_id=user_id, day_from=day_from, day_to=day_to):
             by_kind[s.kind].append(s)
-        out = []
-        for kind, rows in sorted(by_kind.items()):
-            top = min(rows, key=lambda s: (-s.severity, s.ts_start))
-            out.append(
-                SignalKind(
-                    kind=kind,
-                    times=len(rows),
-                    days=len({s.day_local for s in rows}),
-                    top_severity=top.severity,
-                    top_start=top.ts_start,
-                )
+        tops = {
+            k: min(rows, key=lambda s: (-s.severity, s.ts_start)) for k, rows in by_kind.items()
+        }
+        return [
+            SignalKind(
+                kind=k,
+                times=len(rows),
+                days=len({s.day_local for s in rows}),
+                top_severity=tops[k].severity,
+                top_start=tops[k].ts_start,
             )
-        return out
+            for k, rows in sorted(by_kind.items())
+        ]
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:
         stale = {e.line.episode_id for e in self.episodes if e.user_id == user_id and e.stale}

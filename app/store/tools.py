@@ -191,6 +191,15 @@ class SignalKind(Row):
     top_start: datetime
 
 
+class DigestRead(Row):
+    """What get_digest reads of a period, together: its unbuilt days, the digests asked
+    for (its own and the one before), and its signal kinds."""
+
+    unbuilt: list[UnbuiltDay]
+    digests: list[DigestRow]
+    signal_kinds: list[SignalKind]
+
+
 class UserCategoryRow(Row):
     """One of the user's own categories (migration 0034, app/store/user_categories.py)."""
 
@@ -280,6 +289,13 @@ class LadderStore(Protocol):
     ) -> list[SignalKind]:
         """Each kind of signal in [day_from, day_to], by kind: one row a kind where
         list_signals gives every signal."""
+        ...
+
+    def digest_read(
+        self, *, user_id: int, grain: str, scope_keys: Sequence[str], day_from: date, day_to: date
+    ) -> DigestRead:
+        """unbuilt_days and period_signal_kinds of [day_from, day_to] and get_digests of
+        `scope_keys`, in one read."""
         ...
 
     def unbuilt_days(self, *, user_id: int, day_from: date, day_to: date) -> list[UnbuiltDay]:

@@ -15,6 +15,7 @@ from app.rules.things import CategoryName
 from app.store.digests import DigestRow, SignalRow
 from app.store.documents import DigestMetrics
 from app.store.episodes import EpisodeLine
+from app.store.tools import DigestRead, UnbuiltDay
 from app.timeutil import FIRST_DAY, LAST_DAY, day_key, month_key, period_days, week_key, zone
 from app.tools.paging import PagedArgs, PagedResult, pager, read_cursor
 from app.tools.periods import PeriodArgs, resolve, span, today_of
@@ -292,15 +293,18 @@ App hours and top titles count active time only; idle/locked time is idle_hours.
 def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
     grain, key = _scope(args, ctx)
     first, last = period_days(grain, key)
-    missing = _missing(ctx, first, last)
-    # The previous period's digest in the same read: the narrative by rule compares them.
+    # One read: the unbuilt days, the period's digest with the previous one's and the
+    # signal kinds (the narrative by rule compares the two and names the habits).
     before_key = previous_key(grain, key)
-    read = ctx.store.get_digests(
+    read = ctx.store.digest_read(
         user_id=ctx.user.user_id,
         grain=grain,
         scope_keys=[key] if before_key is None else [key, before_key],
+        day_from=first,
+        day_to=last,
     )
-    found = {d.scope_key: d for d in read}
+    missing = _missing(read.unbuilt)
+    found = {d.scope_key: d for d in read.digests}
     digest = found.get(key)
     if digest is None or digest.stale:
         live = ctx.store.period_metrics(user_id=ctx.user.user_id, day_from=first, day_to=last)
@@ -313,7 +317,7 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
             metrics=_compact_metrics(live.metrics),
             source="live",
         )
-        return _with_words(ctx, result, live.metrics, found=found, language=args.language)
+        return _with_words(ctx, result, live.metrics, read=read, language=args.language)
     result = DigestResult(
         grain=grain,
         key=key,
@@ -328,7 +332,7 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
         source_ids=digest.source_ids[:60],
         computed_through_ts=digest.computed_through_ts,
     )
-    return _with_words(ctx, result, digest.metrics, found=found, language=args.language)
+    return _with_words(ctx, result, digest.metrics, read=read, language=args.language)
 
 
 def _period_metrics(
@@ -350,7 +354,7 @@ def _with_words(
     result: DigestResult,
     metrics: DigestMetrics,
     *,
-    found: Mapping[str, DigestRow],
+    read: DigestRead,
     language: Language | None,
 ) -> DigestResult:
     """A model's narrative as it is; else the narrative by rule from the numbers, with the
@@ -358,12 +362,14 @@ def _with_words(
     the numbers alone (a period report's days, read for their hours)."""
     if (result.narrative and result.narrative_status == "done") or language is None:
         return result
+    found = {d.scope_key: d for d in read.digests}
     result.narrative = period_words(
         ctx,
         grain=result.grain,
         key=result.key,
         metrics=metrics,
         previous=lambda key: _period_metrics(ctx, result.grain, key, found),
+        kinds=read.signal_kinds,
         language=language,
     )
     result.summary_by = "rules" if result.narrative else None
@@ -372,9 +378,8 @@ def _with_words(
     return result
 
 
-def _missing(ctx: ToolContext, first: date, last: date) -> Missing | None:
+def _missing(unbuilt: list[UnbuiltDay]) -> Missing | None:
     """What the numbers leave out (None: the period is complete)."""
-    unbuilt = ctx.store.unbuilt_days(user_id=ctx.user.user_id, day_from=first, day_to=last)
     if not unbuilt:
         return None
     return Missing(

@@ -191,10 +191,12 @@ def period_words(
     key: str,
     metrics: DigestMetrics,
     previous: Callable[[str], DigestMetrics],
+    kinds: list[SignalKind],
     language: Language,
 ) -> str | None:
     """The period's narrative by rule; None when it holds no active time. `previous`
-    reads a period's metrics as get_digest does (its digest, else live)."""
+    reads a period's metrics as get_digest does (its digest, else live); `kinds`: the
+    period's signals by kind (period_signal_kinds)."""
     by_category = {
         c: hours(s)
         for c, s in sorted(metrics.get("seconds_by_category", {}).items(), key=lambda kv: -kv[1])
@@ -202,14 +204,12 @@ def period_words(
     }
     if not by_category:
         return None
-    first, last = period_days(grain, key)
     before_key = previous_key(grain, key)
     change = None
     if before_key is not None:
         before = previous(before_key).get("seconds_by_category", {})
         change = biggest_change({c: hours(s) for c, s in before.items()}, by_category)
     apps = sorted(metrics.get("seconds_by_app", {}).items(), key=lambda kv: -kv[1])
-    kinds = ctx.store.period_signal_kinds(user_id=ctx.user.user_id, day_from=first, day_to=last)
     longest, habits = _signal_facts(kinds, ctx)
     facts = PeriodFacts(
         grain=grain,

@@ -378,6 +378,11 @@ class Case:
     empty: bool = False  # finds nothing (else it must find something: no vacuous agreement)
 
 
+def _parts_found(read: dict[str, Any]) -> dict[str, Any]:
+    """A read of several parts, without its empty ones: one that finds nothing is {}."""
+    return {part: value for part, value in read.items() if value}
+
+
 def _days(first: str, last: str) -> dict[str, date]:
     return {"day_from": date.fromisoformat(first), "day_to": date.fromisoformat(last)}
 
@@ -504,12 +509,26 @@ def _cases() -> dict[str, Case]:
                 user_id=p.user.user_id, **_days(*d)
             ),
         )
+        cases[f"digest_read-{name}"] = Case(
+            "digest_read",
+            lambda s, p, d=PERIODS[name]: s.digest_read(
+                user_id=p.user.user_id, grain="day", scope_keys=list(d), **_days(*d)
+            ),
+            compare=_parts_found,
+        )
         cases[f"period_signal_kinds-{name}"] = Case(
             "period_signal_kinds",
             lambda s, p, d=PERIODS[name]: s.period_signal_kinds(
                 user_id=p.user.user_id, **_days(*d)
             ),
         )
+    cases["digest_read-tail"] = Case(  # days with records not in episodes yet
+        "digest_read",
+        lambda s, p: s.digest_read(
+            user_id=p.user.user_id, grain="month", scope_keys=["2003-04", "2003-03"], **_days(*TAIL)
+        ),
+        compare=_parts_found,
+    )
     for name in ("week", "month", "tail", "empty"):
         cases[f"covering_digests-{name}"] = Case(
             "covering_digests",
@@ -681,6 +700,7 @@ NOTHING = frozenset(
         "list_signals-empty",
         "period_signal_counts-empty",
         "period_signal_kinds-empty",
+        "digest_read-empty",
         "covering_digests-empty",
         "open_tail_metrics-empty",
         "unbuilt_days-empty",

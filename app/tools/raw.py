@@ -81,9 +81,20 @@ def get_raw(ctx: ToolContext, args: RawArgs) -> RawResult:
         expired = None  # the window is whole: nothing of it has expired
     if not rows and args.device_id and expired is None and after is None:
         raise NotFoundError(f"no records of device {args.device_id!r} in that window")
-    keys = [(r.ts_start.isoformat(), r.record_id) for r in rows]
-    result = RawResult(raw_expired_before=expired, items=[_line(ctx, r) for r in rows]).paged(
-        pager(tool="get_raw", args=args, now=ctx.now, position=lambda n: keys[n - 1])
+    tz = zone(ctx.user.time_zone)
+    items = [  # written out, not a function a record: hundreds of records a call
+        RawRecord(
+            at=r.ts_start.astimezone(tz).strftime("%H:%M:%S"),
+            device=r.device_id,
+            app=r.app,
+            title=clip_text(r.window_title),
+            description=clip_text(r.description, 200) if r.description else None,
+            idle=r.is_idle,
+        )
+        for r in rows
+    ]
+    result = RawResult(raw_expired_before=expired, items=items).paged(
+        pager(tool="get_raw", args=args, now=ctx.now, position=lambda n: _key(rows[n - 1]))
     )
     if full and rows:
         result.truncated, result.cursor = True, result.cursor_after(len(rows))
@@ -104,12 +115,6 @@ def _after(args: RawArgs) -> tuple[datetime, int] | None:
     return key
 
 
-def _line(ctx: ToolContext, r: RecordLine) -> RawRecord:
-    return RawRecord(
-        at=r.ts_start.astimezone(zone(ctx.user.time_zone)).strftime("%H:%M:%S"),
-        device=r.device_id,
-        app=r.app,
-        title=clip_text(r.window_title),
-        description=clip_text(r.description, 200) if r.description else None,
-        idle=r.is_idle,
-    )
+def _key(r: RecordLine) -> tuple[str, int]:
+    """A record's place in the timeline, as a cursor holds it."""
+    return r.ts_start.isoformat(), r.record_id

@@ -215,15 +215,21 @@ def _cut_list(result: ToolResult) -> str | None:
     return max(lists, key=lambda name: len(lists[name]), default=None)
 
 
+SHORT_LIST = 100  # items: see cap_output
+
+
 def cap_output(result: ToolResult, *, cap: int) -> ToolOutcome:
     """Drop items from the end of the result's list until the output fits; a result
     that cannot fit is a `ToolError`."""
     data = dump(result)
-    # No character costs more than a token (estimate_tokens): an output no longer than
-    # the cap fits as it is, and most do, so most are not counted at all.
-    if len(_json(data)) <= cap:
-        return result
     name = _cut_list(result)
+    # No character costs more than a token (estimate_tokens): an output no longer than
+    # the cap fits as it is, uncounted. Tried where the list is short: a long one
+    # (get_raw's hundreds of records) is mostly cut, and serialising it whole first
+    # cost more than counting it saved.
+    short = name is None or len(data[name]) <= SHORT_LIST
+    if short and len(_json(data)) <= cap:
+        return result
     if name is None:
         return result if output_tokens(data) <= cap else _too_large()
     # The estimate adds up over a JSON list: no word or run of an item's text runs into

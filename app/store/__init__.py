@@ -1,15 +1,16 @@
 """The seam between the domain and the database: one module per store family.
 
-A family (`accounts`, `records`, `jobs`, `episodes`, `digests`, `batch`, `model`, `tools`,
-`conversations`, `web`, `user_rules`, `awdoor`, `retention`) is one module holding its
-typed rows and its protocol; callers import both from it (`from app.store.tools import
-ToolStore, SignalRow`). The protocol is also the PostgreSQL declaration: a method named
-after a query of `sql/queries/` runs it, its return annotation saying how its rows load
-(`app/db/named.py: derived`), so only the methods of several queries are written by hand
-in `app/db/store_<family>.py`. Nothing above the seam imports psycopg or writes SQL.
-Below it, nothing knows about HTTP, MCP or what a job does: the store only enqueues the
-`JobRequest` rows it is handed, in the transaction of the write that asks for them.
-`Store`, every family at once, is what a running process holds.
+A family (`accounts`, `records`, `jobs`, `episodes`, `digests`, `batch`, `model`,
+`tools`, `conversations`, `web`, `user_rules`, `user_categories`, `awdoor`, `retention`)
+is one module holding its typed rows and its protocol; callers import both from it
+(`from app.store.tools import ToolStore, SignalRow`). The protocol is also the
+PostgreSQL declaration: a method named after a query of `sql/queries/` runs it, its
+return annotation saying how its rows load (`app/db/derived.py`), so only the methods of
+several queries are written by hand in `app/db/store_<family>.py`. Nothing above the
+seam imports psycopg or writes SQL. Below it, nothing knows about HTTP, MCP or what a
+job does: the store only enqueues the `JobRequest` rows it is handed, in the transaction
+of the write that asks for them. `Store`, every family at once, is what a running
+process holds.
 See docs/architecture.md ("A family in one place").
 """
 

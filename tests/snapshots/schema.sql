@@ -845,19 +845,6 @@ $$;
 
 
 --
--- Name: timetrace_next_start(bigint, text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.timetrace_next_start(p_user bigint, p_device text, p_ts timestamp with time zone, p_key text) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE PARALLEL SAFE
-    AS $$
-    SELECT min(ts_start) FROM records
-    WHERE user_id = p_user AND device_id = p_device AND deleted_at IS NULL AND ts_start >= p_ts
-      AND (ts_start > p_ts OR client_record_id COLLATE "C" > p_key)
-$$;
-
-
---
 -- Name: timetrace_queueing_lock_key(text); Type: FUNCTION; Schema: public; Owner: -
 --
 

@@ -317,7 +317,7 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
             metrics=_compact_metrics(live.metrics),
             source="live",
         )
-        return _with_words(ctx, result, live.metrics, read=read, language=args.language)
+        return _with_words(ctx, result, live.metrics, read, found, language=args.language)
     result = DigestResult(
         grain=grain,
         key=key,
@@ -332,7 +332,7 @@ def get_digest(ctx: ToolContext, args: DigestArgs) -> DigestResult:
         source_ids=digest.source_ids[:60],
         computed_through_ts=digest.computed_through_ts,
     )
-    return _with_words(ctx, result, digest.metrics, read=read, language=args.language)
+    return _with_words(ctx, result, digest.metrics, read, found, language=args.language)
 
 
 def _period_metrics(
@@ -353,8 +353,9 @@ def _with_words(
     ctx: ToolContext,
     result: DigestResult,
     metrics: DigestMetrics,
-    *,
     read: DigestRead,
+    found: Mapping[str, DigestRow],
+    *,
     language: Language | None,
 ) -> DigestResult:
     """A model's narrative as it is; else the narrative by rule from the numbers, with the
@@ -362,7 +363,6 @@ def _with_words(
     the numbers alone (a period report's days, read for their hours)."""
     if (result.narrative and result.narrative_status == "done") or language is None:
         return result
-    found = {d.scope_key: d for d in read.digests}
     result.narrative = period_words(
         ctx,
         grain=result.grain,
